@@ -1,0 +1,54 @@
+// Layer 2, anim: pose storage, blending, hierarchy and palettes (SPEC §3 "Pose", §4).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
+
+#include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/sampling.hpp"
+
+namespace gltf_crowd {
+
+// Owning structure-of-arrays local pose: nodes.size() TRS entries, total_weights weights.
+struct Pose {
+  std::vector<glm::vec3> translations;
+  std::vector<glm::quat> rotations;
+  std::vector<glm::vec3> scales;
+  std::vector<float> weights;
+
+  explicit Pose(const Asset& asset)
+      : translations(asset.nodes.size()), rotations(asset.nodes.size()), scales(asset.nodes.size()),
+        weights(asset.total_weights) {}
+  PoseView view() noexcept { return {translations, rotations, scales, weights}; }
+};
+
+// Adds `weight` × `source` into `accumulator` (SPEC §3 "Pose"): translations, scales and morph
+// weights as weighted sums; rotations sign-aligned to `reference` (the first contributor) before
+// summing. With `first`, the accumulator is overwritten instead. Call normalize_rotations after
+// the last contributor.
+void accumulate_pose(const PoseView& source, float weight, bool first, std::span<const glm::quat> reference,
+                     const PoseView& accumulator) noexcept;
+
+// Normalizes every rotation of the pose (the end of a blend).
+void normalize_rotations(const PoseView& pose) noexcept;
+
+// world[n] = world[parent(n)] × local(n) for every node, roots relative to `root` (placement or
+// identity); authored matrices of unanimated nodes are used as authored. `world` has
+// nodes.size() entries. Source: glTF 2.0 §3.5.3.
+void compute_world_matrices(const Asset& asset, const PoseView& pose, const glm::mat4& root,
+                            std::span<glm::mat4> world) noexcept;
+
+// Writes the 3 rows of the affine part of m: rows[r] = (m[0][r], m[1][r], m[2][r], m[3][r]).
+inline void write_affine_rows(const glm::mat4& m, glm::vec4* rows) noexcept {
+  for (int r = 0; r < 3; ++r) rows[r] = glm::vec4(m[0][r], m[1][r], m[2][r], m[3][r]);
+}
+
+// Writes a skinned node's palette: rows[3j..3j+2] = inverse(mesh_world) × world[joint j] × IBM j
+// (SPEC §4). `rows` has 3 × skin.joints.size() entries.
+void write_palette(const Skin& skin, std::span<const glm::mat4> world, const glm::mat4& inverse_mesh_world,
+                   glm::vec4* rows) noexcept;
+
+}  // namespace gltf_crowd

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages gltf-crowd builds and tests with (PLATFORM.md §1).
+# Skips apt entirely when everything is already installed.
+set -euo pipefail
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libegl-dev libegl-mesa0 libgl1-mesa-dri libgles-dev libgl-dev libepoxy-dev
+  xvfb xauth libglfw3-dev libimgui-dev
+  libtinygltf-dev libmeshoptimizer-dev libglm-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libpng-dev libstb-dev
+  clang libclang-rt-14-dev nodejs npm
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

@@ -1,0 +1,247 @@
+// Nodes, scene graph and skins (glTF 2.0 §3.5, §3.7.3; MSFT_lod; KHR_node_visibility).
+#include <cmath>
+
+#include <fmt/format.h>
+#include <glm/gtc/type_ptr.hpp>
+#include <glm/gtx/matrix_decompose.hpp>
+
+#include "asset/accessor.hpp"
+#include "asset/build.hpp"
+
+namespace gltf_crowd::detail {
+namespace {
+
+bool finite(std::span<const double> values) {
+  for (double v : values)
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+std::vector<float> read_number_array(const tinygltf::Value& value, const std::string& path) {
+  std::vector<float> out;
+  if (!value.IsArray()) throw Error(path, "not_array", "must be an array of numbers");
+  for (std::size_t i = 0; i < value.ArrayLen(); ++i) {
+    const tinygltf::Value& v = value.Get(static_cast<int>(i));
+    if (!v.IsNumber()) throw Error(fmt::format("{}[{}]", path, i), "not_number", "must be a number");
+    out.push_back(static_cast<float>(v.GetNumberAsDouble()));
+  }
+  return out;
+}
+
+void read_lod(const tinygltf::Node& source, std::size_t index, std::size_t node_count, Node& node) {
+  const auto it = source.extensions.find("MSFT_lod");
+  if (it == source.extensions.end()) return;
+  const std::string path = fmt::format("nodes[{}].extensions.MSFT_lod.ids", index);
+  const tinygltf::Value& ids = it->second.Get("ids");
+  if (!ids.IsArray() || ids.ArrayLen() == 0) throw Error(path, "lod_ids", "must be a non-empty array");
+  for (std::size_t i = 0; i < ids.ArrayLen(); ++i) {
+    const tinygltf::Value& v = ids.Get(static_cast<int>(i));
+    const std::string item = fmt::format("{}[{}]", path, i);
+    if (!v.IsInt() && !(v.IsNumber() && std::floor(v.GetNumberAsDouble()) == v.GetNumberAsDouble()))
+      throw Error(item, "lod_id_integer", "must be an integer node index");
+    const double id = v.GetNumberAsDouble();
+    if (id < 0 || id >= static_cast<double>(node_count))
+      throw Error(item, "lod_id_range", fmt::format("node {} does not exist", id));
+    const auto id_index = static_cast<std::uint32_t>(id);
+    if (id_index == index) throw Error(item, "lod_id_self", "a node cannot be its own level of detail");
+    for (std::uint32_t previous : node.lod_ids)
+      if (previous == id_index) throw Error(item, "lod_id_duplicate", fmt::format("node {} listed twice", id_index));
+    node.lod_ids.push_back(id_index);
+  }
+  if (source.extras.Has("MSFT_screencoverage"))
+    node.lod_screen_coverage = read_number_array(source.extras.Get("MSFT_screencoverage"),
+                                                 fmt::format("nodes[{}].extras.MSFT_screencoverage", index));
+}
+
+// Depth-first parents-first order; detached nodes (no parent, not in a scene) included.
+std::vector<std::uint32_t> hierarchy_order(const std::vector<Node>& nodes) {
+  std::vector<std::uint32_t> order;
+  order.reserve(nodes.size());
+  std::vector<std::uint32_t> stack;
+  for (std::size_t root = 0; root < nodes.size(); ++root) {
+    if (nodes[root].parent >= 0) continue;
+    stack.push_back(static_cast<std::uint32_t>(root));
+    while (!stack.empty()) {
+      const std::uint32_t n = stack.back();
+      stack.pop_back();
+      order.push_back(n);
+      const auto& children = nodes[n].children;
+      for (auto it = children.rbegin(); it != children.rend(); ++it) stack.push_back(*it);
+    }
+  }
+  return order;
+}
+
+}  // namespace
+
+std::vector<bool> animated_nodes(const tinygltf::Model& model) {
+  std::vector<bool> animated(model.nodes.size(), false);
+  for (const auto& animation : model.animations)
+    for (const auto& channel : animation.channels)
+      if (channel.target_node >= 0 && static_cast<std::size_t>(channel.target_node) < animated.size())
+        animated[static_cast<std::size_t>(channel.target_node)] = true;
+  return animated;
+}
+
+void build_nodes(const tinygltf::Model& model, const std::vector<bool>& animated, Asset& asset) {
+  const std::size_t count = model.nodes.size();
+  asset.nodes.resize(count);
+  for (std::size_t i = 0; i < count; ++i) {
+    const tinygltf::Node& source = model.nodes[i];
+    Node& node = asset.nodes[i];
+    const std::string path = fmt::format("nodes[{}]", i);
+    node.name = source.name;
+    if (source.mesh >= 0 && static_cast<std::size_t>(source.mesh) >= asset.meshes.size())
+      throw Error(path + ".mesh", "mesh_index", fmt::format("mesh {} does not exist", source.mesh));
+    if (source.mesh < -1) throw Error(path + ".mesh", "mesh_index", "negative index");
+    node.mesh = source.mesh;
+    if (source.skin >= 0 && static_cast<std::size_t>(source.skin) >= model.skins.size())
+      throw Error(path + ".skin", "skin_index", fmt::format("skin {} does not exist", source.skin));
+    if (source.skin >= 0 && source.mesh < 0) throw Error(path + ".skin", "skin_without_mesh", "a skin needs a mesh");
+    node.skin = source.skin < 0 ? -1 : source.skin;
+    for (double w : source.weights) {
+      if (!std::isfinite(w)) throw Error(path + ".weights", "not_finite", "morph weight is not finite");
+      node.weights.push_back(static_cast<float>(w));
+    }
+    if (!source.matrix.empty()) {
+      if (source.matrix.size() != 16 || !finite(source.matrix))
+        throw Error(path + ".matrix", "matrix", "must be 16 finite numbers");
+      glm::dmat4 m = glm::make_mat4(source.matrix.data());
+      node.matrix = glm::mat4(m);
+      node.has_matrix = true;
+      if (animated[i]) {
+        glm::vec3 skew;
+        glm::vec4 perspective;
+        if (!glm::decompose(node.matrix, node.scale, node.rotation, node.translation, skew, perspective))
+          throw Error(path + ".matrix", "matrix_decompose", "an animated node's matrix must be a TRS matrix");
+        node.rotation = glm::normalize(node.rotation);
+        node.has_matrix = false;
+      }
+    } else {
+      if (!source.translation.empty()) {
+        if (source.translation.size() != 3 || !finite(source.translation))
+          throw Error(path + ".translation", "translation", "must be 3 finite numbers");
+        node.translation = glm::vec3(source.translation[0], source.translation[1], source.translation[2]);
+      }
+      if (!source.rotation.empty()) {
+        if (source.rotation.size() != 4 || !finite(source.rotation))
+          throw Error(path + ".rotation", "rotation", "must be 4 finite numbers");
+        const glm::quat q(static_cast<float>(source.rotation[3]), static_cast<float>(source.rotation[0]),
+                          static_cast<float>(source.rotation[1]), static_cast<float>(source.rotation[2]));
+        const float len = glm::length(q);
+        if (len < 1e-6f) throw Error(path + ".rotation", "rotation_zero", "zero-length quaternion");
+        node.rotation = q / len;
+      }
+      if (!source.scale.empty()) {
+        if (source.scale.size() != 3 || !finite(source.scale))
+          throw Error(path + ".scale", "scale", "must be 3 finite numbers");
+        node.scale = glm::vec3(source.scale[0], source.scale[1], source.scale[2]);
+      }
+    }
+    const auto visibility = source.extensions.find("KHR_node_visibility");
+    if (visibility != source.extensions.end() && visibility->second.Has("visible"))
+      node.visible = visibility->second.Get("visible").Get<bool>();
+    read_lod(source, i, count, node);
+    for (std::size_t c = 0; c < source.children.size(); ++c) {
+      const int child = source.children[c];
+      const std::string child_path = fmt::format("{}.children[{}]", path, c);
+      if (child < 0 || static_cast<std::size_t>(child) >= count)
+        throw Error(child_path, "node_index", fmt::format("node {} does not exist", child));
+      if (static_cast<std::size_t>(child) == i) throw Error(child_path, "node_cycle", "a node cannot be its own child");
+      node.children.push_back(static_cast<std::uint32_t>(child));
+    }
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    for (std::uint32_t child : asset.nodes[i].children) {
+      Node& c = asset.nodes[child];
+      if (c.parent >= 0)
+        throw Error(fmt::format("nodes[{}]", child), "node_multiple_parents",
+                    fmt::format("has two parents, nodes {} and {}", c.parent, i));
+      c.parent = static_cast<std::int32_t>(i);
+    }
+  }
+  // Cycles: a cycle has no root, so the walk from roots misses its nodes.
+  asset.hierarchy_order = hierarchy_order(asset.nodes);
+  if (asset.hierarchy_order.size() != count) {
+    std::vector<bool> seen(count, false);
+    for (std::uint32_t n : asset.hierarchy_order) seen[n] = true;
+    for (std::size_t i = 0; i < count; ++i)
+      if (!seen[i]) throw Error(fmt::format("nodes[{}]", i), "node_cycle", "is part of a cycle in the node graph");
+  }
+  const int scene = model.defaultScene >= 0 ? model.defaultScene : 0;
+  if (model.defaultScene >= 0 && static_cast<std::size_t>(model.defaultScene) >= model.scenes.size())
+    throw Error("scene", "scene_index", fmt::format("scene {} does not exist", model.defaultScene));
+  if (static_cast<std::size_t>(scene) < model.scenes.size()) {
+    const auto& roots = model.scenes[static_cast<std::size_t>(scene)].nodes;
+    for (std::size_t r = 0; r < roots.size(); ++r) {
+      const int root = roots[r];
+      const std::string root_path = fmt::format("scenes[{}].nodes[{}]", scene, r);
+      if (root < 0 || static_cast<std::size_t>(root) >= count)
+        throw Error(root_path, "node_index", fmt::format("node {} does not exist", root));
+      if (asset.nodes[static_cast<std::size_t>(root)].parent >= 0)
+        throw Error(root_path, "scene_root_has_parent", fmt::format("node {} is not a root", root));
+      asset.scene_roots.push_back(static_cast<std::uint32_t>(root));
+    }
+  }
+}
+
+void build_skins(const tinygltf::Model& model, Asset& asset) {
+  asset.skins.resize(model.skins.size());
+  for (std::size_t s = 0; s < model.skins.size(); ++s) {
+    const tinygltf::Skin& source = model.skins[s];
+    Skin& skin = asset.skins[s];
+    const std::string path = fmt::format("skins[{}]", s);
+    skin.name = source.name;
+    if (source.joints.empty()) throw Error(path + ".joints", "skin_no_joints", "a skin needs at least one joint");
+    std::vector<bool> used(asset.nodes.size(), false);
+    for (std::size_t j = 0; j < source.joints.size(); ++j) {
+      const int joint = source.joints[j];
+      const std::string joint_path = fmt::format("{}.joints[{}]", path, j);
+      if (joint < 0 || static_cast<std::size_t>(joint) >= asset.nodes.size())
+        throw Error(joint_path, "node_index", fmt::format("node {} does not exist", joint));
+      if (used[static_cast<std::size_t>(joint)])
+        throw Error(joint_path, "skin_joint_duplicate", fmt::format("node {} listed twice", joint));
+      used[static_cast<std::size_t>(joint)] = true;
+      skin.joints.push_back(static_cast<std::uint32_t>(joint));
+    }
+    if (source.skeleton >= 0 && static_cast<std::size_t>(source.skeleton) >= asset.nodes.size())
+      throw Error(path + ".skeleton", "node_index", fmt::format("node {} does not exist", source.skeleton));
+    skin.skeleton = source.skeleton < 0 ? -1 : source.skeleton;
+    skin.inverse_bind_matrices.assign(skin.joints.size(), glm::mat4(1.0f));
+    if (source.inverseBindMatrices >= 0) {
+      const DecodedAccessor ibm = read_floats(model, source.inverseBindMatrices, path + ".inverseBindMatrices");
+      const std::string ibm_path = path + ".inverseBindMatrices";
+      if (ibm.components != 16) throw Error(ibm_path, "ibm_type", "must be a MAT4 accessor");
+      if (ibm.count < skin.joints.size())
+        throw Error(ibm_path, "ibm_count",
+                    fmt::format("{} inverse bind matrices for {} joints", ibm.count, skin.joints.size()));
+      for (std::size_t j = 0; j < skin.joints.size(); ++j) {
+        for (int k = 0; k < 16; ++k)
+          if (!std::isfinite(ibm.floats[j * 16 + static_cast<std::size_t>(k)]))
+            throw Error(ibm_path, "not_finite", fmt::format("matrix {} is not finite", j));
+        skin.inverse_bind_matrices[j] = glm::make_mat4(ibm.floats.data() + j * 16);
+      }
+    }
+  }
+  for (std::size_t n = 0; n < asset.nodes.size(); ++n) {
+    const Node& node = asset.nodes[n];
+    if (node.skin < 0) continue;
+    const Skin& skin = asset.skins[static_cast<std::size_t>(node.skin)];
+    const Mesh& mesh = asset.meshes[static_cast<std::size_t>(node.mesh)];
+    for (std::size_t p = 0; p < mesh.primitives.size(); ++p) {
+      const Primitive& prim = mesh.primitives[p];
+      const auto check = [&](const std::vector<glm::u16vec4>& joints, const char* name) {
+        for (std::size_t v = 0; v < joints.size(); ++v)
+          for (int c = 0; c < 4; ++c)
+            if (joints[v][c] >= skin.joints.size())
+              throw Error(fmt::format("meshes[{}].primitives[{}].attributes.{}", node.mesh, p, name), "joint_index",
+                          fmt::format("vertex {} uses joint {} >= joint count {} of skins[{}] (nodes[{}].skin)", v,
+                                      joints[v][c], skin.joints.size(), node.skin, n));
+      };
+      check(prim.joints0, "JOINTS_0");
+      check(prim.joints1, "JOINTS_1");
+    }
+  }
+}
+
+}  // namespace gltf_crowd::detail

@@ -1,0 +1,416 @@
+// Layer 4: the crowd — actor lifetime, slots, primitive groups, parallel update and packing.
+// Based on: SPEC §4 (palettes, instance data) and §5 (crowd); DESIGN.md (one frame).
+#include "gltf_crowd/crowd.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include "crowd/state.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+bool finite(const glm::mat4& m) {
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r)
+      if (!std::isfinite(m[c][r])) return false;
+  return true;
+}
+
+std::uint64_t ticks() noexcept { return __builtin_ia32_rdtsc(); }
+
+std::uint32_t triangle_count(PrimitiveMode mode, std::size_t indices) {
+  switch (mode) {
+    case PrimitiveMode::triangles: return static_cast<std::uint32_t>(indices / 3);
+    case PrimitiveMode::triangle_strip:
+    case PrimitiveMode::triangle_fan: return indices >= 3 ? static_cast<std::uint32_t>(indices - 2) : 0;
+    default: return 0;
+  }
+}
+
+std::string clip_list(const Asset& asset) {
+  std::string names;
+  for (std::size_t i = 0; i < asset.clips.size(); ++i)
+    names += (i ? ", " : "") + (asset.clips[i].name.empty() ? fmt::format("#{}", i) : asset.clips[i].name);
+  return names.empty() ? "none" : names;
+}
+
+void check_capacity(std::size_t capacity) {
+  if (capacity == 0 || capacity > kMaxCapacity)
+    throw Error("capacity", "capacity_range", fmt::format("capacity {} is not in [1, {}]", capacity, kMaxCapacity));
+}
+
+}  // namespace
+
+ClipTime contributor_time(const Asset& asset, const Playback& p, const ContributorState& c) noexcept {
+  return clip_time(c.elapsed, asset.clips[c.clip].duration_seconds, p.loop, p.repetitions, p.speed < 0.0f);
+}
+
+void evaluate_pose(const Asset& asset, const Playback& p, Pose& pose, Pose& tmp) noexcept {
+  const PoseView out = pose.view();
+  write_rest_pose(asset, out);
+  if (p.count == 1) {
+    const ContributorState& c = p.contributors[0];
+    sample_clip(asset, asset.clips[c.clip], contributor_time(asset, p, c).seconds, out);
+    return;
+  }
+  const PoseView t = tmp.view();
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    const ContributorState& c = p.contributors[i];
+    write_rest_pose(asset, t);
+    sample_clip(asset, asset.clips[c.clip], contributor_time(asset, p, c).seconds, t);
+    accumulate_pose(t, c.weight, i == 0, out.rotations, out);
+  }
+  if (p.count > 1) normalize_rotations(out);
+}
+
+Crowd::Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options) : asset_(std::move(asset)) {
+  if (!asset_) throw Error("asset", "null_asset", "the asset is null");
+  check_capacity(options.capacity);
+  state_ = std::make_unique<State>(*asset_);
+  state_->capacity = options.capacity;
+  build_groups();
+  resize_streams();
+}
+
+Crowd::~Crowd() = default;
+
+void Crowd::check_alive() const {
+  if (destroyed_) throw Error("crowd", "destroyed", "the crowd was destroyed");
+}
+
+std::size_t Crowd::actor_count() const noexcept { return state_ ? state_->size() : 0; }
+std::size_t Crowd::capacity() const noexcept { return state_ ? state_->capacity : 0; }
+
+void Crowd::build_groups() {
+  const Asset& asset = *asset_;
+  // Depth-first from the default scene's roots; hidden nodes hide their subtree
+  // (KHR_node_visibility). A mesh used by several nodes yields one stream per node.
+  std::vector<std::uint32_t> stack(asset.scene_roots.rbegin(), asset.scene_roots.rend());
+  while (!stack.empty()) {
+    const std::uint32_t n = stack.back();
+    stack.pop_back();
+    const Node& node = asset.nodes[n];
+    if (!node.visible) continue;
+    for (auto it = node.children.rbegin(); it != node.children.rend(); ++it) stack.push_back(*it);
+    if (node.mesh < 0) continue;
+    NodeStream stream;
+    stream.node = n;
+    if (node.skin >= 0) stream.joint_count = static_cast<std::uint32_t>(asset.skins[static_cast<std::size_t>(node.skin)].joints.size());
+    stream.weight_stride = (asset.weight_counts[n] + 3u) / 4u * 4u;
+    const auto stream_index = static_cast<std::uint32_t>(streams_.size());
+    streams_.push_back(std::move(stream));
+    const Mesh& mesh = asset.meshes[static_cast<std::size_t>(node.mesh)];
+    for (std::size_t p = 0; p < mesh.primitives.size(); ++p) {
+      const Primitive& prim = mesh.primitives[p];
+      PrimitiveGroup group;
+      group.node = group.source_node = n;
+      group.mesh = static_cast<std::uint32_t>(node.mesh);
+      group.primitive = static_cast<std::uint32_t>(p);
+      group.index_count = static_cast<std::uint32_t>(prim.indices.size());
+      group.triangle_count = triangle_count(prim.mode, prim.indices.size());
+      group.joint_count = prim.joints0.empty() ? 0 : streams_[stream_index].joint_count;
+      group.palette_kind = group.joint_count > 0 ? PaletteKind::skinned : PaletteKind::rigid;
+      group.stream = stream_index;
+      groups_.push_back(std::move(group));
+    }
+  }
+}
+
+void Crowd::resize_streams() {
+  const std::size_t capacity = state_->capacity;
+  for (NodeStream& s : streams_) {
+    s.transforms.resize(capacity * 3);
+    s.palette.resize(capacity * s.joint_count * 3);
+    s.weights.resize(capacity * s.weight_stride);
+  }
+  for (PrimitiveGroup& g : groups_) g.instances.reserve(capacity);
+  state_->weights.resize(capacity * asset_->total_weights);
+  state_->due.resize(capacity);
+  state_->slot_key.reserve(capacity);
+  state_->ids.reserve(capacity);
+  state_->playback.reserve(capacity);
+  state_->placements.reserve(capacity);
+}
+
+void Crowd::refresh_instances() {
+  const auto n = static_cast<std::uint32_t>(state_->size());
+  stats_.draws = 0;
+  for (PrimitiveGroup& g : groups_) {
+    g.instances.resize(n);
+    for (std::uint32_t i = 0; i < n; ++i) g.instances[i] = i;
+    g.instance_count = n;
+    if (n > 0) ++stats_.draws;
+  }
+}
+
+void Crowd::reserve(std::size_t n) {
+  check_alive();
+  check_capacity(n);
+  if (n <= state_->capacity) return;
+  state_->capacity = n;
+  resize_streams();
+}
+
+std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
+  check_alive();
+  State& st = *state_;
+  const Asset& asset = *asset_;
+  if (st.size() + options.size() > st.capacity)
+    throw Error("add_actors", "capacity_exceeded",
+                fmt::format("{} actors + {} new exceed capacity {}", st.size(), options.size(), st.capacity));
+  // Validate everything first; nothing changes on error.
+  std::vector<std::string> ids(options.size());
+  std::vector<std::uint32_t> clips(options.size(), 0);
+  std::unordered_map<std::string, std::size_t> batch_ids;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    const ActorOptions& o = options[i];
+    const std::string path = fmt::format("add_actors[{}]", i);
+    if (o.id.size() > kMaxIdLength)
+      throw Error(path + ".id", "id_length", fmt::format("id of {} bytes exceeds {}", o.id.size(), kMaxIdLength));
+    if (!o.id.empty()) {
+      if (st.key_of_id.contains(o.id)) throw Error(path + ".id", "duplicate_id", fmt::format("id \"{}\" is already used", o.id));
+      if (!batch_ids.emplace(o.id, i).second)
+        throw Error(path + ".id", "duplicate_id", fmt::format("id \"{}\" appears twice in the batch", o.id));
+    }
+    if (!o.clip.empty()) {
+      const int clip = asset.find_clip(o.clip);
+      if (clip < 0)
+        throw Error(path + ".clip", "unknown_clip",
+                    fmt::format("no clip named \"{}\"; available: {}", o.clip, clip_list(asset)));
+      clips[i] = static_cast<std::uint32_t>(clip);
+    }
+    if ((o.time && !std::isfinite(*o.time)) || !std::isfinite(o.phase) || !std::isfinite(o.speed))
+      throw Error(path, "not_finite", "time, phase and speed must be finite");
+    if (!finite(o.transform)) throw Error(path + ".transform", "not_finite", "the placement must be finite");
+  }
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    if (!options[i].id.empty()) {
+      ids[i] = options[i].id;
+      continue;
+    }
+    do ids[i] = fmt::format("actor-{}", st.next_auto_id++);
+    while (st.key_of_id.contains(ids[i]) || batch_ids.contains(ids[i]));
+  }
+  // Commit.
+  std::vector<Actor> handles;
+  handles.reserve(options.size());
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    const ActorOptions& o = options[i];
+    std::uint32_t key;
+    if (!st.free_keys.empty()) {
+      key = st.free_keys.back();
+      st.free_keys.pop_back();
+    } else {
+      key = static_cast<std::uint32_t>(st.key_slot.size());
+      st.key_slot.push_back(kNoSlot);
+      st.key_generation.push_back(0);
+    }
+    const auto slot = static_cast<std::uint32_t>(st.size());
+    st.key_slot[key] = slot;
+    st.slot_key.push_back(key);
+    st.ids.push_back(ids[i]);
+    st.key_of_id.emplace(ids[i], key);
+    Playback p;
+    p.speed = o.speed;
+    p.loop = o.loop;
+    p.repetitions = o.repetitions;
+    p.paused = !o.playing;
+    if (!asset.clips.empty()) {
+      const float duration = asset.clips[clips[i]].duration_seconds;
+      p.count = 1;
+      p.contributors[0] = {clips[i], o.time ? *o.time : o.phase * duration, 1.0f, 1.0f};
+      p.finished = contributor_time(asset, p, p.contributors[0]).finished;
+    }
+    st.playback.push_back(p);
+    st.placements.push_back(o.transform);
+    handles.push_back(Actor(this, key, st.key_generation[key]));
+  }
+  refresh_instances();
+  for (const Actor& a : handles) evaluate(a.slot());
+  return handles;
+}
+
+Actor Crowd::add_actor(const ActorOptions& options) { return add_actors(std::span(&options, 1)).front(); }
+
+std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
+  check_alive();
+  State& st = *state_;
+  std::size_t removed = 0;
+  for (const std::string& id : ids) {
+    const auto it = st.key_of_id.find(id);
+    if (it == st.key_of_id.end()) continue;
+    const std::uint32_t key = it->second;
+    const std::uint32_t slot = st.key_slot[key];
+    const auto last = static_cast<std::uint32_t>(st.size() - 1);
+    if (slot != last) {  // move the last actor into the hole: one copy per stream
+      const std::uint32_t moved_key = st.slot_key[last];
+      st.slot_key[slot] = moved_key;
+      st.key_slot[moved_key] = slot;
+      st.ids[slot] = std::move(st.ids[last]);
+      st.playback[slot] = st.playback[last];
+      st.placements[slot] = st.placements[last];
+      const std::size_t tw = asset_->total_weights;
+      std::copy_n(st.weights.begin() + last * tw, tw, st.weights.begin() + slot * tw);
+      for (NodeStream& s : streams_) {
+        std::copy_n(s.transforms.begin() + last * 3, 3, s.transforms.begin() + slot * 3);
+        const std::size_t pj = std::size_t{s.joint_count} * 3;
+        std::copy_n(s.palette.begin() + last * pj, pj, s.palette.begin() + slot * pj);
+        std::copy_n(s.weights.begin() + last * s.weight_stride, s.weight_stride, s.weights.begin() + slot * s.weight_stride);
+      }
+    }
+    st.slot_key.pop_back();
+    st.ids.pop_back();
+    st.playback.pop_back();
+    st.placements.pop_back();
+    st.key_of_id.erase(it);
+    st.key_slot[key] = kNoSlot;
+    ++st.key_generation[key];
+    st.free_keys.push_back(key);
+    ++removed;
+  }
+  if (removed > 0) refresh_instances();
+  return removed;
+}
+
+bool Crowd::remove_actor(std::string_view id) {
+  const std::string ids[1] = {std::string(id)};
+  return remove_actors(ids) == 1;
+}
+
+std::optional<Actor> Crowd::find_actor(std::string_view id) const {
+  check_alive();
+  const auto it = state_->key_of_id.find(std::string(id));
+  if (it == state_->key_of_id.end()) return std::nullopt;
+  return Actor(const_cast<Crowd*>(this), it->second, state_->key_generation[it->second]);
+}
+
+std::vector<Actor> Crowd::actors() const {
+  check_alive();
+  std::vector<Actor> out;
+  out.reserve(state_->size());
+  for (std::uint32_t key : state_->slot_key) out.push_back(Actor(const_cast<Crowd*>(this), key, state_->key_generation[key]));
+  return out;
+}
+
+std::uint32_t Crowd::slot_of(std::uint32_t key, std::uint32_t generation) const {
+  check_alive();
+  if (key >= state_->key_slot.size() || state_->key_generation[key] != generation || state_->key_slot[key] == kNoSlot)
+    throw Error("actor", "stale_actor", "the actor was removed");
+  return state_->key_slot[key];
+}
+
+void Crowd::evaluate(std::uint32_t slot) { evaluate(slot, state_->scratch.local()); }
+
+void Crowd::evaluate(std::uint32_t slot, Scratch& s) {
+  const Asset& asset = *asset_;
+  State& st = *state_;
+  std::uint64_t t0 = ticks();
+  evaluate_pose(asset, st.playback[slot], s.pose, s.contributor);
+  std::uint64_t t1 = ticks();
+  compute_world_matrices(asset, s.pose.view(), glm::mat4(1.0f), s.world);
+  std::uint64_t t2 = ticks();
+  const glm::mat4& placement = st.placements[slot];
+  const std::size_t tw = asset.total_weights;
+  std::copy_n(s.pose.weights.begin(), tw, st.weights.begin() + slot * tw);
+  std::uint64_t palette_ticks = 0;
+  for (NodeStream& stream : streams_) {
+    const glm::mat4& model = s.world[stream.node];
+    if (stream.joint_count > 0) {
+      const std::uint64_t pt = ticks();
+      const Skin& skin = asset.skins[static_cast<std::size_t>(asset.nodes[stream.node].skin)];
+      // A singular mesh node cannot be inverted; the palette then carries the whole model-space
+      // transform and the instance transform only the placement, which skins identically.
+      const bool invertible = std::abs(glm::determinant(model)) > 1e-12f;
+      write_palette(skin, s.world, invertible ? glm::inverse(model) : glm::mat4(1.0f),
+                    stream.palette.data() + std::size_t{slot} * stream.joint_count * 3);
+      write_affine_rows(invertible ? placement * model : placement, stream.transforms.data() + std::size_t{slot} * 3);
+      palette_ticks += ticks() - pt;
+    } else {
+      write_affine_rows(placement * model, stream.transforms.data() + std::size_t{slot} * 3);
+    }
+    if (stream.weight_stride > 0) {
+      const std::uint32_t offset = asset.weight_offsets[stream.node], count = asset.weight_counts[stream.node];
+      float* out = stream.weights.data() + std::size_t{slot} * stream.weight_stride;
+      std::copy_n(s.pose.weights.begin() + offset, count, out);
+      std::fill(out + count, out + stream.weight_stride, 0.0f);
+    }
+  }
+  std::uint64_t t3 = ticks();
+  s.ticks[0] += t1 - t0;
+  s.ticks[1] += t2 - t1;
+  s.ticks[2] += palette_ticks;
+  s.ticks[3] += (t3 - t2) - palette_ticks;
+}
+
+void Crowd::update(float delta_seconds) {
+  check_alive();
+  if (!std::isfinite(delta_seconds))
+    throw Error("update.delta_seconds", "not_finite", fmt::format("{} is not finite", delta_seconds));
+  State& st = *state_;
+  const Asset& asset = *asset_;
+  const auto wall0 = std::chrono::steady_clock::now();
+  const std::uint64_t tick0 = ticks();
+  // Advance clocks (serial and cheap) and mark who needs evaluation.
+  const auto n = static_cast<std::uint32_t>(st.size());
+  std::uint32_t evaluated = 0;
+  for (std::uint32_t slot = 0; slot < n; ++slot) {
+    Playback& p = st.playback[slot];
+    st.due[slot] = 0;
+    if (p.paused || p.finished || p.count == 0) continue;
+    st.due[slot] = 1;
+    const double step = static_cast<double>(delta_seconds) * p.speed;
+    for (std::uint32_t i = 0; i < p.count; ++i) p.contributors[i].elapsed += step;
+    if (p.count > 1) {
+      p.fade_progress += static_cast<float>(std::abs(step));
+      const float w = p.fade_seconds > 0.0f ? std::min(p.fade_progress / p.fade_seconds, 1.0f) : 1.0f;
+      p.contributors[0].weight = w;
+      for (std::uint32_t i = 1; i < p.count; ++i) p.contributors[i].weight = p.contributors[i].base_weight * (1.0f - w);
+      if (w >= 1.0f) {
+        p.count = 1;
+        p.contributors[0].weight = p.contributors[0].base_weight = 1.0f;
+      }
+    }
+    p.finished = contributor_time(asset, p, p.contributors[0]).finished;
+    ++evaluated;
+  }
+  for (Scratch& s : st.scratch) s.ticks = {};
+  // Evaluate in parallel chunks; each task writes only its own slots, so results do not depend
+  // on the thread count. Actors not advanced this frame keep their packed rows.
+  tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, 32), [&](const tbb::blocked_range<std::uint32_t>& range) {
+    Scratch& scratch = st.scratch.local();
+    for (std::uint32_t slot = range.begin(); slot != range.end(); ++slot) {
+      if (st.due[slot]) evaluate(slot, scratch);
+    }
+  });
+  const std::uint64_t tick1 = ticks();
+  const double wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - wall0).count();
+  const double ms_per_tick = tick1 > tick0 ? wall_ns / static_cast<double>(tick1 - tick0) * 1e-6 : 0.0;
+  std::array<std::uint64_t, 4> total{};
+  for (const Scratch& s : st.scratch)
+    for (int i = 0; i < 4; ++i) total[i] += s.ticks[i];
+  stats_.actors_evaluated = evaluated;
+  stats_.sampling_ms = total[0] * ms_per_tick;
+  stats_.hierarchy_ms = total[1] * ms_per_tick;
+  stats_.palettes_ms = total[2] * ms_per_tick;
+  stats_.packing_ms = total[3] * ms_per_tick;
+  std::uint64_t bytes_per_actor = 0;
+  for (const NodeStream& s : streams_) bytes_per_actor += 48ull * (1 + s.joint_count) + 4ull * s.weight_stride;
+  stats_.packed_bytes = bytes_per_actor * evaluated;
+}
+
+void Crowd::destroy() noexcept {
+  if (destroyed_) return;
+  destroyed_ = true;
+  groups_.clear();
+  streams_.clear();
+  state_.reset();
+  stats_ = {};
+}
+
+}  // namespace gltf_crowd
