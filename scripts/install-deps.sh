@@ -8,7 +8,7 @@ packages=(
   xvfb xauth libglfw3-dev libimgui-dev
   libtinygltf-dev libmeshoptimizer-dev libglm-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libpng-dev libstb-dev
-  clang libclang-rt-14-dev nodejs npm
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do
