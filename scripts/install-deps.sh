@@ -20,3 +20,18 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# --- Khronos glTF-Validator (tests/gltf_validator_test.cpp) ---------------------------------
+# npm package gltf-validator, installed outside the repository into $GLTF_CROWD_NODE_DIR
+# (default $HOME/.cache/gltf-crowd/node); the test finds it there. Skipped when present.
+node_dir="${GLTF_CROWD_NODE_DIR:-$HOME/.cache/gltf-crowd/node}"
+if [ ! -f "$node_dir/node_modules/gltf-validator/package.json" ]; then
+  if ! command -v npm >/dev/null 2>&1 || ! command -v node >/dev/null 2>&1; then
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends nodejs npm
+  fi
+  mkdir -p "$node_dir"
+  npm install --prefix "$node_dir" --no-audit --no-fund --silent gltf-validator@2.0.0-dev.3.10
+fi

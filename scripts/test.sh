@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test: the normal build, then the whole suite
-# again under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Installs what is missing, builds, and runs every test: the normal build, the whole suite
+# again under AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included), then every
+# libFuzzer target for a bounded time (GLTF_CROWD_FUZZ_SECONDS each, default 60).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -14,3 +15,5 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGLTF_CROWD_SANITIZE
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+JOBS=$jobs scripts/fuzz.sh "${GLTF_CROWD_FUZZ_SECONDS:-60}"

@@ -184,6 +184,7 @@ struct Asset {
   std::vector<Image> images;
   std::vector<std::uint32_t> scene_roots;   // nodes of the default scene (scene 0 if unset)
   std::vector<std::string> extensions_used;
+  std::vector<std::string> extensions_required;  // each one is supported (else loading fails)
   std::vector<std::string> warnings;        // e.g. skipped KHR_animation_pointer channels
 
   // Derived at load, for the animation hot path.

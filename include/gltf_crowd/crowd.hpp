@@ -1,15 +1,18 @@
 // Layer 4, crowd: actors of one asset, dense instance slots, primitive groups and the packed
 // per-frame arrays a GPU backend draws from. GPU-free (SPEC §5).
 //
-// Frame:  crowd.update(Δ)  → advances playing actors, evaluates poses, packs every stream
-//         backend.draw(crowd) → one instanced draw per non-empty primitive group
+// Frame:  crowd.update(Δ, view) → advances playing actors, picks each actor's level of detail
+//                                 (or culls it), evaluates poses, packs every stream
+//         backend.draw(crowd)    → one instanced draw per non-empty primitive group
 //
 // Packed layout (what the GPU reads), for the `actor_count()` live slots only:
 //  - per drawn node (NodeStream): transforms[slot] = 3 rows (vec4) of world(node), 48 bytes;
 //    for a skinned node also palette[slot * joint_count + joint] = 3 rows of
 //    inverse(world(node)) · world(joint) · IBM (SPEC §4), 48 bytes per joint;
 //    for a node with morph targets also weights[slot * weight_stride + i].
-//  - per primitive group: `instances` lists the slots it draws (one instanced draw).
+//  - per primitive group: `instances` lists the slots it draws (one instanced draw). With LOD
+//    there is one group per (source node, level, primitive); a level's groups read the source
+//    node's stream and draw group_indices(group) into the level mesh's vertex buffers.
 // Row r of an affine matrix M is (M[0][r], M[1][r], M[2][r], M[3][r]) in glm's column-major terms,
 // so a point p maps to (dot(row0, p), dot(row1, p), dot(row2, p)) with p.w = 1.
 #pragma once
@@ -27,7 +30,9 @@
 #include <glm/glm.hpp>
 
 #include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/lod.hpp"
 #include "gltf_crowd/playback.hpp"
+#include "gltf_crowd/pose.hpp"
 
 namespace gltf_crowd {
 
@@ -48,51 +53,77 @@ struct ActorOptions {
   glm::mat4 transform{1.0f};            // placement; must be finite
 };
 
-// Options of select_clip (SPEC §3 "Controls").
+// Options of select_clip (SPEC §3 "Controls"). Defaults: hard switch, start at time 0.
 struct SelectClipOptions {
-  float crossfade_seconds = 0.0f;       // 0 = hard switch
+  float crossfade_seconds = 0.0f;       // >= 0; 0 = hard switch; else fade length in scaled
+                                        // seconds |Δ·speed|
   std::optional<float> time;            // start time in seconds; wins over phase
-  float phase = 0.0f;
+  float phase = 0.0f;                   // start time = phase × the new clip's duration
 };
 
 // One clip contributing to an actor's pose, with its blend weight.
 struct Contributor {
-  std::uint32_t clip = 0;
-  float seconds = 0.0f;                 // the clip's own local time
-  float weight = 0.0f;                  // all contributors' weights sum to 1
+  std::uint32_t clip = 0;               // index into Asset::clips
+  float seconds = 0.0f;                 // the clip's own local time in [0, duration]
+  float weight = 0.0f;                  // in [0, 1]; all contributors' weights sum to 1
 };
 
-// A light handle to one actor of a crowd. It stays valid until the actor is removed or the
-// crowd destroyed; then every call throws Error (rule "stale_actor").
+// A light handle to one actor of a crowd (SPEC §3). It stays valid until the actor is removed or
+// the crowd destroyed; then every call throws Error (rule "stale_actor", or "destroyed").
+//
+// Playback: the active clip's time follows an elapsed clock that Crowd::update(Δ) advances by
+// Δ·speed (see clip_time for the loop rules). During a crossfade the outgoing clips keep
+// advancing their own clocks while their weights fall; contributors()[0] is the active clip.
 class Actor {
  public:
-  const std::string& id() const;
-  // Name of the active (incoming) clip; "" when the asset has no clips.
+  const std::string& id() const;        // unique within its crowd
+  // Name of the active (incoming) clip; "" when the asset has no clips (or the clip is unnamed).
   const std::string& active_clip() const;
-  float time() const;                   // active clip time, seconds
+  float time() const;                   // active clip time, seconds in [0, duration]
   float phase() const;                  // time / duration (0 for D = 0)
   float speed() const;
   LoopMode loop() const;
-  std::uint32_t repetitions() const;
+  std::uint32_t repetitions() const;    // 0 = unbounded
+  // Not paused and not finished: update() advances it.
   bool playing() const;
+  // The active clip ran past its last traversal and no crossfade is running; the actor holds its
+  // final pose until a control moves it.
   bool finished() const;
+  // The clips blended into the pose, active first; empty when the asset has no clips.
   std::vector<Contributor> contributors() const;
   std::span<const float> morph_weights() const;  // flat, Asset::weight_offsets layout
-  const glm::mat4& transform() const;
+  const glm::mat4& transform() const;   // placement (set_transform)
 
-  // Each control takes effect at once and re-evaluates the pose, even when paused.
-  // Throws Error naming the argument for an unknown clip or a non-finite number; then nothing
-  // changes.
+  // Each control takes effect at once and re-evaluates the pose, even when paused (SPEC §3
+  // "Controls"). Errors: Error with the argument's path ("seek.seconds") and rule
+  // ("not_finite", "negative", "unknown_clip"); then nothing changes.
+
+  // Hard switch (crossfade 0): `name` becomes the only contributor at the requested time;
+  // nodes it does not animate return to rest. Selecting the active clip again restarts it.
+  // Crossfade: the current contributors keep their weights and are scaled down together while
+  // `name` rises from 0 to 1. Unknown names raise "unknown_clip" listing the available names.
   void select_clip(std::string_view name, const SelectClipOptions& options = {});
+  // Sets the active clip's elapsed clock to `seconds` (the outgoing clips of a crossfade do not
+  // move) and recomputes finished, which clears it for any time inside the clip.
   void seek(float seconds);
+  // seek(phase × duration of the active clip); phase × duration must be finite.
   void set_phase(float phase);
+  // Any finite speed; the sign selects the direction and so the `once` finish rule.
   void set_speed(float speed);
+  // Loop mode and repetitions (0 = unbounded; ignored by once); finished is recomputed.
   void set_loop(LoopMode mode, std::uint32_t repetitions = 0);
+  // Resumes; a finished actor restarts its active clip from the start (restart_elapsed).
   void play();
+  // Stops update() from advancing the actor; its slots still draw.
   void pause();
+  // Placement matrix (column-major, world from actor space); every entry must be finite.
   void set_transform(const glm::mat4& placement);
 
-  // World matrix of any node (index or name) for attachments, including placement.
+  // The actor's current local pose: every node's TRS and the morph weights, blended from its
+  // contributors (SPEC §3 "Pose"). Allocates the returned Pose.
+  Pose local_pose() const;
+  // World matrix of any node (index or name) for attachments, including placement. Errors:
+  // "node_index" / "unknown_node" (path "node_world.node").
   glm::mat4 node_world(std::uint32_t node) const;
   glm::mat4 node_world(std::string_view node_name) const;
 
@@ -146,15 +177,17 @@ struct FrameStats {
   double packing_ms = 0.0;
 };
 
-// Creation options. Defaults: capacity 16.
+// Creation options. Defaults: capacity 16, LOD off and no levels prepared (LodOptions).
 struct CrowdOptions {
   std::size_t capacity = 16;          // fixed; reserve() grows it
+  LodOptions lod{};                   // SPEC §7; levels are prepared when enabled or auto_generate
 };
 
 // The actors of one asset and their packed draw data.
 class Crowd {
  public:
-  // Throws Error for capacity 0 or above 1'000'000.
+  // Throws Error for capacity 0 or above 1'000'000, for invalid LOD options
+  // (validate_lod_options) and for levels build_lod_model rejects.
   explicit Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options = {});
   ~Crowd();
   Crowd(const Crowd&) = delete;
@@ -178,8 +211,32 @@ class Crowd {
   // Actors in slot order.
   std::vector<Actor> actors() const;
 
-  // Advances playing actors by delta_seconds (finite, any sign) and repacks every stream.
+  // Advances playing actors by delta_seconds (finite, any sign), classifies LOD and repacks
+  // every stream.
   void update(float delta_seconds);
+  // The same after set_lod_view(view), validated together: on error nothing changes.
+  void update(float delta_seconds, const LodView& view);
+
+  // LOD controls (SPEC §7). Each reclassifies every actor at once; none recreates actors,
+  // streams or existing groups. Until a view is set, or while LOD is disabled, every actor draws
+  // at level 0 and nothing is culled or budgeted. Enabling a crowd created without levels
+  // prepares them then (adding level groups; streams and actors are kept).
+  void set_lod_enabled(bool enabled);
+  // Coverage multiplier; > 1 keeps detail longer. Throws Error (rule "lod_bias") unless finite
+  // and > 0.
+  void set_lod_bias(float bias);
+  // Maximum submitted index references per frame; 0 = unlimited.
+  void set_lod_vertex_budget(std::uint64_t vertices);
+  // Throws Error as validate_lod_view (path "set_lod_view.view...").
+  void set_lod_view(const LodView& view);
+  // What the last classification submitted.
+  const LodStats& lod_stats() const noexcept { return lod_stats_; }
+  // The prepared levels; null when the crowd has none (LOD never configured).
+  const LodModel* lod_model() const noexcept;
+  // The index array `group` draws, into its mesh primitive's vertex buffers: the asset's own
+  // indices, or a generated level's. `group` must be an element of primitive_groups() (else
+  // Error, rule "foreign_group"); the span lives as long as the crowd.
+  std::span<const std::uint32_t> group_indices(const PrimitiveGroup& group) const;
 
   std::span<const PrimitiveGroup> primitive_groups() const noexcept { return groups_; }
   std::span<const NodeStream> node_streams() const noexcept { return streams_; }
@@ -189,7 +246,8 @@ class Crowd {
   void destroy() noexcept;
   bool destroyed() const noexcept { return destroyed_; }
 
-  struct State;  // actor state, private to the implementation
+  struct State;     // actor state, private to the implementation
+  struct LodState;  // prepared levels and classification state, private too
 
  private:
   friend class Actor;
@@ -200,13 +258,22 @@ class Crowd {
   void evaluate(std::uint32_t slot);
   void build_groups();
   void resize_streams();
+  // Assigns every slot its level (or culls it) and refills every group's instance list.
   void refresh_instances();
+  // Validates `options`, then builds either the plain groups or the levels and level groups.
+  void init_lod(const LodOptions& options);
+  // Builds the LodModel and one group per (source node, level, primitive).
+  void prepare_lod_levels();
+  // Which groups each level draws, and one actor's cost per level.
+  void index_lod_groups();
 
   std::shared_ptr<const Asset> asset_;
   std::unique_ptr<State> state_;
   std::vector<PrimitiveGroup> groups_;
   std::vector<NodeStream> streams_;
   FrameStats stats_;
+  std::unique_ptr<LodState> lod_;
+  LodStats lod_stats_;
   bool destroyed_ = false;
 };
 

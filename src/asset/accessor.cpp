@@ -2,8 +2,8 @@
 // (normalized integer → float mapping).
 #include "asset/accessor.hpp"
 
+#include <algorithm>
 #include <cstring>
-#include <limits>
 
 #include <fmt/format.h>
 
@@ -12,66 +12,57 @@
 namespace gltf_crowd::detail {
 namespace {
 
-std::uint32_t component_size(int component_type) {
-  switch (component_type) {
-    case TINYGLTF_COMPONENT_TYPE_BYTE:
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
-    case TINYGLTF_COMPONENT_TYPE_SHORT:
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
-    case TINYGLTF_COMPONENT_TYPE_FLOAT: return 4;
-    default: return 0;
-  }
+template <typename Raw>
+Raw load(const std::uint8_t* p) noexcept {
+  Raw v;
+  std::memcpy(&v, p, sizeof(Raw));
+  return v;
 }
 
-std::uint32_t component_count(int type) {
-  switch (type) {
-    case TINYGLTF_TYPE_SCALAR: return 1;
-    case TINYGLTF_TYPE_VEC2: return 2;
-    case TINYGLTF_TYPE_VEC3: return 3;
-    case TINYGLTF_TYPE_VEC4: return 4;
-    case TINYGLTF_TYPE_MAT2: return 4;
-    case TINYGLTF_TYPE_MAT3: return 9;
-    case TINYGLTF_TYPE_MAT4: return 16;
-    default: return 0;
-  }
-}
-
-// Component value as double; normalized integers mapped per glTF 2.0 §3.11.
-double read_component(const std::uint8_t* p, int component_type, bool normalized) {
+// One component as float; normalized integers mapped per glTF 2.0 §3.11.
+float to_float(const std::uint8_t* p, int component_type, bool normalized) noexcept {
   switch (component_type) {
     case TINYGLTF_COMPONENT_TYPE_BYTE: {
-      std::int8_t v; std::memcpy(&v, p, 1);
-      return normalized ? std::max(v / 127.0, -1.0) : v;
+      const auto v = load<std::int8_t>(p);
+      return normalized ? std::max(v / 127.0f, -1.0f) : static_cast<float>(v);
     }
     case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: {
-      std::uint8_t v; std::memcpy(&v, p, 1);
-      return normalized ? v / 255.0 : v;
+      const auto v = load<std::uint8_t>(p);
+      return normalized ? v / 255.0f : static_cast<float>(v);
     }
     case TINYGLTF_COMPONENT_TYPE_SHORT: {
-      std::int16_t v; std::memcpy(&v, p, 2);
-      return normalized ? std::max(v / 32767.0, -1.0) : v;
+      const auto v = load<std::int16_t>(p);
+      return normalized ? std::max(v / 32767.0f, -1.0f) : static_cast<float>(v);
     }
     case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
-      std::uint16_t v; std::memcpy(&v, p, 2);
-      return normalized ? v / 65535.0 : v;
+      const auto v = load<std::uint16_t>(p);
+      return normalized ? v / 65535.0f : static_cast<float>(v);
     }
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: {
-      std::uint32_t v; std::memcpy(&v, p, 4);
-      return v;
-    }
-    default: {
-      float v; std::memcpy(&v, p, 4);
-      return v;
-    }
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: return static_cast<float>(load<std::uint32_t>(p));
+    default: return load<float>(p);
   }
 }
 
-// The bytes [offset, offset + size) of bufferView `view`, checked against its buffer.
+// One unsigned integer component (the caller has checked the type).
+std::uint32_t to_uint(const std::uint8_t* p, int component_type) noexcept {
+  switch (component_type) {
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return load<std::uint8_t>(p);
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return load<std::uint16_t>(p);
+    default: return load<std::uint32_t>(p);
+  }
+}
+
+bool is_unsigned(int component_type) noexcept {
+  return component_type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE ||
+         component_type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT ||
+         component_type == TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT;
+}
+
+// The bytes of bufferView `view`, checked against the data its buffer really holds.
 struct ViewBytes {
   const std::uint8_t* data = nullptr;
   std::uint64_t size = 0;
-  std::uint32_t stride = 0;
+  std::uint32_t stride = 0;  // 0 = tightly packed
 };
 
 ViewBytes view_bytes(const tinygltf::Model& model, int view, const std::string& who) {
@@ -87,118 +78,156 @@ ViewBytes view_bytes(const tinygltf::Model& model, int view, const std::string& 
     throw Error(path, "bufferview_out_of_bounds",
                 fmt::format("byteOffset {} + byteLength {} exceeds buffer {} of {} bytes", offset,
                             length, bv.buffer, buffer.data.size()));
-  if (bv.byteStride != 0 && (bv.byteStride < 4 || bv.byteStride > 252 || bv.byteStride % 4 != 0))
-    throw Error(path + ".byteStride", "bufferview_stride",
-                fmt::format("byteStride {} is not a multiple of 4 in [4, 252]", bv.byteStride));
   return {buffer.data.data() + offset, length, static_cast<std::uint32_t>(bv.byteStride)};
 }
 
-// Reads `count` elements of `components` components each from a view into `out` (doubles).
+// Reads `count` elements of `components` components from a view into out[0, count·components).
+template <typename T, typename Convert>
 void read_elements(const ViewBytes& view, std::uint64_t byte_offset, std::uint64_t count,
-                   std::uint32_t components, int component_type, bool normalized,
-                   const std::string& path, std::vector<double>& out) {
+                   std::uint32_t components, int component_type, const std::string& path, T* out,
+                   Convert convert) {
   const std::uint64_t csize = component_size(component_type);
   const std::uint64_t element = csize * components;
+  check_element_range({byte_offset, count, element, view.stride, view.size}, path);
   const std::uint64_t stride = view.stride != 0 ? view.stride : element;
-  if (view.stride != 0 && view.stride < element)
-    throw Error(path, "accessor_stride",
-                fmt::format("byteStride {} is smaller than the element size {}", view.stride, element));
-  if (count > 0) {
-    // offset + (count - 1) * stride + element <= view.size, without overflow (count < 2^32).
-    if (byte_offset > view.size || (count - 1) > (view.size - byte_offset) / stride ||
-        (count - 1) * stride + element > view.size - byte_offset)
-      throw Error(path, "accessor_out_of_bounds",
-                  fmt::format("{} elements of {} bytes at offset {} (stride {}) exceed the "
-                              "bufferView's {} bytes", count, element, byte_offset, stride, view.size));
-  }
-  out.resize(count * components);
   for (std::uint64_t i = 0; i < count; ++i) {
     const std::uint8_t* p = view.data + byte_offset + i * stride;
-    for (std::uint32_t c = 0; c < components; ++c)
-      out[i * components + c] = read_component(p + c * csize, component_type, normalized);
+    for (std::uint32_t c = 0; c < components; ++c) out[i * components + c] = convert(p + c * csize);
   }
 }
 
-std::vector<double> decode(const tinygltf::Model& model, int index, const std::string& user,
-                           std::uint32_t& count_out, std::uint32_t& components_out) {
-  if (index < 0 || static_cast<std::size_t>(index) >= model.accessors.size())
+}  // namespace
+
+std::uint32_t component_size(int component_type) noexcept {
+  switch (component_type) {
+    case TINYGLTF_COMPONENT_TYPE_BYTE:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return 1;
+    case TINYGLTF_COMPONENT_TYPE_SHORT:
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return 2;
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
+    case TINYGLTF_COMPONENT_TYPE_FLOAT: return 4;
+    default: return 0;
+  }
+}
+
+std::uint32_t component_count(int type) noexcept {
+  switch (type) {
+    case TINYGLTF_TYPE_SCALAR: return 1;
+    case TINYGLTF_TYPE_VEC2: return 2;
+    case TINYGLTF_TYPE_VEC3: return 3;
+    case TINYGLTF_TYPE_VEC4: return 4;
+    case TINYGLTF_TYPE_MAT2: return 4;
+    case TINYGLTF_TYPE_MAT3: return 9;
+    case TINYGLTF_TYPE_MAT4: return 16;
+    default: return 0;
+  }
+}
+
+void check_element_range(const ElementRange& r, const std::string& path) {
+  if (r.stride != 0 && r.stride < r.element_size)
+    throw Error(path, "accessor_stride",
+                fmt::format("byteStride {} is smaller than the element size {}", r.stride, r.element_size));
+  if (r.count == 0) return;
+  const std::uint64_t stride = r.stride != 0 ? r.stride : r.element_size;
+  // byte_offset + (count - 1) · stride + element_size <= view_length, each step checked against
+  // what is left so nothing can wrap.
+  const bool fits = r.byte_offset <= r.view_length && r.element_size <= r.view_length - r.byte_offset &&
+                    (stride == 0 || (r.count - 1) <= (r.view_length - r.byte_offset - r.element_size) / stride);
+  if (!fits)
+    throw Error(path, "accessor_out_of_bounds",
+                fmt::format("{} elements of {} bytes at offset {} (stride {}) exceed the bufferView's {} bytes",
+                            r.count, r.element_size, r.byte_offset, stride, r.view_length));
+}
+
+const tinygltf::Accessor& AccessorReader::checked_accessor(int index, const std::string& user) {
+  if (index < 0 || static_cast<std::size_t>(index) >= model_.accessors.size())
     throw Error(user, "accessor_index", fmt::format("accessor {} does not exist", index));
-  const auto& a = model.accessors[static_cast<std::size_t>(index)];
+  const auto& a = model_.accessors[static_cast<std::size_t>(index)];
   const std::string path = fmt::format("accessors[{}]", index);
   const std::uint32_t csize = component_size(a.componentType);
   const std::uint32_t components = component_count(a.type);
   if (csize == 0)
     throw Error(path + ".componentType", "accessor_component_type",
-                fmt::format("unknown componentType {}", a.componentType));
+                fmt::format("componentType {} is not allowed", a.componentType));
   if (components == 0) throw Error(path + ".type", "accessor_type", "unknown type");
-  if (a.count == 0 || a.count > (1u << 28))
+  if (a.count == 0 || a.count > kMaxAccessorCount)
     throw Error(path + ".count", "accessor_count", fmt::format("count {} is not in [1, 2^28]", a.count));
-  if (a.byteOffset % csize != 0)
-    throw Error(path + ".byteOffset", "accessor_alignment",
-                fmt::format("byteOffset {} is not a multiple of the component size {}", a.byteOffset, csize));
-  std::vector<double> values;
+  const std::uint64_t values = std::uint64_t{a.count} * components;
+  if (values > budget_left_)
+    throw Error(path, "accessor_budget",
+                fmt::format("{} (from {}) would decode {} more values than the document's data can justify",
+                            path, user, values - budget_left_));
+  budget_left_ -= values;
+  return a;
+}
+
+namespace {
+
+// Decodes accessor `a` (already checked by checked_accessor) into `out` through `convert`.
+template <typename T, typename Convert>
+void decode(const tinygltf::Model& model, const tinygltf::Accessor& a, const std::string& path,
+            std::vector<T>& out, Convert convert) {
+  const std::uint32_t components = component_count(a.type);
+  out.assign(std::size_t{a.count} * components, T{});  // zeros unless a view or sparse says otherwise
   if (a.bufferView >= 0) {
     const ViewBytes view = view_bytes(model, a.bufferView, path + ".bufferView");
-    read_elements(view, a.byteOffset, a.count, components, a.componentType, a.normalized, path, values);
-  } else {
-    values.assign(std::size_t{a.count} * components, 0.0);  // zeros unless sparse says otherwise
+    read_elements(view, a.byteOffset, a.count, components, a.componentType, path, out.data(), convert);
   }
-  if (a.sparse.isSparse) {
-    const std::string sparse_path = path + ".sparse";
-    if (a.sparse.count <= 0 || static_cast<std::size_t>(a.sparse.count) > a.count)
-      throw Error(sparse_path + ".count", "sparse_count",
-                  fmt::format("sparse count {} is not in [1, {}]", a.sparse.count, a.count));
-    const int itype = a.sparse.indices.componentType;
-    if (itype != TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE && itype != TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT &&
-        itype != TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT)
-      throw Error(sparse_path + ".indices.componentType", "sparse_index_type",
-                  fmt::format("componentType {} is not an unsigned integer type", itype));
-    std::vector<double> indices, substitutes;
-    const ViewBytes iview = view_bytes(model, a.sparse.indices.bufferView, sparse_path + ".indices.bufferView");
-    const ViewBytes vview = view_bytes(model, a.sparse.values.bufferView, sparse_path + ".values.bufferView");
-    if (a.sparse.indices.byteOffset < 0 || a.sparse.values.byteOffset < 0)
-      throw Error(sparse_path, "sparse_offset", "negative byteOffset");
-    read_elements({iview.data, iview.size, 0}, static_cast<std::uint64_t>(a.sparse.indices.byteOffset),
-                  static_cast<std::uint64_t>(a.sparse.count), 1, itype, false, sparse_path + ".indices", indices);
-    read_elements({vview.data, vview.size, 0}, static_cast<std::uint64_t>(a.sparse.values.byteOffset),
-                  static_cast<std::uint64_t>(a.sparse.count), components, a.componentType, a.normalized,
-                  sparse_path + ".values", substitutes);
-    for (std::size_t i = 0; i < indices.size(); ++i) {
-      const double target = indices[i];
-      if (target >= static_cast<double>(a.count) || (i > 0 && target <= indices[i - 1]))
-        throw Error(fmt::format("{}.indices[{}]", sparse_path, i), "sparse_index",
-                    fmt::format("index {} is not increasing and < count {}", target, a.count));
-      const auto t = static_cast<std::size_t>(target);
-      for (std::uint32_t c = 0; c < components; ++c) values[t * components + c] = substitutes[i * components + c];
-    }
+  if (!a.sparse.isSparse) return;
+  const std::string sparse_path = path + ".sparse";
+  if (a.sparse.count <= 0 || static_cast<std::size_t>(a.sparse.count) > a.count)
+    throw Error(sparse_path + ".count", "sparse_count",
+                fmt::format("sparse count {} is not in [1, {}]", a.sparse.count, a.count));
+  const int itype = a.sparse.indices.componentType;
+  if (!is_unsigned(itype))
+    throw Error(sparse_path + ".indices.componentType", "sparse_index_type",
+                fmt::format("componentType {} is not an unsigned integer type", itype));
+  if (a.sparse.indices.byteOffset < 0 || a.sparse.values.byteOffset < 0)
+    throw Error(sparse_path, "sparse_offset", "negative byteOffset");
+  const auto sparse_count = static_cast<std::uint64_t>(a.sparse.count);
+  ViewBytes iview = view_bytes(model, a.sparse.indices.bufferView, sparse_path + ".indices.bufferView");
+  ViewBytes vview = view_bytes(model, a.sparse.values.bufferView, sparse_path + ".values.bufferView");
+  iview.stride = vview.stride = 0;  // sparse data is always tightly packed (§3.6.2.3)
+  std::vector<std::uint32_t> indices(sparse_count);
+  std::vector<T> substitutes(sparse_count * components);
+  read_elements(iview, static_cast<std::uint64_t>(a.sparse.indices.byteOffset), sparse_count, 1, itype,
+                sparse_path + ".indices", indices.data(), [itype](const std::uint8_t* p) { return to_uint(p, itype); });
+  read_elements(vview, static_cast<std::uint64_t>(a.sparse.values.byteOffset), sparse_count, components,
+                a.componentType, sparse_path + ".values", substitutes.data(), convert);
+  for (std::size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] >= a.count || (i > 0 && indices[i] <= indices[i - 1]))
+      throw Error(fmt::format("{}.indices", sparse_path), "sparse_index",
+                  fmt::format("index {} at {} is not strictly increasing and < count {}", indices[i], i, a.count));
+    std::copy_n(substitutes.begin() + static_cast<std::ptrdiff_t>(i * components), components,
+                out.begin() + static_cast<std::ptrdiff_t>(std::size_t{indices[i]} * components));
   }
-  count_out = static_cast<std::uint32_t>(a.count);
-  components_out = components;
-  return values;
 }
 
 }  // namespace
 
-DecodedAccessor read_floats(const tinygltf::Model& model, int index, const std::string& user) {
+DecodedAccessor AccessorReader::read_floats(int index, const std::string& user) {
+  const tinygltf::Accessor& a = checked_accessor(index, user);
   DecodedAccessor out;
-  const std::vector<double> values = decode(model, index, user, out.count, out.components);
-  out.floats.resize(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) out.floats[i] = static_cast<float>(values[i]);
+  out.count = static_cast<std::uint32_t>(a.count);
+  out.components = component_count(a.type);
+  const int type = a.componentType;
+  const bool normalized = a.normalized;
+  decode(model_, a, fmt::format("accessors[{}]", index), out.floats,
+         [type, normalized](const std::uint8_t* p) { return to_float(p, type, normalized); });
   return out;
 }
 
-std::vector<std::uint32_t> read_uints(const tinygltf::Model& model, int index, const std::string& user,
-                                      std::uint32_t* components) {
-  std::uint32_t count = 0, comps = 0;
-  const std::vector<double> values = decode(model, index, user, count, comps);
-  const auto& a = model.accessors[static_cast<std::size_t>(index)];
-  if (a.componentType == TINYGLTF_COMPONENT_TYPE_FLOAT || a.normalized ||
-      a.componentType == TINYGLTF_COMPONENT_TYPE_BYTE || a.componentType == TINYGLTF_COMPONENT_TYPE_SHORT)
+std::vector<std::uint32_t> AccessorReader::read_uints(int index, const std::string& user,
+                                                      std::uint32_t* components) {
+  const tinygltf::Accessor& a = checked_accessor(index, user);
+  if (!is_unsigned(a.componentType) || a.normalized)
     throw Error(fmt::format("accessors[{}].componentType", index), "accessor_not_unsigned",
-                fmt::format("{} needs an unsigned integer accessor", user));
-  if (components != nullptr) *components = comps;
-  std::vector<std::uint32_t> out(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i) out[i] = static_cast<std::uint32_t>(values[i]);
+                fmt::format("{} needs an unsigned integer accessor that is not normalized", user));
+  if (components != nullptr) *components = component_count(a.type);
+  std::vector<std::uint32_t> out;
+  const int type = a.componentType;
+  decode(model_, a, fmt::format("accessors[{}]", index), out,
+         [type](const std::uint8_t* p) { return to_uint(p, type); });
   return out;
 }
 

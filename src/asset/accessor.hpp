@@ -10,22 +10,63 @@
 
 namespace gltf_crowd::detail {
 
-// An accessor decoded to one of two plain forms.
+// Most elements one accessor may declare (SPEC §2: bad input never allocates without bound).
+inline constexpr std::uint64_t kMaxAccessorCount = std::uint64_t{1} << 28;
+
+// Bytes per component of a glTF componentType; 0 for unknown types (and for DOUBLE, which glTF
+// 2.0 does not allow).
+std::uint32_t component_size(int component_type) noexcept;
+// Components per element of a tinygltf accessor type (SCALAR 1 .. MAT4 16); 0 when unknown.
+std::uint32_t component_count(int type) noexcept;
+
+// `count` elements of `element_size` bytes, `stride` apart (0 = tightly packed), starting at
+// `byte_offset` inside a bufferView of `view_length` bytes.
+struct ElementRange {
+  std::uint64_t byte_offset = 0;
+  std::uint64_t count = 0;
+  std::uint64_t element_size = 0;
+  std::uint64_t stride = 0;
+  std::uint64_t view_length = 0;
+};
+
+// Throws Error(path, "accessor_stride") when a stride is below the element size and
+// Error(path, "accessor_out_of_bounds") when the last element ends past the view; the arithmetic
+// cannot overflow for any 64-bit inputs.
+void check_element_range(const ElementRange& range, const std::string& path);
+
+// An accessor decoded to floats.
 struct DecodedAccessor {
   std::uint32_t count = 0;       // elements
   std::uint32_t components = 0;  // per element: 1 SCALAR .. 16 MAT4
   std::vector<float> floats;     // count * components; normalized ints mapped per §3.11
 };
 
-// Decodes accessor `index` to floats (integers converted; normalized ones mapped to [0,1] or
-// [-1,1]). `user` names the referencing property for errors ("meshes[0].primitives[1].POSITION").
-// Throws Error naming "accessors[i]" for any out-of-range index, view, offset, stride or sparse
-// entry, with overflow-safe size arithmetic.
-DecodedAccessor read_floats(const tinygltf::Model& model, int index, const std::string& user);
+// Decodes accessors of one document, charging every decoded value against one budget, so that a
+// small file cannot make the loader allocate without bound by declaring huge zero-filled
+// accessors or by referencing one large accessor from thousands of places (SPEC §2).
+class AccessorReader {
+ public:
+  // `value_budget`: the most values (floats or uints) all reads together may produce.
+  AccessorReader(const tinygltf::Model& model, std::uint64_t value_budget) noexcept
+      : model_(model), budget_left_(value_budget) {}
 
-// Decodes an integer accessor (UNSIGNED_BYTE/SHORT/INT) to uint32 values, count * components.
-// Throws Error for float accessors and the errors of read_floats.
-std::vector<std::uint32_t> read_uints(const tinygltf::Model& model, int index,
-                                      const std::string& user, std::uint32_t* components = nullptr);
+  // Decodes accessor `index` to floats (integers converted; normalized ones mapped to [0,1] or
+  // [-1,1]). `user` names the referencing property for errors ("meshes[0].primitives[1].POSITION").
+  // Throws Error naming "accessors[i]" for a bad index, type, view range, stride or sparse entry,
+  // and "accessor_budget" when the document has asked for too many values in total.
+  DecodedAccessor read_floats(int index, const std::string& user);
+
+  // Decodes an unsigned integer accessor (UNSIGNED_BYTE/SHORT/INT, not normalized) to uint32,
+  // count * components values; `components` receives the per-element count when non-null.
+  // Throws Error(…, "accessor_not_unsigned") for other types and the errors of read_floats.
+  std::vector<std::uint32_t> read_uints(int index, const std::string& user,
+                                        std::uint32_t* components = nullptr);
+
+ private:
+  const tinygltf::Accessor& checked_accessor(int index, const std::string& user);
+
+  const tinygltf::Model& model_;
+  std::uint64_t budget_left_;
+};
 
 }  // namespace gltf_crowd::detail

@@ -1,24 +1,136 @@
-// The passes that turn a parsed tinygltf::Model into a validated Asset. Each throws Error naming
-// the JSON path and rule of the first broken rule it finds.
+// The passes that turn input bytes into a validated Asset (SPEC §2), in the order load.cpp runs
+// them:
+//   parse_glb → parse_json → preflight → give_fallback_buffers_data → tinygltf (with the image
+//   loader of images.cpp) → decode_meshopt → build_materials → build_meshes → build_nodes →
+//   build_skins → build_clips.
+// tinygltf accepts many invalid files and trusts lengths and indices, so everything it would
+// trust is checked by preflight first, and every build pass re-checks the content rules it relies
+// on. Each pass throws Error naming the JSON path and rule of the first broken rule it finds.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 #include <tiny_gltf.h>
 
+#include "asset/accessor.hpp"
 #include "gltf_crowd/asset.hpp"
 
 namespace gltf_crowd::detail {
 
+// Largest buffer, external file or decompressed bufferView accepted (bytes).
+inline constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
+// Deepest JSON nesting accepted; tinygltf converts extras recursively, so depth is stack depth.
+inline constexpr int kMaxJsonDepth = 64;
+
+// --- glb.cpp (glTF 2.0 §4.4) ---
+
+// The chunks of a GLB; spans point into the input bytes.
+struct GlbChunks {
+  std::span<const std::uint8_t> json;
+  std::span<const std::uint8_t> bin;  // empty when there is no BIN chunk
+  bool has_bin = false;
+};
+
+// True when `bytes` start with the GLB magic "glTF".
+bool is_glb(std::span<const std::uint8_t> bytes) noexcept;
+// Splits a GLB into chunks. Throws Error("glb…", rule) for a short header, a version other than
+// 2, a header length that differs from the size, chunk lengths that run past the end or are not
+// multiples of 4, a first chunk that is not JSON, or a second one that is not BIN.
+GlbChunks parse_glb(std::span<const std::uint8_t> bytes);
+// A GLB with `json` as its JSON chunk (space-padded) and the BIN chunk of `original`.
+std::vector<std::uint8_t> make_glb(std::string_view json, const GlbChunks& original);
+
+// --- uri.cpp (glTF 2.0 §2.8) ---
+
+struct DataUri {
+  std::string media_type;      // "application/octet-stream", "image/png", ... ("" when omitted)
+  std::uint64_t decoded_bytes = 0;
+};
+// True when `uri` starts with "data:".
+bool is_data_uri(std::string_view uri) noexcept;
+// Validates a base64 data URI strictly. Throws Error(path, "data_uri" | "data_uri_base64").
+DataUri parse_data_uri(std::string_view uri, const std::string& path);
+// The file a relative URI names under base_dir (percent escapes decoded). Throws Error(path, rule)
+// for schemes, absolute paths, bad escapes, memory loads (empty base_dir) and missing files.
+std::filesystem::path resolve_external_uri(std::string_view uri, const std::filesystem::path& base_dir,
+                                           const std::string& path);
+
+// --- preflight.cpp ---
+
+// Parses JSON text after checking its nesting depth. Throws Error("document", "json_depth" |
+// "json_syntax").
+nlohmann::json parse_json(std::string_view text);
+
+// What preflight needs to know about where the JSON came from.
+struct PreflightInput {
+  bool glb = false;
+  std::uint64_t bin_chunk_bytes = 0;  // GLB BIN chunk length; 0 when absent
+  std::filesystem::path base_dir;     // empty: external files are not allowed
+};
+
+// What preflight learnt that later passes need.
+struct PreflightResult {
+  // Per animation: the JSON index of each channel tinygltf keeps. It drops channels whose target
+  // has no node (KHR_animation_pointer), which would shift every later channel's path.
+  std::vector<std::vector<std::size_t>> kept_channels;
+  std::vector<std::string> warnings;  // one per dropped channel, naming it (SPEC §2)
+};
+
+// Checks what tinygltf trusts, on the raw JSON: container shapes, required properties, every
+// index property (an integer naming an existing object), supported extensionsRequired, buffer
+// sources (data URIs, external files, the GLB BIN chunk) and their byteLength, bufferView,
+// accessor and sparse ranges with overflow-safe arithmetic, alignment and image sources.
+PreflightResult preflight(const nlohmann::json& doc, const PreflightInput& input);
+
+// --- meshopt.cpp (EXT_meshopt_compression) ---
+
+// Gives every fallback buffer without data (EXT_meshopt_compression.fallback) a tiny embedded
+// payload so tinygltf accepts it; decode_meshopt later replaces every view into it. Returns
+// whether `doc` changed.
+bool give_fallback_buffers_data(nlohmann::json& doc);
+// Replaces each compressed bufferView by a new buffer holding its decoded bytes (meshoptimizer's
+// vertex/index codecs and filters). Throws Error("bufferViews[i].extensions.EXT_meshopt_compression…")
+// for bad parameters, ranges or data.
+void decode_meshopt(tinygltf::Model& model);
+
+// --- images.cpp ---
+
+// Decoding state shared with tinygltf's image callback: caps the pixels a document may decode
+// and remembers why an image failed, so the error can name it.
+struct ImageDecoding {
+  std::uint64_t pixels_left = std::uint64_t{1} << 28;
+  std::vector<std::string> warnings;
+  std::string failed_path;  // set when a decode failed fatally
+  std::string failed_rule;
+  std::string failed_message;
+};
+// Installs the loader: PNG and JPEG only, at most 16384 pixels a side and 2^26 pixels an image,
+// always RGBA8 (16-bit images are reduced). Images in other formats are kept undecoded with a
+// warning (extensions such as KHR_texture_basisu supply their own fallbacks).
+void install_image_loader(tinygltf::TinyGLTF& loader, ImageDecoding& state);
+
+// --- build passes ---
+
 // Nodes: TRS or matrix, children → parent (single parent, acyclic), skins, MSFT_lod,
 // KHR_node_visibility; scene roots; hierarchy order. `animated` flags nodes that channels target.
 void build_nodes(const tinygltf::Model& model, const std::vector<bool>& animated, Asset& asset);
-// Skins: joints valid and unique, inverse bind matrices (identity when absent), count >= joints.
-void build_skins(const tinygltf::Model& model, Asset& asset);
-// Meshes and primitives with every attribute decoded; indices and joints range-checked.
-void build_meshes(const tinygltf::Model& model, Asset& asset);
-// Materials, textures, samplers, decoded images.
-void build_materials(const tinygltf::Model& model, Asset& asset);
-// Animations → clips: channels, keys finite and non-decreasing, output counts consistent.
-void build_clips(const tinygltf::Model& model, Asset& asset);
+// Skins: joints valid and unique, inverse bind matrices (identity when absent), count >= joints,
+// and every skinned primitive's joint indices < the joint count.
+void build_skins(const tinygltf::Model& model, AccessorReader& accessors, Asset& asset);
+// Meshes and primitives with every attribute decoded; indices range-checked.
+void build_meshes(const tinygltf::Model& model, AccessorReader& accessors, Asset& asset);
+// Materials, textures, samplers and decoded images (moved out of `model`).
+void build_materials(tinygltf::Model& model, Asset& asset);
+// Animations → clips: channels, keys finite and increasing, output counts consistent.
+// `kept_channels` maps tinygltf's channel indices back to the file's (PreflightResult).
+void build_clips(const tinygltf::Model& model, AccessorReader& accessors,
+                 const std::vector<std::vector<std::size_t>>& kept_channels, Asset& asset);
 // Nodes targeted by any animation channel (for keeping matrices vs decomposing them).
 std::vector<bool> animated_nodes(const tinygltf::Model& model);
 

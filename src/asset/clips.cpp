@@ -1,5 +1,8 @@
 // Animations → clips (glTF 2.0 §3.11): channels resolved to nodes, keys decoded and validated
 // once, so sampling can trust them (STYLE: validate at the boundary, trust inside).
+// Key times must be finite, >= 0 and strictly increasing (glTF 2.0 §3.11, SPEC §2); the duration
+// is the last key time over every sampler, including samplers only skipped channels use (SPEC §1).
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -18,65 +21,96 @@ std::uint32_t components_for(ChannelPath path, std::uint32_t weight_count) {
   }
 }
 
+// One animation sampler with its validated key times.
+struct SamplerKeys {
+  Interpolation interpolation = Interpolation::linear;
+  std::string interpolation_name;
+  DecodedAccessor times;
+};
+
+SamplerKeys read_sampler(const tinygltf::AnimationSampler& sampler, AccessorReader& accessors, const std::string& spath) {
+  SamplerKeys keys;
+  keys.interpolation_name = sampler.interpolation.empty() ? "LINEAR" : sampler.interpolation;
+  if (keys.interpolation_name == "LINEAR") keys.interpolation = Interpolation::linear;
+  else if (keys.interpolation_name == "STEP") keys.interpolation = Interpolation::step;
+  else if (keys.interpolation_name == "CUBICSPLINE") keys.interpolation = Interpolation::cubic_spline;
+  else throw Error(spath + ".interpolation", "interpolation", fmt::format("unknown \"{}\"", sampler.interpolation));
+  keys.times = accessors.read_floats(sampler.input, spath + ".input");
+  if (keys.times.components != 1) throw Error(spath + ".input", "input_type", "keyframe times must be SCALAR");
+  const std::string ipath = fmt::format("accessors[{}]", sampler.input);
+  const std::vector<float>& t = keys.times.floats;
+  for (std::size_t k = 0; k < t.size(); ++k) {
+    if (!std::isfinite(t[k]) || t[k] < 0.0f)
+      throw Error(ipath, "key_time", fmt::format("{}: time {} of key {} is not finite and >= 0", spath, t[k], k));
+    if (k > 0 && t[k] <= t[k - 1])
+      throw Error(ipath, "key_time_order",
+                  fmt::format("{}: time {} of key {} does not increase on the previous key's {}", spath, t[k], k, t[k - 1]));
+  }
+  if (keys.interpolation == Interpolation::cubic_spline && t.size() < 2)
+    throw Error(spath + ".input", "cubic_spline_keys", "CUBICSPLINE needs at least 2 keys");
+  return keys;
+}
+
+ChannelPath channel_path(const std::string& name, const std::string& cpath) {
+  if (name == "translation") return ChannelPath::translation;
+  if (name == "rotation") return ChannelPath::rotation;
+  if (name == "scale") return ChannelPath::scale;
+  if (name == "weights") return ChannelPath::weights;
+  throw Error(cpath + ".target.path", "channel_path", fmt::format("unknown path \"{}\"", name));
+}
+
 }  // namespace
 
-void build_clips(const tinygltf::Model& model, Asset& asset) {
+void build_clips(const tinygltf::Model& model, AccessorReader& accessors,
+                 const std::vector<std::vector<std::size_t>>& kept_channels, Asset& asset) {
   asset.clips.resize(model.animations.size());
+  // targeted[node * 4 + path] = 1 + the last animation with a channel there: one array for all
+  // animations, so the duplicate check costs O(channels), not O(animations × nodes).
+  std::vector<std::size_t> targeted(asset.nodes.size() * 4, 0);
   for (std::size_t a = 0; a < model.animations.size(); ++a) {
     const tinygltf::Animation& source = model.animations[a];
     Clip& clip = asset.clips[a];
     const std::string path = fmt::format("animations[{}]", a);
     clip.name = source.name;
+    std::vector<SamplerKeys> samplers;
+    for (std::size_t s = 0; s < source.samplers.size(); ++s) {
+      samplers.push_back(read_sampler(source.samplers[s], accessors, fmt::format("{}.samplers[{}]", path, s)));
+      clip.duration_seconds = std::max(clip.duration_seconds, samplers.back().times.floats.back());
+    }
     for (std::size_t c = 0; c < source.channels.size(); ++c) {
       const tinygltf::AnimationChannel& ch = source.channels[c];
-      const std::string cpath = fmt::format("{}.channels[{}]", path, c);
-      if (ch.target_node < 0) {
-        asset.warnings.push_back(fmt::format("{}: target has no node (path \"{}\"); channel skipped", cpath, ch.target_path));
-        continue;
-      }
-      if (static_cast<std::size_t>(ch.target_node) >= asset.nodes.size())
+      const std::size_t json_index = a < kept_channels.size() && c < kept_channels[a].size() ? kept_channels[a][c] : c;
+      const std::string cpath = fmt::format("{}.channels[{}]", path, json_index);
+      if (ch.target_node < 0 || static_cast<std::size_t>(ch.target_node) >= asset.nodes.size())
         throw Error(cpath + ".target.node", "node_index", fmt::format("node {} does not exist", ch.target_node));
+      if (ch.sampler < 0 || static_cast<std::size_t>(ch.sampler) >= samplers.size())
+        throw Error(cpath + ".sampler", "sampler_index", fmt::format("sampler {} does not exist", ch.sampler));
       Channel channel;
       channel.node = static_cast<std::uint32_t>(ch.target_node);
-      if (ch.target_path == "translation") channel.path = ChannelPath::translation;
-      else if (ch.target_path == "rotation") channel.path = ChannelPath::rotation;
-      else if (ch.target_path == "scale") channel.path = ChannelPath::scale;
-      else if (ch.target_path == "weights") channel.path = ChannelPath::weights;
-      else throw Error(cpath + ".target.path", "channel_path", fmt::format("unknown path \"{}\"", ch.target_path));
+      channel.path = channel_path(ch.target_path, cpath);
+      std::size_t& last = targeted[std::size_t{channel.node} * 4 + static_cast<std::size_t>(channel.path)];
+      if (last == a + 1)
+        throw Error(cpath + ".target", "channel_duplicate_target",
+                    fmt::format("another channel of this animation already animates nodes[{}].{}", channel.node,
+                                ch.target_path));
+      last = a + 1;
       const Node& node = asset.nodes[channel.node];
       std::uint32_t weight_count = 0;
       if (channel.path == ChannelPath::weights) {
-        if (node.mesh >= 0) {
-          const Mesh& mesh = asset.meshes[static_cast<std::size_t>(node.mesh)];
-          weight_count = static_cast<std::uint32_t>(mesh.primitives[0].targets.size());
-        }
+        if (node.mesh >= 0)
+          weight_count = static_cast<std::uint32_t>(asset.meshes[static_cast<std::size_t>(node.mesh)].primitives[0].targets.size());
         if (weight_count == 0)
           throw Error(cpath + ".target.node", "weights_without_targets",
                       fmt::format("node {} has no morph targets to animate", channel.node));
       }
-      if (ch.sampler < 0 || static_cast<std::size_t>(ch.sampler) >= source.samplers.size())
-        throw Error(cpath + ".sampler", "sampler_index", fmt::format("sampler {} does not exist", ch.sampler));
+      const SamplerKeys& keys = samplers[static_cast<std::size_t>(ch.sampler)];
       const tinygltf::AnimationSampler& sampler = source.samplers[static_cast<std::size_t>(ch.sampler)];
       const std::string spath = fmt::format("{}.samplers[{}]", path, ch.sampler);
-      if (sampler.interpolation.empty() || sampler.interpolation == "LINEAR") channel.interpolation = Interpolation::linear;
-      else if (sampler.interpolation == "STEP") channel.interpolation = Interpolation::step;
-      else if (sampler.interpolation == "CUBICSPLINE") channel.interpolation = Interpolation::cubic_spline;
-      else throw Error(spath + ".interpolation", "interpolation", fmt::format("unknown \"{}\"", sampler.interpolation));
-      const DecodedAccessor input = read_floats(model, sampler.input, spath + ".input");
-      if (input.components != 1) throw Error(spath + ".input", "input_type", "keyframe times must be SCALAR");
-      const std::string ipath = fmt::format("accessors[{}]", sampler.input);
-      for (std::size_t k = 0; k < input.count; ++k) {
-        const float t = input.floats[k];
-        if (!std::isfinite(t) || t < 0.0f)
-          throw Error(ipath, "key_time", fmt::format("{}: time {} of key {} is not finite and >= 0", spath, t, k));
-        if (k > 0 && t < input.floats[k - 1])
-          throw Error(ipath, "key_time_order",
-                      fmt::format("{}: time {} of key {} is before the previous key's {}", spath, t, k, input.floats[k - 1]));
-      }
-      const DecodedAccessor output = read_floats(model, sampler.output, spath + ".output");
+      channel.interpolation = keys.interpolation;
+      const DecodedAccessor output = accessors.read_floats(sampler.output, spath + ".output");
       channel.components = components_for(channel.path, weight_count);
       const std::uint32_t per_key = channel.interpolation == Interpolation::cubic_spline ? 3u : 1u;
-      const std::uint64_t expected = std::uint64_t{input.count} * per_key * channel.components;
+      const std::uint64_t expected = std::uint64_t{keys.times.count} * per_key * channel.components;
       const std::uint64_t actual = std::uint64_t{output.count} * output.components;
       const std::uint32_t expected_components = channel.path == ChannelPath::weights ? 1 : channel.components;
       if (output.components != expected_components)
@@ -84,18 +118,17 @@ void build_clips(const tinygltf::Model& model, Asset& asset) {
                     fmt::format("{} components per element, expected {}", output.components, expected_components));
       if (actual != expected)
         throw Error(spath + ".output", "output_count",
-                    fmt::format("{} values for {} keys of {} ({}), expected {}", actual, input.count,
-                                sampler.interpolation.empty() ? "LINEAR" : sampler.interpolation, ch.target_path, expected));
+                    fmt::format("{} values for {} keys of {} ({}), expected {}", actual, keys.times.count,
+                                keys.interpolation_name, ch.target_path, expected));
       for (std::size_t k = 0; k < output.floats.size(); ++k)
         if (!std::isfinite(output.floats[k]))
           throw Error(fmt::format("accessors[{}]", sampler.output), "key_value",
                       fmt::format("{}: value {} is not finite", spath + ".output", k));
-      channel.key_count = input.count;
+      channel.key_count = keys.times.count;
       channel.times_offset = static_cast<std::uint32_t>(clip.times.size());
       channel.values_offset = static_cast<std::uint32_t>(clip.values.size());
-      clip.times.insert(clip.times.end(), input.floats.begin(), input.floats.end());
+      clip.times.insert(clip.times.end(), keys.times.floats.begin(), keys.times.floats.end());
       clip.values.insert(clip.values.end(), output.floats.begin(), output.floats.end());
-      clip.duration_seconds = std::max(clip.duration_seconds, input.floats.back());
       clip.channels.push_back(channel);
     }
   }

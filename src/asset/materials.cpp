@@ -1,5 +1,7 @@
-// Materials, textures, samplers and images (glTF 2.0 §3.8, §3.9). Images are decoded once by
-// tinygltf (stb_image) and kept as RGBA8.
+// Materials, textures, samplers and images (glTF 2.0 §3.8, §3.9; KHR_materials_emissive_strength).
+// Images arrive decoded to RGBA8 by the callback in images.cpp and are moved, not copied.
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include "asset/build.hpp"
@@ -20,23 +22,40 @@ TextureRef texture_ref(int index, int tex_coord, double scale, std::size_t textu
   return ref;
 }
 
+// Factors are finite and non-negative (glTF 2.0 §5.19: each has minimum 0); `size` elements
+// unless the property is absent (empty).
+void check_factors(const std::vector<double>& values, std::size_t size, const std::string& path) {
+  if (!values.empty() && values.size() != size)
+    throw Error(path, "material_factor", fmt::format("needs {} numbers, not {}", size, values.size()));
+  for (double v : values)
+    if (!std::isfinite(v) || v < 0.0) throw Error(path, "material_factor", "must be finite and >= 0");
+}
+
 }  // namespace
 
-void build_materials(const tinygltf::Model& model, Asset& asset) {
+void build_materials(tinygltf::Model& model, Asset& asset) {
+  std::vector<bool> used(model.images.size(), false);
+  for (const tinygltf::Texture& texture : model.textures)
+    if (texture.source >= 0 && static_cast<std::size_t>(texture.source) < used.size())
+      used[static_cast<std::size_t>(texture.source)] = true;
   for (std::size_t i = 0; i < model.images.size(); ++i) {
-    const tinygltf::Image& source = model.images[i];
+    tinygltf::Image& source = model.images[i];
     Image image;
     image.name = source.name;
     const std::string path = fmt::format("images[{}]", i);
-    if (source.width <= 0 || source.height <= 0 || source.image.empty())
-      throw Error(path, "image_decode", "the image could not be decoded");
+    if (source.width <= 0 || source.height <= 0 || source.image.empty()) {
+      // Images only an extension uses (KHR_texture_basisu, EXT_texture_webp) stay undecoded.
+      if (used[i]) throw Error(path, "image_decode", "the image could not be decoded (PNG or JPEG expected)");
+      asset.images.push_back(std::move(image));
+      continue;
+    }
     if (source.component != 4 || source.bits != 8)
       throw Error(path, "image_format", fmt::format("{} components of {} bits, expected RGBA8", source.component, source.bits));
     image.width = static_cast<std::uint32_t>(source.width);
     image.height = static_cast<std::uint32_t>(source.height);
     if (source.image.size() != std::size_t{image.width} * image.height * 4)
       throw Error(path, "image_size", "decoded size does not match width × height × 4");
-    image.rgba = source.image;
+    image.rgba = std::move(source.image);  // decoded once, by tinygltf's callback
     asset.images.push_back(std::move(image));
   }
   for (const tinygltf::Sampler& source : model.samplers) {
@@ -63,6 +82,11 @@ void build_materials(const tinygltf::Model& model, Asset& asset) {
     Material m;
     m.name = source.name;
     const auto& pbr = source.pbrMetallicRoughness;
+    check_factors(pbr.baseColorFactor, 4, path + ".pbrMetallicRoughness.baseColorFactor");
+    check_factors({pbr.metallicFactor}, 1, path + ".pbrMetallicRoughness.metallicFactor");
+    check_factors({pbr.roughnessFactor}, 1, path + ".pbrMetallicRoughness.roughnessFactor");
+    check_factors(source.emissiveFactor, 3, path + ".emissiveFactor");
+    check_factors({source.alphaCutoff}, 1, path + ".alphaCutoff");
     if (pbr.baseColorFactor.size() == 4)
       m.base_color_factor = glm::vec4(pbr.baseColorFactor[0], pbr.baseColorFactor[1], pbr.baseColorFactor[2],
                                       pbr.baseColorFactor[3]);
@@ -80,6 +104,14 @@ void build_materials(const tinygltf::Model& model, Asset& asset) {
                                      path + ".emissiveTexture");
     if (source.emissiveFactor.size() == 3)
       m.emissive_factor = glm::vec3(source.emissiveFactor[0], source.emissiveFactor[1], source.emissiveFactor[2]);
+    if (const auto strength = source.extensions.find("KHR_materials_emissive_strength");
+        strength != source.extensions.end() && strength->second.Has("emissiveStrength")) {
+      const tinygltf::Value& value = strength->second.Get("emissiveStrength");
+      const std::string strength_path = path + ".extensions.KHR_materials_emissive_strength.emissiveStrength";
+      if (!value.IsNumber()) throw Error(strength_path, "not_number", "must be a number");
+      check_factors({value.GetNumberAsDouble()}, 1, strength_path);
+      m.emissive_factor *= static_cast<float>(value.GetNumberAsDouble());
+    }
     if (source.alphaMode == "MASK") m.alpha_mode = AlphaMode::mask;
     else if (source.alphaMode == "BLEND") m.alpha_mode = AlphaMode::blend;
     else if (!source.alphaMode.empty() && source.alphaMode != "OPAQUE")

@@ -11,9 +11,9 @@ namespace gltf_crowd::detail {
 namespace {
 
 template <typename Vec>
-std::vector<Vec> read_vectors(const tinygltf::Model& model, int accessor, const std::string& path,
+std::vector<Vec> read_vectors(AccessorReader& accessors, int accessor, const std::string& path,
                               std::uint32_t components, std::size_t expected_count) {
-  const DecodedAccessor data = read_floats(model, accessor, path);
+  const DecodedAccessor data = accessors.read_floats(accessor, path);
   if (data.components != components && !(components == 4 && data.components == 3))
     throw Error(path, "attribute_type", fmt::format("has {} components, expected {}", data.components, components));
   if (expected_count != 0 && data.count != expected_count)
@@ -33,13 +33,17 @@ std::vector<Vec> read_vectors(const tinygltf::Model& model, int accessor, const 
   return out;
 }
 
-std::vector<glm::u16vec4> read_joints(const tinygltf::Model& model, int accessor, const std::string& path,
+std::vector<glm::u16vec4> read_joints(AccessorReader& accessors, int accessor, const std::string& path,
                                       std::size_t expected_count) {
   std::uint32_t components = 0;
-  const std::vector<std::uint32_t> data = read_uints(model, accessor, path, &components);
+  const std::vector<std::uint32_t> data = accessors.read_uints(accessor, path, &components);
   if (components != 4) throw Error(path, "attribute_type", "JOINTS_n must be VEC4");
   if (data.size() / 4 != expected_count)
     throw Error(path, "attribute_count", fmt::format("count {} differs from POSITION count {}", data.size() / 4, expected_count));
+  // UNSIGNED_INT joints are not glTF; refuse values a 16-bit index would silently wrap.
+  for (std::size_t i = 0; i < data.size(); ++i)
+    if (data[i] > 0xFFFF)
+      throw Error(path, "joint_index", fmt::format("vertex {} uses joint {}, beyond any skin", i / 4, data[i]));
   std::vector<glm::u16vec4> out(expected_count);
   for (std::size_t i = 0; i < expected_count; ++i)
     out[i] = glm::u16vec4(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], data[i * 4 + 3]);
@@ -78,7 +82,7 @@ void compute_bounds(Primitive& prim) {
   }
 }
 
-Primitive build_primitive(const tinygltf::Model& model, const tinygltf::Primitive& source,
+Primitive build_primitive(AccessorReader& accessors, const tinygltf::Primitive& source,
                           const std::string& path, std::size_t material_count) {
   Primitive prim;
   if (source.mode < 0 || source.mode > 6) throw Error(path + ".mode", "primitive_mode", fmt::format("unknown mode {}", source.mode));
@@ -93,17 +97,17 @@ Primitive build_primitive(const tinygltf::Model& model, const tinygltf::Primitiv
   const std::string attributes = path + ".attributes.";
   const int position = attribute("POSITION");
   if (position < 0) throw Error(attributes + "POSITION", "position_missing", "a primitive needs POSITION");
-  prim.positions = read_vectors<glm::vec3>(model, position, attributes + "POSITION", 3, 0);
+  prim.positions = read_vectors<glm::vec3>(accessors, position, attributes + "POSITION", 3, 0);
   const std::size_t n = prim.positions.size();
-  if (int a = attribute("NORMAL"); a >= 0) prim.normals = read_vectors<glm::vec3>(model, a, attributes + "NORMAL", 3, n);
-  if (int a = attribute("TANGENT"); a >= 0) prim.tangents = read_vectors<glm::vec4>(model, a, attributes + "TANGENT", 4, n);
-  if (int a = attribute("TEXCOORD_0"); a >= 0) prim.texcoords0 = read_vectors<glm::vec2>(model, a, attributes + "TEXCOORD_0", 2, n);
-  if (int a = attribute("TEXCOORD_1"); a >= 0) prim.texcoords1 = read_vectors<glm::vec2>(model, a, attributes + "TEXCOORD_1", 2, n);
-  if (int a = attribute("COLOR_0"); a >= 0) prim.colors0 = read_vectors<glm::vec4>(model, a, attributes + "COLOR_0", 4, n);
-  if (int a = attribute("JOINTS_0"); a >= 0) prim.joints0 = read_joints(model, a, attributes + "JOINTS_0", n);
-  if (int a = attribute("WEIGHTS_0"); a >= 0) prim.weights0 = read_vectors<glm::vec4>(model, a, attributes + "WEIGHTS_0", 4, n);
-  if (int a = attribute("JOINTS_1"); a >= 0) prim.joints1 = read_joints(model, a, attributes + "JOINTS_1", n);
-  if (int a = attribute("WEIGHTS_1"); a >= 0) prim.weights1 = read_vectors<glm::vec4>(model, a, attributes + "WEIGHTS_1", 4, n);
+  if (int a = attribute("NORMAL"); a >= 0) prim.normals = read_vectors<glm::vec3>(accessors, a, attributes + "NORMAL", 3, n);
+  if (int a = attribute("TANGENT"); a >= 0) prim.tangents = read_vectors<glm::vec4>(accessors, a, attributes + "TANGENT", 4, n);
+  if (int a = attribute("TEXCOORD_0"); a >= 0) prim.texcoords0 = read_vectors<glm::vec2>(accessors, a, attributes + "TEXCOORD_0", 2, n);
+  if (int a = attribute("TEXCOORD_1"); a >= 0) prim.texcoords1 = read_vectors<glm::vec2>(accessors, a, attributes + "TEXCOORD_1", 2, n);
+  if (int a = attribute("COLOR_0"); a >= 0) prim.colors0 = read_vectors<glm::vec4>(accessors, a, attributes + "COLOR_0", 4, n);
+  if (int a = attribute("JOINTS_0"); a >= 0) prim.joints0 = read_joints(accessors, a, attributes + "JOINTS_0", n);
+  if (int a = attribute("WEIGHTS_0"); a >= 0) prim.weights0 = read_vectors<glm::vec4>(accessors, a, attributes + "WEIGHTS_0", 4, n);
+  if (int a = attribute("JOINTS_1"); a >= 0) prim.joints1 = read_joints(accessors, a, attributes + "JOINTS_1", n);
+  if (int a = attribute("WEIGHTS_1"); a >= 0) prim.weights1 = read_vectors<glm::vec4>(accessors, a, attributes + "WEIGHTS_1", 4, n);
   if (prim.joints0.empty() != prim.weights0.empty())
     throw Error(attributes + (prim.joints0.empty() ? "WEIGHTS_0" : "JOINTS_0"), "skin_attributes",
                 "JOINTS_0 and WEIGHTS_0 must come together");
@@ -111,7 +115,10 @@ Primitive build_primitive(const tinygltf::Model& model, const tinygltf::Primitiv
     throw Error(attributes + "JOINTS_1", "skin_attributes", "JOINTS_1 and WEIGHTS_1 need each other and set 0");
   renormalize_weights(prim);
   if (source.indices >= 0) {
-    prim.indices = read_uints(model, source.indices, path + ".indices");
+    std::uint32_t components = 0;
+    prim.indices = accessors.read_uints(source.indices, path + ".indices", &components);
+    if (components != 1)
+      throw Error(fmt::format("accessors[{}].type", source.indices), "indices_type", "indices must be SCALAR");
     for (std::size_t i = 0; i < prim.indices.size(); ++i)
       if (prim.indices[i] >= n)
         throw Error(fmt::format("accessors[{}]", source.indices), "index_out_of_range",
@@ -124,9 +131,9 @@ Primitive build_primitive(const tinygltf::Model& model, const tinygltf::Primitiv
     MorphTarget target;
     const std::string target_path = fmt::format("{}.targets[{}].", path, t);
     for (const auto& [name, accessor] : source.targets[t]) {
-      if (name == "POSITION") target.positions = read_vectors<glm::vec3>(model, accessor, target_path + name, 3, n);
-      else if (name == "NORMAL") target.normals = read_vectors<glm::vec3>(model, accessor, target_path + name, 3, n);
-      else if (name == "TANGENT") target.tangents = read_vectors<glm::vec3>(model, accessor, target_path + name, 3, n);
+      if (name == "POSITION") target.positions = read_vectors<glm::vec3>(accessors, accessor, target_path + name, 3, n);
+      else if (name == "NORMAL") target.normals = read_vectors<glm::vec3>(accessors, accessor, target_path + name, 3, n);
+      else if (name == "TANGENT") target.tangents = read_vectors<glm::vec3>(accessors, accessor, target_path + name, 3, n);
     }
     prim.targets.push_back(std::move(target));
   }
@@ -136,7 +143,7 @@ Primitive build_primitive(const tinygltf::Model& model, const tinygltf::Primitiv
 
 }  // namespace
 
-void build_meshes(const tinygltf::Model& model, Asset& asset) {
+void build_meshes(const tinygltf::Model& model, AccessorReader& accessors, Asset& asset) {
   asset.meshes.resize(model.meshes.size());
   for (std::size_t m = 0; m < model.meshes.size(); ++m) {
     const tinygltf::Mesh& source = model.meshes[m];
@@ -145,7 +152,7 @@ void build_meshes(const tinygltf::Model& model, Asset& asset) {
     mesh.name = source.name;
     if (source.primitives.empty()) throw Error(path + ".primitives", "mesh_empty", "a mesh needs a primitive");
     for (std::size_t p = 0; p < source.primitives.size(); ++p) {
-      mesh.primitives.push_back(build_primitive(model, source.primitives[p], fmt::format("{}.primitives[{}]", path, p),
+      mesh.primitives.push_back(build_primitive(accessors, source.primitives[p], fmt::format("{}.primitives[{}]", path, p),
                                                 asset.materials.size()));
       if (mesh.primitives[p].targets.size() != mesh.primitives[0].targets.size())
         throw Error(fmt::format("{}.primitives[{}].targets", path, p), "morph_target_count",

@@ -1,4 +1,5 @@
 // Nodes, scene graph and skins (glTF 2.0 §3.5, §3.7.3; MSFT_lod; KHR_node_visibility).
+#include <algorithm>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -10,6 +11,9 @@
 
 namespace gltf_crowd::detail {
 namespace {
+
+// More MSFT_lod levels than any renderer uses; the cap keeps the duplicate check trivially cheap.
+constexpr std::size_t kMaxLodLevels = 32;
 
 bool finite(std::span<const double> values) {
   for (double v : values)
@@ -34,6 +38,8 @@ void read_lod(const tinygltf::Node& source, std::size_t index, std::size_t node_
   const std::string path = fmt::format("nodes[{}].extensions.MSFT_lod.ids", index);
   const tinygltf::Value& ids = it->second.Get("ids");
   if (!ids.IsArray() || ids.ArrayLen() == 0) throw Error(path, "lod_ids", "must be a non-empty array");
+  if (ids.ArrayLen() > kMaxLodLevels)
+    throw Error(path, "lod_id_count", fmt::format("{} levels exceed the limit of {}", ids.ArrayLen(), kMaxLodLevels));
   for (std::size_t i = 0; i < ids.ArrayLen(); ++i) {
     const tinygltf::Value& v = ids.Get(static_cast<int>(i));
     const std::string item = fmt::format("{}[{}]", path, i);
@@ -48,9 +54,13 @@ void read_lod(const tinygltf::Node& source, std::size_t index, std::size_t node_
       if (previous == id_index) throw Error(item, "lod_id_duplicate", fmt::format("node {} listed twice", id_index));
     node.lod_ids.push_back(id_index);
   }
-  if (source.extras.Has("MSFT_screencoverage"))
-    node.lod_screen_coverage = read_number_array(source.extras.Get("MSFT_screencoverage"),
-                                                 fmt::format("nodes[{}].extras.MSFT_screencoverage", index));
+  if (source.extras.Has("MSFT_screencoverage")) {
+    const std::string coverage_path = fmt::format("nodes[{}].extras.MSFT_screencoverage", index);
+    node.lod_screen_coverage = read_number_array(source.extras.Get("MSFT_screencoverage"), coverage_path);
+    for (std::size_t i = 0; i < node.lod_screen_coverage.size(); ++i)
+      if (!std::isfinite(node.lod_screen_coverage[i]) || node.lod_screen_coverage[i] < 0.0f)
+        throw Error(fmt::format("{}[{}]", coverage_path, i), "lod_coverage", "must be a finite number >= 0");
+  }
 }
 
 // Depth-first parents-first order; detached nodes (no parent, not in a scene) included.
@@ -139,8 +149,12 @@ void build_nodes(const tinygltf::Model& model, const std::vector<bool>& animated
       }
     }
     const auto visibility = source.extensions.find("KHR_node_visibility");
-    if (visibility != source.extensions.end() && visibility->second.Has("visible"))
-      node.visible = visibility->second.Get("visible").Get<bool>();
+    if (visibility != source.extensions.end() && visibility->second.Has("visible")) {
+      const tinygltf::Value& visible = visibility->second.Get("visible");
+      if (!visible.IsBool())
+        throw Error(path + ".extensions.KHR_node_visibility.visible", "not_boolean", "must be true or false");
+      node.visible = visible.Get<bool>();
+    }
     read_lod(source, i, count, node);
     for (std::size_t c = 0; c < source.children.size(); ++c) {
       const int child = source.children[c];
@@ -173,6 +187,7 @@ void build_nodes(const tinygltf::Model& model, const std::vector<bool>& animated
     throw Error("scene", "scene_index", fmt::format("scene {} does not exist", model.defaultScene));
   if (static_cast<std::size_t>(scene) < model.scenes.size()) {
     const auto& roots = model.scenes[static_cast<std::size_t>(scene)].nodes;
+    std::vector<bool> is_root(count, false);
     for (std::size_t r = 0; r < roots.size(); ++r) {
       const int root = roots[r];
       const std::string root_path = fmt::format("scenes[{}].nodes[{}]", scene, r);
@@ -180,28 +195,33 @@ void build_nodes(const tinygltf::Model& model, const std::vector<bool>& animated
         throw Error(root_path, "node_index", fmt::format("node {} does not exist", root));
       if (asset.nodes[static_cast<std::size_t>(root)].parent >= 0)
         throw Error(root_path, "scene_root_has_parent", fmt::format("node {} is not a root", root));
+      if (is_root[static_cast<std::size_t>(root)])
+        throw Error(root_path, "scene_root_duplicate", fmt::format("node {} is listed twice", root));
+      is_root[static_cast<std::size_t>(root)] = true;
       asset.scene_roots.push_back(static_cast<std::uint32_t>(root));
     }
   }
 }
 
-void build_skins(const tinygltf::Model& model, Asset& asset) {
+void build_skins(const tinygltf::Model& model, AccessorReader& accessors, Asset& asset) {
   asset.skins.resize(model.skins.size());
+  // last_skin[node] = 1 + the last skin that listed it: one array for all skins, so checking for
+  // duplicates costs O(joints), not O(skins × nodes).
+  std::vector<std::size_t> last_skin(asset.nodes.size(), 0);
   for (std::size_t s = 0; s < model.skins.size(); ++s) {
     const tinygltf::Skin& source = model.skins[s];
     Skin& skin = asset.skins[s];
     const std::string path = fmt::format("skins[{}]", s);
     skin.name = source.name;
     if (source.joints.empty()) throw Error(path + ".joints", "skin_no_joints", "a skin needs at least one joint");
-    std::vector<bool> used(asset.nodes.size(), false);
     for (std::size_t j = 0; j < source.joints.size(); ++j) {
       const int joint = source.joints[j];
       const std::string joint_path = fmt::format("{}.joints[{}]", path, j);
       if (joint < 0 || static_cast<std::size_t>(joint) >= asset.nodes.size())
         throw Error(joint_path, "node_index", fmt::format("node {} does not exist", joint));
-      if (used[static_cast<std::size_t>(joint)])
+      if (last_skin[static_cast<std::size_t>(joint)] == s + 1)
         throw Error(joint_path, "skin_joint_duplicate", fmt::format("node {} listed twice", joint));
-      used[static_cast<std::size_t>(joint)] = true;
+      last_skin[static_cast<std::size_t>(joint)] = s + 1;
       skin.joints.push_back(static_cast<std::uint32_t>(joint));
     }
     if (source.skeleton >= 0 && static_cast<std::size_t>(source.skeleton) >= asset.nodes.size())
@@ -209,7 +229,7 @@ void build_skins(const tinygltf::Model& model, Asset& asset) {
     skin.skeleton = source.skeleton < 0 ? -1 : source.skeleton;
     skin.inverse_bind_matrices.assign(skin.joints.size(), glm::mat4(1.0f));
     if (source.inverseBindMatrices >= 0) {
-      const DecodedAccessor ibm = read_floats(model, source.inverseBindMatrices, path + ".inverseBindMatrices");
+      const DecodedAccessor ibm = accessors.read_floats(source.inverseBindMatrices, path + ".inverseBindMatrices");
       const std::string ibm_path = path + ".inverseBindMatrices";
       if (ibm.components != 16) throw Error(ibm_path, "ibm_type", "must be a MAT4 accessor");
       if (ibm.count < skin.joints.size())
@@ -223,23 +243,33 @@ void build_skins(const tinygltf::Model& model, Asset& asset) {
       }
     }
   }
+  // The largest joint index per mesh, found once, so thousands of nodes sharing one skinned mesh
+  // (RecursiveSkeletons) cost one comparison each.
+  std::vector<int> max_joint(asset.meshes.size(), -1);
+  for (std::size_t m = 0; m < asset.meshes.size(); ++m)
+    for (const Primitive& prim : asset.meshes[m].primitives)
+      for (const auto* joints : {&prim.joints0, &prim.joints1})
+        for (const glm::u16vec4& j : *joints)
+          max_joint[m] = std::max({max_joint[m], int{j.x}, int{j.y}, int{j.z}, int{j.w}});
   for (std::size_t n = 0; n < asset.nodes.size(); ++n) {
     const Node& node = asset.nodes[n];
     if (node.skin < 0) continue;
-    const Skin& skin = asset.skins[static_cast<std::size_t>(node.skin)];
+    const std::size_t joint_count = asset.skins[static_cast<std::size_t>(node.skin)].joints.size();
+    if (max_joint[static_cast<std::size_t>(node.mesh)] < static_cast<int>(joint_count)) continue;
     const Mesh& mesh = asset.meshes[static_cast<std::size_t>(node.mesh)];
     for (std::size_t p = 0; p < mesh.primitives.size(); ++p) {
       const Primitive& prim = mesh.primitives[p];
-      const auto check = [&](const std::vector<glm::u16vec4>& joints, const char* name) {
+      const std::pair<const std::vector<glm::u16vec4>&, const char*> sets[] = {{prim.joints0, "JOINTS_0"},
+                                                                                {prim.joints1, "JOINTS_1"}};
+      for (const auto& [joints, name] : sets) {
         for (std::size_t v = 0; v < joints.size(); ++v)
           for (int c = 0; c < 4; ++c)
-            if (joints[v][c] >= skin.joints.size())
-              throw Error(fmt::format("meshes[{}].primitives[{}].attributes.{}", node.mesh, p, name), "joint_index",
-                          fmt::format("vertex {} uses joint {} >= joint count {} of skins[{}] (nodes[{}].skin)", v,
-                                      joints[v][c], skin.joints.size(), node.skin, n));
-      };
-      check(prim.joints0, "JOINTS_0");
-      check(prim.joints1, "JOINTS_1");
+            if (joints[v][c] >= joint_count)
+              throw Error(fmt::format("nodes[{}].skin", n), "joint_index",
+                          fmt::format("joint {} >= joint count {} of skins[{}] (vertex {} of "
+                                      "meshes[{}].primitives[{}].attributes.{})",
+                                      joints[v][c], joint_count, node.skin, v, node.mesh, p, name));
+      }
     }
   }
 }

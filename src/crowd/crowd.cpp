@@ -10,6 +10,7 @@
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include "crowd/lod_state.hpp"
 #include "crowd/state.hpp"
 
 namespace gltf_crowd {
@@ -47,34 +48,12 @@ void check_capacity(std::size_t capacity) {
 
 }  // namespace
 
-ClipTime contributor_time(const Asset& asset, const Playback& p, const ContributorState& c) noexcept {
-  return clip_time(c.elapsed, asset.clips[c.clip].duration_seconds, p.loop, p.repetitions, p.speed < 0.0f);
-}
-
-void evaluate_pose(const Asset& asset, const Playback& p, Pose& pose, Pose& tmp) noexcept {
-  const PoseView out = pose.view();
-  write_rest_pose(asset, out);
-  if (p.count == 1) {
-    const ContributorState& c = p.contributors[0];
-    sample_clip(asset, asset.clips[c.clip], contributor_time(asset, p, c).seconds, out);
-    return;
-  }
-  const PoseView t = tmp.view();
-  for (std::uint32_t i = 0; i < p.count; ++i) {
-    const ContributorState& c = p.contributors[i];
-    write_rest_pose(asset, t);
-    sample_clip(asset, asset.clips[c.clip], contributor_time(asset, p, c).seconds, t);
-    accumulate_pose(t, c.weight, i == 0, out.rotations, out);
-  }
-  if (p.count > 1) normalize_rotations(out);
-}
-
 Crowd::Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options) : asset_(std::move(asset)) {
   if (!asset_) throw Error("asset", "null_asset", "the asset is null");
   check_capacity(options.capacity);
   state_ = std::make_unique<State>(*asset_);
   state_->capacity = options.capacity;
-  build_groups();
+  init_lod(options.lod);
   resize_streams();
 }
 
@@ -130,23 +109,13 @@ void Crowd::resize_streams() {
     s.weights.resize(capacity * s.weight_stride);
   }
   for (PrimitiveGroup& g : groups_) g.instances.reserve(capacity);
+  lod_->resize(capacity);
   state_->weights.resize(capacity * asset_->total_weights);
   state_->due.resize(capacity);
   state_->slot_key.reserve(capacity);
   state_->ids.reserve(capacity);
   state_->playback.reserve(capacity);
   state_->placements.reserve(capacity);
-}
-
-void Crowd::refresh_instances() {
-  const auto n = static_cast<std::uint32_t>(state_->size());
-  stats_.draws = 0;
-  for (PrimitiveGroup& g : groups_) {
-    g.instances.resize(n);
-    for (std::uint32_t i = 0; i < n; ++i) g.instances[i] = i;
-    g.instance_count = n;
-    if (n > 0) ++stats_.draws;
-  }
 }
 
 void Crowd::reserve(std::size_t n) {
@@ -185,8 +154,14 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
                     fmt::format("no clip named \"{}\"; available: {}", o.clip, clip_list(asset)));
       clips[i] = static_cast<std::uint32_t>(clip);
     }
-    if ((o.time && !std::isfinite(*o.time)) || !std::isfinite(o.phase) || !std::isfinite(o.speed))
-      throw Error(path, "not_finite", "time, phase and speed must be finite");
+    if (o.time && !std::isfinite(*o.time)) throw Error(path + ".time", "not_finite", "the time must be finite");
+    if (!std::isfinite(o.speed)) throw Error(path + ".speed", "not_finite", "the speed must be finite");
+    if (o.loop != LoopMode::once && o.loop != LoopMode::repeat && o.loop != LoopMode::ping_pong)
+      throw Error(path + ".loop", "loop_mode", fmt::format("{} is not a loop mode", static_cast<int>(o.loop)));
+    // A finite phase whose time overflows would make the clock infinite and every time NaN.
+    const float duration = asset.clips.empty() ? 0.0f : asset.clips[clips[i]].duration_seconds;
+    if (!std::isfinite(o.phase) || !std::isfinite(o.phase * duration))
+      throw Error(path + ".phase", "not_finite", "the phase and phase × duration must be finite");
     if (!finite(o.transform)) throw Error(path + ".transform", "not_finite", "the placement must be finite");
   }
   for (std::size_t i = 0; i < options.size(); ++i) {
@@ -216,6 +191,7 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     st.slot_key.push_back(key);
     st.ids.push_back(ids[i]);
     st.key_of_id.emplace(ids[i], key);
+    lod_->add_actor(key);
     Playback p;
     p.speed = o.speed;
     p.loop = o.loop;
@@ -223,9 +199,7 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     p.paused = !o.playing;
     if (!asset.clips.empty()) {
       const float duration = asset.clips[clips[i]].duration_seconds;
-      p.count = 1;
-      p.contributors[0] = {clips[i], o.time ? *o.time : o.phase * duration, 1.0f, 1.0f};
-      p.finished = contributor_time(asset, p, p.contributors[0]).finished;
+      switch_clip(asset, p, clips[i], o.time ? *o.time : o.phase * duration);
     }
     st.playback.push_back(p);
     st.placements.push_back(o.transform);
@@ -311,7 +285,7 @@ void Crowd::evaluate(std::uint32_t slot, Scratch& s) {
   const Asset& asset = *asset_;
   State& st = *state_;
   std::uint64_t t0 = ticks();
-  evaluate_pose(asset, st.playback[slot], s.pose, s.contributor);
+  evaluate_pose(asset, st.playback[slot], s);
   std::uint64_t t1 = ticks();
   compute_world_matrices(asset, s.pose.view(), glm::mat4(1.0f), s.world);
   std::uint64_t t2 = ticks();
@@ -362,23 +336,12 @@ void Crowd::update(float delta_seconds) {
   for (std::uint32_t slot = 0; slot < n; ++slot) {
     Playback& p = st.playback[slot];
     st.due[slot] = 0;
-    if (p.paused || p.finished || p.count == 0) continue;
+    if (!advance_playback(asset, p, delta_seconds)) continue;
     st.due[slot] = 1;
-    const double step = static_cast<double>(delta_seconds) * p.speed;
-    for (std::uint32_t i = 0; i < p.count; ++i) p.contributors[i].elapsed += step;
-    if (p.count > 1) {
-      p.fade_progress += static_cast<float>(std::abs(step));
-      const float w = p.fade_seconds > 0.0f ? std::min(p.fade_progress / p.fade_seconds, 1.0f) : 1.0f;
-      p.contributors[0].weight = w;
-      for (std::uint32_t i = 1; i < p.count; ++i) p.contributors[i].weight = p.contributors[i].base_weight * (1.0f - w);
-      if (w >= 1.0f) {
-        p.count = 1;
-        p.contributors[0].weight = p.contributors[0].base_weight = 1.0f;
-      }
-    }
-    p.finished = contributor_time(asset, p, p.contributors[0]).finished;
     ++evaluated;
   }
+  // Levels follow the camera, placements and clips of this frame (SPEC §7).
+  refresh_instances();
   for (Scratch& s : st.scratch) s.ticks = {};
   // Evaluate in parallel chunks; each task writes only its own slots, so results do not depend
   // on the thread count. Actors not advanced this frame keep their packed rows.
@@ -410,6 +373,8 @@ void Crowd::destroy() noexcept {
   groups_.clear();
   streams_.clear();
   state_.reset();
+  lod_.reset();
+  lod_stats_ = {};
   stats_ = {};
 }
 

@@ -15,38 +15,48 @@
 
 namespace gltf_crowd {
 
-// At most this many clips blend at once; a crossfade that would exceed it folds the weakest
-// outgoing clip into the others (a rare, tiny pop instead of unbounded state).
-inline constexpr std::size_t kMaxContributors = 4;
+// At most this many clips blend at once. A contributor leaves only when its weight reaches 0
+// (its crossfade completes), so a burst of interruptions would otherwise grow without bound; a
+// crossfade that would exceed this drops the weakest outgoing clip and rescales the others. That
+// drop is the one pop left, of the weakest of 8 weights, which repeated interruptions have
+// already scaled down geometrically.
+inline constexpr std::size_t kMaxContributors = 8;
 inline constexpr std::size_t kMaxCapacity = 1'000'000;
 inline constexpr std::size_t kMaxIdLength = 256;
 inline constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
 
+// One clip blended into an actor's pose (SPEC §3 "Crossfades").
 struct ContributorState {
   std::uint32_t clip = 0;
-  double elapsed = 0.0;      // the clip's own unbounded clock, seconds
-  float weight = 0.0f;
-  float base_weight = 0.0f;  // weight when the current crossfade started
+  double elapsed = 0.0;      // the clip's own unbounded clock, seconds (see clip_time)
+  float weight = 0.0f;       // current blend weight; an actor's weights sum to 1
+  float base_weight = 0.0f;  // outgoing clips: weight when the running crossfade started
 };
 
-// One actor's playback (SPEC §3). contributors[0] is the active (incoming) clip.
+// One actor's playback (SPEC §3). contributors[0] is the active (incoming) clip; the others are
+// outgoing clips, each advancing its own clock until its weight reaches 0.
+// Invariants: count == 0 only when the asset has no clips; count > 1 only during a crossfade;
+// finished only when count == 1 (a crossfade still moves the pose even if its incoming clip
+// already reached its end).
 struct Playback {
   std::array<ContributorState, kMaxContributors> contributors{};
-  std::uint32_t count = 0;        // 0 only when the asset has no clips
-  float fade_seconds = 0.0f;      // duration of the running crossfade
-  float fade_progress = 0.0f;     // scaled seconds into it
+  std::uint32_t count = 0;
+  double fade_seconds = 0.0;      // duration of the running crossfade, scaled seconds
+  double fade_progress = 0.0;     // scaled seconds |Δ·speed| into it
   float speed = 1.0f;
   LoopMode loop = LoopMode::repeat;
-  std::uint32_t repetitions = 0;
+  std::uint32_t repetitions = 0;  // 0 = unbounded
   bool paused = false;
   bool finished = false;
 };
 
 // Evaluation scratch of one worker thread; sized once, reused every frame.
 struct Scratch {
-  explicit Scratch(const Asset& asset) : pose(asset), contributor(asset), world(asset.nodes.size()) {}
+  explicit Scratch(const Asset& asset)
+      : pose(asset), contributor(asset), reference(asset.nodes.size()), world(asset.nodes.size()) {}
   Pose pose;
   Pose contributor;
+  std::vector<glm::quat> reference;  // the first contributor's rotations: the blend's sign reference
   std::vector<glm::mat4> world;
   std::array<std::uint64_t, 4> ticks{};  // sampling, hierarchy, palettes, packing
 };
@@ -73,10 +83,31 @@ struct Crowd::State {
   std::size_t size() const noexcept { return slot_key.size(); }
 };
 
-// Blends the actor's contributors into `pose` (rest pose when it has none); `tmp` is scratch.
-void evaluate_pose(const Asset& asset, const Playback& p, Pose& pose, Pose& tmp) noexcept;
+// Playback state transitions (src/crowd/actor_playback.cpp). None allocates or throws; the
+// public controls validate their arguments before calling them.
 
 // Time of contributor c under the actor's loop rules.
 ClipTime contributor_time(const Asset& asset, const Playback& p, const ContributorState& c) noexcept;
+
+// Recomputes p.finished from the active clip's clock (false during a crossfade) and, when it is
+// finished, settles its clock at the end (settle_elapsed).
+void refresh_finished(const Asset& asset, Playback& p) noexcept;
+
+// Hard switch: `clip` at elapsed `seconds` becomes the only contributor, weight 1.
+void switch_clip(const Asset& asset, Playback& p, std::uint32_t clip, double seconds) noexcept;
+
+// Starts a crossfade of `fade_seconds` > 0 to `clip` at elapsed `seconds`: the current
+// contributors keep their weights as the base that the fade scales down (SPEC §3 "Crossfades").
+void start_crossfade(const Asset& asset, Playback& p, std::uint32_t clip, double seconds,
+                     double fade_seconds) noexcept;
+
+// Advances a playing actor by delta_seconds: every contributor's clock by Δ·speed, the crossfade
+// by |Δ·speed|, then the finished rule. Returns false, changing nothing, for paused, finished or
+// clip-less actors (they keep their packed pose).
+bool advance_playback(const Asset& asset, Playback& p, double delta_seconds) noexcept;
+
+// Blends the actor's contributors into scratch.pose (the rest pose when it has none); uses
+// scratch.contributor and scratch.reference.
+void evaluate_pose(const Asset& asset, const Playback& p, Scratch& scratch) noexcept;
 
 }  // namespace gltf_crowd

@@ -1,0 +1,96 @@
+// Oracle of the crowd fuzz target: the slot order SPEC §5 predicts, a byte snapshot of all
+// observable crowd state, and the abort that turns a broken promise into a fuzz finding.
+#pragma once
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gltf_crowd/crowd.hpp"
+
+namespace gltf_crowd::fuzz {
+
+// Prints the message and aborts (libFuzzer then saves the input) unless `ok`.
+[[gnu::format(printf, 2, 3)]] inline void require(bool ok, const char* format, ...) {
+  if (ok) return;
+  std::va_list args;
+  va_start(args, format);
+  std::fputs("fuzz invariant broken: ", stderr);
+  std::vfprintf(stderr, format, args);
+  std::fputc('\n', stderr);
+  va_end(args);
+  std::abort();
+}
+
+// Ids in slot order. Removal moves the last actor into the hole (SPEC §5 "compacts slots").
+// Each added actor gets an incarnation number, so handles to a removed and re-added id are
+// known to be stale.
+struct CrowdModel {
+  std::size_t capacity = 0;
+  bool destroyed = false;
+  std::vector<std::string> ids;
+  std::map<std::string, std::uint64_t> incarnation;  // of live ids
+  std::uint64_t next_incarnation = 0;
+
+  bool contains(const std::string& id) const { return incarnation.contains(id); }
+  bool live(const std::string& id, std::uint64_t n) const {
+    const auto it = incarnation.find(id);
+    return !destroyed && it != incarnation.end() && it->second == n;
+  }
+  std::uint64_t add(const std::string& id) {
+    ids.push_back(id);
+    incarnation[id] = next_incarnation;
+    return next_incarnation++;
+  }
+  bool remove(const std::string& id) {
+    if (!incarnation.erase(id)) return false;
+    auto it = std::find(ids.begin(), ids.end(), id);
+    *it = ids.back();
+    ids.pop_back();
+    return true;
+  }
+};
+
+template <typename T>
+void append_bytes(std::string& out, const T* data, std::size_t count) {
+  out.append(reinterpret_cast<const char*>(data), count * sizeof(T));
+}
+
+// Every observable value of the crowd as bytes (NaN-safe to compare): count, capacity, ids,
+// each actor's playback and placement, the live part of every packed stream, group sizes.
+inline std::string snapshot(const Crowd& crowd) {
+  std::string out;
+  if (crowd.destroyed()) return "destroyed";
+  const std::size_t n = crowd.actor_count();
+  const std::size_t capacity = crowd.capacity();
+  append_bytes(out, &n, 1);
+  append_bytes(out, &capacity, 1);
+  for (const Actor& a : crowd.actors()) {
+    out += a.id();
+    out += '\0';
+    out += a.active_clip();
+    out += '\0';
+    const float numbers[] = {a.time(), a.speed()};
+    append_bytes(out, numbers, 2);
+    const std::uint32_t flags[] = {static_cast<std::uint32_t>(a.loop()), a.repetitions(), a.playing(), a.finished()};
+    append_bytes(out, flags, 4);
+    const std::vector<Contributor> contributors = a.contributors();
+    append_bytes(out, contributors.data(), contributors.size());
+    append_bytes(out, a.morph_weights().data(), a.morph_weights().size());
+    append_bytes(out, &a.transform(), 1);
+  }
+  for (const NodeStream& s : crowd.node_streams()) {
+    append_bytes(out, s.transforms.data(), n * 3);
+    append_bytes(out, s.palette.data(), n * 3 * s.joint_count);
+    append_bytes(out, s.weights.data(), n * s.weight_stride);
+  }
+  for (const PrimitiveGroup& g : crowd.primitive_groups()) append_bytes(out, g.instances.data(), g.instances.size());
+  return out;
+}
+
+}  // namespace gltf_crowd::fuzz

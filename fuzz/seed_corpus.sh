@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Copies the seed corpus of one fuzz target into a directory (which libFuzzer then grows).
+# Usage: fuzz/seed_corpus.sh TARGET OUT_DIR
+#  fuzz_load:  every .glb/.gltf of ../shared/assets up to 64 KiB (larger ones slow every
+#              mutation down and are covered by the loader tests), every .glb/.gltf under
+#              tests/ (the malformed files of the loader tests), and fuzz/regressions/fuzz_load.
+#  others:     fuzz/regressions/TARGET only; their inputs are operation scripts, not files.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+target=$1
+out=$2
+mkdir -p "$out"
+if [ "$target" = fuzz_load ]; then
+  for dir in "$root/../shared/assets" "$root/tests"; do
+    [ -d "$dir" ] || continue
+    find "$dir" -type f \( -name '*.glb' -o -name '*.gltf' \) -size -65537c -print0 |
+      while IFS= read -r -d '' file; do
+        # Name by content so equal files from two folders collapse into one seed.
+        cp "$file" "$out/seed-$(sha1sum < "$file" | cut -c1-16)"
+      done
+  done
+fi
+if [ -d "$root/fuzz/regressions/$target" ]; then
+  cp "$root/fuzz/regressions/$target"/* "$out"/ 2>/dev/null || true
+fi
+chmod -R u+w "$out"
+echo "$target: $(find "$out" -type f | wc -l) seed files"

@@ -1,0 +1,294 @@
+// Layer 5, gl: the OpenGL backend. It turns a Crowd's packed arrays into one instanced draw per
+// non-empty primitive group (SPEC §4–§6), draws the same crowd one actor at a time with
+// CPU-skinned vertices as the correctness oracle (ReferenceRenderer), and provides the headless
+// context, offscreen framebuffer and PNG writer the tools and tests need.
+//
+// What it does NOT do: own the application's window or camera, sort transparent instances, or
+// fall back to one draw per actor. Every GL object it creates is counted (gl_object_count) so
+// tests can prove destroy() deletes everything.
+//
+// Frame:
+//   HeadlessContext context;                        // or any current GL 3.3+ / ES 3.0+ context
+//   Framebuffer target({.width = 640, .height = 480});
+//   CrowdRenderer renderer(crowd);                  // palette storage chosen by capability
+//   crowd.update(dt);                               // CPU: poses, palettes, packing
+//   target.bind(); target.clear(background);
+//   renderer.draw(crowd, camera);                   // uploads live slots once, then draws
+//   auto rgba = target.read_pixels();               // top row first
+//
+// Palette storage (SPEC §6): shader storage buffers on OpenGL 4.3+, else RGBA32F textures read
+// with texelFetch (OpenGL 3.3 core, OpenGL ES 3.0); both run the same GLSL body behind a small
+// per-dialect prelude (GLSL 430 core, 330 core, 300 es) and the same material code:
+// glTF metallic-roughness with base color, metallic-roughness, normal, occlusion and emissive
+// textures (TEXCOORD_0/1, the samplers' filters and wraps), vertex colors, OPAQUE / MASK / BLEND
+// (blended groups after all others), double-sided, one directional light plus ambient.
+//
+// Every call that touches GL needs the context that was current at construction to be current.
+// Failures throw Error whose path names the failing EGL/GL call or object (e.g.
+// "eglCreateContext", "node_streams[node 3].palette") and whose rule is a stable identifier
+// ("egl_call_failed", "shader_compile", "palette_too_large", ...).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+
+#include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/error.hpp"
+
+namespace gltf_crowd {
+
+// Which client API and version a HeadlessContext requests. Mesa hands out the highest
+// compatible version (a 3.3 request gets 4.5, an ES 3.0 request ES 3.2; PLATFORM.md P4), so
+// this is a minimum, not a cap.
+enum class GlApi : std::uint8_t {
+  gl43_core,  // desktop OpenGL 4.3 core: palettes in shader storage buffers
+  gl33_core,  // desktop OpenGL 3.3 core: palettes in RGBA32F textures
+  gles30,     // OpenGL ES 3.0: palettes in RGBA32F textures
+};
+
+// Which EGL platform a HeadlessContext opens its display on.
+enum class EglPlatform : std::uint8_t {
+  automatic,    // surfaceless when the EGL client offers it, else device
+  surfaceless,  // EGL_PLATFORM_SURFACELESS_MESA (Mesa; PLATFORM.md §2)
+  device,       // EGL_PLATFORM_DEVICE_EXT on the first enumerated device (also vendor drivers)
+};
+
+// Options of a HeadlessContext. Defaults: OpenGL 4.3 core, automatic platform, no debug context.
+// To cap Mesa at the requested version (to prove 3.3 / ES 3.0 compatibility), set
+// MESA_GL_VERSION_OVERRIDE=3.3 or MESA_GLES_VERSION_OVERRIDE=3.0 before the process creates its
+// first context: Mesa reads them once per process.
+struct HeadlessOptions {
+  GlApi api = GlApi::gl43_core;
+  EglPlatform platform = EglPlatform::automatic;
+  // Request EGL_CONTEXT_OPENGL_DEBUG and install a KHR_debug callback that counts
+  // GL_DEBUG_TYPE_ERROR messages (debug_error_count); needs KHR_debug (GL 4.3 / the extension).
+  bool debug = false;
+};
+
+// A headless EGL context without any surface (EGL_KHR_surfaceless_context, configless through
+// EGL_KHR_no_config_context), made current on the calling thread at construction. No display
+// server or window is needed; draw into a Framebuffer. Throws Error (rule "egl_call_failed" or
+// "egl_extension_missing") naming the EGL call that failed; with debug, rule
+// "gl_extension_missing" when the context lacks KHR_debug. Destruction releases and destroys
+// the context; an EGL display is terminated when the last HeadlessContext using it goes.
+class HeadlessContext {
+ public:
+  explicit HeadlessContext(const HeadlessOptions& options = {});
+  ~HeadlessContext();
+  HeadlessContext(const HeadlessContext&) = delete;
+  HeadlessContext& operator=(const HeadlessContext&) = delete;
+
+  // Makes this context current on the calling thread. Throws Error on failure.
+  void make_current() const;
+  GlApi api() const noexcept { return api_; }
+  // The platform actually used (never automatic).
+  EglPlatform platform() const noexcept { return platform_; }
+  // GL_VERSION, GL_RENDERER and GL_SHADING_LANGUAGE_VERSION, read at construction.
+  const std::string& version() const noexcept { return version_; }
+  const std::string& renderer() const noexcept { return renderer_; }
+  const std::string& shading_language_version() const noexcept { return glsl_version_; }
+  // Debug contexts: GL_DEBUG_TYPE_ERROR messages received so far, and the first few of their
+  // texts (at most 16) for failure messages. Always 0 / empty without HeadlessOptions::debug.
+  std::size_t debug_error_count() const noexcept;
+  std::vector<std::string> debug_errors() const;
+
+  struct DebugLog;  // what the KHR_debug callback writes, private to the implementation
+
+ private:
+  void* display_ = nullptr;  // EGLDisplay
+  void* context_ = nullptr;  // EGLContext
+  GlApi api_ = GlApi::gl43_core;
+  EglPlatform platform_ = EglPlatform::surfaceless;
+  std::string version_;
+  std::string renderer_;
+  std::string glsl_version_;
+  std::unique_ptr<DebugLog> debug_log_;  // stable address: the callback's user parameter
+};
+
+// Options of a Framebuffer. Defaults: 640 × 480, no multisampling.
+struct FramebufferOptions {
+  std::uint32_t width = 640;   // pixels, 1..GL_MAX_RENDERBUFFER_SIZE
+  std::uint32_t height = 480;  // pixels
+  std::uint32_t samples = 0;   // 0 or 1 = single-sampled; more = MSAA, resolved on read
+};
+
+// An offscreen render target: RGBA8 color + 24-bit depth, optionally multisampled with a
+// single-sampled resolve target. Needs a current GL 3.3+ / ES 3.0+ context.
+// Throws Error (rule "framebuffer_incomplete", "invalid_size" or "gl_call_failed").
+class Framebuffer {
+ public:
+  explicit Framebuffer(const FramebufferOptions& options = {});
+  ~Framebuffer();
+  Framebuffer(const Framebuffer&) = delete;
+  Framebuffer& operator=(const Framebuffer&) = delete;
+
+  // Binds the framebuffer for drawing and sets the viewport to its full size.
+  void bind() const;
+  // Binds, then clears color to `rgba` (components in [0, 1]) and depth to 1.
+  void clear(const glm::vec4& rgba) const;
+  // Resolves (when multisampled) and reads the color: width × height × 4 bytes, RGBA8, the top
+  // row first (image order, ready for write_png). Leaves this framebuffer bound for drawing.
+  std::vector<std::uint8_t> read_pixels() const;
+
+  std::uint32_t width() const noexcept { return width_; }
+  std::uint32_t height() const noexcept { return height_; }
+  std::uint32_t samples() const noexcept { return samples_; }
+  // Deletes every GL object; idempotent. Later calls throw Error (rule "destroyed").
+  void destroy() noexcept;
+
+ private:
+  struct Objects;
+  std::unique_ptr<Objects> objects_;
+  std::uint32_t width_ = 0;
+  std::uint32_t height_ = 0;
+  std::uint32_t samples_ = 0;
+};
+
+// Writes `rgba` (width × height × 4 bytes, top row first) as a PNG file.
+// Throws Error (path = the file, rule "png_write_failed" or "invalid_size").
+void write_png(const std::filesystem::path& file, std::uint32_t width, std::uint32_t height,
+               std::span<const std::uint8_t> rgba);
+
+// What the application supplies per frame. Matrices are glm's (column-major, right-handed,
+// clip z in [-1, 1]); a projection whose [3][3] is 0 is perspective (the viewer sits at the
+// view's origin), otherwise orthographic (the viewer is infinitely far along the view's +z).
+// light_direction is the world-space direction the light travels (from the light toward the
+// scene); it need not be normalized. Colors are linear RGB: light_color is the irradiance of
+// the directional light on a surface facing it, ambient_color a constant ambient term.
+// Defaults: identity matrices, light from above-front-left, white light, ambient 0.3.
+struct Camera {
+  glm::mat4 view{1.0f};
+  glm::mat4 projection{1.0f};
+  glm::vec3 light_direction{-0.4f, -1.0f, -0.5f};
+  glm::vec3 light_color{1.0f};
+  glm::vec3 ambient_color{0.3f};
+};
+
+// Output of the last CrowdRenderer::draw or ReferenceRenderer::draw.
+struct RenderStats {
+  std::uint32_t draws = 0;            // draw calls issued
+  std::uint32_t instances = 0;        // Σ instance_count over drawn groups (actors × groups)
+  std::uint64_t triangles = 0;        // Σ triangle_count × instance_count
+  std::uint64_t upload_bytes = 0;     // bytes sent with glBufferSubData / glTexSubImage2D
+};
+
+// Where CrowdRenderer keeps palettes, instance transforms, slot lists, morph deltas and morph
+// weights (SPEC §6).
+enum class PaletteStorage : std::uint8_t {
+  automatic,       // storage_buffer on desktop OpenGL 4.3+, else texture
+  storage_buffer,  // std430 shader storage buffers (desktop OpenGL 4.3+, GLSL 430)
+  texture,         // RGBA32F textures read with texelFetch (OpenGL 3.3 core / ES 3.0, GLSL
+                   // 330 / 300 es): texel row = instance slot, 3 texels per joint and per
+                   // instance transform, so capacity and 3 × joints must fit GL_MAX_TEXTURE_SIZE
+};
+
+// "storage", "texture" or "auto": the names the tool and statistics use.
+const char* palette_storage_name(PaletteStorage storage) noexcept;
+
+// Options of a CrowdRenderer. Default: automatic palette storage.
+struct CrowdRendererOptions {
+  PaletteStorage palette = PaletteStorage::automatic;
+};
+
+// Number of GL objects (buffers, vertex arrays, textures, framebuffers, renderbuffers, shaders,
+// programs) that this library has created and not yet deleted, over the whole process. A
+// diagnostic for tests: after every CrowdRenderer and Framebuffer is destroyed it is 0.
+std::size_t gl_object_count() noexcept;
+
+// The instanced GL backend for one Crowd (SPEC §4–§6). Construction picks the palette storage,
+// uploads each source primitive's vertex, index and morph delta data and the materials'
+// textures, and allocates per-node stream storage for the crowd's capacity. In the vertex
+// shader: morph (POSITION/NORMAL/TANGENT deltas × the actor's weights), then skin (Σ wᵢ ·
+// paletteᵢ over up to 8 influences), then the instance transform; normals use the cofactor
+// matrix (right for non-uniform scale), tangents w = 0.
+// Throws Error: rule "gl_version" (the current context cannot run the requested storage: the
+// storage buffer path needs desktop OpenGL 4.3, the texture path OpenGL 3.3 core or ES 3.0),
+// "palette_too_large" (a stream's buffer exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE, or the
+// capacity, 3 × joints, the weights or the morph deltas exceed GL_MAX_TEXTURE_SIZE; the message
+// names the limit; never a per-actor fallback), "shader_compile" / "program_link" (with the
+// driver log), "gl_call_failed". Nothing stays allocated after a throw.
+class CrowdRenderer {
+ public:
+  explicit CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& options = {});
+  ~CrowdRenderer();
+  CrowdRenderer(const CrowdRenderer&) = delete;
+  CrowdRenderer& operator=(const CrowdRenderer&) = delete;
+
+  // Uploads slots [0, actor_count) of every node stream once, then issues one
+  // glDrawElementsInstanced per primitive group with instance_count > 0 into the currently bound
+  // framebuffer and viewport: opaque and MASK groups first, then BLEND groups (blending on,
+  // depth writes off), each in primitive_groups() order. Depth test on; back faces culled unless
+  // double-sided, with the winding flipped for instances whose transform has det < 0 (by
+  // glFrontFace when a group's instances agree, else per instance in the fragment shader).
+  // Returns the number of draws issued. `crowd` must be the crowd given at construction (else
+  // Error, rule "wrong_crowd"); a destroyed crowd or renderer draws nothing and returns 0. Grows
+  // the stream storage when the crowd's capacity grew (Error "palette_too_large" past a limit).
+  std::uint32_t draw(const Crowd& crowd, const Camera& camera);
+
+  // The storage in use: storage_buffer or texture, never automatic.
+  PaletteStorage palette_storage() const noexcept { return storage_; }
+  // Statistics of the last draw.
+  const RenderStats& stats() const noexcept { return stats_; }
+  // GL objects this renderer currently owns.
+  std::size_t object_count() const noexcept;
+
+  // Deletes every GL object this renderer created; idempotent. Needs the creating context
+  // current; if that EGL context is no longer current (already destroyed), the names are
+  // dropped without GL calls, since they died with it.
+  void destroy() noexcept;
+  bool destroyed() const noexcept { return state_ == nullptr; }
+
+  struct State;  // GPU objects, private to the implementation
+
+ private:
+  const Crowd* crowd_ = nullptr;
+  PaletteStorage storage_ = PaletteStorage::storage_buffer;
+  std::unique_ptr<State> state_;
+  RenderStats stats_;
+};
+
+// The reference path (SPEC §6): every actor drawn separately, the "separate scenegraphs"
+// baseline and the oracle the instanced images are compared with. Per actor and primitive
+// group, every vertex is morphed with Actor::morph_weights() and skinned on the CPU with joint
+// matrices built from Actor::node_world and the skin's inverse bind matrices (glTF 2.0 §3.7.3:
+// v' = Σ wᵢ · world(jointᵢ) · IBMᵢ · v; rigid groups: world(node) · v), uploaded into one
+// dynamic vertex buffer and drawn with a plain, non-instanced shader that shares the crowd
+// shader's material and lighting code. It reads nothing of the crowd's packed palettes.
+// Runs on any context CrowdRenderer runs on. Throws Error like CrowdRenderer ("gl_version",
+// "shader_compile", "program_link", "gl_call_failed").
+class ReferenceRenderer {
+ public:
+  explicit ReferenceRenderer(const Crowd& crowd);
+  ~ReferenceRenderer();
+  ReferenceRenderer(const ReferenceRenderer&) = delete;
+  ReferenceRenderer& operator=(const ReferenceRenderer&) = delete;
+
+  // Draws, for each primitive group (opaque and MASK first, then BLEND, as CrowdRenderer) and
+  // each slot in its instance list, that actor's deformed primitive: one glDrawElements per
+  // actor per group, so RobotExpressive's 19 groups cost 19 × N draws. Returns the number of
+  // draws. Errors and no-ops as CrowdRenderer::draw. O(actors × vertices) CPU work per frame.
+  std::uint32_t draw(const Crowd& crowd, const Camera& camera);
+
+  const RenderStats& stats() const noexcept { return stats_; }
+  // GL objects this renderer currently owns.
+  std::size_t object_count() const noexcept;
+  // As CrowdRenderer::destroy.
+  void destroy() noexcept;
+  bool destroyed() const noexcept { return state_ == nullptr; }
+
+  struct State;  // GPU objects and CPU scratch, private to the implementation
+
+ private:
+  const Crowd* crowd_ = nullptr;
+  std::unique_ptr<State> state_;
+  RenderStats stats_;
+};
+
+}  // namespace gltf_crowd

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (clang 14, ASan + UBSan) and runs each for a bounded time on a
+# temporary copy of its seed corpus, so nothing is written into the repository. First replays
+# fuzz/regressions/<target>/ (inputs that once failed). Exits non-zero on any finding; the
+# failing input is kept under $GLTF_CROWD_FUZZ_ARTIFACTS (default build-fuzz/artifacts).
+#
+# Usage: scripts/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]   (default: 60 s, every fuzz_* target)
+# Environment: GLTF_CROWD_FUZZ_BUILD (build dir, default build-fuzz), JOBS (build jobs).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+shift || true
+build=${GLTF_CROWD_FUZZ_BUILD:-build-fuzz}
+artifacts=${GLTF_CROWD_FUZZ_ARTIFACTS:-$build/artifacts}
+
+CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DGLTF_CROWD_FUZZ=ON -DGLTF_CROWD_TESTS=OFF -DGLTF_CROWD_BENCH=OFF >/dev/null
+cmake --build "$build" -j "${JOBS:-$(nproc)}" --target fuzz_targets
+
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for source in fuzz/fuzz_*.cpp; do targets+=("$(basename "$source" .cpp)"); done
+fi
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$artifacts"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+summary=()
+status=0
+for target in "${targets[@]}"; do
+  binary="$build/fuzz/$target"
+  if [ -d "fuzz/regressions/$target" ]; then
+    echo "== $target: replaying fuzz/regressions/$target"
+    "$binary" -rss_limit_mb=2048 fuzz/regressions/"$target"/* || { status=1; summary+=("$target: regression FAILED"); continue; }
+  fi
+  corpus="$work/$target"
+  fuzz/seed_corpus.sh "$target" "$corpus"
+  options=(-max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 -print_final_stats=1
+           -artifact_prefix="$artifacts/$target-")
+  case "$target" in
+    fuzz_load) options+=(-max_len=65536 -dict=fuzz/gltf.dict) ;;
+    *) options+=(-max_len=4096) ;;
+  esac
+  echo "== $target: ${seconds} s"
+  log="$work/$target.log"
+  if "$binary" "${options[@]}" "$corpus" >"$log" 2>&1; then
+    result=ok
+  else
+    result=FAILED
+    status=1
+    tail -n 60 "$log"
+  fi
+  executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  summary+=("$target: $result, ${executions:-?} executions in ${seconds} s, corpus $(find "$corpus" -type f | wc -l) files")
+done
+
+echo "== fuzz summary"
+printf '%s\n' "${summary[@]}"
+exit $status

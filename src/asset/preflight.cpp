@@ -1,0 +1,530 @@
+// Checks the raw JSON for everything tinygltf would trust, before it sees the bytes.
+//
+// Based on: glTF 2.0 §5 (properties reference: required properties, types and minimums), §3.6
+// (buffers, bufferViews, accessors, sparse accessors, data alignment), §3.6.1.2 / §4.4
+// (GLB-stored buffer), §3.12 (extensionsRequired ⊆ extensionsUsed) and EXT_meshopt_compression
+// (fallback buffers). Every error names the JSON path of the property that breaks the rule.
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "asset/build.hpp"
+
+namespace gltf_crowd::detail {
+namespace {
+
+using nlohmann::json;
+
+// Most bytes all buffers and external images of one document may hold together.
+constexpr std::uint64_t kMaxDocumentDataBytes = std::uint64_t{1} << 31;
+
+// Required extensions whose meaning the loader implements (SPEC §2).
+constexpr std::string_view kSupportedRequired[] = {"KHR_mesh_quantization", "KHR_node_visibility", "MSFT_lod",
+                                                   "EXT_meshopt_compression", "KHR_materials_emissive_strength"};
+
+constexpr const char* kTopLevelArrays[] = {"accessors", "animations", "buffers", "bufferViews", "cameras",
+                                           "images",    "materials",  "meshes",  "nodes",       "samplers",
+                                           "scenes",    "skins",      "textures"};
+
+std::string at(const std::string& path, const char* key) { return path.empty() ? key : path + "." + key; }
+std::string at(const std::string& path, std::size_t i) { return fmt::format("{}[{}]", path, i); }
+
+const json* member(const json& o, const char* key) {
+  const auto it = o.find(key);
+  return it == o.end() ? nullptr : &*it;
+}
+
+std::optional<std::uint64_t> uint_at(const json& o, const char* key, const std::string& path, bool required,
+                                     std::uint64_t max = std::numeric_limits<std::int32_t>::max()) {
+  const json* v = member(o, key);
+  const std::string p = at(path, key);
+  if (v == nullptr) {
+    if (required) throw Error(p, "missing_property", "is required");
+    return std::nullopt;
+  }
+  if (!v->is_number_integer()) throw Error(p, "not_integer", "must be an integer");
+  if (!v->is_number_unsigned() || v->get<std::uint64_t>() > max)
+    throw Error(p, "integer_range", fmt::format("must be in [0, {}]", max));
+  return v->get<std::uint64_t>();
+}
+
+std::optional<std::string> string_at(const json& o, const char* key, const std::string& path, bool required) {
+  const json* v = member(o, key);
+  if (v == nullptr) {
+    if (required) throw Error(at(path, key), "missing_property", "is required");
+    return std::nullopt;
+  }
+  if (!v->is_string()) throw Error(at(path, key), "not_string", "must be a string");
+  return v->get<std::string>();
+}
+
+const json* object_at(const json& o, const char* key, const std::string& path, bool required) {
+  const json* v = member(o, key);
+  if (v == nullptr) {
+    if (required) throw Error(at(path, key), "missing_property", "is required");
+    return nullptr;
+  }
+  if (!v->is_object()) throw Error(at(path, key), "not_object", "must be an object");
+  return v;
+}
+
+const json* array_at(const json& o, const char* key, const std::string& path, bool required, bool non_empty) {
+  const json* v = member(o, key);
+  if (v == nullptr) {
+    if (required) throw Error(at(path, key), "missing_property", "is required");
+    return nullptr;
+  }
+  if (!v->is_array()) throw Error(at(path, key), "not_array", "must be an array");
+  if (non_empty && v->empty()) throw Error(at(path, key), "empty_array", "must not be empty");
+  return v;
+}
+
+// EXT_meshopt_compression: a buffer marked `fallback` may have no data of its own.
+bool is_meshopt_fallback(const json& buffer, const std::string& path) {
+  const json* extensions = object_at(buffer, "extensions", path, false);
+  const json* meshopt = extensions != nullptr ? object_at(*extensions, "EXT_meshopt_compression", path + ".extensions", false)
+                                              : nullptr;
+  const json* fallback = meshopt != nullptr ? member(*meshopt, "fallback") : nullptr;
+  return fallback != nullptr && fallback->is_boolean() && fallback->get<bool>();
+}
+
+// What an index property refers to: the array's size and the rule id for a dangling index.
+struct Target {
+  std::size_t count = 0;
+  const char* rule = "";
+  const char* what = "";
+};
+
+void check_index(const json& value, const std::string& path, const Target& target) {
+  if (!value.is_number_integer()) throw Error(path, "not_integer", "must be an integer index");
+  if (!value.is_number_unsigned() || value.get<std::uint64_t>() >= target.count)
+    throw Error(path, target.rule,
+                fmt::format("{} {} does not exist ({} defined)", target.what, value.dump(), target.count));
+}
+
+std::optional<std::uint64_t> index_at(const json& o, const char* key, const std::string& path, const Target& target,
+                                      bool required) {
+  const json* v = member(o, key);
+  if (v == nullptr) {
+    if (required) throw Error(at(path, key), "missing_property", "is required");
+    return std::nullopt;
+  }
+  check_index(*v, at(path, key), target);
+  return v->get<std::uint64_t>();
+}
+
+void index_array_at(const json& o, const char* key, const std::string& path, const Target& target, bool required,
+                    bool non_empty) {
+  const json* arr = array_at(o, key, path, required, non_empty);
+  if (arr == nullptr) return;
+  for (std::size_t i = 0; i < arr->size(); ++i) check_index((*arr)[i], at(at(path, key), i), target);
+}
+
+// Per-element layout of an accessor type string; 0 components when unknown.
+std::uint32_t components_of(const std::string& type) {
+  static constexpr std::pair<std::string_view, std::uint32_t> kTypes[] = {
+      {"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4}, {"MAT2", 4}, {"MAT3", 9}, {"MAT4", 16}};
+  for (const auto& [name, n] : kTypes)
+    if (name == type) return n;
+  return 0;
+}
+
+struct ViewInfo {
+  std::uint64_t offset = 0;
+  std::uint64_t length = 0;
+  std::uint64_t stride = 0;
+  std::size_t buffer = 0;
+};
+
+class Preflight {
+ public:
+  Preflight(const json& doc, const PreflightInput& input) : doc_(doc), input_(input) {}
+
+  PreflightResult run() {
+    if (!doc_.is_object()) throw Error("document", "not_object", "the root must be a JSON object");
+    for (const char* name : kTopLevelArrays) {
+      const json* arr = array_at(doc_, name, "", false, false);
+      for (std::size_t i = 0; arr != nullptr && i < arr->size(); ++i)
+        if (!(*arr)[i].is_object()) throw Error(fmt::format("{}[{}]", name, i), "not_object", "must be an object");
+    }
+    check_asset();
+    check_extensions();
+    check_buffers();
+    check_buffer_views();
+    check_accessors();
+    check_images();
+    check_meshes();
+    check_nodes_and_scenes();
+    check_skins();
+    check_animations();
+    check_materials_and_textures();
+    return std::move(result_);
+  }
+
+ private:
+  // Buffers and external images are read whole; many entries naming one large file must not add
+  // up to more than kMaxDocumentDataBytes.
+  void charge(std::uint64_t bytes, const std::string& path) {
+    if (bytes > kMaxDocumentDataBytes - data_bytes_)
+      throw Error(path, "document_too_large",
+                  fmt::format("buffers and external images exceed {} bytes in total", kMaxDocumentDataBytes));
+    data_bytes_ += bytes;
+  }
+
+  const json& items(const char* name) const {
+    static const json empty = json::array();
+    const json* arr = member(doc_, name);
+    return arr == nullptr ? empty : *arr;
+  }
+  Target target(const char* name, const char* rule, const char* what) const {
+    return {items(name).size(), rule, what};
+  }
+  Target accessors() const { return target("accessors", "accessor_index", "accessor"); }
+  Target nodes() const { return target("nodes", "node_index", "node"); }
+  Target views() const { return target("bufferViews", "bufferview_index", "bufferView"); }
+
+  void check_asset() {
+    const json* asset = object_at(doc_, "asset", "", true);
+    const std::string version = *string_at(*asset, "version", "asset", true);
+    if (version.size() < 3 || version.substr(0, 2) != "2." ||
+        !std::all_of(version.begin() + 2, version.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      throw Error("asset.version", "asset_version", fmt::format("version \"{}\" is not 2.x", version));
+    if (const auto min_version = string_at(*asset, "minVersion", "asset", false); min_version && *min_version != "2.0")
+      throw Error("asset.minVersion", "asset_version", fmt::format("minVersion \"{}\" is not supported", *min_version));
+  }
+
+  void check_extensions() {
+    std::vector<std::string> used;
+    if (const json* arr = array_at(doc_, "extensionsUsed", "", false, false))
+      for (std::size_t i = 0; i < arr->size(); ++i) {
+        if (!(*arr)[i].is_string()) throw Error(at("extensionsUsed", i), "not_string", "must be a string");
+        used.push_back((*arr)[i].get<std::string>());
+      }
+    const json* required = array_at(doc_, "extensionsRequired", "", false, false);
+    for (std::size_t i = 0; required != nullptr && i < required->size(); ++i) {
+      const std::string path = at("extensionsRequired", i);
+      if (!(*required)[i].is_string()) throw Error(path, "not_string", "must be a string");
+      const std::string name = (*required)[i].get<std::string>();
+      if (std::find(std::begin(kSupportedRequired), std::end(kSupportedRequired), name) == std::end(kSupportedRequired))
+        throw Error(path, "unsupported_required_extension", fmt::format("required extension {} is not supported", name));
+      if (std::find(used.begin(), used.end(), name) == used.end())
+        throw Error(path, "extension_not_used", fmt::format("{} is required but not in extensionsUsed", name));
+    }
+  }
+
+  void check_buffers() {
+    const json& buffers = items("buffers");
+    for (std::size_t i = 0; i < buffers.size(); ++i) {
+      const json& b = buffers[i];
+      const std::string path = at("buffers", i);
+      const std::uint64_t length = *uint_at(b, "byteLength", path, true, kMaxBufferBytes);
+      if (length == 0) throw Error(at(path, "byteLength"), "buffer_length", "must be at least 1");
+      charge(length, at(path, "byteLength"));
+      const auto uri = string_at(b, "uri", path, false);
+      const bool fallback = is_meshopt_fallback(b, path);
+      buffer_lengths_.push_back(length);
+      buffer_is_fallback_.push_back(fallback && !uri);
+      if (uri && is_data_uri(*uri)) {
+        const DataUri data = parse_data_uri(*uri, at(path, "uri"));
+        if (data.media_type != "application/octet-stream" && data.media_type != "application/gltf-buffer")
+          throw Error(at(path, "uri"), "data_uri_media_type",
+                      fmt::format("media type \"{}\" is not application/octet-stream", data.media_type));
+        if (data.decoded_bytes != length)
+          throw Error(at(path, "byteLength"), "buffer_length",
+                      fmt::format("byteLength {} but the data URI holds {} bytes", length, data.decoded_bytes));
+      } else if (uri) {
+        const auto file = resolve_external_uri(*uri, input_.base_dir, at(path, "uri"));
+        std::error_code ec;
+        const std::uintmax_t size = std::filesystem::file_size(file, ec);
+        if (ec || size != length)
+          throw Error(at(path, "byteLength"), "buffer_length",
+                      fmt::format("byteLength {} but \"{}\" holds {} bytes", length, file.string(), ec ? 0 : size));
+      } else if (fallback) {
+        continue;  // EXT_meshopt_compression: no data; every view into it is decoded instead
+      } else if (input_.glb && i == 0) {
+        if (input_.bin_chunk_bytes == 0)
+          throw Error(path, "glb_bin_missing", "the GLB-stored buffer needs a BIN chunk");
+        if (length > input_.bin_chunk_bytes)
+          throw Error(at(path, "byteLength"), "glb_bin_length",
+                      fmt::format("byteLength {} exceeds the BIN chunk's {} bytes", length, input_.bin_chunk_bytes));
+      } else {
+        throw Error(at(path, "uri"), "buffer_uri_missing",
+                    input_.glb ? "only buffers[0] may use the GLB BIN chunk" : "a buffer needs a uri");
+      }
+    }
+  }
+
+  void check_buffer_views() {
+    const json& list = items("bufferViews");
+    const Target buffers = target("buffers", "buffer_index", "buffer");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const json& v = list[i];
+      const std::string path = at("bufferViews", i);
+      ViewInfo info;
+      info.buffer = static_cast<std::size_t>(*index_at(v, "buffer", path, buffers, true));
+      info.offset = uint_at(v, "byteOffset", path, false, kMaxBufferBytes).value_or(0);
+      info.length = *uint_at(v, "byteLength", path, true, kMaxBufferBytes);
+      if (info.length == 0) throw Error(at(path, "byteLength"), "bufferview_length", "must be at least 1");
+      if (const auto stride = uint_at(v, "byteStride", path, false, 1024)) {
+        if (*stride < 4 || *stride > 252 || *stride % 4 != 0)
+          throw Error(at(path, "byteStride"), "bufferview_stride",
+                      fmt::format("byteStride {} is not a multiple of 4 in [4, 252]", *stride));
+        info.stride = *stride;
+      }
+      const std::uint64_t buffer_length = buffer_lengths_[info.buffer];
+      if (info.offset > buffer_length || info.length > buffer_length - info.offset)
+        throw Error(path, "bufferview_out_of_bounds",
+                    fmt::format("byteOffset {} + byteLength {} exceeds buffers[{}].byteLength {}", info.offset,
+                                info.length, info.buffer, buffer_length));
+      const json* extensions = object_at(v, "extensions", path, false);
+      if (buffer_is_fallback_[info.buffer] &&
+          (extensions == nullptr || member(*extensions, "EXT_meshopt_compression") == nullptr))
+        throw Error(path, "meshopt_fallback_view",
+                    fmt::format("buffers[{}] is a fallback buffer without data; only compressed views may use it",
+                                info.buffer));
+      views_.push_back(info);
+    }
+  }
+
+  void check_accessors() {
+    const json& list = items("accessors");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const json& a = list[i];
+      const std::string path = at("accessors", i);
+      const auto view = index_at(a, "bufferView", path, views(), false);
+      const std::uint64_t offset = uint_at(a, "byteOffset", path, false, kMaxBufferBytes).value_or(0);
+      const std::uint64_t component_type = *uint_at(a, "componentType", path, true, 0xFFFF);
+      const std::uint32_t csize = component_size(static_cast<int>(component_type));
+      if (csize == 0)
+        throw Error(at(path, "componentType"), "accessor_component_type",
+                    fmt::format("componentType {} is not allowed", component_type));
+      const std::uint64_t count = *uint_at(a, "count", path, true, std::numeric_limits<std::uint32_t>::max());
+      if (count == 0 || count > kMaxAccessorCount)
+        throw Error(at(path, "count"), "accessor_count", fmt::format("count {} is not in [1, 2^28]", count));
+      const std::string type = *string_at(a, "type", path, true);
+      const std::uint32_t components = components_of(type);
+      if (components == 0) throw Error(at(path, "type"), "accessor_type", fmt::format("unknown type \"{}\"", type));
+      // §3.6.2.4: byte and short matrix columns are padded to 4 bytes; nothing in glTF's own
+      // attribute set uses them, so they are rejected rather than read wrongly.
+      if ((type == "MAT2" && csize == 1) || (type == "MAT3" && csize < 4))
+        throw Error(at(path, "type"), "accessor_matrix_padding",
+                    fmt::format("{} with {}-byte components is not supported", type, csize));
+      if (const json* normalized = member(a, "normalized")) {
+        if (!normalized->is_boolean()) throw Error(at(path, "normalized"), "not_boolean", "must be true or false");
+        if (normalized->get<bool>() && (component_type == 5125 || component_type == 5126))
+          throw Error(at(path, "normalized"), "accessor_normalized", "only 8- and 16-bit integers can be normalized");
+      }
+      if (view) {
+        const ViewInfo& v = views_[static_cast<std::size_t>(*view)];
+        if (offset % csize != 0 || (v.offset + offset) % csize != 0)
+          throw Error(at(path, "byteOffset"), "accessor_alignment",
+                      fmt::format("offset {} in the buffer is not a multiple of the component size {}", v.offset + offset,
+                                  csize));
+        check_element_range({offset, count, std::uint64_t{csize} * components, v.stride, v.length}, path);
+      }
+      if (const json* sparse = object_at(a, "sparse", path, false)) check_sparse(*sparse, path + ".sparse", count, csize * components);
+    }
+  }
+
+  void check_sparse(const json& sparse, const std::string& path, std::uint64_t count, std::uint64_t element) {
+    const std::uint64_t sparse_count = *uint_at(sparse, "count", path, true);
+    if (sparse_count == 0 || sparse_count > count)
+      throw Error(at(path, "count"), "sparse_count", fmt::format("sparse count {} is not in [1, {}]", sparse_count, count));
+    const json* indices = object_at(sparse, "indices", path, true);
+    const json* values = object_at(sparse, "values", path, true);
+    const std::string ipath = at(path, "indices"), vpath = at(path, "values");
+    const auto iview = *index_at(*indices, "bufferView", ipath, views(), true);
+    const std::uint64_t ioffset = uint_at(*indices, "byteOffset", ipath, false).value_or(0);
+    const std::uint64_t itype = *uint_at(*indices, "componentType", ipath, true, 0xFFFF);
+    if (itype != 5121 && itype != 5123 && itype != 5125)
+      throw Error(at(ipath, "componentType"), "sparse_index_type",
+                  fmt::format("componentType {} is not an unsigned integer type", itype));
+    const auto vview = *index_at(*values, "bufferView", vpath, views(), true);
+    const std::uint64_t voffset = uint_at(*values, "byteOffset", vpath, false).value_or(0);
+    const ViewInfo& iv = views_[static_cast<std::size_t>(iview)];
+    const ViewInfo& vv = views_[static_cast<std::size_t>(vview)];
+    check_element_range({ioffset, sparse_count, component_size(static_cast<int>(itype)), 0, iv.length}, ipath);
+    check_element_range({voffset, sparse_count, element, 0, vv.length}, vpath);
+  }
+
+  void check_images() {
+    const json& list = items("images");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const json& image = list[i];
+      const std::string path = at("images", i);
+      const auto uri = string_at(image, "uri", path, false);
+      const auto view = index_at(image, "bufferView", path, views(), false);
+      if (uri.has_value() == view.has_value())
+        throw Error(path, "image_source", "an image needs exactly one of uri and bufferView");
+      if (view) {
+        string_at(image, "mimeType", path, true);
+        const std::size_t buffer = views_[static_cast<std::size_t>(*view)].buffer;
+        if (buffer_is_fallback_[buffer])
+          throw Error(at(path, "bufferView"), "image_in_fallback_buffer",
+                      fmt::format("bufferViews[{}] holds compressed vertex data, not an image", *view));
+      } else if (is_data_uri(*uri)) {
+        parse_data_uri(*uri, at(path, "uri"));
+      } else {
+        const auto file = resolve_external_uri(*uri, input_.base_dir, at(path, "uri"));
+        std::error_code ec;
+        const std::uintmax_t size = std::filesystem::file_size(file, ec);
+        if (ec || size > kMaxBufferBytes)
+          throw Error(at(path, "uri"), "external_file_size", fmt::format("\"{}\" is too large", file.string()));
+        charge(size, at(path, "uri"));
+      }
+    }
+  }
+
+  void check_meshes() {
+    const json& list = items("meshes");
+    const Target materials = target("materials", "material_index", "material");
+    for (std::size_t m = 0; m < list.size(); ++m) {
+      const std::string path = at("meshes", m);
+      const json* primitives = array_at(list[m], "primitives", path, true, true);
+      for (std::size_t p = 0; p < primitives->size(); ++p) {
+        const json& prim = (*primitives)[p];
+        const std::string ppath = at(at(path, "primitives"), p);
+        if (!prim.is_object()) throw Error(ppath, "not_object", "must be an object");
+        const json* attributes = object_at(prim, "attributes", ppath, true);
+        for (const auto& [name, value] : attributes->items())
+          check_index(value, fmt::format("{}.attributes.{}", ppath, name), accessors());
+        index_at(prim, "indices", ppath, accessors(), false);
+        index_at(prim, "material", ppath, materials, false);
+        if (const auto mode = uint_at(prim, "mode", ppath, false); mode && *mode > 6)
+          throw Error(at(ppath, "mode"), "primitive_mode", fmt::format("unknown mode {}", *mode));
+        const json* targets = array_at(prim, "targets", ppath, false, false);
+        for (std::size_t t = 0; targets != nullptr && t < targets->size(); ++t) {
+          const std::string tpath = at(at(ppath, "targets"), t);
+          if (!(*targets)[t].is_object()) throw Error(tpath, "not_object", "must be an object");
+          for (const auto& [name, value] : (*targets)[t].items()) check_index(value, tpath + "." + name, accessors());
+        }
+      }
+    }
+  }
+
+  void check_nodes_and_scenes() {
+    const json& list = items("nodes");
+    const Target cameras = target("cameras", "camera_index", "camera");
+    const Target meshes = target("meshes", "mesh_index", "mesh");
+    const Target skins = target("skins", "skin_index", "skin");
+    for (std::size_t n = 0; n < list.size(); ++n) {
+      const std::string path = at("nodes", n);
+      index_at(list[n], "camera", path, cameras, false);
+      index_at(list[n], "mesh", path, meshes, false);
+      index_at(list[n], "skin", path, skins, false);
+      index_array_at(list[n], "children", path, nodes(), false, false);
+      // tinygltf silently drops TRS next to a matrix, so this is only visible here.
+      if (member(list[n], "matrix") != nullptr &&
+          (member(list[n], "translation") || member(list[n], "rotation") || member(list[n], "scale")))
+        throw Error(at(path, "matrix"), "node_matrix_and_trs", "a node has a matrix or TRS properties, not both");
+    }
+    const json& scenes = items("scenes");
+    for (std::size_t s = 0; s < scenes.size(); ++s) index_array_at(scenes[s], "nodes", at("scenes", s), nodes(), false, false);
+    index_at(doc_, "scene", "", target("scenes", "scene_index", "scene"), false);
+  }
+
+  void check_skins() {
+    const json& list = items("skins");
+    for (std::size_t s = 0; s < list.size(); ++s) {
+      const std::string path = at("skins", s);
+      index_array_at(list[s], "joints", path, nodes(), true, true);
+      index_at(list[s], "inverseBindMatrices", path, accessors(), false);
+      index_at(list[s], "skeleton", path, nodes(), false);
+    }
+  }
+
+  void check_animations() {
+    const json& list = items("animations");
+    for (std::size_t a = 0; a < list.size(); ++a) {
+      const std::string path = at("animations", a);
+      const json* samplers = array_at(list[a], "samplers", path, true, true);
+      const json* channels = array_at(list[a], "channels", path, true, true);
+      for (std::size_t s = 0; s < samplers->size(); ++s) {
+        const std::string spath = at(at(path, "samplers"), s);
+        if (!(*samplers)[s].is_object()) throw Error(spath, "not_object", "must be an object");
+        index_at((*samplers)[s], "input", spath, accessors(), true);
+        index_at((*samplers)[s], "output", spath, accessors(), true);
+        string_at((*samplers)[s], "interpolation", spath, false);
+      }
+      std::vector<std::size_t>& kept = result_.kept_channels.emplace_back();
+      for (std::size_t c = 0; c < channels->size(); ++c) {
+        const std::string cpath = at(at(path, "channels"), c);
+        if (!(*channels)[c].is_object()) throw Error(cpath, "not_object", "must be an object");
+        index_at((*channels)[c], "sampler", cpath, {samplers->size(), "sampler_index", "sampler"}, true);
+        const json* t = object_at((*channels)[c], "target", cpath, true);
+        const std::string target_path = *string_at(*t, "path", at(cpath, "target"), true);
+        if (index_at(*t, "node", at(cpath, "target"), nodes(), false)) kept.push_back(c);
+        else result_.warnings.push_back(
+                 fmt::format("{}: target has no node (path \"{}\"); channel skipped", cpath, target_path));
+      }
+    }
+  }
+
+  void check_texture_info(const json& o, const char* key, const std::string& path) {
+    const json* info = object_at(o, key, path, false);
+    if (info == nullptr) return;
+    index_at(*info, "index", at(path, key), target("textures", "texture_index", "texture"), true);
+    uint_at(*info, "texCoord", at(path, key), false);
+  }
+
+  void check_materials_and_textures() {
+    const json& textures = items("textures");
+    for (std::size_t t = 0; t < textures.size(); ++t) {
+      const std::string path = at("textures", t);
+      index_at(textures[t], "sampler", path, target("samplers", "sampler_index", "sampler"), false);
+      index_at(textures[t], "source", path, target("images", "image_index", "image"), false);
+    }
+    const json& materials = items("materials");
+    for (std::size_t m = 0; m < materials.size(); ++m) {
+      const std::string path = at("materials", m);
+      if (const json* pbr = object_at(materials[m], "pbrMetallicRoughness", path, false)) {
+        check_texture_info(*pbr, "baseColorTexture", at(path, "pbrMetallicRoughness"));
+        check_texture_info(*pbr, "metallicRoughnessTexture", at(path, "pbrMetallicRoughness"));
+      }
+      for (const char* key : {"normalTexture", "occlusionTexture", "emissiveTexture"})
+        check_texture_info(materials[m], key, path);
+    }
+  }
+
+  const json& doc_;
+  const PreflightInput& input_;
+  std::vector<std::uint64_t> buffer_lengths_;
+  std::vector<bool> buffer_is_fallback_;
+  std::vector<ViewInfo> views_;
+  PreflightResult result_;
+  std::uint64_t data_bytes_ = 0;
+};
+
+}  // namespace
+
+nlohmann::json parse_json(std::string_view text) {
+  // A linear scan: brackets inside strings do not nest, and a backslash escapes one character.
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw Error("document", "json_depth", fmt::format("nesting deeper than {} at byte {}", kMaxJsonDepth, i));
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  try {
+    return nlohmann::json::parse(text.begin(), text.end());
+  } catch (const nlohmann::json::exception& e) {
+    throw Error("document", "json_syntax", e.what());
+  }
+}
+
+PreflightResult preflight(const nlohmann::json& doc, const PreflightInput& input) { return Preflight(doc, input).run(); }
+
+}  // namespace gltf_crowd::detail

@@ -1,0 +1,78 @@
+// Based on: glTF 2.0 §2.8 (URIs: RFC 3986 relative references or RFC 2397 `data:` URIs with
+// base64 payloads) and RFC 4648 §4 (base64 alphabet and padding). tinygltf decodes base64
+// leniently (it stops at the first bad character), so payloads are validated strictly here.
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "asset/build.hpp"
+
+namespace gltf_crowd::detail {
+namespace {
+
+bool is_base64_char(char c) noexcept {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '+' || c == '/';
+}
+
+int hex_value(char c) noexcept {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+}  // namespace
+
+bool is_data_uri(std::string_view uri) noexcept { return uri.substr(0, 5) == "data:"; }
+
+DataUri parse_data_uri(std::string_view uri, const std::string& path) {
+  const std::size_t comma = uri.find(',');
+  if (!is_data_uri(uri) || comma == std::string_view::npos)
+    throw Error(path, "data_uri", "a data URI has the form data:<media type>;base64,<payload>");
+  const std::string_view header = uri.substr(5, comma - 5);
+  constexpr std::string_view base64_suffix = ";base64";
+  if (header.size() < base64_suffix.size() || header.substr(header.size() - base64_suffix.size()) != base64_suffix)
+    throw Error(path, "data_uri", "only base64 data URIs are allowed");
+  const std::string_view payload = uri.substr(comma + 1);
+  std::size_t padding = 0;
+  while (padding < 2 && padding < payload.size() && payload[payload.size() - 1 - padding] == '=') ++padding;
+  const std::size_t chars = payload.size() - padding;
+  for (std::size_t i = 0; i < chars; ++i)
+    if (!is_base64_char(payload[i]))
+      throw Error(path, "data_uri_base64", fmt::format("character {} of the payload is not base64", i));
+  // Padding completes the last quad; unpadded payloads may end with 2 or 3 characters, never 1.
+  if ((padding > 0 && payload.size() % 4 != 0) || chars % 4 == 1)
+    throw Error(path, "data_uri_base64", fmt::format("a base64 payload of {} characters is truncated", payload.size()));
+  return {std::string(header.substr(0, header.size() - base64_suffix.size())), chars * 6 / 8};
+}
+
+std::filesystem::path resolve_external_uri(std::string_view uri, const std::filesystem::path& base_dir,
+                                           const std::string& path) {
+  const std::size_t colon = uri.find(':');
+  if (colon != std::string_view::npos && uri.find('/') > colon)
+    throw Error(path, "uri_scheme", fmt::format("URI scheme \"{}\" is not supported", uri.substr(0, colon)));
+  std::string decoded;
+  for (std::size_t i = 0; i < uri.size(); ++i) {
+    if (uri[i] == '%') {
+      const int hi = i + 2 < uri.size() ? hex_value(uri[i + 1]) : -1;
+      const int lo = hi >= 0 ? hex_value(uri[i + 2]) : -1;
+      if (lo < 0) throw Error(path, "uri_escape", fmt::format("bad percent escape at character {}", i));
+      decoded.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else {
+      decoded.push_back(uri[i] == '+' ? ' ' : uri[i]);  // as tinygltf's decoder, which opens the file
+    }
+  }
+  if (decoded.empty() || decoded.find('\0') != std::string::npos)
+    throw Error(path, "uri_empty", "the URI names no file");
+  if (decoded.front() == '/') throw Error(path, "uri_absolute", "URIs must be relative to the glTF file");
+  if (base_dir.empty())
+    throw Error(path, "external_uri", "a document loaded from memory may only embed its data");
+  const std::filesystem::path file = base_dir / decoded;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec))
+    throw Error(path, "external_file_missing", fmt::format("\"{}\" is not a readable file", file.string()));
+  return file;
+}
+
+}  // namespace gltf_crowd::detail

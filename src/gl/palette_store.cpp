@@ -1,0 +1,143 @@
+// Allocation (with the limit checks SPEC §6 asks for: an error, never a per-actor fallback)
+// and per-frame upload of the crowd's packed arrays, in storage buffers or data textures.
+#include "gl/palette_store.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "gl/primitive_upload.hpp"
+#include "gltf_crowd/error.hpp"
+
+namespace gltf_crowd::gl {
+namespace {
+
+constexpr std::size_t row_bytes = 3 * sizeof(glm::vec4);  // one affine matrix: 48 bytes
+
+std::string where(std::uint32_t node, const char* array) {
+  return fmt::format("node_streams[node {}].{}", node, array);
+}
+
+void check_block(std::size_t bytes, const StorageLimits& limits, std::uint32_t node,
+                 const char* array, const std::string& shape) {
+  if (bytes > static_cast<std::uint64_t>(limits.max_storage_block_bytes)) {
+    throw Error(where(node, array), "palette_too_large",
+                fmt::format("{} = {} bytes exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {}", shape,
+                            bytes, limits.max_storage_block_bytes));
+  }
+}
+
+void check_texture(std::size_t width, std::size_t height, const StorageLimits& limits,
+                   std::uint32_t node, const char* array, const char* width_meaning) {
+  const auto max = static_cast<std::size_t>(limits.max_texture_size);
+  if (height > max) {
+    throw Error(where(node, array), "palette_too_large",
+                fmt::format("capacity {} (one texel row per slot) exceeds GL_MAX_TEXTURE_SIZE = {}",
+                            height, max));
+  }
+  if (width > max) {
+    throw Error(where(node, array), "palette_too_large",
+                fmt::format("{} = {} texels per row exceed GL_MAX_TEXTURE_SIZE = {}",
+                            width_meaning, width, max));
+  }
+}
+
+}  // namespace
+
+void reserve_stream(StreamGpu& gpu, const NodeStream& stream, std::size_t capacity,
+                    PaletteStorage storage, const StorageLimits& limits) {
+  if (gpu.transforms && gpu.capacity >= capacity) return;
+  const std::uint32_t node = stream.node;
+  const std::size_t joints = stream.joint_count;
+  const std::size_t quads = stream.weight_stride / 4;
+  StreamGpu fresh;
+  fresh.capacity = std::max<std::size_t>(capacity, 1);
+  const std::size_t slots = fresh.capacity;
+  if (storage == PaletteStorage::storage_buffer) {
+    check_block(slots * row_bytes, limits, node, "transforms", fmt::format("{} slots × 48", slots));
+    check_block(slots * joints * row_bytes, limits, node, "palette",
+                fmt::format("{} slots × {} joints × 48", slots, joints));
+    check_block(slots * quads * sizeof(glm::vec4), limits, node, "weights",
+                fmt::format("{} slots × {} weights × 4", slots, quads * 4));
+    fresh.transforms = make_dynamic_buffer(slots * row_bytes);
+    if (joints > 0) fresh.palette = make_dynamic_buffer(slots * joints * row_bytes);
+    if (quads > 0) fresh.weights = make_dynamic_buffer(slots * quads * sizeof(glm::vec4));
+  } else {
+    check_texture(3, slots, limits, node, "transforms", "3 texels per transform");
+    check_texture(3 * joints, slots, limits, node, "palette", "3 texels × joints");
+    check_texture(quads, slots, limits, node, "weights", "morph weights / 4");
+    const auto rows = static_cast<std::uint32_t>(slots);
+    fresh.transforms = make_data_texture(3, rows);
+    if (joints > 0) fresh.palette = make_data_texture(static_cast<std::uint32_t>(3 * joints), rows);
+    if (quads > 0) fresh.weights = make_data_texture(static_cast<std::uint32_t>(quads), rows);
+    glBindTexture(GL_TEXTURE_2D, 0);
+  }
+  gpu = std::move(fresh);
+}
+
+void reserve_instances(GroupGpu& gpu, std::uint32_t node, std::size_t capacity,
+                       PaletteStorage storage, const StorageLimits& limits) {
+  if (gpu.instances && gpu.capacity >= capacity) return;
+  const std::size_t count = std::max<std::size_t>(capacity, 1);
+  Object fresh;
+  if (storage == PaletteStorage::storage_buffer) {
+    check_block(count * sizeof(std::uint32_t), limits, node, "instances",
+                fmt::format("{} instances × 4", count));
+    fresh = make_dynamic_buffer(count * sizeof(std::uint32_t));
+  } else {
+    check_texture(1, count, limits, node, "instances", "1 texel per instance");
+    fresh = make_data_texture(1, static_cast<std::uint32_t>(count), true);
+    glBindTexture(GL_TEXTURE_2D, 0);
+  }
+  gpu.instances = std::move(fresh);
+  gpu.capacity = count;
+  gpu.uploaded.clear();  // the new object holds nothing yet
+}
+
+void upload_stream(StateCache& cache, const StreamGpu& gpu, const NodeStream& stream,
+                   std::size_t live, PaletteStorage storage) {
+  if (live == 0) return;
+  const std::size_t joints = stream.joint_count;
+  const std::size_t quads = stream.weight_stride / 4;
+  if (storage == PaletteStorage::storage_buffer) {
+    cache.upload(gpu.transforms.name(), static_cast<GLsizeiptr>(live * row_bytes),
+                 stream.transforms.data());
+    if (gpu.palette) {
+      cache.upload(gpu.palette.name(), static_cast<GLsizeiptr>(live * joints * row_bytes),
+                   stream.palette.data());
+    }
+    if (gpu.weights) {
+      cache.upload(gpu.weights.name(), static_cast<GLsizeiptr>(live * quads * sizeof(glm::vec4)),
+                   stream.weights.data());
+    }
+    return;
+  }
+  const auto rows = static_cast<GLsizei>(live);
+  cache.upload_texture(unit::transforms, gpu.transforms.name(), 3, rows, false,
+                       stream.transforms.data());
+  if (gpu.palette) {
+    cache.upload_texture(unit::palette, gpu.palette.name(), static_cast<GLsizei>(3 * joints), rows,
+                         false, stream.palette.data());
+  }
+  if (gpu.weights) {
+    cache.upload_texture(unit::morph_weights, gpu.weights.name(), static_cast<GLsizei>(quads),
+                         rows, false, stream.weights.data());
+  }
+}
+
+void upload_instances(StateCache& cache, GroupGpu& gpu, std::span<const std::uint32_t> slots,
+                      PaletteStorage storage) {
+  if (slots.empty() || std::equal(slots.begin(), slots.end(), gpu.uploaded.begin(), gpu.uploaded.end())) {
+    return;
+  }
+  if (storage == PaletteStorage::storage_buffer) {
+    cache.upload(gpu.instances.name(), static_cast<GLsizeiptr>(slots.size_bytes()), slots.data());
+  } else {
+    cache.upload_texture(unit::instances, gpu.instances.name(), 1,
+                         static_cast<GLsizei>(slots.size()), true, slots.data());
+  }
+  gpu.uploaded.assign(slots.begin(), slots.end());
+}
+
+}  // namespace gltf_crowd::gl

@@ -1,0 +1,17 @@
+// Compiling and linking GLSL programs with errors that carry the driver's log.
+#pragma once
+
+#include <string_view>
+
+#include "gl/gl_object.hpp"
+
+namespace gltf_crowd::gl {
+
+// Compiles `vertex_source` and `fragment_source` and links them. Throws Error: path
+// "<name>.vertex" / "<name>.fragment" with rule "shader_compile", or path `name` with rule
+// "program_link"; the message holds the driver's info log. The shader objects are deleted
+// before returning; only the program is counted afterwards.
+Object link_program(std::string_view name, const char* vertex_source,
+                    const char* fragment_source);
+
+}  // namespace gltf_crowd::gl

@@ -1,0 +1,298 @@
+// The reference path (SPEC §6): one draw per actor per primitive group, vertices morphed and
+// skinned on the CPU from the actor's public node_world and morph_weights, never from the
+// crowd's packed palettes, so that it can judge the instanced images.
+#include "gltf_crowd/gl.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include <epoxy/gl.h>
+#include <fmt/format.h>
+#include <glm/gtc/type_ptr.hpp>
+
+#include "gl/material.hpp"
+#include "gl/primitive_upload.hpp"
+#include "gl/program.hpp"
+#include "gl/reference_deform.hpp"
+#include "gl/shaders.hpp"
+#include "gl/state_cache.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+// An index array with a vertex array that reads position, normal and tangent from the shared
+// dynamic buffer and texcoords and colors from the primitive's static buffer.
+struct ReferenceDrawable {
+  gl::Object indices;
+  gl::Object vertex_array;
+  std::uint32_t primitive = 0;
+  std::uint32_t index_count = 0;
+};
+
+}  // namespace
+
+struct ReferenceRenderer::State {
+  void* egl_context = nullptr;  // context current at creation
+  gl::Object program;
+  GLint view_projection = -1;
+  gl::MaterialUniforms material_uniforms;
+  gl::Object vertices;  // dynamic: DeformedVertex per vertex, replaced before every draw
+  std::vector<gl::PrimitiveGpu> primitives;
+  std::vector<std::vector<glm::vec3>> normals;  // per primitive: what the crowd path uploads
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> primitive_index;
+  std::vector<ReferenceDrawable> drawables;
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> drawable_index;
+  std::vector<std::uint32_t> group_drawable;  // per primitive group
+  gl::MaterialTextures textures;
+  gl::StateCache cache;
+
+  // Per frame: world matrices of the nodes the groups need, per slot.
+  std::vector<std::int32_t> needed_index;  // per node: column in `worlds`, or -1
+  std::vector<std::uint32_t> needed_nodes;
+  std::vector<glm::mat4> worlds;           // slot × needed_nodes.size()
+  std::vector<glm::mat4> joint_matrices;   // scratch: world(joint) · IBM of one skin
+  std::vector<gl::DeformedVertex> deformed;
+
+  template <class Fn>
+  void for_each_object(Fn&& fn) {
+    fn(program);
+    fn(vertices);
+    for (auto& p : primitives) fn(p.vertices);
+    for (auto& d : drawables) {
+      fn(d.indices);
+      fn(d.vertex_array);
+    }
+    textures.for_each_object(fn);
+  }
+};
+
+namespace {
+
+std::uint32_t primitive_for(ReferenceRenderer::State& state, const Asset& asset,
+                            const PrimitiveGroup& group) {
+  auto key = std::make_pair(group.mesh, group.primitive);
+  if (auto found = state.primitive_index.find(key); found != state.primitive_index.end()) {
+    return found->second;
+  }
+  const Primitive& primitive = asset.meshes.at(group.mesh).primitives.at(group.primitive);
+  state.primitives.push_back(gl::upload_primitive(primitive, gl::DeltaStorage::none, 0, {}));
+  state.normals.push_back(primitive.normals.empty() ? gl::generated_normals(primitive)
+                                                    : primitive.normals);
+  auto index = static_cast<std::uint32_t>(state.primitives.size() - 1);
+  state.primitive_index.emplace(key, index);
+  return index;
+}
+
+ReferenceDrawable make_drawable(const gl::PrimitiveGpu& primitive, GLuint dynamic_vertices,
+                                std::span<const std::uint32_t> indices) {
+  namespace attribute = gl::attribute;
+  ReferenceDrawable drawable;
+  drawable.index_count = static_cast<std::uint32_t>(indices.size());
+  drawable.vertex_array = gl::make_vertex_array();
+  glBindVertexArray(drawable.vertex_array.name());
+  constexpr auto stride = static_cast<GLsizei>(sizeof(gl::DeformedVertex));
+  glBindBuffer(GL_ARRAY_BUFFER, dynamic_vertices);
+  gl::float_attribute(attribute::position, 3, offsetof(gl::DeformedVertex, position), stride);
+  gl::float_attribute(attribute::normal, 3, offsetof(gl::DeformedVertex, normal), stride);
+  gl::float_attribute(attribute::tangent, 4, offsetof(gl::DeformedVertex, tangent), stride);
+  glBindBuffer(GL_ARRAY_BUFFER, primitive.vertices.name());
+  const gl::AttributeLayout& l = primitive.layout;
+  if (l.has_texcoord0) gl::float_attribute(attribute::texcoord0, 2, l.texcoord0);
+  if (l.has_texcoord1) gl::float_attribute(attribute::texcoord1, 2, l.texcoord1);
+  if (l.has_color) gl::float_attribute(attribute::color, 4, l.color);
+  drawable.indices = gl::make_buffer();
+  glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, drawable.indices.name());
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(indices.size_bytes()),
+               indices.data(), GL_STATIC_DRAW);
+  gl::check_gl("glBufferData(GL_ELEMENT_ARRAY_BUFFER)");
+  glBindVertexArray(0);
+  return drawable;
+}
+
+std::uint32_t drawable_for(ReferenceRenderer::State& state, const Crowd& crowd,
+                           const PrimitiveGroup& group) {
+  auto key = std::make_tuple(group.mesh, group.primitive, group.level);
+  if (auto found = state.drawable_index.find(key); found != state.drawable_index.end()) {
+    return found->second;
+  }
+  const std::uint32_t primitive = primitive_for(state, crowd.asset(), group);
+  ReferenceDrawable drawable = make_drawable(state.primitives[primitive], state.vertices.name(),
+                                             crowd.group_indices(group));
+  drawable.primitive = primitive;
+  state.drawables.push_back(std::move(drawable));
+  auto index = static_cast<std::uint32_t>(state.drawables.size() - 1);
+  state.drawable_index.emplace(key, index);
+  return index;
+}
+
+// The skin a group is deformed with (its source node's), or null for rigid groups.
+const Skin* skin_of(const Asset& asset, const PrimitiveGroup& group, const Primitive& primitive) {
+  const std::int32_t skin = asset.nodes[group.source_node].skin;
+  if (group.joint_count == 0 || skin < 0 || primitive.joints0.empty()) return nullptr;
+  return &asset.skins[static_cast<std::size_t>(skin)];
+}
+
+// Uploads what new groups need and lists the nodes whose world matrices the groups read: each
+// group's source node and, for skinned groups, the skin's joints.
+void sync_layout(ReferenceRenderer::State& state, const Crowd& crowd) {
+  const Asset& asset = crowd.asset();
+  const auto groups = crowd.primitive_groups();
+  state.group_drawable.resize(groups.size());
+  state.needed_index.assign(asset.nodes.size(), -1);
+  state.needed_nodes.clear();
+  auto need = [&state](std::uint32_t node) {
+    if (state.needed_index[node] >= 0) return;
+    state.needed_index[node] = static_cast<std::int32_t>(state.needed_nodes.size());
+    state.needed_nodes.push_back(node);
+  };
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const PrimitiveGroup& group = groups[i];
+    state.group_drawable[i] = drawable_for(state, crowd, group);
+    need(group.source_node);
+    const Primitive& primitive = asset.meshes[group.mesh].primitives[group.primitive];
+    if (const Skin* skin = skin_of(asset, group, primitive)) {
+      for (std::uint32_t joint : skin->joints) need(joint);
+    }
+  }
+}
+
+}  // namespace
+
+ReferenceRenderer::ReferenceRenderer(const Crowd& crowd) : crowd_(&crowd) {
+  const gl::ShaderDialect dialect = gl::plain_dialect("ReferenceRenderer");
+  auto state = std::make_unique<State>();
+  state->egl_context = gl::current_egl_context();
+  try {
+    state->program = gl::link_program("reference_program",
+                                      gl::reference_vertex_source(dialect).c_str(),
+                                      gl::fragment_source(dialect).c_str());
+    state->view_projection = glGetUniformLocation(state->program.name(), "u_view_projection");
+    state->material_uniforms = gl::find_material_uniforms(state->program.name());
+    state->vertices = gl::make_dynamic_buffer(16);
+    if (!crowd.destroyed()) {
+      state->textures = gl::MaterialTextures(crowd.asset());
+      sync_layout(*state, crowd);
+    }
+  } catch (...) {
+    state->for_each_object([](gl::Object& o) { o.reset(); });
+    throw;
+  }
+  state_ = std::move(state);
+}
+
+ReferenceRenderer::~ReferenceRenderer() { destroy(); }
+
+std::size_t ReferenceRenderer::object_count() const noexcept {
+  if (!state_) return 0;
+  std::size_t count = 0;
+  state_->for_each_object([&count](gl::Object& o) { count += o ? 1 : 0; });
+  return count;
+}
+
+void ReferenceRenderer::destroy() noexcept {
+  if (!state_) return;
+  const bool alive = state_->egl_context == nullptr ||
+                     state_->egl_context == gl::current_egl_context();
+  state_->for_each_object([alive](gl::Object& o) {
+    if (alive) {
+      o.reset();
+    } else {
+      o.abandon();
+    }
+  });
+  state_.reset();
+}
+
+std::uint32_t ReferenceRenderer::draw(const Crowd& crowd, const Camera& camera) {
+  stats_ = {};
+  if (&crowd != crowd_) {
+    throw Error("ReferenceRenderer.draw(crowd)", "wrong_crowd",
+                "the crowd differs from the one this renderer was created for");
+  }
+  if (!state_ || crowd.destroyed()) return 0;
+  State& state = *state_;
+  sync_layout(state, crowd);
+  const Asset& asset = crowd.asset();
+
+  // Every live actor's world matrices of the needed nodes, straight from the public API.
+  const std::vector<Actor> actors = crowd.actors();
+  const std::size_t columns = state.needed_nodes.size();
+  state.worlds.resize(actors.size() * columns);
+  for (std::size_t slot = 0; slot < actors.size(); ++slot) {
+    for (std::size_t k = 0; k < columns; ++k) {
+      state.worlds[slot * columns + k] = actors[slot].node_world(state.needed_nodes[k]);
+    }
+  }
+  auto world = [&](std::uint32_t slot, std::uint32_t node) -> const glm::mat4& {
+    return state.worlds[slot * columns + static_cast<std::size_t>(state.needed_index[node])];
+  };
+
+  gl::StateCache& cache = state.cache;
+  cache.invalidate();
+  cache.use_program(state.program.name());
+  glUniformMatrix4fv(state.view_projection, 1, GL_FALSE,
+                     glm::value_ptr(camera.projection * camera.view));
+  gl::set_lighting(state.material_uniforms, camera);
+  gl::begin_frame();
+
+  const auto groups = crowd.primitive_groups();
+  for (const bool blended_pass : {false, true}) {
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const PrimitiveGroup& group = groups[i];
+      const ReferenceDrawable& d = state.drawables[state.group_drawable[i]];
+      const gl::PrimitiveGpu& p = state.primitives[d.primitive];
+      if (group.instances.empty() || gl::is_blended(asset, p.material) != blended_pass) continue;
+      const Primitive& primitive = asset.meshes[group.mesh].primitives[group.primitive];
+      const Skin* skin = skin_of(asset, group, primitive);
+      const std::uint32_t weight_offset = asset.weight_offsets[group.source_node];
+      const std::uint32_t weight_count = asset.weight_counts[group.source_node];
+      state.deformed.resize(primitive.vertex_count());
+      state.joint_matrices.resize(skin != nullptr ? skin->joints.size() : 0);
+
+      cache.bind_vertex_array(d.vertex_array.name());
+      gl::bind_material(cache, state.material_uniforms, state.textures, asset, p.material,
+                        !primitive.tangents.empty(), false);
+      gl::set_material_state(cache, asset, p.material);
+      for (const std::uint32_t slot : group.instances) {
+        const glm::mat4& node_world = world(slot, group.source_node);
+        if (skin != nullptr) {
+          for (std::size_t j = 0; j < skin->joints.size(); ++j) {
+            state.joint_matrices[j] = world(slot, skin->joints[j]) * skin->inverse_bind_matrices[j];
+          }
+        }
+        const gl::DeformJob job{
+            .primitive = &primitive,
+            .normals = state.normals[d.primitive],
+            .weights = actors[slot].morph_weights().subspan(weight_offset, weight_count),
+            .joint_matrices = state.joint_matrices,
+            .world = node_world,
+            .out = state.deformed,
+        };
+        if (!job.run()) {
+          throw Error(fmt::format("meshes[{}].primitives[{}]", group.mesh, group.primitive),
+                      "reference_deform", "the primitive's skin data does not match its skin");
+        }
+        cache.replace_vertices(state.vertices.name(),
+                               static_cast<GLsizeiptr>(state.deformed.size() *
+                                                       sizeof(gl::DeformedVertex)),
+                               state.deformed.data());
+        // glTF 2.0 "Instantiation": a mirroring transform (det < 0) reverses the front-face winding.
+        cache.set_front_face(glm::determinant(glm::mat3(node_world)) < 0.0f ? GL_CW : GL_CCW);
+        cache.draw_elements(p.mode, static_cast<GLsizei>(std::min(group.index_count, d.index_count)));
+        stats_.triangles += group.triangle_count;
+      }
+      stats_.instances += static_cast<std::uint32_t>(group.instances.size());
+    }
+  }
+  cache.bind_vertex_array(0);
+  cache.set_depth_mask(true);
+  gl::check_gl("glDrawElements");
+  stats_.draws = cache.draws();
+  stats_.upload_bytes = cache.upload_bytes();
+  return stats_.draws;
+}
+
+}  // namespace gltf_crowd

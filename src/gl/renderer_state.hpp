@@ -1,0 +1,72 @@
+// GPU objects behind CrowdRenderer.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "gl/gl_object.hpp"
+#include "gl/material.hpp"
+#include "gl/palette_store.hpp"
+#include "gl/primitive_upload.hpp"
+#include "gl/state_cache.hpp"
+#include "gltf_crowd/gl.hpp"
+
+namespace gltf_crowd::gl {
+
+// Uniform locations of the crowd vertex shader (shaders.cpp, crowd_vertex_body and preludes).
+struct CrowdUniforms {
+  GLint view_projection = -1, skinned = -1, eight_influences = -1, target_count = -1,
+        vertex_count = -1, normal_block = -1, tangent_block = -1,
+        joint_count = -1, weight_quads = -1,  // storage buffer prelude
+        delta_width = -1;                     // texture prelude
+};
+
+}  // namespace gltf_crowd::gl
+
+namespace gltf_crowd {
+
+struct CrowdRenderer::State {
+  void* egl_context = nullptr;  // context current at creation
+  PaletteStorage storage = PaletteStorage::storage_buffer;
+  gl::StorageLimits limits;
+  gl::Object program;
+  gl::CrowdUniforms uniforms;
+  gl::MaterialUniforms material_uniforms;
+  gl::Object dummy;  // storage path: bound to storage bindings a draw does not read
+  std::vector<gl::PrimitiveGpu> primitives;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> primitive_index;  // (mesh, prim)
+  std::vector<gl::DrawableGpu> drawables;
+  // (mesh, primitive, level): a level's indices are the same for every node drawing that mesh.
+  std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, std::uint32_t> drawable_index;
+  gl::MaterialTextures textures;
+  std::vector<gl::StreamGpu> streams;
+  std::vector<gl::GroupGpu> groups;
+  gl::StateCache cache;
+
+  // Calls fn(gl::Object&) for every owned object.
+  template <class Fn>
+  void for_each_object(Fn&& fn) {
+    fn(program);
+    fn(dummy);
+    for (auto& p : primitives) {
+      fn(p.vertices);
+      fn(p.morph_deltas);
+    }
+    for (auto& d : drawables) {
+      fn(d.indices);
+      fn(d.vertex_array);
+    }
+    textures.for_each_object(fn);
+    for (auto& s : streams) {
+      fn(s.transforms);
+      fn(s.palette);
+      fn(s.weights);
+    }
+    for (auto& g : groups) fn(g.instances);
+  }
+};
+
+}  // namespace gltf_crowd

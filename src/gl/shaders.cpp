@@ -1,0 +1,337 @@
+// GLSL texts, embedded so the library never loads files at run time. Based on: glTF 2.0
+// §3.7.2.1 (attributes), §3.7.3 (skinning), §3.9 and Appendix B (metallic-roughness BRDF:
+// GGX distribution, height-correlated Smith visibility, Schlick Fresnel), SPEC §4 (palettes as
+// three affine rows), Schüler 2006 "Normal Mapping without Precomputed Tangents" (the tangent
+// frame from screen-space derivatives when a primitive has no TANGENT).
+#include "gl/shaders.hpp"
+
+#include <fmt/format.h>
+
+#include "gltf_crowd/error.hpp"
+
+namespace gltf_crowd::gl {
+namespace {
+
+std::string version(ShaderDialect dialect) {
+  switch (dialect) {
+    case ShaderDialect::glsl430: return "#version 430 core\n";
+    case ShaderDialect::glsl330: return "#version 330 core\n";
+    case ShaderDialect::essl300:
+      return "#version 300 es\n"
+             "precision highp float;\nprecision highp int;\n"
+             "precision highp sampler2D;\nprecision highp usampler2D;\n";
+  }
+  return {};
+}
+
+// Rows as in crowd.hpp: point p maps to (dot(row0, p), dot(row1, p), dot(row2, p)), p.w = 1.
+// Morph weights are read four at a time (NodeStream::weight_stride is a multiple of 4).
+constexpr const char* storage_prelude = R"glsl(
+layout(std430, binding = 0) readonly buffer Transforms { vec4 transform_rows[]; };
+layout(std430, binding = 1) readonly buffer Palette { vec4 palette_rows[]; };
+layout(std430, binding = 2) readonly buffer Instances { uint instance_slots[]; };
+layout(std430, binding = 3) readonly buffer MorphDeltas { vec4 morph_deltas[]; };
+layout(std430, binding = 4) readonly buffer MorphWeights { vec4 morph_weight_quads[]; };
+uniform uint u_joint_count;   // palette stride per slot, in joints
+uniform uint u_weight_quads;  // weight_stride / 4
+
+uint instance_slot() { return instance_slots[gl_InstanceID]; }
+vec4 transform_row(uint slot, uint row) { return transform_rows[slot * 3u + row]; }
+vec4 palette_row(uint slot, uint joint, uint row) {
+  return palette_rows[(slot * u_joint_count + joint) * 3u + row];
+}
+vec4 morph_weights4(uint slot, uint quad) { return morph_weight_quads[slot * u_weight_quads + quad]; }
+vec3 morph_delta(uint index) { return morph_deltas[index].xyz; }
+)glsl";
+
+// Texel row = slot: 3 texels per instance transform, 3 per joint, one per 4 morph weights.
+// Morph deltas are a flat texel array wrapped at u_delta_width texels per row.
+constexpr const char* texture_prelude = R"glsl(
+uniform sampler2D u_transform_texture;
+uniform sampler2D u_palette_texture;
+uniform highp usampler2D u_instance_texture;
+uniform sampler2D u_morph_delta_texture;
+uniform sampler2D u_morph_weight_texture;
+uniform uint u_delta_width;
+
+uint instance_slot() { return texelFetch(u_instance_texture, ivec2(0, gl_InstanceID), 0).r; }
+vec4 transform_row(uint slot, uint row) {
+  return texelFetch(u_transform_texture, ivec2(int(row), int(slot)), 0);
+}
+vec4 palette_row(uint slot, uint joint, uint row) {
+  return texelFetch(u_palette_texture, ivec2(int(joint * 3u + row), int(slot)), 0);
+}
+vec4 morph_weights4(uint slot, uint quad) {
+  return texelFetch(u_morph_weight_texture, ivec2(int(quad), int(slot)), 0);
+}
+vec3 morph_delta(uint index) {
+  return texelFetch(u_morph_delta_texture,
+                    ivec2(int(index % u_delta_width), int(index / u_delta_width)), 0).xyz;
+}
+)glsl";
+
+constexpr const char* vertex_outputs = R"glsl(
+out vec3 v_position;    // world space
+out vec3 v_normal;      // world space, unit length
+out vec4 v_tangent;     // world space xyz, w = handedness (flipped with a mirroring transform)
+out vec2 v_texcoord0;
+out vec2 v_texcoord1;
+out vec4 v_color;
+flat out int v_mirrored;  // 1 when the instance transform has det < 0
+)glsl";
+
+constexpr const char* crowd_vertex_body = R"glsl(
+layout(location = 0) in vec3 a_position;
+layout(location = 1) in vec3 a_normal;
+layout(location = 2) in vec4 a_tangent;
+layout(location = 3) in vec2 a_texcoord0;
+layout(location = 4) in vec2 a_texcoord1;
+layout(location = 5) in vec4 a_color;
+layout(location = 6) in uvec4 a_joints0;
+layout(location = 7) in vec4 a_weights0;
+layout(location = 8) in uvec4 a_joints1;
+layout(location = 9) in vec4 a_weights1;
+
+uniform mat4 u_view_projection;
+uniform bool u_skinned;
+uniform bool u_eight_influences;  // JOINTS_1/WEIGHTS_1 present
+uniform uint u_target_count;      // morph targets of this primitive, 0 = none
+uniform uint u_vertex_count;
+uniform uint u_normal_block;      // delta block holding normal deltas; 0 = none (0 = positions)
+uniform uint u_tangent_block;     // delta block holding tangent deltas; 0 = none
+
+// Rows of an affine matrix as a mat4 (GLSL matrices are column-major).
+mat4 affine(vec4 row0, vec4 row1, vec4 row2) {
+  return transpose(mat4(row0, row1, row2, vec4(0.0, 0.0, 0.0, 1.0)));
+}
+
+vec3 safe_normalize(vec3 v) { return dot(v, v) > 0.0 ? normalize(v) : vec3(0.0, 0.0, 1.0); }
+
+void main() {
+  uint slot = instance_slot();
+  vec3 position = a_position;
+  vec3 normal = a_normal;
+  vec3 tangent = a_tangent.xyz;
+
+  // Morph targets: delta of target t for vertex v at block · T · V + t · V + v.
+  uint block = u_target_count * u_vertex_count;
+  for (uint t = 0u; t < u_target_count; ++t) {
+    float w = morph_weights4(slot, t / 4u)[t % 4u];
+    if (w == 0.0) continue;
+    uint v = t * u_vertex_count + uint(gl_VertexID);
+    position += w * morph_delta(v);
+    if (u_normal_block != 0u) normal += w * morph_delta(u_normal_block * block + v);
+    if (u_tangent_block != 0u) tangent += w * morph_delta(u_tangent_block * block + v);
+  }
+
+  mat4 instance = affine(transform_row(slot, 0u), transform_row(slot, 1u), transform_row(slot, 2u));
+  mat4 model = instance;
+  if (u_skinned) {
+    // Linear blend skinning: Σ wᵢ · paletteᵢ, blended row by row (SPEC §4).
+    vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
+    for (int k = 0; k < 4; ++k) {
+      float w = a_weights0[k];
+      if (w == 0.0) continue;
+      uint j = a_joints0[k];
+      r0 += w * palette_row(slot, j, 0u); r1 += w * palette_row(slot, j, 1u); r2 += w * palette_row(slot, j, 2u);
+    }
+    if (u_eight_influences) {
+      for (int k = 0; k < 4; ++k) {
+        float w = a_weights1[k];
+        if (w == 0.0) continue;
+        uint j = a_joints1[k];
+        r0 += w * palette_row(slot, j, 0u); r1 += w * palette_row(slot, j, 1u); r2 += w * palette_row(slot, j, 2u);
+      }
+    }
+    model = instance * affine(r0, r1, r2);  // the instance transform applies after skinning
+  }
+
+  // Normals: the cofactor matrix is det · inverse-transpose, right for non-uniform scale; the
+  // sign of det keeps mirroring transforms from turning normals inside out. Tangents are
+  // directions (w = 0), so the linear part alone moves them.
+  vec3 c0 = model[0].xyz, c1 = model[1].xyz, c2 = model[2].xyz;
+  float handedness = dot(c0, cross(c1, c2)) < 0.0 ? -1.0 : 1.0;
+  mat3 cofactor = mat3(cross(c1, c2), cross(c2, c0), cross(c0, c1));
+  v_normal = safe_normalize(handedness * (cofactor * normal));
+  v_tangent = vec4(mat3(model) * tangent, a_tangent.w * handedness);
+  vec4 world = model * vec4(position, 1.0);
+  v_position = world.xyz;
+  v_texcoord0 = a_texcoord0;
+  v_texcoord1 = a_texcoord1;
+  v_color = a_color;
+  v_mirrored = determinant(mat3(instance)) < 0.0 ? 1 : 0;
+  gl_Position = u_view_projection * world;
+}
+)glsl";
+
+constexpr const char* reference_vertex_body = R"glsl(
+layout(location = 0) in vec3 a_position;  // world space, morphed and skinned on the CPU
+layout(location = 1) in vec3 a_normal;    // world space, unit length
+layout(location = 2) in vec4 a_tangent;   // world space, w = handedness
+layout(location = 3) in vec2 a_texcoord0;
+layout(location = 4) in vec2 a_texcoord1;
+layout(location = 5) in vec4 a_color;
+
+uniform mat4 u_view_projection;
+
+void main() {
+  v_position = a_position;
+  v_normal = a_normal;
+  v_tangent = a_tangent;
+  v_texcoord0 = a_texcoord0;
+  v_texcoord1 = a_texcoord1;
+  v_color = a_color;
+  v_mirrored = 0;  // the reference sets the winding per draw with glFrontFace
+  gl_Position = u_view_projection * vec4(a_position, 1.0);
+}
+)glsl";
+
+constexpr const char* fragment_body = R"glsl(
+in vec3 v_position;
+in vec3 v_normal;
+in vec4 v_tangent;
+in vec2 v_texcoord0;
+in vec2 v_texcoord1;
+in vec4 v_color;
+flat in int v_mirrored;
+
+uniform vec4 u_base_color_factor;   // linear
+uniform float u_metallic_factor;
+uniform float u_roughness_factor;
+uniform vec3 u_emissive_factor;
+uniform float u_normal_scale;
+uniform float u_occlusion_strength;
+// TEXCOORD set of each material texture: 0 or 1; -1 when the material has no such texture.
+uniform int u_base_color_uv;
+uniform int u_metallic_roughness_uv;
+uniform int u_normal_uv;
+uniform int u_occlusion_uv;
+uniform int u_emissive_uv;
+uniform sampler2D u_base_color_texture;          // sRGB texture: sampling returns linear
+uniform sampler2D u_metallic_roughness_texture;  // linear: G roughness, B metallic
+uniform sampler2D u_normal_texture;              // linear, tangent space
+uniform sampler2D u_occlusion_texture;           // linear, R
+uniform sampler2D u_emissive_texture;            // sRGB texture
+uniform int u_alpha_mode;           // 0 OPAQUE, 1 MASK, 2 BLEND
+uniform float u_alpha_cutoff;
+uniform bool u_double_sided;
+uniform bool u_has_tangents;        // v_tangent is valid
+uniform bool u_instance_winding;    // cull by v_mirrored here: the group mixes windings
+uniform vec4 u_eye;                 // w = 1: viewer position; w = 0: unit vector toward it
+uniform vec3 u_to_light;            // unit vector toward the light
+uniform vec3 u_light_color;         // irradiance of a surface facing the light
+uniform vec3 u_ambient_color;
+
+out vec4 frag_color;
+
+const float pi = 3.14159265;
+
+vec2 texcoord(int set) { return set == 1 ? v_texcoord1 : v_texcoord0; }
+
+vec3 srgb_encode(vec3 linear) {
+  vec3 c = clamp(linear, 0.0, 1.0);
+  return mix(12.92 * c, 1.055 * pow(c, vec3(1.0 / 2.4)) - 0.055, step(vec3(0.0031308), c));
+}
+
+void main() {
+  // Derivatives before any discard: afterwards they are undefined in non-uniform control flow.
+  vec3 dp_dx = dFdx(v_position), dp_dy = dFdy(v_position);
+  vec2 normal_uv = texcoord(u_normal_uv);
+  vec2 duv_dx = dFdx(normal_uv), duv_dy = dFdy(normal_uv);
+
+  vec4 base = u_base_color_factor * v_color;
+  if (u_base_color_uv >= 0) base *= texture(u_base_color_texture, texcoord(u_base_color_uv));
+  if (u_alpha_mode == 1 && base.a < u_alpha_cutoff) discard;
+
+  // With mixed windings the hardware cannot cull; a mirrored instance's front faces arrive
+  // with the opposite winding, so its facing is gl_FrontFacing inverted.
+  bool front = u_instance_winding ? (gl_FrontFacing != (v_mirrored != 0)) : gl_FrontFacing;
+  if (u_instance_winding && !u_double_sided && !front) discard;
+
+  vec3 n = normalize(v_normal);
+  vec3 t = vec3(1.0, 0.0, 0.0), b = vec3(0.0, 1.0, 0.0);
+  if (u_normal_uv >= 0) {
+    if (u_has_tangents) {
+      t = normalize(v_tangent.xyz - n * dot(n, v_tangent.xyz));
+      b = cross(n, t) * v_tangent.w;
+    } else {
+      vec3 q1 = cross(dp_dy, n), q2 = cross(n, dp_dx);
+      t = q1 * duv_dx.x + q2 * duv_dy.x;
+      b = q1 * duv_dx.y + q2 * duv_dy.y;
+      float scale = inversesqrt(max(max(dot(t, t), dot(b, b)), 1e-30));
+      t *= scale;
+      b *= scale;
+    }
+  }
+  if (!front) {  // the back of a double-sided surface: the whole frame flips (glTF 2.0 §3.9.6)
+    n = -n; t = -t; b = -b;
+  }
+  if (u_normal_uv >= 0) {
+    vec3 m = texture(u_normal_texture, texcoord(u_normal_uv)).xyz * 2.0 - 1.0;
+    n = normalize(mat3(t, b, n) * vec3(m.xy * u_normal_scale, m.z));
+  }
+
+  float metallic = u_metallic_factor, roughness = u_roughness_factor;
+  if (u_metallic_roughness_uv >= 0) {
+    vec4 mr = texture(u_metallic_roughness_texture, texcoord(u_metallic_roughness_uv));
+    roughness *= mr.g;
+    metallic *= mr.b;
+  }
+  metallic = clamp(metallic, 0.0, 1.0);
+  roughness = clamp(roughness, 0.03, 1.0);
+  float occlusion = 1.0;
+  if (u_occlusion_uv >= 0) {
+    occlusion += u_occlusion_strength *
+                 (texture(u_occlusion_texture, texcoord(u_occlusion_uv)).r - 1.0);
+  }
+  vec3 emissive = u_emissive_factor;
+  if (u_emissive_uv >= 0) emissive *= texture(u_emissive_texture, texcoord(u_emissive_uv)).rgb;
+
+  vec3 v = normalize(u_eye.w > 0.5 ? u_eye.xyz - v_position : u_eye.xyz);
+  vec3 l = u_to_light;
+  vec3 h = dot(l + v, l + v) > 1e-12 ? normalize(l + v) : n;
+  float n_l = max(dot(n, l), 0.0);
+  float n_v = max(abs(dot(n, v)), 1e-4);
+  float n_h = max(dot(n, h), 0.0);
+  float v_h = max(dot(v, h), 0.0);
+  vec3 f0 = mix(vec3(0.04), base.rgb, metallic);
+  vec3 diffuse_color = base.rgb * (1.0 - metallic);
+  float a2 = roughness * roughness * roughness * roughness;  // α = roughness²
+  float dn = n_h * n_h * (a2 - 1.0) + 1.0;
+  float distribution = a2 / (pi * dn * dn);
+  float visibility = 0.5 / max(n_l * sqrt(n_v * n_v * (1.0 - a2) + a2) +
+                               n_v * sqrt(n_l * n_l * (1.0 - a2) + a2), 1e-6);
+  vec3 fresnel = f0 + (1.0 - f0) * pow(1.0 - v_h, 5.0);
+  // The BRDF times π, so that a white Lambert surface facing the light shows light_color.
+  vec3 direct = ((1.0 - fresnel) * diffuse_color + pi * fresnel * distribution * visibility) *
+                u_light_color * n_l;
+  vec3 ambient = u_ambient_color * (diffuse_color + f0) * occlusion;
+  frag_color = vec4(srgb_encode(direct + ambient + emissive), u_alpha_mode == 2 ? base.a : 1.0);
+}
+)glsl";
+
+}  // namespace
+
+ShaderDialect plain_dialect(const char* who) {
+  const bool desktop = epoxy_is_desktop_gl();
+  const int version = epoxy_gl_version();
+  if (desktop ? version >= 33 : version >= 30) {
+    return desktop ? ShaderDialect::glsl330 : ShaderDialect::essl300;
+  }
+  throw Error(who, "gl_version",
+              fmt::format("needs OpenGL 3.3 core or OpenGL ES 3.0; the current context is {} {}.{}",
+                          desktop ? "OpenGL" : "OpenGL ES", version / 10, version % 10));
+}
+
+std::string crowd_vertex_source(ShaderDialect dialect, bool storage_buffers) {
+  return version(dialect) + (storage_buffers ? storage_prelude : texture_prelude) +
+         vertex_outputs + crowd_vertex_body;
+}
+
+std::string reference_vertex_source(ShaderDialect dialect) {
+  return version(dialect) + vertex_outputs + reference_vertex_body;
+}
+
+std::string fragment_source(ShaderDialect dialect) { return version(dialect) + fragment_body; }
+
+}  // namespace gltf_crowd::gl

@@ -1,0 +1,61 @@
+// GLSL sources of the crowd and reference programs, composed per dialect from one body each: a
+// version line (plus precisions for ES), then for the crowd vertex shader a prelude that defines
+// how palettes are fetched (storage buffers or texelFetch), then the shared body. The fragment
+// shader (materials and lighting) is the same text for every program and dialect, so the
+// instanced and the reference images differ only by the vertex data they are given.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <epoxy/gl.h>
+
+namespace gltf_crowd::gl {
+
+enum class ShaderDialect : std::uint8_t {
+  glsl430,  // desktop OpenGL 4.3 core: storage buffers
+  glsl330,  // desktop OpenGL 3.3 core
+  essl300,  // OpenGL ES 3.0
+};
+
+// Vertex attribute locations shared by every program. Attributes a primitive lacks stay
+// disabled with constant values set per frame (tangent (1, 0, 0, 1), texcoords 0, color 1).
+namespace attribute {
+inline constexpr GLuint position = 0, normal = 1, tangent = 2, texcoord0 = 3, texcoord1 = 4,
+                        color = 5, joints0 = 6, weights0 = 7, joints1 = 8, weights1 = 9;
+}
+
+// Texture units: the five material textures, then the texture palette path's data. Each
+// sampler has its own unit, since two sampler types on one unit are a draw-time error.
+namespace unit {
+inline constexpr GLint base_color = 0, metallic_roughness = 1, normal = 2, occlusion = 3,
+                       emissive = 4, transforms = 5, palette = 6, instances = 7,
+                       morph_deltas = 8, morph_weights = 9;
+inline constexpr GLint count = 10;
+}
+
+// Storage buffer bindings of the storage_buffer path (std430).
+namespace binding {
+inline constexpr GLuint transforms = 0, palette = 1, instances = 2, morph_deltas = 3,
+                        morph_weights = 4;
+inline constexpr GLuint count = 5;
+}
+
+// The dialect of the current context for programs without storage buffers: GLSL 330 core on
+// desktop OpenGL 3.3+, GLSL ES 300 on OpenGL ES 3.0+. Throws Error (path `who`, rule
+// "gl_version") on anything older.
+ShaderDialect plain_dialect(const char* who);
+
+// Crowd vertex shader. Storage buffers need glsl430; the texture path takes glsl330 or essl300.
+// Palette rows, instance transform rows and morph weights are read through instance_slot(),
+// transform_row(), palette_row(), morph_weights4() and morph_delta(), which the prelude defines.
+std::string crowd_vertex_source(ShaderDialect dialect, bool storage_buffers);
+
+// Reference vertex shader: positions, normals and tangents arrive already in world space.
+std::string reference_vertex_source(ShaderDialect dialect);
+
+// The fragment shader of both programs: glTF metallic-roughness, one directional light plus
+// ambient, sRGB-encoded output.
+std::string fragment_source(ShaderDialect dialect);
+
+}  // namespace gltf_crowd::gl

@@ -1,0 +1,202 @@
+// The levels of an asset (SPEC §7 "Levels", "Thresholds"): authored MSFT_lod levels mapped back
+// to their highest-detail node, else generated index-only levels, else none; thresholds; the
+// per-level cost of one actor that the vertex budget spends.
+// Based on: MSFT_lod (github.com/KhronosGroup/glTF, extensions/2.0/Vendor/MSFT_lod): node ids
+// of progressively lower detail, and extras.MSFT_screencoverage hints, best level first.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "gltf_crowd/error.hpp"
+#include "lod/bounds.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+constexpr float kDefaultThresholds[] = {0.5f, 0.2f, 0.01f};
+
+std::uint32_t triangles_of(PrimitiveMode mode, std::size_t indices) {
+  switch (mode) {
+    case PrimitiveMode::triangles: return static_cast<std::uint32_t>(indices / 3);
+    case PrimitiveMode::triangle_strip:
+    case PrimitiveMode::triangle_fan: return indices >= 3 ? static_cast<std::uint32_t>(indices - 2) : 0;
+    default: return 0;
+  }
+}
+
+LodNodeLevel authored_level(const Asset& asset, std::uint32_t node) {
+  LodNodeLevel level{node, asset.nodes[node].mesh, {}};
+  if (level.mesh < 0) return level;
+  const Mesh& mesh = asset.meshes[static_cast<std::size_t>(level.mesh)];
+  for (std::size_t p = 0; p < mesh.primitives.size(); ++p) {
+    const Primitive& primitive = mesh.primitives[p];
+    level.primitives.push_back({static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(primitive.indices.size()),
+                                triangles_of(primitive.mode, primitive.indices.size()), {}});
+  }
+  return level;
+}
+
+// A level draws with its source node's palette, so its skin must bind the same joints, and its
+// joint indices must fit that palette.
+void check_level_skin(const Asset& asset, std::uint32_t source, std::size_t k) {
+  const std::uint32_t id = asset.nodes[source].lod_ids[k];
+  const Node& level = asset.nodes[id];
+  if (level.mesh < 0) return;
+  const std::string path = fmt::format("nodes[{}].extensions.MSFT_lod.ids[{}]", source, k);
+  const std::int32_t skin = asset.nodes[source].skin;
+  const std::vector<std::uint32_t>* joints = skin >= 0 ? &asset.skins[static_cast<std::size_t>(skin)].joints : nullptr;
+  if (level.skin >= 0 && (joints == nullptr || asset.skins[static_cast<std::size_t>(level.skin)].joints != *joints))
+    throw Error(path, "lod_skin_mismatch",
+                fmt::format("node {} is skinned by skins[{}], whose joints differ from node {}'s skin", id, level.skin, source));
+  for (const Primitive& primitive : asset.meshes[static_cast<std::size_t>(level.mesh)].primitives) {
+    if (primitive.joints0.empty()) continue;
+    if (joints == nullptr)
+      throw Error(path, "lod_skin_mismatch", fmt::format("node {} has skinned primitives but node {} has no skin", id, source));
+    const auto fits = [&](const std::vector<glm::u16vec4>& set) {
+      return std::all_of(set.begin(), set.end(), [&](const glm::u16vec4& j) {
+        return glm::all(glm::lessThan(j, glm::u16vec4(static_cast<std::uint16_t>(std::min<std::size_t>(joints->size(), 0xFFFF)))));
+      });
+    };
+    if (!fits(primitive.joints0) || !fits(primitive.joints1))
+      throw Error(path, "lod_skin_mismatch",
+                  fmt::format("node {} uses joints beyond the {} of node {}'s skin", id, joints->size(), source));
+  }
+}
+
+// Reachable visible mesh nodes in depth-first scene order (as the crowd draws them), minus the
+// nodes that are another drawn node's MSFT_lod alternative.
+std::vector<std::uint32_t> source_nodes(const Asset& asset) {
+  std::vector<std::uint32_t> drawn;
+  std::vector<std::uint32_t> stack(asset.scene_roots.rbegin(), asset.scene_roots.rend());
+  while (!stack.empty()) {
+    const std::uint32_t n = stack.back();
+    stack.pop_back();
+    const Node& node = asset.nodes[n];
+    if (!node.visible) continue;
+    stack.insert(stack.end(), node.children.rbegin(), node.children.rend());
+    if (node.mesh >= 0) drawn.push_back(n);
+  }
+  std::vector<bool> alternative(asset.nodes.size(), false);
+  for (std::uint32_t n : drawn)
+    for (std::uint32_t id : asset.nodes[n].lod_ids) alternative[id] = true;
+  std::erase_if(drawn, [&](std::uint32_t n) { return alternative[n]; });
+  return drawn;
+}
+
+void generate_levels(const Asset& asset, const LodOptions& options, LodModel& model) {
+  // A mesh drawn by several nodes is simplified once.
+  std::map<std::int32_t, std::vector<std::vector<std::vector<std::uint32_t>>>> by_mesh;
+  bool reduced = false;
+  for (const LodSourceNode& source : model.sources) {
+    const std::int32_t mesh = source.levels[0].mesh;
+    if (by_mesh.contains(mesh)) continue;
+    auto& primitives = by_mesh[mesh];
+    for (const Primitive& primitive : asset.meshes[static_cast<std::size_t>(mesh)].primitives) {
+      primitives.push_back(simplify_levels(primitive, options.ratios, options.preserve_boundary));
+      for (const auto& level : primitives.back()) reduced = reduced || level.size() < primitive.indices.size();
+    }
+  }
+  if (!reduced) return;
+  model.source = LodSource::generated;
+  for (LodSourceNode& source : model.sources) {
+    const LodNodeLevel base = source.levels[0];
+    const Mesh& mesh = asset.meshes[static_cast<std::size_t>(base.mesh)];
+    const auto& primitives = by_mesh[base.mesh];
+    for (std::size_t r = 0; r < options.ratios.size(); ++r) {
+      LodNodeLevel level{base.node, base.mesh, {}};
+      for (std::size_t p = 0; p < primitives.size(); ++p) {
+        const Primitive& primitive = mesh.primitives[p];
+        const std::vector<std::uint32_t>& indices = primitives[p][r];
+        const std::size_t count = indices.size();
+        // Unreduced primitives draw the asset's own indices.
+        level.primitives.push_back({static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(count),
+                                    triangles_of(primitive.mode, count),
+                                    count < primitive.indices.size() ? indices : std::vector<std::uint32_t>{}});
+      }
+      source.levels.push_back(std::move(level));
+    }
+  }
+}
+
+std::vector<float> resolve_thresholds(const Asset& asset, const LodOptions& options, const LodModel& model) {
+  if (!options.screen_coverage.empty()) return options.screen_coverage;
+  if (model.source == LodSource::authored)
+    for (const LodSourceNode& source : model.sources)
+      if (const std::vector<float>& hints = asset.nodes[source.node].lod_screen_coverage; !hints.empty()) {
+        for (std::size_t i = 0; i < hints.size(); ++i)
+          if (!(hints[i] > 0.0f && std::isfinite(hints[i])) || (i > 0 && hints[i] > hints[i - 1]))
+            throw Error(fmt::format("nodes[{}].extras.MSFT_screencoverage[{}]", source.node, i), "lod_screen_coverage",
+                        fmt::format("{} must be finite, > 0 and not above the previous hint", hints[i]));
+        return hints;
+      }
+  std::vector<float> thresholds(std::begin(kDefaultThresholds), std::end(kDefaultThresholds));
+  while (thresholds.size() < model.level_count) thresholds.push_back(thresholds.back() * 0.5f);
+  return thresholds;
+}
+
+}  // namespace
+
+std::string_view to_string(LodSource source) noexcept {
+  switch (source) {
+    case LodSource::authored: return "authored";
+    case LodSource::generated: return "generated";
+    default: return "none";
+  }
+}
+
+void validate_lod_options(const LodOptions& options) {
+  for (std::size_t i = 0; i < options.ratios.size(); ++i) {
+    const float r = options.ratios[i];
+    if (!(r > 0.0f && r < 1.0f) || (i > 0 && !(r < options.ratios[i - 1])))
+      throw Error(fmt::format("lod.ratios[{}]", i), "lod_ratio",
+                  fmt::format("{} must be in (0, 1) and below the previous ratio", r));
+  }
+  for (std::size_t i = 0; i < options.screen_coverage.size(); ++i) {
+    const float t = options.screen_coverage[i];
+    if (!(t > 0.0f && std::isfinite(t)) || (i > 0 && t > options.screen_coverage[i - 1]))
+      throw Error(fmt::format("lod.screen_coverage[{}]", i), "lod_screen_coverage",
+                  fmt::format("{} must be finite, > 0 and not above the previous threshold", t));
+  }
+  if (!(options.hysteresis >= 0.0f && options.hysteresis < 1.0f))
+    throw Error("lod.hysteresis", "lod_hysteresis", fmt::format("{} is not in [0, 1)", options.hysteresis));
+}
+
+LodModel build_lod_model(const Asset& asset, const LodOptions& options) {
+  validate_lod_options(options);
+  LodModel model;
+  const std::vector<std::uint32_t> nodes = source_nodes(asset);
+  const bool authored = std::any_of(nodes.begin(), nodes.end(), [&](std::uint32_t n) { return !asset.nodes[n].lod_ids.empty(); });
+  for (std::uint32_t n : nodes) {
+    LodSourceNode source{n, {authored_level(asset, n)}};
+    if (authored) {
+      for (std::size_t k = 0; k < asset.nodes[n].lod_ids.size(); ++k) {
+        check_level_skin(asset, n, k);
+        source.levels.push_back(authored_level(asset, asset.nodes[n].lod_ids[k]));
+      }
+    }
+    model.sources.push_back(std::move(source));
+  }
+  if (authored) model.source = LodSource::authored;
+  else if (options.auto_generate) generate_levels(asset, options, model);
+
+  for (const LodSourceNode& source : model.sources)
+    model.level_count = std::max(model.level_count, static_cast<std::uint32_t>(source.levels.size()));
+  model.level_indices.assign(model.level_count, 0);
+  model.level_triangles.assign(model.level_count, 0);
+  for (std::uint32_t l = 0; l < model.level_count; ++l) {
+    for (const LodSourceNode& source : model.sources) {
+      const LodNodeLevel& level = source.levels[std::min<std::size_t>(l, source.levels.size() - 1)];
+      for (const LodPrimitive& p : level.primitives) {
+        model.level_indices[l] += p.index_count;
+        model.level_triangles[l] += p.triangle_count;
+      }
+    }
+  }
+  model.thresholds = resolve_thresholds(asset, options, model);
+  detail::compute_lod_bounds(asset, model);
+  return model;
+}
+
+}  // namespace gltf_crowd

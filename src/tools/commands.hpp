@@ -1,0 +1,30 @@
+// Subcommands of the gltf-crowd tool (SPEC §8). Each lives in its own file and registers itself
+// on the root CLI11 app; its callback runs the command and throws on failure (main reports the
+// error on stderr and exits non-zero).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace gltf_crowd::tools {
+
+// `render [asset] --actors N --seconds T --out crowd.png --stats stats.json --width W
+// --height H --msaa S [--lod --lod-bias B --vertex-budget V] [--palette storage|texture|auto]
+// [--gl 4.3|3.3|es3.0] [--reference]`: a headless crowd render to PNG plus JSON statistics
+// (lod_stats under "lod").
+void register_render(CLI::App& app);
+
+// `info <asset> [--json]`: loads and validates an asset and prints its summary (info.cpp).
+void register_info(CLI::App& app);
+
+// `export-default <out.glb>`: writes the built-in character as GLB (export_default.cpp).
+void register_export_default(CLI::App& app);
+
+// `pose <asset> [--clip NAME_OR_INDEX --time T] [--json] [--script FILE]`: prints a clip's pose
+// or the poses of scripted actors, for comparison with other implementations (pose.cpp).
+void register_pose(CLI::App& app);
+
+// `lod <asset> --ratios 0.5,0.25 [--screen-coverage ...] [--preserve-boundary] --out out.glb`:
+// writes generated levels of detail as an MSFT_lod GLB (lod.cpp).
+void register_lod(CLI::App& app);
+
+}  // namespace gltf_crowd::tools

@@ -1,0 +1,34 @@
+// `gltf-crowd export-default <out.glb>`: writes the built-in character (SPEC §9) as a GLB, so it
+// can be inspected with `gltf-crowd info` or checked with the Khronos glTF-Validator.
+#include <fstream>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "gltf_crowd/default_character.hpp"
+#include "tools/commands.hpp"
+
+namespace gltf_crowd::tools {
+namespace {
+
+void run_export_default(const std::string& out) {
+  const std::vector<std::uint8_t> glb = default_character_glb();
+  std::ofstream file(out, std::ios::binary | std::ios::trunc);
+  file.write(reinterpret_cast<const char*>(glb.data()), static_cast<std::streamsize>(glb.size()));
+  file.close();
+  if (!file) throw std::runtime_error(fmt::format("{}: cannot write the file", out));
+}
+
+}  // namespace
+
+void register_export_default(CLI::App& app) {
+  auto out = std::make_shared<std::string>();
+  CLI::App* command = app.add_subcommand("export-default", "Write the built-in character as a GLB file");
+  command->add_option("out", *out, "GLB file to write")->required();
+  command->callback([out] { run_export_default(*out); });
+}
+
+}  // namespace gltf_crowd::tools

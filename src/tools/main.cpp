@@ -1,0 +1,33 @@
+// gltf-crowd: the command line tool (SPEC §8). One subcommand per file; see commands.hpp.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "gltf_crowd/error.hpp"
+#include "tools/commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"gltf-crowd: render crowds of independently animated glTF characters with one "
+               "instanced draw per primitive group",
+               "gltf-crowd"};
+  app.require_subcommand(1);
+  gltf_crowd::tools::register_render(app);
+  gltf_crowd::tools::register_info(app);
+  gltf_crowd::tools::register_export_default(app);
+  gltf_crowd::tools::register_pose(app);
+  gltf_crowd::tools::register_lod(app);
+  try {
+    app.parse(argc, argv);  // runs the chosen subcommand's callback
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const gltf_crowd::Error& e) {
+    fmt::print(stderr, "gltf-crowd: error: {} [{}]\n", e.what(), e.rule());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "gltf-crowd: error: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}

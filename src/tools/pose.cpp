@@ -1,0 +1,395 @@
+// `gltf-crowd pose <asset> [--clip NAME_OR_INDEX --time T] [--json] [--script FILE]`: prints
+// poses, so that sampling, blending, hierarchy and skinning can be compared with other glTF
+// implementations (SPEC §3, §4).
+//  - Without --script: one clip sampled directly at T (no wrapping: Appendix C clamps to the
+//    keys), or the rest pose without --clip. Every node's local TRS and world matrix, every
+//    skin's joint matrices world(joint) · IBM, every morphing node's weights.
+//  - With --script: runs actor operations on a crowd of the asset and prints, after every step,
+//    one JSON line per actor with its playback state and pose (world includes its placement).
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtx/matrix_decompose.hpp>
+#include <nlohmann/json.hpp>
+
+#include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/pose.hpp"
+#include "gltf_crowd/sampling.hpp"
+#include "tools/commands.hpp"
+
+namespace gltf_crowd::tools {
+namespace {
+
+// Keys in insertion order; floats printed as the shortest text that reads back to the same float.
+using Json = nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::string, bool, std::int64_t, std::uint64_t, float>;
+
+constexpr const char* kScriptHelp = R"(Script: one operation per line; blank lines and '#' comments are ignored.
+  add [id=ID] [clip=NAME] [time=S] [phase=P] [speed=S] [loop=once|repeat|ping-pong]
+      [repetitions=N] [playing=true|false] [at=X,Y,Z]
+  select ID CLIP [crossfade=S] [time=S] [phase=P]
+  seek ID SECONDS        phase ID P        speed ID S        loop ID MODE [N]
+  play ID                pause ID          move ID X Y Z     remove ID
+  update SECONDS
+After every operation, one JSON line per actor (slot order): {"step", "line", "op", "actor",
+"clip", "time", "phase", "speed", "loop", "repetitions", "playing", "finished",
+"contributors": [{"clip", "clip_index", "seconds", "weight"}], "nodes", "skins", "morph_weights"}
+with nodes, skins and morph_weights as in --json.)";
+
+struct PoseOptions {
+  std::string asset;
+  std::string clip;
+  float time = 0.0f;
+  bool json = false;
+  std::string script;
+};
+
+Json floats(const float* data, std::size_t count) {
+  Json out = Json::array();
+  for (std::size_t i = 0; i < count; ++i) out.push_back(data[i]);
+  return out;
+}
+
+Json column_major(const glm::mat4& m) { return floats(&m[0][0], 16); }
+
+// A node's local TRS: the pose's, or for an unanimated node with an authored matrix, that
+// matrix decomposed (translation, then rotation and scale of its upper 3 × 3).
+void local_trs(const Asset& asset, const Pose& pose, std::size_t n, glm::vec3& t, glm::quat& r, glm::vec3& s) {
+  t = pose.translations[n];
+  r = pose.rotations[n];
+  s = pose.scales[n];
+  const Node& node = asset.nodes[n];
+  if (!node.has_matrix) return;
+  glm::vec3 skew;
+  glm::vec4 perspective;
+  if (glm::decompose(node.matrix, s, r, t, skew, perspective)) return;
+  t = glm::vec3(node.matrix[3]);
+  s = glm::vec3(glm::length(glm::vec3(node.matrix[0])), glm::length(glm::vec3(node.matrix[1])),
+                glm::length(glm::vec3(node.matrix[2])));
+  r = glm::quat(1.0f, 0.0f, 0.0f, 0.0f);
+}
+
+// "nodes", "skins" and "morph_weights" of one pose, appended to `out`.
+void append_pose(const Asset& asset, Pose& pose, const glm::mat4& placement, Json& out) {
+  std::vector<glm::mat4> world(asset.nodes.size());
+  compute_world_matrices(asset, pose.view(), placement, world);
+  Json nodes = Json::array();
+  for (std::size_t n = 0; n < asset.nodes.size(); ++n) {
+    glm::vec3 t, s;
+    glm::quat r;
+    local_trs(asset, pose, n, t, r, s);
+    nodes.push_back({{"index", n},
+                     {"name", asset.nodes[n].name},
+                     {"translation", {t.x, t.y, t.z}},
+                     {"rotation", {r.x, r.y, r.z, r.w}},
+                     {"scale", {s.x, s.y, s.z}},
+                     {"world", column_major(world[n])}});
+  }
+  Json skins = Json::array();
+  for (std::size_t k = 0; k < asset.skins.size(); ++k) {
+    const Skin& skin = asset.skins[k];
+    Json joints = Json::array();
+    for (std::size_t j = 0; j < skin.joints.size(); ++j)
+      joints.push_back(column_major(world[skin.joints[j]] * skin.inverse_bind_matrices[j]));
+    skins.push_back({{"index", k}, {"joint_matrices", std::move(joints)}});
+  }
+  Json morph = Json::array();
+  for (std::size_t n = 0; n < asset.nodes.size(); ++n)
+    if (asset.weight_counts[n] > 0)
+      morph.push_back({{"node", n}, {"weights", floats(pose.weights.data() + asset.weight_offsets[n], asset.weight_counts[n])}});
+  out["nodes"] = std::move(nodes);
+  out["skins"] = std::move(skins);
+  out["morph_weights"] = std::move(morph);
+}
+
+std::string available_clips(const Asset& asset) {
+  std::string names;
+  for (std::size_t i = 0; i < asset.clips.size(); ++i)
+    names += fmt::format("{}{} \"{}\"", i ? ", " : "", i, asset.clips[i].name);
+  return names.empty() ? "none" : names;
+}
+
+// A clip by name, else by index.
+std::uint32_t resolve_clip(const Asset& asset, const std::string& name_or_index) {
+  const int by_name = asset.find_clip(name_or_index);
+  if (by_name >= 0) return static_cast<std::uint32_t>(by_name);
+  std::size_t index = 0;
+  const char* end = name_or_index.data() + name_or_index.size();
+  const auto [ptr, ec] = std::from_chars(name_or_index.data(), end, index);
+  if (ec == std::errc() && ptr == end && !name_or_index.empty() && index < asset.clips.size())
+    return static_cast<std::uint32_t>(index);
+  throw Error("--clip", "unknown_clip",
+              fmt::format("no clip named or numbered \"{}\"; available: {}", name_or_index, available_clips(asset)));
+}
+
+void print_text(const Asset& asset, const Json& doc) {
+  const auto vec = [](const Json& a) {
+    std::string s;
+    for (const auto& x : a) s += fmt::format("{}{:.6g}", s.empty() ? "" : " ", x.get<float>());
+    return s;
+  };
+  if (doc["clip"].is_null())
+    fmt::print("rest pose\n");
+  else
+    fmt::print("clip {} \"{}\" at {} s\n", doc["clip_index"].get<std::uint32_t>(), doc["clip"].get<std::string>(),
+               doc["time"].get<float>());
+  for (const auto& n : doc["nodes"]) {
+    fmt::print("node {} \"{}\"\n  T {}\n  R {}  (x y z w)\n  S {}\n  world {}  (column-major)\n", n["index"].get<std::size_t>(),
+               n["name"].get<std::string>(), vec(n["translation"]), vec(n["rotation"]), vec(n["scale"]), vec(n["world"]));
+  }
+  for (const auto& s : doc["skins"]) {
+    const std::size_t k = s["index"].get<std::size_t>();
+    fmt::print("skin {}: {} joints, world(joint) · IBM (column-major)\n", k, s["joint_matrices"].size());
+    for (std::size_t j = 0; j < s["joint_matrices"].size(); ++j)
+      fmt::print("  joint {} (node {}) {}\n", j, asset.skins[k].joints[j], vec(s["joint_matrices"][j]));
+  }
+  for (const auto& m : doc["morph_weights"])
+    fmt::print("morph weights of node {}: {}\n", m["node"].get<std::size_t>(), vec(m["weights"]));
+}
+
+void run_single(const Asset& asset, const PoseOptions& o) {
+  Pose pose(asset);
+  write_rest_pose(asset, pose.view());
+  Json doc;
+  if (o.clip.empty()) {
+    doc["clip"] = nullptr;
+    doc["time"] = nullptr;
+  } else {
+    if (!std::isfinite(o.time)) throw Error("--time", "not_finite", fmt::format("{} is not finite", o.time));
+    const std::uint32_t clip = resolve_clip(asset, o.clip);
+    sample_clip(asset, asset.clips[clip], o.time, pose.view());
+    doc["clip"] = asset.clips[clip].name;
+    doc["clip_index"] = clip;
+    doc["time"] = o.time;
+  }
+  append_pose(asset, pose, glm::mat4(1.0f), doc);
+  if (o.json)
+    fmt::print("{}\n", doc.dump());
+  else
+    print_text(asset, doc);
+}
+
+// ---- scripts ----
+
+struct ScriptLine {
+  std::size_t number = 0;
+  std::string text;
+  std::vector<std::string> words;
+};
+
+class Script {
+ public:
+  Script(std::string file, const ScriptLine& line) : file_(std::move(file)), line_(line) {}
+
+  [[noreturn]] void fail(const std::string& message) const {
+    throw Error(fmt::format("{}:{}", file_, line_.number), "script_syntax", fmt::format("{}: \"{}\"", message, line_.text));
+  }
+  const std::string& word(std::size_t i, const char* what) const {
+    if (i >= line_.words.size()) fail(fmt::format("missing {}", what));
+    return line_.words[i];
+  }
+  void expect_words(std::size_t min, std::size_t max) const {
+    if (line_.words.size() < min || line_.words.size() > max) fail("wrong number of arguments");
+  }
+  float number(const std::string& text) const {
+    float value = 0.0f;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value))
+      fail(fmt::format("\"{}\" is not a finite number", text));
+    return value;
+  }
+  std::uint32_t count(const std::string& text) const {
+    std::uint32_t value = 0;
+    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size()) fail(fmt::format("\"{}\" is not a count", text));
+    return value;
+  }
+  LoopMode loop(const std::string& text) const {
+    if (text == "once") return LoopMode::once;
+    if (text == "repeat") return LoopMode::repeat;
+    if (text == "ping-pong") return LoopMode::ping_pong;
+    fail(fmt::format("\"{}\" is not once, repeat or ping-pong", text));
+  }
+  bool flag(const std::string& text) const {
+    if (text == "true") return true;
+    if (text == "false") return false;
+    fail(fmt::format("\"{}\" is not true or false", text));
+  }
+  // key=value words from index `first` on.
+  template <typename Apply>
+  void keys(std::size_t first, Apply apply) const {
+    for (std::size_t i = first; i < line_.words.size(); ++i) {
+      const std::string& w = line_.words[i];
+      const std::size_t eq = w.find('=');
+      if (eq == std::string::npos || eq == 0) fail(fmt::format("\"{}\" is not key=value", w));
+      if (!apply(w.substr(0, eq), w.substr(eq + 1))) fail(fmt::format("unknown key \"{}\"", w.substr(0, eq)));
+    }
+  }
+
+ private:
+  std::string file_;
+  const ScriptLine& line_;
+};
+
+std::vector<ScriptLine> read_script(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw Error(file, "script_open", "cannot open the script");
+  std::vector<ScriptLine> lines;
+  std::string text;
+  for (std::size_t number = 1; std::getline(in, text); ++number) {
+    std::string code = text.substr(0, text.find('#'));
+    code.erase(code.find_last_not_of(" \t\r") + 1);
+    code.erase(0, code.find_first_not_of(" \t"));
+    ScriptLine line{number, code, {}};
+    std::size_t i = 0;
+    while (i < code.size()) {
+      while (i < code.size() && std::isspace(static_cast<unsigned char>(code[i]))) ++i;
+      const std::size_t start = i;
+      while (i < code.size() && !std::isspace(static_cast<unsigned char>(code[i]))) ++i;
+      if (i > start) line.words.push_back(code.substr(start, i - start));
+    }
+    if (!line.words.empty()) lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+Actor find(Crowd& crowd, const Script& s, const std::string& id) {
+  const std::optional<Actor> actor = crowd.find_actor(id);
+  if (!actor) s.fail(fmt::format("no actor \"{}\"", id));
+  return *actor;
+}
+
+void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
+  const std::string& op = line.words[0];
+  if (op == "add") {
+    ActorOptions o;
+    s.keys(1, [&](const std::string& key, const std::string& value) {
+      if (key == "id") o.id = value;
+      else if (key == "clip") o.clip = value;
+      else if (key == "time") o.time = s.number(value);
+      else if (key == "phase") o.phase = s.number(value);
+      else if (key == "speed") o.speed = s.number(value);
+      else if (key == "loop") o.loop = s.loop(value);
+      else if (key == "repetitions") o.repetitions = s.count(value);
+      else if (key == "playing") o.playing = s.flag(value);
+      else if (key == "at") {
+        const std::size_t a = value.find(','), b = value.find(',', a == std::string::npos ? a : a + 1);
+        if (a == std::string::npos || b == std::string::npos) s.fail("at= needs X,Y,Z");
+        o.transform = glm::translate(glm::mat4(1.0f), glm::vec3(s.number(value.substr(0, a)), s.number(value.substr(a + 1, b - a - 1)),
+                                                                 s.number(value.substr(b + 1))));
+      } else return false;
+      return true;
+    });
+    crowd.add_actor(o);
+  } else if (op == "select") {
+    Actor a = find(crowd, s, s.word(1, "actor id"));
+    const std::string& clip = s.word(2, "clip");
+    SelectClipOptions o;
+    s.keys(3, [&](const std::string& key, const std::string& value) {
+      if (key == "crossfade") o.crossfade_seconds = s.number(value);
+      else if (key == "time") o.time = s.number(value);
+      else if (key == "phase") o.phase = s.number(value);
+      else return false;
+      return true;
+    });
+    a.select_clip(clip, o);
+  } else if (op == "seek" || op == "phase" || op == "speed") {
+    s.expect_words(3, 3);
+    Actor a = find(crowd, s, line.words[1]);
+    const float x = s.number(line.words[2]);
+    if (op == "seek") a.seek(x);
+    else if (op == "phase") a.set_phase(x);
+    else a.set_speed(x);
+  } else if (op == "loop") {
+    s.expect_words(3, 4);
+    find(crowd, s, line.words[1]).set_loop(s.loop(line.words[2]), line.words.size() == 4 ? s.count(line.words[3]) : 0);
+  } else if (op == "play" || op == "pause" || op == "remove") {
+    s.expect_words(2, 2);
+    Actor a = find(crowd, s, line.words[1]);
+    if (op == "play") a.play();
+    else if (op == "pause") a.pause();
+    else crowd.remove_actor(line.words[1]);
+  } else if (op == "move") {
+    s.expect_words(5, 5);
+    find(crowd, s, line.words[1])
+        .set_transform(glm::translate(glm::mat4(1.0f), glm::vec3(s.number(line.words[2]), s.number(line.words[3]),
+                                                                 s.number(line.words[4]))));
+  } else if (op == "update") {
+    s.expect_words(2, 2);
+    crowd.update(s.number(line.words[1]));
+  } else {
+    s.fail(fmt::format("unknown operation \"{}\"", op));
+  }
+}
+
+void print_actors(const Crowd& crowd, std::size_t step, const ScriptLine& line) {
+  const Asset& asset = crowd.asset();
+  for (const Actor& a : crowd.actors()) {
+    Json doc = {{"step", step}, {"line", line.number}, {"op", line.text}, {"actor", a.id()}, {"clip", a.active_clip()},
+                {"time", a.time()}, {"phase", a.phase()}, {"speed", a.speed()}, {"loop", std::string(to_string(a.loop()))},
+                {"repetitions", a.repetitions()}, {"playing", a.playing()}, {"finished", a.finished()}};
+    Json contributors = Json::array();
+    for (const Contributor& c : a.contributors())
+      contributors.push_back({{"clip", asset.clips[c.clip].name}, {"clip_index", c.clip}, {"seconds", c.seconds}, {"weight", c.weight}});
+    doc["contributors"] = std::move(contributors);
+    Pose pose = a.local_pose();
+    append_pose(asset, pose, a.transform(), doc);
+    fmt::print("{}\n", doc.dump());
+  }
+}
+
+void run_script(const std::shared_ptr<const Asset>& asset, const PoseOptions& o) {
+  const std::vector<ScriptLine> lines = read_script(o.script);
+  std::size_t adds = 0;
+  for (const ScriptLine& line : lines) adds += line.words[0] == "add" ? 1 : 0;
+  Crowd crowd(asset, {.capacity = std::max<std::size_t>(adds, 1)});
+  for (std::size_t step = 0; step < lines.size(); ++step) {
+    const Script s(o.script, lines[step]);
+    try {
+      apply(crowd, s, lines[step]);
+    } catch (const Error& e) {
+      if (e.rule() == "script_syntax") throw;
+      throw Error(fmt::format("{}:{}", o.script, lines[step].number), e.rule(), e.what());
+    }
+    print_actors(crowd, step, lines[step]);
+  }
+}
+
+void run_pose(const PoseOptions& o) {
+  auto asset = std::make_shared<const Asset>(load_asset(o.asset));
+  if (!o.script.empty()) return run_script(asset, o);
+  run_single(*asset, o);
+}
+
+}  // namespace
+
+void register_pose(CLI::App& app) {
+  auto options = std::make_shared<PoseOptions>();
+  CLI::App* pose = app.add_subcommand(
+      "pose", "Print a clip's pose (or the rest pose) for checking against other glTF implementations");
+  pose->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb)")->required();
+  CLI::Option* clip = pose->add_option("--clip", options->clip, "clip name, or index when no clip has that name");
+  pose->add_option("--time", options->time, "clip time in seconds, sampled directly: no wrapping, clamped to the keys")
+      ->needs(clip);
+  pose->add_flag("--json", options->json,
+                 "print JSON: {\"clip\", \"clip_index\", \"time\", \"nodes\": [{\"index\", \"name\", \"translation\": [3], "
+                 "\"rotation\": [x, y, z, w], \"scale\": [3], \"world\": [16 column-major]}], \"skins\": [{\"index\", "
+                 "\"joint_matrices\": [[16], ...] = world(joint) · IBM}], \"morph_weights\": [{\"node\", \"weights\"}]}");
+  pose->add_option("--script", options->script, "run actor operations from FILE and print JSON lines (see below)")
+      ->excludes(clip);
+  pose->footer(kScriptHelp);
+  pose->callback([options] { run_pose(*options); });
+}
+
+}  // namespace gltf_crowd::tools

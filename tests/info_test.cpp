@@ -1,0 +1,171 @@
+// `gltf-crowd info --json` on every shared asset against the numbers of ../shared/assets/README.md
+// (written here as literals), on the built-in character (SPEC §9), and on a bad file (SPEC §8:
+// error on stderr, non-zero exit).
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;  // stdout, and stderr when the command redirects it
+};
+
+CommandResult run(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+nlohmann::json info_json(const std::filesystem::path& file) {
+  const CommandResult r = run(quoted(test::tool_path()) + " info --json " + quoted(file));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+struct ClipRow {
+  const char* name;
+  double seconds;  // README rounds to 4 significant digits
+};
+
+// One row of the README inventory table.
+struct AssetRow {
+  const char* file;
+  int meshes, primitives, reachable, lod_alternates;
+  std::vector<int> skin_joints;
+  int skinned_nodes;
+  std::vector<ClipRow> clips;
+  int nodes, morph_primitives, vertices;
+  std::vector<std::string> extensions;
+};
+
+const std::vector<AssetRow>& rows() {
+  static const std::vector<AssetRow> table = {
+      {"threejs/RobotExpressive.glb", 14, 19, 19, 0, {43, 43}, 2,
+       {{"Dance", 3.333}, {"Death", 0.9583}, {"Idle", 3.333}, {"Jump", 0.7083}, {"No", 1.667}, {"Punch", 0.8333},
+        {"Running", 0.9583}, {"Sitting", 0.4167}, {"Standing", 0.4167}, {"ThumbsUp", 1.583}, {"Walking", 0.9583},
+        {"WalkJump", 0.8333}, {"Wave", 1.833}, {"Yes", 1.667}},
+       74, 3, 7214, {}},
+      {"lumagl/SimpleSkinLOD.gltf", 3, 3, 1, 2, {2}, 3, {{"Joint Bend", 5.5}}, 5, 0, 30, {"MSFT_lod"}},
+      {"lumagl/msft-lod.gltf", 3, 3, 1, 2, {}, 0, {}, 3, 0, 4104, {"MSFT_lod"}},
+      {"lumagl/SimpleSkin.gltf", 1, 1, 1, 0, {2}, 1, {{"", 5.5}}, 3, 0, 10, {}},
+      {"lumagl/AnimatedMorphCube.glb", 1, 1, 1, 0, {}, 0, {{"Square", 4.2}}, 1, 1, 24, {}},
+      {"khronos/CesiumMan.glb", 1, 1, 1, 0, {19}, 1, {{"", 2.0}}, 22, 0, 3273, {}},
+      {"khronos/Fox.glb", 1, 1, 1, 0, {24}, 1, {{"Survey", 3.417}, {"Walk", 0.7083}, {"Run", 1.158}}, 26, 0, 1728, {}},
+      {"khronos/RiggedSimple.glb", 1, 1, 1, 0, {2}, 1, {{"", 2.083}}, 5, 0, 160, {}},
+      {"khronos/RiggedFigure.glb", 1, 1, 1, 0, {19}, 1, {{"", 1.25}}, 22, 0, 370, {}},
+      {"khronos/RecursiveSkeletons.glb", 1, 1, 84, 0, std::vector<int>(84, 10), 84, {{"Track0", 2.0}}, 924, 0, 40, {}},
+      {"khronos/InterpolationTest.glb", 2, 2, 10, 0, {}, 0,
+       {{"Step Scale", 2}, {"Linear Scale", 2}, {"CubicSpline Scale", 2}, {"Step Rotation", 2},
+        {"CubicSpline Rotation", 2}, {"Linear Rotation", 2}, {"Step Translation", 2}, {"CubicSpline Translation", 2},
+        {"Linear Translation", 2}},
+       10, 0, 28, {}},
+      {"khronos/NegativeScaleTest.glb", 8, 8, 11, 0, {}, 0, {}, 14, 0, 2032, {}},
+      {"khronos/BoxAnimated.glb", 2, 2, 2, 0, {}, 0, {{"", 3.708}}, 4, 0, 320, {}},
+      {"khronos/AnimatedColorsCube.glb", 4, 4, 4, 0, {}, 0, {{"Cube Animation", 3.0}}, 4, 0, 96, {"KHR_animation_pointer"}},
+      {"khronos/SimpleInstancing.glb", 1, 1, 1, 0, {}, 0, {}, 1, 0, 24, {"EXT_mesh_gpu_instancing"}},
+      {"khronos/MorphStressTest/MorphStressTest.gltf", 1, 2, 2, 0, {}, 0,
+       {{"Individuals", 9.367}, {"TheWave", 1.967}, {"Pulse", 6.367}}, 1, 2, 1528, {}},
+      {"khronos/SimpleMorph.gltf", 1, 1, 1, 0, {}, 0, {{"", 4.0}}, 1, 1, 3, {}},
+      {"khronos/AnimatedTriangle.gltf", 1, 1, 1, 0, {}, 0, {{"", 1.0}}, 1, 0, 3, {}},
+      {"khronos/SimpleSparseAccessor.gltf", 1, 1, 1, 0, {}, 0, {}, 1, 0, 14, {}},
+  };
+  return table;
+}
+
+TEST(InfoTool, JsonMatchesTheAssetInventory) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  for (const AssetRow& row : rows()) {
+    SCOPED_TRACE(row.file);
+    const nlohmann::json info = info_json(test::asset_path(row.file));
+    ASSERT_TRUE(info.is_object());
+    EXPECT_EQ(info["meshes"], row.meshes);
+    EXPECT_EQ(info["primitives"], row.primitives);
+    EXPECT_EQ(info["reachable_primitives"], row.reachable);
+    EXPECT_EQ(info["lod_primitives"], row.lod_alternates);
+    ASSERT_EQ(info["skins"].size(), row.skin_joints.size());
+    for (std::size_t i = 0; i < row.skin_joints.size(); ++i) EXPECT_EQ(info["skins"][i]["joints"], row.skin_joints[i]);
+    EXPECT_EQ(info["skinned_nodes"], row.skinned_nodes);
+    ASSERT_EQ(info["clips"].size(), row.clips.size());
+    for (std::size_t i = 0; i < row.clips.size(); ++i) {
+      EXPECT_EQ(info["clips"][i]["name"], row.clips[i].name);
+      EXPECT_NEAR(info["clips"][i]["duration"].get<double>(), row.clips[i].seconds, 6e-4) << row.clips[i].name;
+    }
+    EXPECT_EQ(info["nodes"], row.nodes);
+    EXPECT_EQ(info["morph_primitives"], row.morph_primitives);
+    EXPECT_EQ(info["vertices"], row.vertices);
+    EXPECT_EQ(info["extensions_used"].get<std::vector<std::string>>(), row.extensions);
+  }
+}
+
+TEST(InfoTool, ReportsLodLevelsAndMorphTargets) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  // README: SimpleSkinLOD node 0 has MSFT_lod ids [3, 4], screen coverage [0.5, 0.2, 0.01];
+  // msft-lod's node "LOD 0" lists ids [1, 0].
+  const nlohmann::json lod = info_json(test::asset_path("lumagl/SimpleSkinLOD.gltf"))["lod"];
+  ASSERT_EQ(lod.size(), 1u);
+  EXPECT_EQ(lod[0]["node"], 0);
+  EXPECT_EQ(lod[0]["levels"].get<std::vector<int>>(), (std::vector<int>{0, 3, 4}));
+  EXPECT_NEAR(lod[0]["screen_coverage"][1].get<double>(), 0.2, 1e-6);
+  const nlohmann::json babylon = info_json(test::asset_path("lumagl/msft-lod.gltf"))["lod"];
+  ASSERT_EQ(babylon.size(), 1u);
+  EXPECT_EQ(babylon[0]["name"], "LOD 0");
+  EXPECT_EQ(babylon[0]["levels"].get<std::vector<int>>(), (std::vector<int>{babylon[0]["node"].get<int>(), 1, 0}));
+  // README: RobotExpressive's Head mesh has 3 morph targets (Angry, Surprised, Sad).
+  EXPECT_EQ(info_json(test::asset_path("threejs/RobotExpressive.glb"))["morph_targets"], 3);
+}
+
+TEST(InfoTool, BuiltInCharacterMeetsSpecSection9) {
+  const auto dir = test::scratch_dir("info_default");
+  const CommandResult exported = run(quoted(test::tool_path()) + " export-default " + quoted(dir / "character.glb") + " 2>&1");
+  ASSERT_EQ(exported.exit_code, 0) << exported.out;
+  const nlohmann::json info = info_json(dir / "character.glb");
+  ASSERT_TRUE(info.is_object());
+  EXPECT_GE(info["reachable_primitives"].get<int>(), 8);
+  ASSERT_GE(info["skins"].size(), 1u);
+  EXPECT_GE(info["skins"][0]["joints"].get<int>(), 20);
+  std::vector<std::string> names;
+  for (const auto& clip : info["clips"]) {
+    names.push_back(clip["name"]);
+    EXPECT_GT(clip["duration"].get<double>(), 0.0) << clip["name"];
+  }
+  for (const char* required : {"Idle", "Walking", "Running", "Wave", "Dance"})
+    EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
+  EXPECT_GE(info["morph_targets"].get<int>(), 1);
+}
+
+TEST(InfoTool, BadFileExitsNonZeroWithTheErrorOnStderr) {
+  const auto dir = test::scratch_dir("info_bad");
+  std::ofstream(dir / "bad.gltf") << R"({"asset": {"version": "2.0"}, "nodes": [{"mesh": 3}]})";
+  const std::string command = quoted(test::tool_path()) + " info --json " + quoted(dir / "bad.gltf");
+  const CommandResult stdout_only = run(command + " 2>/dev/null");
+  EXPECT_NE(stdout_only.exit_code, 0);
+  EXPECT_EQ(stdout_only.out, "");
+  const CommandResult both = run(command + " 2>&1");
+  EXPECT_NE(both.exit_code, 0);
+  EXPECT_NE(both.out.find("nodes[0].mesh"), std::string::npos) << both.out;
+  EXPECT_NE(both.out.find("mesh_index"), std::string::npos) << both.out;
+  EXPECT_NE(run(quoted(test::tool_path()) + " info " + quoted(dir / "absent.glb") + " 2>/dev/null").exit_code, 0);
+}
+
+}  // namespace
+}  // namespace gltf_crowd

@@ -1,0 +1,327 @@
+// Levels of detail of an asset (SPEC §7 "Levels", "Thresholds"): option and MSFT_lod validity,
+// authored levels mapped to their highest-detail node, generated index-only levels.
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gltf_crowd/lod.hpp"
+#include "test_support.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+Asset load_json(const nlohmann::json& document) {
+  const std::string text = document.dump();
+  return load_asset_from_memory(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+}
+
+template <typename F>
+void expect_error(F&& f, const std::string& path, const std::string& rule) {
+  try {
+    f();
+    ADD_FAILURE() << "no error; expected " << path << " [" << rule << "]";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.path(), path) << e.what();
+    EXPECT_EQ(e.rule(), rule) << e.what();
+  }
+}
+
+// Two nodes; node 0 carries `lod` as its MSFT_lod extension.
+nlohmann::json lod_document(const nlohmann::json& lod) {
+  return {{"asset", {{"version", "2.0"}}},
+          {"scenes", {{{"nodes", {0}}}}},
+          {"nodes", {{{"extensions", {{"MSFT_lod", lod}}}}, nlohmann::json::object()}}};
+}
+
+TEST(LodValidity, OptionsRejectedWithPathAndRule) {
+  expect_error([] { validate_lod_options({.ratios = {0.5f, 0.5f}}); }, "lod.ratios[1]", "lod_ratio");
+  expect_error([] { validate_lod_options({.ratios = {1.0f}}); }, "lod.ratios[0]", "lod_ratio");
+  expect_error([] { validate_lod_options({.ratios = {0.0f}}); }, "lod.ratios[0]", "lod_ratio");
+  expect_error([] { validate_lod_options({.ratios = {0.5f, std::nanf("")}}); }, "lod.ratios[1]", "lod_ratio");
+  expect_error([] { validate_lod_options({.screen_coverage = {0.2f, 0.5f}}); }, "lod.screen_coverage[1]",
+               "lod_screen_coverage");
+  expect_error([] { validate_lod_options({.screen_coverage = {0.0f}}); }, "lod.screen_coverage[0]",
+               "lod_screen_coverage");
+  expect_error([] { validate_lod_options({.hysteresis = 1.0f}); }, "lod.hysteresis", "lod_hysteresis");
+  expect_error([] { validate_lod_options({.hysteresis = -0.1f}); }, "lod.hysteresis", "lod_hysteresis");
+  EXPECT_NO_THROW(validate_lod_options({}));
+  EXPECT_NO_THROW(validate_lod_options({.ratios = {0.9f, 0.1f}, .screen_coverage = {0.3f, 0.3f}, .hysteresis = 0.0f}));
+}
+
+TEST(LodValidity, InvalidMsftLodIsALoadError) {
+  const std::string ids = "nodes[0].extensions.MSFT_lod.ids";
+  expect_error([] { load_json(lod_document({{"ids", nlohmann::json::array()}})); }, ids, "lod_ids");
+  expect_error([] { load_json(lod_document({{"ids", {0}}})); }, ids + "[0]", "lod_id_self");
+  expect_error([] { load_json(lod_document({{"ids", {1, 1}}})); }, ids + "[1]", "lod_id_duplicate");
+  expect_error([] { load_json(lod_document({{"ids", {2}}})); }, ids + "[0]", "lod_id_range");
+  expect_error([] { load_json(lod_document({{"ids", {-1}}})); }, ids + "[0]", "lod_id_range");
+  expect_error([] { load_json(lod_document({{"ids", {1.5}}})); }, ids + "[0]", "lod_id_integer");
+  EXPECT_EQ(load_json(lod_document({{"ids", {1}}})).nodes[0].lod_ids, std::vector<std::uint32_t>{1});
+}
+
+TEST(LodValidity, AuthoredLevelWithAnotherSkeletonIsRejected) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  nlohmann::json document = nlohmann::json::parse(read_text(test::asset_path("lumagl/SimpleSkinLOD.gltf")));
+  // A second skin over joint 1 only: level node 3 would read a palette laid out for [1, 2].
+  document["skins"].push_back({{"joints", {1}}});
+  document["nodes"][3]["skin"] = 1;
+  document["meshes"][1]["primitives"][0]["attributes"].erase("JOINTS_0");
+  document["meshes"][1]["primitives"][0]["attributes"].erase("WEIGHTS_0");
+  const Asset asset = load_json(document);
+  expect_error([&] { build_lod_model(asset, {.enabled = true}); }, "nodes[0].extensions.MSFT_lod.ids[0]",
+               "lod_skin_mismatch");
+}
+
+TEST(LodLevels, SimpleSkinLodAuthoredLevels) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Asset asset = load_asset(test::asset_path("lumagl/SimpleSkinLOD.gltf"));
+  const LodModel model = build_lod_model(asset, {.enabled = true});
+  EXPECT_EQ(model.source, LodSource::authored);
+  EXPECT_EQ(to_string(model.source), "authored");
+  ASSERT_EQ(model.sources.size(), 1u);  // levels 3 and 4 are detached: never sources
+  const LodSourceNode& source = model.sources[0];
+  EXPECT_EQ(source.node, 0u);
+  ASSERT_EQ(source.levels.size(), 3u);
+  const std::uint32_t nodes[] = {0, 3, 4}, indices[] = {24, 12, 6}, triangles[] = {8, 4, 2};
+  for (std::size_t l = 0; l < 3; ++l) {
+    EXPECT_EQ(source.levels[l].node, nodes[l]);
+    ASSERT_EQ(source.levels[l].primitives.size(), 1u);
+    EXPECT_EQ(source.levels[l].primitives[0].index_count, indices[l]);
+    EXPECT_EQ(source.levels[l].primitives[0].triangle_count, triangles[l]);
+    EXPECT_TRUE(source.levels[l].primitives[0].indices.empty());  // authored: the asset's own
+    EXPECT_EQ(model.level_indices[l], indices[l]);
+    EXPECT_EQ(model.level_triangles[l], triangles[l]);
+  }
+  EXPECT_EQ(model.level_count, 3u);
+  EXPECT_EQ(model.thresholds, (std::vector<float>{0.5f, 0.2f, 0.01f}));
+  EXPECT_EQ(model.clip_spheres.size(), asset.clips.size());
+}
+
+TEST(LodLevels, MsftLodLevelsAndAuthoredCoverage) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Asset asset = load_asset(test::asset_path("lumagl/msft-lod.gltf"));
+  const LodModel model = build_lod_model(asset, {.enabled = true});
+  ASSERT_EQ(model.sources.size(), 1u);
+  ASSERT_EQ(model.sources[0].levels.size(), 3u);
+  const std::uint32_t nodes[] = {2, 1, 0}, indices[] = {5796, 324, 36};
+  for (std::size_t l = 0; l < 3; ++l) {
+    EXPECT_EQ(model.sources[0].levels[l].node, nodes[l]);
+    EXPECT_EQ(model.level_indices[l], indices[l]);
+  }
+  EXPECT_EQ(model.thresholds, (std::vector<float>{0.2f, 0.05f, 0.001f}));
+  // screen_coverage overrides the authored hints.
+  EXPECT_EQ(build_lod_model(asset, {.enabled = true, .screen_coverage = {0.4f, 0.1f}}).thresholds,
+            (std::vector<float>{0.4f, 0.1f}));
+}
+
+TEST(LodLevels, AuthoredLevelsWinOverGeneration) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Asset asset = load_asset(test::asset_path("lumagl/msft-lod.gltf"));
+  const LodModel model = build_lod_model(asset, {.enabled = true, .auto_generate = true, .ratios = {0.5f}});
+  EXPECT_EQ(model.source, LodSource::authored);
+  EXPECT_EQ(model.level_count, 3u);
+}
+
+TEST(LodLevels, NoLevelsWithoutAuthoringOrGeneration) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Asset asset = load_asset(test::asset_path("khronos/CesiumMan.glb"));
+  const LodModel model = build_lod_model(asset, {.enabled = true});
+  EXPECT_EQ(model.source, LodSource::none);
+  EXPECT_EQ(model.level_count, 1u);
+  EXPECT_EQ(model.thresholds, (std::vector<float>{0.5f, 0.2f, 0.01f}));
+}
+
+// The joints with weight > 0 of vertex v, computed here from the glTF attributes.
+std::set<std::uint16_t> joints_of(const Primitive& p, std::size_t v) {
+  std::set<std::uint16_t> out;
+  for (int k = 0; k < 4; ++k) {
+    if (p.weights0[v][k] > 0.0f) out.insert(p.joints0[v][k]);
+    if (!p.joints1.empty() && p.weights1[v][k] > 0.0f) out.insert(p.joints1[v][k]);
+  }
+  return out;
+}
+
+// Every edge the simplifier created joins two vertices bound to the same joints: an edge
+// collapse that merged vertices of different joint sets would create one that does not.
+void expect_joint_domains_kept(const Primitive& p, std::span<const std::uint32_t> reduced, const std::string& where) {
+  if (p.joints0.empty()) return;
+  std::set<std::pair<std::uint32_t, std::uint32_t>> edges;
+  const auto edge = [](std::uint32_t a, std::uint32_t b) { return std::minmax(a, b); };
+  for (std::size_t t = 0; t < p.indices.size(); t += 3)
+    for (int k = 0; k < 3; ++k) edges.insert(edge(p.indices[t + k], p.indices[t + (k + 1) % 3]));
+  for (std::size_t t = 0; t < reduced.size(); t += 3) {
+    for (int k = 0; k < 3; ++k) {
+      const std::uint32_t a = reduced[t + k], b = reduced[t + (k + 1) % 3];
+      if (edges.contains(edge(a, b))) continue;
+      ASSERT_EQ(joints_of(p, a), joints_of(p, b)) << where << ": new edge " << a << "-" << b;
+    }
+  }
+}
+
+void check_generated(const std::string& file) {
+  const Asset asset = load_asset(test::asset_path(file));
+  std::vector<std::vector<std::uint32_t>> before;
+  for (const Mesh& mesh : asset.meshes)
+    for (const Primitive& p : mesh.primitives) before.push_back(p.indices);
+
+  const LodModel model = build_lod_model(asset, {.enabled = true, .auto_generate = true});
+  EXPECT_EQ(model.source, LodSource::generated);
+  ASSERT_EQ(model.level_count, 3u);  // level 0 + ratios [0.5, 0.25]
+  EXPECT_LT(model.level_indices[1], model.level_indices[0]);
+  EXPECT_LT(model.level_indices[2], model.level_indices[1]);
+  EXPECT_EQ(model.thresholds, (std::vector<float>{0.5f, 0.2f, 0.01f}));
+  for (const LodSourceNode& source : model.sources) {
+    ASSERT_EQ(source.levels.size(), 3u);
+    for (std::size_t l = 1; l < 3; ++l) {
+      const LodNodeLevel& level = source.levels[l];
+      // Index-only: the same node and mesh, so the same vertex buffers, skin and placement.
+      EXPECT_EQ(level.node, source.node);
+      EXPECT_EQ(level.mesh, source.levels[0].mesh);
+      for (const LodPrimitive& lp : level.primitives) {
+        const Primitive& p = asset.meshes[static_cast<std::size_t>(level.mesh)].primitives[lp.primitive];
+        const std::string where = fmt::format("{} node {} level {} primitive {}", file, source.node, l, lp.primitive);
+        if (lp.indices.empty()) {  // not reducible: the original indices
+          EXPECT_EQ(lp.index_count, p.indices.size()) << where;
+          continue;
+        }
+        EXPECT_EQ(lp.index_count, lp.indices.size()) << where;
+        EXPECT_LT(lp.indices.size(), p.indices.size()) << where;
+        EXPECT_EQ(lp.indices.size() % 3, 0u) << where;
+        EXPECT_EQ(lp.triangle_count * 3, lp.indices.size()) << where;
+        for (std::uint32_t i : lp.indices) ASSERT_LT(i, p.vertex_count()) << where;
+        expect_joint_domains_kept(p, lp.indices, where);
+      }
+    }
+  }
+  std::size_t k = 0;
+  for (const Mesh& mesh : asset.meshes)
+    for (const Primitive& p : mesh.primitives) EXPECT_EQ(p.indices, before[k++]) << "the asset was mutated";
+}
+
+TEST(LodGenerate, RobotExpressiveReducesAndKeepsJointDomains) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  check_generated("threejs/RobotExpressive.glb");
+}
+
+TEST(LodGenerate, CesiumManReducesAndKeepsJointDomains) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  check_generated("khronos/CesiumMan.glb");
+}
+
+TEST(LodGenerate, NodesSharingAMeshGetTheSameLevels) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Asset asset = load_asset(test::asset_path("khronos/NegativeScaleTest.glb"));
+  const LodModel model = build_lod_model(asset, {.auto_generate = true});
+  ASSERT_EQ(model.source, LodSource::generated);
+  std::map<std::int32_t, const LodSourceNode*> first_of_mesh;
+  int shared = 0;
+  for (const LodSourceNode& source : model.sources) {
+    const auto [it, added] = first_of_mesh.emplace(source.levels[0].mesh, &source);
+    if (added) continue;
+    ++shared;
+    for (std::size_t l = 0; l < source.levels.size(); ++l)
+      for (std::size_t p = 0; p < source.levels[l].primitives.size(); ++p) {
+        const LodPrimitive& mine = source.levels[l].primitives[p];
+        const LodPrimitive& theirs = it->second->levels[l].primitives[p];
+        EXPECT_GT(mine.index_count, 0u);
+        EXPECT_EQ(mine.index_count, theirs.index_count) << "node " << source.node << " level " << l;
+        EXPECT_EQ(mine.indices, theirs.indices);
+      }
+  }
+  EXPECT_GT(shared, 0) << "the asset must reuse a mesh for this test to mean anything";
+}
+
+TEST(LodGenerate, DefaultThresholdsHalvePerFurtherLevel) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Asset asset = load_asset(test::asset_path("threejs/RobotExpressive.glb"));
+  const LodModel model = build_lod_model(asset, {.auto_generate = true, .ratios = {0.8f, 0.6f, 0.4f, 0.2f}});
+  ASSERT_EQ(model.level_count, 5u);
+  EXPECT_EQ(model.thresholds, (std::vector<float>{0.5f, 0.2f, 0.01f, 0.005f, 0.0025f}));
+}
+
+// A flat n × n grid of quads in the xy plane, two triangles per quad.
+Primitive grid(int n) {
+  Primitive p;
+  for (int y = 0; y <= n; ++y)
+    for (int x = 0; x <= n; ++x) p.positions.emplace_back(static_cast<float>(x), static_cast<float>(y), 0.0f);
+  const auto at = [n](int x, int y) { return static_cast<std::uint32_t>(y * (n + 1) + x); };
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x)
+      p.indices.insert(p.indices.end(), {at(x, y), at(x + 1, y), at(x + 1, y + 1), at(x, y), at(x + 1, y + 1), at(x, y + 1)});
+  return p;
+}
+
+TEST(LodSimplify, UnreducibleInputsKeepTheirIndices) {
+  Primitive triangle;
+  triangle.positions = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+  triangle.indices = {0, 1, 2};
+  const std::vector<float> ratios = {0.5f, 0.25f};
+  for (const auto& level : simplify_levels(triangle, ratios, false)) EXPECT_EQ(level, triangle.indices);
+  // Lines are not triangles: nothing to collapse.
+  Primitive lines = grid(8);
+  lines.mode = PrimitiveMode::lines;
+  for (const auto& level : simplify_levels(lines, ratios, false)) EXPECT_EQ(level, lines.indices);
+}
+
+TEST(LodSimplify, FlatGridReducesToValidTriangles) {
+  const Primitive p = grid(16);
+  const std::vector<float> ratios = {0.5f, 0.25f};
+  const auto levels = simplify_levels(p, ratios, false);
+  ASSERT_EQ(levels.size(), 2u);
+  // A plane has zero quadric error: meshopt reaches the target (or below).
+  EXPECT_LE(levels[0].size(), p.indices.size() / 2);
+  EXPECT_LE(levels[1].size(), p.indices.size() / 4);
+  for (const auto& level : levels) {
+    EXPECT_EQ(level.size() % 3, 0u);
+    for (std::uint32_t i : level) EXPECT_LT(i, p.vertex_count());
+  }
+}
+
+TEST(LodSimplify, PreserveBoundaryKeepsEveryBorderVertex) {
+  const int n = 16;
+  const Primitive p = grid(n);
+  const std::vector<float> ratios = {0.25f};
+  const std::vector<std::uint32_t> level = simplify_levels(p, ratios, true)[0];
+  EXPECT_LT(level.size(), p.indices.size());
+  const std::set<std::uint32_t> used(level.begin(), level.end());
+  for (std::size_t v = 0; v < p.vertex_count(); ++v) {
+    const glm::vec3 q = p.positions[v];
+    const bool border = q.x == 0.0f || q.y == 0.0f || q.x == n || q.y == n;
+    if (border) EXPECT_TRUE(used.contains(static_cast<std::uint32_t>(v))) << "border vertex " << v << " removed";
+  }
+}
+
+TEST(LodSimplify, JointSeamVerticesNeverMergeAcrossJointSets) {
+  // Left half bound to joint 0, right half to joint 1, the middle column to both.
+  const int n = 16;
+  Primitive p = grid(n);
+  for (const glm::vec3& q : p.positions) {
+    const bool left = q.x < n / 2, right = q.x > n / 2;
+    p.joints0.emplace_back(0, 1, 0, 0);
+    p.weights0.push_back(left ? glm::vec4(1, 0, 0, 0) : right ? glm::vec4(0, 1, 0, 0) : glm::vec4(0.5f, 0.5f, 0, 0));
+  }
+  const std::vector<float> ratios = {0.5f, 0.25f};
+  const auto levels = simplify_levels(p, ratios, false);
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    EXPECT_LT(levels[l].size(), p.indices.size()) << "level " << l;
+    expect_joint_domains_kept(p, levels[l], fmt::format("grid level {}", l));
+    // The seam column (both joints) stays whole: no vertex of it may be collapsed away.
+    const std::set<std::uint32_t> used(levels[l].begin(), levels[l].end());
+    for (int y = 0; y <= n; ++y) EXPECT_TRUE(used.contains(static_cast<std::uint32_t>(y * (n + 1) + n / 2)));
+  }
+  EXPECT_EQ(joint_set(p, 0), (std::array<std::uint16_t, 8>{0, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF}));
+  EXPECT_EQ(joint_set(p, n / 2), (std::array<std::uint16_t, 8>{0, 1, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF}));
+}
+
+}  // namespace
+}  // namespace gltf_crowd

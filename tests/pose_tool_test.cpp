@@ -1,0 +1,267 @@
+// `gltf-crowd pose`: the printed pose against values read here from the raw glTF data with
+// tinygltf (key values, rest TRS, inverse bind matrices) and matrices composed here; the
+// `--script` mode against SPEC §3 (weights, clocks, finished, placement).
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/type_ptr.hpp>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <tiny_gltf.h>
+
+#include "test_support.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+struct ToolRun {
+  int exit_code = -1;
+  std::string out;
+};
+
+ToolRun run_tool(const std::string& arguments) {
+  ToolRun result;
+  const std::string command = "'" + test::tool_path().string() + "' " + arguments;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+
+tinygltf::Model read_model(const std::filesystem::path& path) {
+  tinygltf::TinyGLTF loader;
+  tinygltf::Model model;
+  std::string err, warn;
+  const bool ok = path.extension() == ".glb" ? loader.LoadBinaryFromFile(&model, &err, &warn, path.string())
+                                             : loader.LoadASCIIFromFile(&model, &err, &warn, path.string());
+  EXPECT_TRUE(ok) << err;
+  return model;
+}
+
+// Tightly packed float accessor data (true of the files used here).
+std::vector<float> raw_floats(const tinygltf::Model& m, int index) {
+  const auto& a = m.accessors[static_cast<std::size_t>(index)];
+  const auto& v = m.bufferViews[static_cast<std::size_t>(a.bufferView)];
+  const std::size_t comps = tinygltf::GetNumComponentsInType(static_cast<std::uint32_t>(a.type));
+  std::vector<float> out(a.count * comps);
+  std::memcpy(out.data(), m.buffers[static_cast<std::size_t>(v.buffer)].data.data() + v.byteOffset + a.byteOffset,
+              out.size() * 4);
+  return out;
+}
+
+glm::mat4 matrix_of(const nlohmann::json& column_major) {
+  std::vector<float> v = column_major.get<std::vector<float>>();
+  EXPECT_EQ(v.size(), 16u);
+  v.resize(16);
+  return glm::make_mat4(v.data());
+}
+
+void expect_near(const glm::mat4& got, const glm::mat4& want, float tolerance, const std::string& what) {
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r) EXPECT_NEAR(got[c][r], want[c][r], tolerance) << what << " [" << c << "][" << r << "]";
+}
+
+// world = parent world × T·R·S of the printed local TRS: the printed world matrices must agree.
+void expect_consistent_worlds(const tinygltf::Model& model, const nlohmann::json& nodes, const glm::mat4& placement) {
+  std::vector<int> parent(model.nodes.size(), -1);
+  for (std::size_t n = 0; n < model.nodes.size(); ++n)
+    for (int c : model.nodes[n].children) parent[static_cast<std::size_t>(c)] = static_cast<int>(n);
+  ASSERT_EQ(nodes.size(), model.nodes.size());
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    const auto& t = nodes[n]["translation"];
+    const auto& r = nodes[n]["rotation"];
+    const auto& s = nodes[n]["scale"];
+    const glm::quat q(r[3].get<float>(), r[0].get<float>(), r[1].get<float>(), r[2].get<float>());
+    EXPECT_NEAR(glm::length(q), 1.0f, 1e-5f) << "node " << n;
+    const glm::mat4 local = glm::translate(glm::mat4(1.0f), glm::vec3(t[0].get<float>(), t[1].get<float>(), t[2].get<float>())) *
+                            glm::mat4_cast(q) * glm::scale(glm::mat4(1.0f), glm::vec3(s[0].get<float>(), s[1].get<float>(), s[2].get<float>()));
+    const glm::mat4 above = parent[n] < 0 ? placement : matrix_of(nodes[static_cast<std::size_t>(parent[n])]["world"]);
+    expect_near(matrix_of(nodes[n]["world"]), above * local, 1e-4f, "world of node " + std::to_string(n));
+  }
+}
+
+// joint_matrices[j] = world(joints[j]) × IBM[j], IBMs read from the file.
+void expect_joint_matrices(const tinygltf::Model& model, const nlohmann::json& doc) {
+  ASSERT_EQ(doc["skins"].size(), model.skins.size());
+  for (std::size_t k = 0; k < model.skins.size(); ++k) {
+    const auto& skin = model.skins[k];
+    const std::vector<float> ibm = raw_floats(model, skin.inverseBindMatrices);
+    const auto& joints = doc["skins"][k]["joint_matrices"];
+    ASSERT_EQ(joints.size(), skin.joints.size());
+    for (std::size_t j = 0; j < skin.joints.size(); ++j) {
+      const glm::mat4 world = matrix_of(doc["nodes"][static_cast<std::size_t>(skin.joints[j])]["world"]);
+      expect_near(matrix_of(joints[j]), world * glm::make_mat4(ibm.data() + 16 * j), 1e-4f,
+                  "skin " + std::to_string(k) + " joint " + std::to_string(j));
+    }
+  }
+}
+
+TEST(PoseToolTest, ClipAtAKeyPrintsTheKeyValueAndConsistentMatrices) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto path = test::asset_path("lumagl/SimpleSkin.gltf");
+  const tinygltf::Model model = read_model(path);
+  const auto& sampler = model.animations[0].samplers[0];
+  const int node = model.animations[0].channels[0].target_node;
+  const std::vector<float> times = raw_floats(model, sampler.input), values = raw_floats(model, sampler.output);
+  ASSERT_EQ(times[1], 0.5f);
+  const ToolRun r = run_tool("pose " + quoted(path) + " --clip 0 --time 0.5 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["clip_index"], 0);
+  EXPECT_EQ(doc["time"], 0.5);
+  // The file's keys are unit quaternions to 3 decimals; the pose holds them normalized.
+  const glm::vec4 key = glm::normalize(glm::make_vec4(values.data() + 4));
+  const auto& rotation = doc["nodes"][static_cast<std::size_t>(node)]["rotation"];
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(rotation[static_cast<std::size_t>(i)].get<float>(), key[i], 1e-6f);
+  expect_consistent_worlds(model, doc["nodes"], glm::mat4(1.0f));
+  expect_joint_matrices(model, doc);
+  EXPECT_TRUE(doc["morph_weights"].empty());
+}
+
+TEST(PoseToolTest, TimeIsSampledDirectlyWithoutWrapping) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto path = test::asset_path("lumagl/SimpleSkin.gltf");
+  const tinygltf::Model model = read_model(path);
+  const std::vector<float> values = raw_floats(model, model.animations[0].samplers[0].output);
+  const int node = model.animations[0].channels[0].target_node;
+  // 9 s is past the last key (5.5 s): the last key's value. Wrapping would give the 3.5 s key.
+  const ToolRun r = run_tool("pose " + quoted(path) + " --clip 0 --time 9 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const auto rotation = nlohmann::json::parse(r.out)["nodes"][static_cast<std::size_t>(node)]["rotation"];
+  const glm::vec4 last = glm::normalize(glm::make_vec4(values.data() + values.size() - 4));
+  for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(rotation[i].get<float>(), last[static_cast<int>(i)], 1e-6f);
+}
+
+TEST(PoseToolTest, WithoutAClipItPrintsTheRestPose) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto path = test::asset_path("threejs/RobotExpressive.glb");
+  const tinygltf::Model model = read_model(path);
+  const ToolRun r = run_tool("pose " + quoted(path) + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(doc["clip"].is_null());
+  ASSERT_EQ(doc["nodes"].size(), model.nodes.size());
+  for (std::size_t n = 0; n < model.nodes.size(); ++n) {
+    const auto& file = model.nodes[n];
+    const auto& got = doc["nodes"][n];
+    EXPECT_EQ(got["name"], file.name);
+    ASSERT_TRUE(file.matrix.empty());
+    for (std::size_t i = 0; i < file.translation.size(); ++i) EXPECT_NEAR(got["translation"][i].get<double>(), file.translation[i], 1e-6);
+    for (std::size_t i = 0; i < file.rotation.size(); ++i) EXPECT_NEAR(got["rotation"][i].get<double>(), file.rotation[i], 1e-6);
+    for (std::size_t i = 0; i < file.scale.size(); ++i) EXPECT_NEAR(got["scale"][i].get<double>(), file.scale[i], 1e-6);
+  }
+  expect_consistent_worlds(model, doc["nodes"], glm::mat4(1.0f));
+  expect_joint_matrices(model, doc);
+  ASSERT_EQ(doc["morph_weights"].size(), 1u);  // the Head: 3 targets
+  EXPECT_EQ(doc["morph_weights"][0]["weights"].size(), 3u);
+}
+
+TEST(PoseToolTest, ClipByNameOrIndexAndUnknownClips) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto path = quoted(test::asset_path("threejs/RobotExpressive.glb"));
+  const ToolRun by_name = run_tool("pose " + path + " --clip Wave --time 0.4 --json");
+  const ToolRun by_index = run_tool("pose " + path + " --clip 12 --time 0.4 --json");  // Wave is animations[12]
+  ASSERT_EQ(by_name.exit_code, 0);
+  EXPECT_EQ(by_name.out, by_index.out);
+  const ToolRun text = run_tool("pose " + path + " --clip Wave --time 0.4");
+  EXPECT_EQ(text.exit_code, 0);
+  EXPECT_NE(text.out.find("Hand"), std::string::npos);
+  const ToolRun unknown = run_tool("pose " + path + " --clip Moonwalk 2>&1");
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.out.find("unknown_clip"), std::string::npos) << unknown.out;
+  EXPECT_NE(unknown.out.find("Wave"), std::string::npos) << "lists the clips: " << unknown.out;
+}
+
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> out;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t end = text.find('\n', start);
+    out.push_back(nlohmann::json::parse(text.substr(start, end - start)));
+    start = end == std::string::npos ? text.size() : end + 1;
+  }
+  return out;
+}
+
+TEST(PoseToolTest, ScriptPrintsEveryActorAfterEveryStep) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto path = test::asset_path("threejs/RobotExpressive.glb");
+  const tinygltf::Model model = read_model(path);
+  const auto script = test::scratch_dir("pose_script") / "script.txt";
+  std::ofstream(script) << "# walker crossfades to Running; jumper plays Jump (0.7083 s) once\n"
+                           "add id=walker clip=Walking\n"
+                           "add id=jumper clip=Jump loop=once at=2,0,0\n"
+                           "select walker Running crossfade=0.5   # fade in over 0.5 s\n"
+                           "update 0.25\n"
+                           "seek walker 0.1\n"
+                           "update 1.0\n"
+                           "play jumper\n";
+  const ToolRun r = run_tool("pose " + quoted(path) + " --script " + quoted(script));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::vector<nlohmann::json> lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 1u + 2u * 6u);  // one actor after step 0, two after each later step
+  const auto at = [&](int step, const char* actor) -> const nlohmann::json& {
+    for (const auto& l : lines)
+      if (l["step"] == step && l["actor"] == actor) return l;
+    ADD_FAILURE() << "no line for step " << step << " actor " << actor;
+    return lines.front();
+  };
+  for (const auto& l : lines) {
+    double sum = 0.0;
+    for (const auto& c : l["contributors"]) sum += c["weight"].get<double>();
+    EXPECT_NEAR(sum, 1.0, 1e-6) << l["op"];
+  }
+  EXPECT_EQ(at(2, "walker")["op"], "select walker Running crossfade=0.5");
+  const auto& faded = at(3, "walker")["contributors"];  // 0.25 s into a 0.5 s fade
+  ASSERT_EQ(faded.size(), 2u);
+  EXPECT_EQ(faded[0]["clip"], "Running");
+  EXPECT_NEAR(faded[0]["weight"].get<double>(), 0.5, 1e-6);
+  EXPECT_NEAR(faded[1]["seconds"].get<double>(), 0.25, 1e-6);
+  const auto& sought = at(4, "walker")["contributors"];
+  EXPECT_NEAR(sought[0]["seconds"].get<double>(), 0.1, 1e-6);
+  EXPECT_NEAR(sought[1]["seconds"].get<double>(), 0.25, 1e-6) << "seek moved only the incoming clip";
+  EXPECT_EQ(at(5, "walker")["contributors"].size(), 1u);
+  EXPECT_EQ(at(5, "jumper")["finished"], true);
+  EXPECT_EQ(at(5, "jumper")["playing"], false);
+  EXPECT_EQ(at(6, "jumper")["finished"], false);
+  EXPECT_EQ(at(6, "jumper")["time"], 0.0);
+  // The jumper's placement moves its root node (at rest at the origin) to x = 2.
+  EXPECT_NEAR(at(6, "jumper")["nodes"][0]["world"][12].get<double>(), 2.0, 1e-6);
+  expect_consistent_worlds(model, at(6, "walker")["nodes"], glm::mat4(1.0f));
+  expect_consistent_worlds(model, at(6, "jumper")["nodes"], glm::translate(glm::mat4(1.0f), glm::vec3(2, 0, 0)));
+  expect_joint_matrices(model, at(3, "walker"));
+}
+
+TEST(PoseToolTest, ScriptErrorsNameTheLine) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto path = quoted(test::asset_path("threejs/RobotExpressive.glb"));
+  const auto dir = test::scratch_dir("pose_script_errors");
+  const std::pair<const char*, const char*> cases[] = {
+      {"add id=a\nselect a Moonwalk\n", "unknown_clip"},
+      {"add id=a\nseek b 0.5\n", "script_syntax"},
+      {"add id=a\nupdate fast\n", "script_syntax"},
+      {"add id=a\njump a\n", "script_syntax"},
+  };
+  for (const auto& [text, rule] : cases) {
+    std::ofstream(dir / "bad.txt") << text;
+    const ToolRun r = run_tool("pose " + path + " --script " + quoted(dir / "bad.txt") + " 2>&1 >/dev/null");
+    EXPECT_NE(r.exit_code, 0) << text;
+    EXPECT_NE(r.out.find("bad.txt:2"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(rule), std::string::npos) << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace gltf_crowd

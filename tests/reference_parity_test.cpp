@@ -1,0 +1,298 @@
+// The instanced images agree with the reference path on real assets (SPEC §4, §6; STYLE example
+// 15): for each asset a crowd of actors with mixed clips, phases, speeds, crossfades and some
+// mirrored placements is drawn by CrowdRenderer with storage buffers and with textures (OpenGL
+// 4.5 core and OpenGL ES), and by ReferenceRenderer, which skins and morphs on the CPU from
+// Actor::node_world and Actor::morph_weights. At most 0.5% of the pixels may differ by more than
+// 2/255. A deliberately broken palette or zeroed morph weights must fail the same comparison.
+// The OpenGL 3.3 and ES 3.0 capped contexts run through the tool (render_test.cpp), since Mesa
+// reads its version override once per process.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <glm/gtc/matrix_transform.hpp>
+#include <gtest/gtest.h>
+
+#include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/gl.hpp"
+#include "image_compare.hpp"
+#include "test_support.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+constexpr std::uint32_t width = 160;
+constexpr std::uint32_t height = 120;
+constexpr std::uint8_t background[3] = {26, 31, 41};
+
+struct AssetCase {
+  const char* name;
+  const char* file;  // under ../shared/assets
+  std::uint32_t actors;
+};
+
+const AssetCase robot{"RobotExpressive", "threejs/RobotExpressive.glb", 20};
+const AssetCase cesium_man{"CesiumMan", "khronos/CesiumMan.glb", 6};
+const AssetCase fox{"Fox", "khronos/Fox.glb", 6};
+const AssetCase negative_scale{"NegativeScaleTest", "khronos/NegativeScaleTest.glb", 4};
+const AssetCase morph_cube{"AnimatedMorphCube", "lumagl/AnimatedMorphCube.glb", 6};
+const AssetCase morph_stress{"MorphStressTest", "khronos/MorphStressTest/MorphStressTest.gltf", 6};
+
+struct Box {
+  glm::vec3 min{std::numeric_limits<float>::max()};
+  glm::vec3 max{std::numeric_limits<float>::lowest()};
+  void add(const glm::vec3& p) {
+    min = glm::min(min, p);
+    max = glm::max(max, p);
+  }
+};
+
+// Bounds of one actor's current pose: rigid primitives' boxes by world(node), skinned vertices
+// by Σ w · world(joint) · IBM (glTF 2.0 §3.7.3). Only for framing the camera.
+void add_actor(Box& box, const Crowd& crowd, const Actor& actor) {
+  const Asset& asset = crowd.asset();
+  for (const PrimitiveGroup& group : crowd.primitive_groups()) {
+    const Primitive& p = asset.meshes[group.mesh].primitives[group.primitive];
+    const std::int32_t skin = asset.nodes[group.source_node].skin;
+    if (group.joint_count == 0 || skin < 0) {
+      const glm::mat4 world = actor.node_world(group.source_node);
+      for (int corner = 0; corner < 8; ++corner) {
+        box.add(glm::vec3(world * glm::vec4(corner & 1 ? p.max.x : p.min.x, corner & 2 ? p.max.y : p.min.y,
+                                            corner & 4 ? p.max.z : p.min.z, 1.0f)));
+      }
+      continue;
+    }
+    const Skin& s = asset.skins[static_cast<std::size_t>(skin)];
+    std::vector<glm::mat4> joints(s.joints.size());
+    for (std::size_t j = 0; j < joints.size(); ++j) {
+      joints[j] = actor.node_world(s.joints[j]) * s.inverse_bind_matrices[j];
+    }
+    for (std::size_t v = 0; v < p.vertex_count(); ++v) {
+      glm::mat4 m(0.0f);
+      for (int k = 0; k < 4; ++k) {
+        m += p.weights0[v][k] * joints[p.joints0[v][k]];
+        if (!p.joints1.empty()) m += p.weights1[v][k] * joints[p.joints1[v][k]];
+      }
+      box.add(glm::vec3(m * glm::vec4(p.positions[v], 1.0f)));
+    }
+  }
+}
+
+struct Scene {
+  std::unique_ptr<Crowd> crowd;
+  Camera camera;
+};
+
+// `c.actors` actors on a grid spaced by one actor's footprint; actor i plays clip i mod clips
+// at phase 0.37·i mod 1 and speed 0.8 + 0.15·(i mod 4), every third one is mirrored in x, and
+// every fourth is caught mid-crossfade into the next clip. The camera frames them from the
+// front and above.
+Scene make_scene(const AssetCase& c) {
+  auto asset = std::make_shared<const Asset>(load_asset(test::asset_path(c.file)));
+  Box one;
+  {
+    Crowd probe(asset, {.capacity = 1});
+    add_actor(one, probe, probe.add_actor());
+  }
+  const glm::vec3 size = one.max - one.min;
+  const float spacing = 1.3f * std::max({size.x, size.z, 0.25f * size.y});
+  const auto columns = static_cast<std::uint32_t>(std::ceil(std::sqrt(static_cast<float>(c.actors))));
+  const std::size_t clips = asset->clips.size();
+  std::vector<ActorOptions> options(c.actors);
+  for (std::uint32_t i = 0; i < c.actors; ++i) {
+    ActorOptions& o = options[i];
+    if (clips > 0) o.clip = asset->clips[i % clips].name;
+    o.phase = std::fmod(0.37f * static_cast<float>(i), 1.0f);
+    o.speed = 0.8f + 0.15f * static_cast<float>(i % 4);
+    const glm::vec3 cell(static_cast<float>(i % columns) * spacing, 0.0f,
+                         static_cast<float>(i / columns) * spacing);
+    o.transform = glm::translate(glm::mat4(1.0f), cell - 0.5f * (one.min + one.max));
+    if (i % 3 == 2) o.transform = o.transform * glm::scale(glm::mat4(1.0f), glm::vec3(-1, 1, 1));
+  }
+  Scene scene;
+  scene.crowd = std::make_unique<Crowd>(asset, CrowdOptions{.capacity = c.actors});
+  Crowd& crowd = *scene.crowd;
+  const std::vector<Actor> actors = crowd.add_actors(options);
+  crowd.update(0.4f);
+  for (std::uint32_t i = 1; i < c.actors && clips > 1; i += 4) {
+    actors[i].select_clip(asset->clips[(i + 1) % clips].name, {.crossfade_seconds = 0.5f});
+  }
+  crowd.update(0.25f);
+
+  Box all;
+  for (const Actor& actor : actors) add_actor(all, crowd, actor);
+  const glm::vec3 center = 0.5f * (all.min + all.max);
+  const float radius = 0.5f * glm::length(all.max - all.min);
+  const float fov = glm::radians(40.0f);
+  const float distance = radius / std::sin(0.5f * fov);
+  const glm::vec3 eye = center + distance * glm::normalize(glm::vec3(0.0f, 0.6f, 1.0f));
+  scene.camera.view = glm::lookAt(eye, center, glm::vec3(0, 1, 0));
+  scene.camera.projection = glm::perspective(fov, static_cast<float>(width) / height,
+                                             std::max(distance - 1.5f * radius, 0.01f * distance),
+                                             distance + 1.5f * radius);
+  return scene;
+}
+
+// The crowd drawn into a fresh target: by CrowdRenderer with `storage`, or by the reference
+// path when `storage` is empty.
+test::Image draw(const Crowd& crowd, const Camera& camera, std::optional<PaletteStorage> storage) {
+  Framebuffer target({.width = width, .height = height});
+  target.clear(glm::vec4(background[0], background[1], background[2], 255.0f) / 255.0f);
+  std::size_t groups = 0;
+  for (const PrimitiveGroup& g : crowd.primitive_groups()) groups += g.instances.empty() ? 0 : 1;
+  if (storage) {
+    CrowdRenderer renderer(crowd, {.palette = *storage});
+    EXPECT_EQ(renderer.palette_storage(), *storage);
+    EXPECT_EQ(renderer.draw(crowd, camera), groups);
+  } else {
+    ReferenceRenderer renderer(crowd);
+    EXPECT_EQ(renderer.draw(crowd, camera), groups * crowd.actor_count());
+  }
+  return {width, height, target.read_pixels()};
+}
+
+class ReferenceParity : public ::testing::TestWithParam<AssetCase> {};
+
+INSTANTIATE_TEST_SUITE_P(Assets, ReferenceParity,
+                         ::testing::Values(robot, cesium_man, fox, negative_scale, morph_cube, morph_stress),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST_P(ReferenceParity, InstancedImagesMatchTheReference) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const AssetCase& c = GetParam();
+  const Scene scene = make_scene(c);
+  const Crowd& crowd = *scene.crowd;
+  const auto dir = test::scratch_dir(std::string("parity_") + c.name);
+  test::Image reference;
+  {
+    HeadlessContext context({.debug = true});
+    reference = draw(crowd, scene.camera, std::nullopt);
+    write_png(dir / "reference.png", width, height, reference.rgba);
+    // Something must be on screen for the comparison to mean anything.
+    EXPECT_GT(test::foreground_fraction(reference, background), 0.03) << dir / "reference.png";
+    EXPECT_TRUE(test::images_agree(dir, "storage", draw(crowd, scene.camera, PaletteStorage::storage_buffer), reference));
+    EXPECT_TRUE(test::images_agree(dir, "texture", draw(crowd, scene.camera, PaletteStorage::texture), reference));
+    EXPECT_EQ(context.debug_error_count(), 0u)
+        << (context.debug_errors().empty() ? "" : context.debug_errors().front());
+  }
+  EXPECT_EQ(gl_object_count(), 0u);
+  {
+    HeadlessContext context({.api = GlApi::gles30, .debug = true});
+    EXPECT_TRUE(test::images_agree(dir, "es_texture", draw(crowd, scene.camera, PaletteStorage::texture), reference));
+    EXPECT_EQ(context.debug_error_count(), 0u)
+        << (context.debug_errors().empty() ? "" : context.debug_errors().front());
+  }
+  EXPECT_EQ(gl_object_count(), 0u);
+}
+
+// The joint carrying the most skin weight in the first skinned group, zeroed in every actor's
+// packed palette: the instanced images must now fail the comparison that passes above.
+TEST(ReferenceParityBroken, ZeroedPaletteJointFailsTheComparison) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Scene scene = make_scene(cesium_man);
+  const Crowd& crowd = *scene.crowd;
+  const auto groups = crowd.primitive_groups();
+  const auto skinned = std::find_if(groups.begin(), groups.end(), [](const PrimitiveGroup& g) {
+    return g.palette_kind == PaletteKind::skinned;
+  });
+  ASSERT_NE(skinned, groups.end());
+  const Primitive& p = crowd.asset().meshes[skinned->mesh].primitives[skinned->primitive];
+  std::vector<double> load(skinned->joint_count, 0.0);
+  for (std::size_t v = 0; v < p.vertex_count(); ++v) {
+    for (int k = 0; k < 4; ++k) load[p.joints0[v][k]] += p.weights0[v][k];
+  }
+  const auto joint = static_cast<std::size_t>(std::max_element(load.begin(), load.end()) - load.begin());
+
+  HeadlessContext context({.debug = true});
+  const test::Image reference = draw(crowd, scene.camera, std::nullopt);
+  for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+    EXPECT_TRUE(test::images_agree(test::scratch_dir("parity_unbroken"), "unbroken",
+                                   draw(crowd, scene.camera, storage), reference));
+  }
+  // The streams are the crowd's own arrays; draw() uploads them as they are (no update here).
+  auto& stream = const_cast<NodeStream&>(crowd.node_streams()[skinned->stream]);
+  for (std::size_t slot = 0; slot < crowd.actor_count(); ++slot) {
+    std::fill_n(stream.palette.begin() + static_cast<std::ptrdiff_t>((slot * stream.joint_count + joint) * 3), 3,
+                glm::vec4(0.0f));
+  }
+  for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+    EXPECT_GT(test::differing_fraction(draw(crowd, scene.camera, storage), reference), 0.005)
+        << palette_storage_name(storage) << ": zeroing joint " << joint << " went unnoticed";
+  }
+  EXPECT_EQ(context.debug_error_count(), 0u);
+}
+
+// The same for morph targets: with every packed morph weight zeroed, MorphStressTest's bars stop
+// following each actor's clip and the comparison fails.
+TEST(ReferenceParityBroken, ZeroedMorphWeightsFailTheComparison) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Scene scene = make_scene(morph_stress);
+  const Crowd& crowd = *scene.crowd;
+  HeadlessContext context({.debug = true});
+  const test::Image reference = draw(crowd, scene.camera, std::nullopt);
+  for (const NodeStream& s : crowd.node_streams()) {
+    std::fill(const_cast<NodeStream&>(s).weights.begin(), const_cast<NodeStream&>(s).weights.end(), 0.0f);
+  }
+  for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+    EXPECT_GT(test::differing_fraction(draw(crowd, scene.camera, storage), reference), 0.005)
+        << palette_storage_name(storage);
+  }
+  EXPECT_EQ(context.debug_error_count(), 0u);
+}
+
+// RobotExpressive's head has three morph targets (Angry, Surprised, Sad), but every one of its
+// clips keys their weights at 0, so the faces only change when weights are set per actor. With
+// actor 0's head weights set to Surprised = 1 in the packed stream, only the left robot's face
+// changes on the GPU, in both storages: the weights are indexed by the instance's slot.
+TEST(RobotFaces, HeadMorphWeightsApplyPerActor) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  auto asset = std::make_shared<const Asset>(load_asset(test::asset_path(robot.file)));
+  const int head = asset->find_node("Head");
+  ASSERT_GE(head, 0);
+  ASSERT_EQ(asset->weight_counts[static_cast<std::size_t>(head)], 3u);
+  Crowd crowd(asset, {.capacity = 2});
+  const std::vector<Actor> actors = crowd.add_actors(std::vector<ActorOptions>{
+      {.clip = "Idle", .transform = glm::translate(glm::mat4(1.0f), glm::vec3(-2.5f, 0, 0))},
+      {.clip = "Idle", .transform = glm::translate(glm::mat4(1.0f), glm::vec3(2.5f, 0, 0))}});
+  crowd.update(0.0f);
+  const glm::vec3 left(actors[0].node_world(static_cast<std::uint32_t>(head))[3]);
+  const glm::vec3 right(actors[1].node_world(static_cast<std::uint32_t>(head))[3]);
+  const glm::vec3 center = 0.5f * (left + right);
+  Camera camera;
+  camera.view = glm::lookAt(center + glm::vec3(0, 0, 9), center, glm::vec3(0, 1, 0));
+  camera.projection = glm::perspective(glm::radians(40.0f), 4.0f / 3.0f, 0.5f, 50.0f);
+
+  const auto stream = std::find_if(crowd.node_streams().begin(), crowd.node_streams().end(),
+                                   [head](const NodeStream& s) { return s.node == static_cast<std::uint32_t>(head); });
+  ASSERT_NE(stream, crowd.node_streams().end());
+  auto& weights = const_cast<NodeStream&>(*stream).weights;
+  HeadlessContext context({.debug = true});
+  for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+    std::fill(weights.begin(), weights.end(), 0.0f);
+    const test::Image neutral = draw(crowd, camera, storage);
+    weights[1] = 1.0f;  // slot 0, target 1: Surprised
+    const test::Image surprised = draw(crowd, camera, storage);
+    std::size_t left_changed = 0, right_changed = 0;
+    for (std::size_t i = 0; i < neutral.rgba.size(); i += 4) {
+      const bool changed = std::equal(neutral.rgba.begin() + static_cast<std::ptrdiff_t>(i),
+                                      neutral.rgba.begin() + static_cast<std::ptrdiff_t>(i + 4),
+                                      surprised.rgba.begin() + static_cast<std::ptrdiff_t>(i)) == false;
+      ((i / 4) % width < width / 2 ? left_changed : right_changed) += changed ? 1 : 0;
+    }
+    EXPECT_GT(left_changed, 20u) << palette_storage_name(storage);
+    EXPECT_EQ(right_changed, 0u) << palette_storage_name(storage);
+    if (left_changed <= 20u || right_changed != 0u) {
+      ADD_FAILURE() << test::write_difference(test::scratch_dir("robot_faces"), palette_storage_name(storage),
+                                              surprised, neutral, 0);
+    }
+  }
+  EXPECT_EQ(context.debug_error_count(), 0u);
+}
+
+}  // namespace
+}  // namespace gltf_crowd

@@ -1,0 +1,138 @@
+// Small glTF documents built in tests: a JSON object plus the bytes of buffers[0], written out as
+// .gltf (base64 data URI) or .glb. Header-only; the loader tests mutate them to make bad input.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace gltf_crowd::test {
+
+inline std::string base64(const std::vector<std::uint8_t>& bytes) {
+  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::uint32_t n = (std::uint32_t{bytes[i]} << 16) |
+                            (i + 1 < bytes.size() ? std::uint32_t{bytes[i + 1]} << 8 : 0u) |
+                            (i + 2 < bytes.size() ? std::uint32_t{bytes[i + 2]} : 0u);
+    out += alphabet[(n >> 18) & 63];
+    out += alphabet[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? alphabet[(n >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? alphabet[n & 63] : '=';
+  }
+  return out;
+}
+
+// A document under construction: `json` without buffers[0]'s uri, `bin` its bytes.
+struct Document {
+  nlohmann::json json = {{"asset", {{"version", "2.0"}}}, {"buffers", {{{"byteLength", 0}}}},
+                         {"bufferViews", nlohmann::json::array()}, {"accessors", nlohmann::json::array()}};
+  std::vector<std::uint8_t> bin;
+
+  // Appends raw bytes (4-byte aligned) as a new bufferView; returns its index.
+  int add_view(const void* data, std::size_t size, int stride = 0) {
+    while (bin.size() % 4 != 0) bin.push_back(0);
+    nlohmann::json view = {{"buffer", 0}, {"byteOffset", bin.size()}, {"byteLength", size}};
+    if (stride != 0) view["byteStride"] = stride;
+    const auto* bytes = static_cast<const std::uint8_t*>(data);
+    bin.insert(bin.end(), bytes, bytes + size);
+    json["buffers"][0]["byteLength"] = bin.size();
+    json["bufferViews"].push_back(view);
+    return static_cast<int>(json["bufferViews"].size()) - 1;
+  }
+  template <typename T>
+  int add_view(const std::vector<T>& values, int stride = 0) {
+    return add_view(values.data(), values.size() * sizeof(T), stride);
+  }
+  // Appends an accessor; returns its index.
+  int add_accessor(int view, int component_type, std::size_t count, const char* type, nlohmann::json extra = {}) {
+    nlohmann::json accessor = {{"componentType", component_type}, {"count", count}, {"type", type}};
+    if (view >= 0) accessor["bufferView"] = view;
+    if (extra.is_object()) accessor.update(extra);
+    json["accessors"].push_back(accessor);
+    return static_cast<int>(json["accessors"].size()) - 1;
+  }
+  // Views + accessor of tightly packed floats.
+  int add_floats(const std::vector<float>& values, std::size_t components, const char* type) {
+    return add_accessor(add_view(values), 5126, values.size() / components, type);
+  }
+
+  // .gltf bytes: buffers[0] gets its data as a base64 data URI (unless a test set another uri).
+  std::vector<std::uint8_t> gltf() const {
+    nlohmann::json doc = json;
+    if (!doc["buffers"][0].contains("uri"))
+      doc["buffers"][0]["uri"] = "data:application/octet-stream;base64," + base64(bin);
+    const std::string text = doc.dump();
+    return {text.begin(), text.end()};
+  }
+  // .glb bytes: JSON chunk (space-padded) and, when `bin` is not empty, a zero-padded BIN chunk.
+  std::vector<std::uint8_t> glb() const {
+    std::string text = json.dump();
+    while (text.size() % 4 != 0) text += ' ';
+    std::vector<std::uint8_t> chunk = bin;
+    while (chunk.size() % 4 != 0) chunk.push_back(0);
+    std::vector<std::uint8_t> out;
+    const auto u32 = [&out](std::size_t v) {
+      const auto x = static_cast<std::uint32_t>(v);
+      out.insert(out.end(), {static_cast<std::uint8_t>(x), static_cast<std::uint8_t>(x >> 8),
+                             static_cast<std::uint8_t>(x >> 16), static_cast<std::uint8_t>(x >> 24)});
+    };
+    out.insert(out.end(), {'g', 'l', 'T', 'F'});
+    u32(2);
+    u32(12 + 8 + text.size() + (chunk.empty() ? 0 : 8 + chunk.size()));
+    u32(text.size());
+    u32(0x4E4F534Au);
+    out.insert(out.end(), text.begin(), text.end());
+    if (!chunk.empty()) {
+      u32(chunk.size());
+      u32(0x004E4942u);
+      out.insert(out.end(), chunk.begin(), chunk.end());
+    }
+    return out;
+  }
+};
+
+// A skinned, morphing, animated triangle that exercises every loader pass:
+//   nodes: 0 "Root" (children 1, 2), 1 "Joint0" (child 3), 2 "Mesh" (mesh 0, skin 0), 3 "Joint1"
+//   accessors: 0 POSITION (3 × VEC3), 1 indices (3 × u16), 2 JOINTS_0 (3 × u8 VEC4),
+//              3 WEIGHTS_0 (3 × VEC4), 4 inverse bind matrices (2 × MAT4), 5 key times [0, 1],
+//              6 rotations (2 × VEC4), 7 morph target POSITION deltas (3 × VEC3)
+//   skin 0: joints [1, 3]; mesh 0: one primitive, one morph target, weights [0.5]; material 0;
+//   animation 0 "Turn": LINEAR rotation of node 3.
+inline Document skinned_triangle() {
+  Document d;
+  d.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, 3, "VEC3");
+  d.add_accessor(d.add_view(std::vector<std::uint16_t>{0, 1, 2}), 5123, 3, "SCALAR");
+  d.add_accessor(d.add_view(std::vector<std::uint8_t>{0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0}), 5121, 3, "VEC4");
+  d.add_floats({1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 0, 1, 0, 0}, 4, "VEC4");
+  std::vector<float> ibms(32, 0.0f);
+  for (int m = 0; m < 2; ++m)
+    for (int k = 0; k < 4; ++k) ibms[static_cast<std::size_t>(m * 16 + k * 5)] = 1.0f;
+  ibms[16 + 13] = -1.0f;  // joint 1 sits at y = 1
+  d.add_floats(ibms, 16, "MAT4");
+  d.add_floats({0.0f, 1.0f}, 1, "SCALAR");
+  d.add_floats({0, 0, 0, 1, 0, 0, 0.70710678f, 0.70710678f}, 4, "VEC4");
+  d.add_floats({0, 0, 0, 0, 0, 0, 0, 0, 1}, 3, "VEC3");
+  d.json["nodes"] = {{{"name", "Root"}, {"children", {1, 2}}},
+                     {{"name", "Joint0"}, {"children", {3}}},
+                     {{"name", "Mesh"}, {"mesh", 0}, {"skin", 0}},
+                     {{"name", "Joint1"}, {"translation", {0, 1, 0}}}};
+  d.json["scene"] = 0;
+  d.json["scenes"] = {{{"nodes", {0}}}};
+  d.json["skins"] = {{{"joints", {1, 3}}, {"inverseBindMatrices", 4}}};
+  d.json["materials"] = {{{"name", "Red"}, {"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 1}}}}}};
+  d.json["meshes"] = {{{"primitives", {{{"attributes", {{"POSITION", 0}, {"JOINTS_0", 2}, {"WEIGHTS_0", 3}}},
+                                        {"indices", 1},
+                                        {"material", 0},
+                                        {"targets", {{{"POSITION", 7}}}}}}},
+                       {"weights", {0.5}}}};
+  d.json["animations"] = {{{"name", "Turn"},
+                           {"samplers", {{{"input", 5}, {"output", 6}, {"interpolation", "LINEAR"}}}},
+                           {"channels", {{{"sampler", 0}, {"target", {{"node", 3}, {"path", "rotation"}}}}}}}};
+  return d;
+}
+
+}  // namespace gltf_crowd::test
