@@ -152,8 +152,11 @@ LodView any_view(FuzzedDataProvider& in) {
   return v;
 }
 
+// The rules of validate_lod_view (lod.hpp), restated: a singular projection has no y scale or a
+// determinant that is 0 or NaN (overflowing cofactors).
 bool valid_view(const LodView& v) {
-  return finite(v.view) && finite(v.projection) && glm::determinant(v.projection) != 0.0f && v.width > 0 && v.height > 0;
+  return finite(v.view) && finite(v.projection) && v.projection[1][1] != 0.0f &&
+         std::abs(glm::determinant(v.projection)) > 0.0f && v.width > 0 && v.height > 0;
 }
 
 // LOD options: none, sensible generated levels, or fuzzed fields that may break a rule.

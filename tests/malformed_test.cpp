@@ -227,6 +227,8 @@ const Case kCases[] = {
      nullptr, "indices_type", "accessors[1].type"},
     {"float indices", Format::gltf, [](Document& d) { d.json["meshes"][0]["primitives"][0]["indices"] = 0; }, nullptr,
      "accessor_not_unsigned", "accessors[0].componentType"},
+    {"indices without a bufferView", Format::gltf, [](Document& d) { d.json["accessors"][1].erase("bufferView"); },
+     nullptr, "indices_bufferview", "meshes[0].primitives[0].indices"},
     {"attribute counts differ", Format::gltf, [](Document& d) { d.json["accessors"][3]["count"] = 2; }, nullptr,
      "attribute_count", "meshes[0].primitives[0].attributes.WEIGHTS_0"},
     {"NaN position", Format::gltf, [](Document& d) { set_float(d, 0, 4, std::nanf("")); }, nullptr, "not_finite",

@@ -80,16 +80,22 @@ int srgb_byte(double linear) {
   return static_cast<int>(std::lround(c * 255.0));
 }
 
-json unlit(json material) {  // dielectric, so the base color only shows through lighting
+// A dielectric: diffuse base color, plus the 4% white specular reflectance glTF gives every
+// dielectric (Appendix B), so even a pure red surface shows a little green and blue.
+json dielectric(json material) {
   material["pbrMetallicRoughness"]["metallicFactor"] = 0;
   return material;
 }
 
+// The most a dielectric's 4% specular adds to a channel its base color lacks under the cameras
+// below (ambient 0.3 and one frontal light): about 41 of 255.
+constexpr int specular_only = 50;
+
 // MASK discards fragments whose alpha is below the cutoff and draws the others opaque.
 TEST(MaterialTest, MaskKeepsOnlyFragmentsAtOrAboveTheCutoff) {
   const json materials = {
-      unlit({{"alphaMode", "MASK"}, {"alphaCutoff", 0.5}, {"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 0.3}}}}}),
-      unlit({{"alphaMode", "MASK"}, {"alphaCutoff", 0.5}, {"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 0.7}}}}})};
+      dielectric({{"alphaMode", "MASK"}, {"alphaCutoff", 0.5}, {"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 0.3}}}}}),
+      dielectric({{"alphaMode", "MASK"}, {"alphaCutoff", 0.5}, {"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 0.7}}}}})};
   auto asset = test::quad_asset({{.translation = {-3, 0, 0}, .material = 0}, {.translation = {3, 0, 0}, .material = 1}},
                                 materials);
   for (Path path : paths) {
@@ -97,7 +103,7 @@ TEST(MaterialTest, MaskKeepsOnlyFragmentsAtOrAboveTheCutoff) {
     EXPECT_TRUE(is_background(r.at(column[0], row))) << name(path);
     const auto kept = r.at(column[3], row);
     EXPECT_GT(kept[0], 200) << name(path);
-    EXPECT_EQ(kept[2], 0) << name(path) << ": drawn opaque, no blue showing through";
+    EXPECT_LT(kept[2], specular_only) << name(path) << ": drawn opaque, no blue showing through";
   }
 }
 
@@ -106,34 +112,34 @@ TEST(MaterialTest, MaskKeepsOnlyFragmentsAtOrAboveTheCutoff) {
 // in node order it would be overwritten by the red (no depth writes) or hide it (depth writes).
 TEST(MaterialTest, BlendedGroupsDrawLastAndMix) {
   const json materials = {
-      unlit({{"alphaMode", "BLEND"}, {"pbrMetallicRoughness", {{"baseColorFactor", {0, 1, 0, 0.5}}}}}),
-      unlit({{"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 1}}}}})};
+      dielectric({{"alphaMode", "BLEND"}, {"pbrMetallicRoughness", {{"baseColorFactor", {0, 1, 0, 0.5}}}}}),
+      dielectric({{"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 1}}}}})};
   auto asset = test::quad_asset({{.translation = {0, 0, 1}, .material = 0}, {.translation = {0, 0, 0}, .material = 1}},
                                 materials);
   for (Path path : paths) {
     const auto c = render(asset, ortho_camera(), path, "blend").at(32, row);
     EXPECT_GT(c[0], 60) << name(path) << ": the red behind shows through";
     EXPECT_GT(c[1], 60) << name(path) << ": the green in front is blended over it";
-    EXPECT_LT(c[2], 10) << name(path);
+    EXPECT_LT(c[2], specular_only) << name(path) << ": no blue background showing through";
   }
 }
 
 // COLOR_0 multiplies the base color: white × green = green.
 TEST(MaterialTest, VertexColorsMultiplyTheBaseColor) {
-  const json materials = {unlit({{"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}})};
+  const json materials = {dielectric({{"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}})};
   auto asset = test::quad_asset({{.color = glm::vec4(0, 1, 0, 1)}}, materials);
   for (Path path : paths) {
     const auto c = render(asset, ortho_camera(), path, "vertex_color").at(32, row);
     EXPECT_GT(c[1], 150) << name(path);
-    EXPECT_EQ(c[0], 0) << name(path);
-    EXPECT_EQ(c[2], 0) << name(path);
+    EXPECT_LT(c[0], specular_only) << name(path);
+    EXPECT_LT(c[2], specular_only) << name(path);
   }
 }
 
 // Emissive radiance adds to the lighting: with a black base color, no light and no ambient, the
 // pixel is the sRGB encoding of the emissive factor: (1, 0.5, 0) → (255, 188, 0).
 TEST(MaterialTest, EmissiveFactorShowsWithoutLight) {
-  const json materials = {unlit({{"emissiveFactor", {1, 0.5, 0}}, {"pbrMetallicRoughness", {{"baseColorFactor", {0, 0, 0, 1}}}}})};
+  const json materials = {dielectric({{"emissiveFactor", {1, 0.5, 0}}, {"pbrMetallicRoughness", {{"baseColorFactor", {0, 0, 0, 1}}}}})};
   auto asset = test::quad_asset({{}}, materials);
   Camera dark = ortho_camera({0, 0, -1}, 0.0f);
   dark.light_color = glm::vec3(0.0f);
@@ -154,8 +160,8 @@ TEST(MaterialTest, EmissiveTextureIsSrgbAndPicksItsTexcoordSet) {
   const std::vector<std::vector<std::uint8_t>> images = {test::png_bytes(4, 1, texels)};
   const json black = {{"baseColorFactor", {0, 0, 0, 1}}};
   const json materials = {
-      unlit({{"emissiveFactor", {1, 1, 1}}, {"emissiveTexture", {{"index", 0}}}, {"pbrMetallicRoughness", black}}),
-      unlit({{"emissiveFactor", {1, 1, 1}}, {"emissiveTexture", {{"index", 0}, {"texCoord", 1}}}, {"pbrMetallicRoughness", black}})};
+      dielectric({{"emissiveFactor", {1, 1, 1}}, {"emissiveTexture", {{"index", 0}}}, {"pbrMetallicRoughness", black}}),
+      dielectric({{"emissiveFactor", {1, 1, 1}}, {"emissiveTexture", {{"index", 0}, {"texCoord", 1}}}, {"pbrMetallicRoughness", black}})};
   auto asset = test::quad_asset({{.translation = {-1, 0, 0}, .material = 0, .texcoord1 = glm::vec2(0.875f, 0.5f)},
                                  {.translation = {1, 0, 0}, .material = 1, .texcoord1 = glm::vec2(0.875f, 0.5f)}},
                                 materials, images);
@@ -200,7 +206,7 @@ TEST(MaterialTest, NormalMapsTiltTowardTheTangent) {
   const auto encode = [](double v) { return static_cast<std::uint8_t>(std::lround((v + 1.0) * 127.5)); };
   const std::vector<std::vector<std::uint8_t>> images = {
       test::png_bytes(1, 1, {encode(s), encode(0.0), encode(c), 255})};
-  const json materials = {unlit({{"normalTexture", {{"index", 0}}},
+  const json materials = {dielectric({{"normalTexture", {{"index", 0}}},
                                  {"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}})};
   auto asset = test::quad_asset({{.translation = {-3, 0, 0}, .tangent = glm::vec4(1, 0, 0, 1)},
                                  {.translation = {-1, 0, 0}, .tangent = glm::vec4(-1, 0, 0, 1)},
@@ -217,13 +223,29 @@ TEST(MaterialTest, NormalMapsTiltTowardTheTangent) {
   }
 }
 
+// Normals follow the inverse transpose (SPEC §4). The quad turned 45° about y, then stretched
+// 3× along world x, has the true normal (1, 0, 3)/√10, whose n·l with a light from the viewer is
+// 0.95; transforming the normal like a direction would give (3, 0, 1)/√10 and n·l = 0.32.
+// A white dielectric lit by 0.95 without ambient encodes to about 245; by 0.32 to about 155.
+TEST(MaterialTest, NonUniformScaleKeepsNormalsPerpendicular) {
+  const json materials = {dielectric({{"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}})};
+  auto asset = test::quad_asset({{}}, materials);
+  const glm::mat4 stretch = glm::scale(glm::mat4(1.0f), glm::vec3(3, 1, 1)) *
+                            glm::rotate(glm::mat4(1.0f), glm::radians(45.0f), glm::vec3(0, 1, 0));
+  for (Path path : paths) {
+    const Rendered r = render(asset, ortho_camera({0, 0, -1}, 0.0f), path, "non_uniform_scale",
+                              {{.transform = stretch}});
+    EXPECT_GT(r.at(32, row)[0], 225) << name(path);
+  }
+}
+
 // Turned 180° about y, a quad shows its back. Single-sided it is culled; double-sided it is
 // drawn with its normal reversed (glTF 2.0 §3.9.6), so a light from the viewer lights it exactly
 // as it lights the front of the same quad. Quads: x = -3 double-sided, x = -1 single-sided;
 // actor 0 is turned (they land at x = 3 and 1, row 24), actor 1 is raised to y = 1.5 (row 12).
 TEST(MaterialTest, DoubleSidedBackFacesAreLitWithTheReversedNormal) {
-  const json materials = {unlit({{"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}}),
-                          unlit({{"doubleSided", true}, {"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}})};
+  const json materials = {dielectric({{"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}}),
+                          dielectric({{"doubleSided", true}, {"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}})};
   auto asset = test::quad_asset({{.translation = {-3, 0, 0}, .material = 1}, {.translation = {-1, 0, 0}, .material = 0}},
                                 materials);
   const std::vector<ActorOptions> actors = {

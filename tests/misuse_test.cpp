@@ -338,6 +338,12 @@ TEST(MisuseTest, LodViewsWithEmptyViewportsOrBadMatricesAreRejected) {
       {"zero projection", [](LodView& v) { v.projection = glm::mat4(0.0f); }, "projection", "singular_projection"},
       // A projection with no y scale maps the whole scene onto one line.
       {"flat projection", [](LodView& v) { v.projection[1] = glm::vec4(0.0f); }, "projection", "singular_projection"},
+      // Finite entries whose cofactors overflow: the determinant is NaN (found by fuzz_crowd).
+      {"NaN determinant", [](LodView& v) {
+         const float a = 0x1.646464p-27f, tiny = 0x1p-149f;
+         v.projection = glm::mat4(glm::vec4(a), glm::vec4(a), glm::vec4(a, a, 0.0f, -0x1p+67f),
+                                  glm::vec4(-0x1.971ep+100f, tiny, tiny, tiny));
+       }, "projection", "singular_projection"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);

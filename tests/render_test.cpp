@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -198,6 +199,9 @@ struct ToolCase {
   const char* file;    // under ../shared/assets
   const char* actors;
 };
+
+// gtest prints parameters of failing tests with this.
+void PrintTo(const ToolCase& c, std::ostream* os) { *os << c.name; }
 
 class RenderToolParity : public ::testing::TestWithParam<ToolCase> {};
 

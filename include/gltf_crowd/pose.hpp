@@ -7,6 +7,7 @@
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
 
+#include "gltf_crowd/affine.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/sampling.hpp"
 
@@ -35,20 +36,25 @@ void accumulate_pose(const PoseView& source, float weight, bool first, std::span
 // Normalizes every rotation of the pose (the end of a blend).
 void normalize_rotations(const PoseView& pose) noexcept;
 
-// world[n] = world[parent(n)] × local(n) for every node, roots relative to `root` (placement or
-// identity); authored matrices of unanimated nodes are used as authored. `world` has
-// nodes.size() entries. Source: glTF 2.0 §3.5.3.
+// world[n] = world[parent(n)] × local(n) for every node as 4×4 matrices, roots relative to
+// `root` (placement or identity), for tools and bounds; the per-frame path uses
+// compute_world_transforms below over its own node subset. `world` has nodes.size() entries.
+// Source: glTF 2.0 §3.5.3.
 void compute_world_matrices(const Asset& asset, const PoseView& pose, const glm::mat4& root,
                             std::span<glm::mat4> world) noexcept;
 
-// Writes the 3 rows of the affine part of m: rows[r] = (m[0][r], m[1][r], m[2][r], m[3][r]).
-inline void write_affine_rows(const glm::mat4& m, glm::vec4* rows) noexcept {
-  for (int r = 0; r < 3; ++r) rows[r] = glm::vec4(m[0][r], m[1][r], m[2][r], m[3][r]);
-}
+// world[n] = world[parent(n)] × local(n) for the nodes in `order`, which lists nodes parents
+// first and contains every listed node's parent (Asset::hierarchy_order, or a subset closed under
+// parents); roots are relative to `root` (placement, or identity for model space). Authored
+// matrices of unanimated nodes are used as authored. `world` has nodes.size() entries; entries of
+// unlisted nodes are left as they are. Source: glTF 2.0 §3.5.2–3.5.3.
+void compute_world_transforms(const Asset& asset, const PoseView& pose, const Affine& root,
+                              std::span<const std::uint32_t> order, std::span<Affine> world) noexcept;
 
-// Writes a skinned node's palette: rows[3j..3j+2] = inverse(mesh_world) × world[joint j] × IBM j
-// (SPEC §4). `rows` has 3 × skin.joints.size() entries.
-void write_palette(const Skin& skin, std::span<const glm::mat4> world, const glm::mat4& inverse_mesh_world,
-                   glm::vec4* rows) noexcept;
+// Writes a skin's palette (SPEC §4): rows[3j..3j+2] = inverse_mesh_world × world[joints[j]] ×
+// inverse_binds[j]; a null inverse_mesh_world means identity (a static identity mesh node), which
+// saves one product per joint. `rows` has 3 × joints.size() entries.
+void write_palette(std::span<const std::uint32_t> joints, std::span<const Affine> inverse_binds,
+                   std::span<const Affine> world, const Affine* inverse_mesh_world, glm::vec4* rows) noexcept;
 
 }  // namespace gltf_crowd

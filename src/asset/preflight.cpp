@@ -391,7 +391,12 @@ class Preflight {
         const json* attributes = object_at(prim, "attributes", ppath, true);
         for (const auto& [name, value] : attributes->items())
           check_index(value, fmt::format("{}.attributes.{}", ppath, name), accessors());
-        index_at(prim, "indices", ppath, accessors(), false);
+        // tinygltf needs the indices' bufferView (it marks it ELEMENT_ARRAY_BUFFER), and glTF has
+        // no use for all-zero indices.
+        if (const auto indices = index_at(prim, "indices", ppath, accessors(), false);
+            indices && member(items("accessors")[static_cast<std::size_t>(*indices)], "bufferView") == nullptr)
+          throw Error(at(ppath, "indices"), "indices_bufferview",
+                      fmt::format("accessors[{}] has no bufferView", *indices));
         index_at(prim, "material", ppath, materials, false);
         if (const auto mode = uint_at(prim, "mode", ppath, false); mode && *mode > 6)
           throw Error(at(ppath, "mode"), "primitive_mode", fmt::format("unknown mode {}", *mode));

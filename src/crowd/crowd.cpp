@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <tbb/blocked_range.h>
@@ -55,6 +56,7 @@ Crowd::Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options) : asset_(
   state_->capacity = options.capacity;
   init_lod(options.lod);
   resize_streams();
+  state_->plan = make_evaluation_plan(*asset_, streams_);
 }
 
 Crowd::~Crowd() = default;
@@ -287,26 +289,41 @@ void Crowd::evaluate(std::uint32_t slot, Scratch& s) {
   std::uint64_t t0 = ticks();
   evaluate_pose(asset, st.playback[slot], s);
   std::uint64_t t1 = ticks();
-  compute_world_matrices(asset, s.pose.view(), glm::mat4(1.0f), s.world);
+  compute_world_transforms(asset, s.pose.view(), Affine{}, st.plan.order, s.world);
   std::uint64_t t2 = ticks();
-  const glm::mat4& placement = st.placements[slot];
+  const Affine placement = to_affine(st.placements[slot]);
   const std::size_t tw = asset.total_weights;
   std::copy_n(s.pose.weights.begin(), tw, st.weights.begin() + slot * tw);
   std::uint64_t palette_ticks = 0;
-  for (NodeStream& stream : streams_) {
-    const glm::mat4& model = s.world[stream.node];
-    if (stream.joint_count > 0) {
-      const std::uint64_t pt = ticks();
-      const Skin& skin = asset.skins[static_cast<std::size_t>(asset.nodes[stream.node].skin)];
-      // A singular mesh node cannot be inverted; the palette then carries the whole model-space
-      // transform and the instance transform only the placement, which skins identically.
-      const bool invertible = std::abs(glm::determinant(model)) > 1e-12f;
-      write_palette(skin, s.world, invertible ? glm::inverse(model) : glm::mat4(1.0f),
-                    stream.palette.data() + std::size_t{slot} * stream.joint_count * 3);
-      write_affine_rows(invertible ? placement * model : placement, stream.transforms.data() + std::size_t{slot} * 3);
-      palette_ticks += ticks() - pt;
+  for (std::size_t si = 0; si < streams_.size(); ++si) {
+    NodeStream& stream = streams_[si];
+    Affine* instance = reinterpret_cast<Affine*>(stream.transforms.data() + std::size_t{slot} * 3);
+    const Affine& model = s.world[stream.node];
+    const std::int32_t palette = st.plan.palette_of_stream[si];
+    if (palette < 0) {
+      *instance = placement * model;
     } else {
-      write_affine_rows(placement * model, stream.transforms.data() + std::size_t{slot} * 3);
+      const std::uint64_t pt = ticks();
+      const PalettePlan& p = st.plan.palettes[static_cast<std::size_t>(palette)];
+      glm::vec4* rows = stream.palette.data() + std::size_t{slot} * stream.joint_count * 3;
+      if (p.same_as >= 0) {
+        std::memcpy(rows, streams_[static_cast<std::size_t>(p.same_as)].palette.data() + std::size_t{slot} * stream.joint_count * 3,
+                    std::size_t{stream.joint_count} * sizeof(Affine));
+        *instance = placement * p.mesh_world;
+      } else if (p.static_mesh) {
+        write_palette(p.joints, p.inverse_binds, s.world, p.identity_mesh ? nullptr : &p.inverse_mesh_world, rows);
+        *instance = placement * p.mesh_world;
+      } else if (abs_determinant(model) > 1e-12f) {
+        const Affine inverse_model = inverse(model);
+        write_palette(p.joints, p.inverse_binds, s.world, &inverse_model, rows);
+        *instance = placement * model;
+      } else {
+        // A singular mesh node cannot be inverted; the palette then carries the whole model-space
+        // transform and the instance transform only the placement, which skins identically.
+        write_palette(p.joints, p.inverse_binds, s.world, nullptr, rows);
+        *instance = placement;
+      }
+      palette_ticks += ticks() - pt;
     }
     if (stream.weight_stride > 0) {
       const std::uint32_t offset = asset.weight_offsets[stream.node], count = asset.weight_counts[stream.node];

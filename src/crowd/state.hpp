@@ -10,6 +10,7 @@
 
 #include <tbb/enumerable_thread_specific.h>
 
+#include "crowd/evaluation_plan.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/pose.hpp"
 
@@ -57,7 +58,7 @@ struct Scratch {
   Pose pose;
   Pose contributor;
   std::vector<glm::quat> reference;  // the first contributor's rotations: the blend's sign reference
-  std::vector<glm::mat4> world;
+  std::vector<Affine> world;  // model space, entries of EvaluationPlan::order
   std::array<std::uint64_t, 4> ticks{};  // sampling, hierarchy, palettes, packing
 };
 
@@ -79,6 +80,7 @@ struct Crowd::State {
   std::unordered_map<std::string, std::uint32_t> key_of_id;
   std::uint64_t next_auto_id = 0;
   tbb::enumerable_thread_specific<Scratch> scratch;
+  EvaluationPlan plan;
 
   std::size_t size() const noexcept { return slot_key.size(); }
 };

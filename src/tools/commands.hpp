@@ -27,4 +27,8 @@ void register_pose(CLI::App& app);
 // writes generated levels of detail as an MSFT_lod GLB (lod.cpp).
 void register_lod(CLI::App& app);
 
+// `studio [asset] [--assets DIR] [--capacity N] [--frames N --screenshot out.png --stats s.json]
+// [--set key=value ...]`: the interactive GLFW + Dear ImGui window (studio.cpp).
+void register_studio(CLI::App& app);
+
 }  // namespace gltf_crowd::tools

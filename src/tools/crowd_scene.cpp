@@ -1,0 +1,165 @@
+#include "tools/crowd_scene.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <fmt/format.h>
+#include <glm/gtc/matrix_transform.hpp>
+
+#include "gltf_crowd/default_character.hpp"
+#include "tools/lod_stats_json.hpp"
+
+namespace gltf_crowd::tools {
+namespace {
+
+constexpr float vertical_fov_degrees = 40.0f;
+
+// splitmix64: a portable, seedable hash, so a seed picks the same clips on every platform
+// (std::uniform_int_distribution is implementation-defined).
+std::uint64_t mix(std::uint64_t x) noexcept {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+std::size_t clip_of(const Asset& asset, const ClipAssignment& assignment, std::size_t actor) {
+  switch (assignment.mode) {
+    case ClipMode::cycle:
+      return actor % asset.clips.size();
+    case ClipMode::single: {
+      const int found = asset.find_clip(assignment.clip);
+      return found < 0 ? 0 : static_cast<std::size_t>(found);
+    }
+    case ClipMode::random:
+      return mix((std::uint64_t{assignment.seed} << 32) ^ actor) % asset.clips.size();
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::shared_ptr<const Asset> load_crowd_asset(const std::string& path) {
+  if (path.empty()) {
+    const std::vector<std::uint8_t> glb = default_character_glb();
+    return std::make_shared<const Asset>(load_asset_from_memory(glb));
+  }
+  return std::make_shared<const Asset>(load_asset(path));
+}
+
+Layout grid_layout(const Asset& asset, std::uint32_t count) {
+  Bounds character = rest_pose_bounds(asset);
+  if (character.empty()) character = Bounds{glm::vec3(-0.5f, 0.0f, -0.5f), glm::vec3(0.5f, 1.0f, 0.5f)};
+  const glm::vec3 size = character.size();
+  float spacing = 1.25f * std::max(size.x, size.z);
+  if (!(spacing > 0.0f)) spacing = std::max(size.y, 1.0f);
+  const auto columns = static_cast<std::uint32_t>(std::ceil(std::sqrt(static_cast<double>(count))));
+  const std::uint32_t rows = columns == 0 ? 0 : (count + columns - 1) / columns;
+
+  Layout layout;
+  const glm::vec3 center = character.center();
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const float x = (static_cast<float>(i % columns) - 0.5f * static_cast<float>(columns - 1)) * spacing;
+    const float z = (static_cast<float>(i / columns) - 0.5f * static_cast<float>(rows - 1)) * spacing;
+    const glm::vec3 offset(x - center.x, 0.0f, z - center.z);
+    layout.placements.push_back(glm::translate(glm::mat4(1.0f), offset));
+    layout.crowd_bounds.add(character.min + offset);
+    layout.crowd_bounds.add(character.max + offset);
+  }
+  // Clips move limbs (and sometimes the root) beyond the rest pose.
+  const glm::vec3 pad = 0.1f * size;
+  layout.crowd_bounds.min -= pad;
+  layout.crowd_bounds.max += pad;
+  return layout;
+}
+
+Camera frame_crowd(const Bounds& box, float aspect, const CameraOrbit& orbit) {
+  const float azimuth = glm::radians(orbit.azimuth_degrees);
+  const float elevation = glm::radians(orbit.elevation_degrees);
+  const glm::vec3 forward(-std::sin(azimuth) * std::cos(elevation), -std::sin(elevation),
+                          -std::cos(azimuth) * std::cos(elevation));
+  const glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f)));
+  const glm::vec3 up = glm::cross(right, forward);
+  const float tan_v = std::tan(glm::radians(vertical_fov_degrees) * 0.5f);
+  const float tan_h = tan_v * aspect;
+
+  float distance = 0.0f;
+  float nearest = 0.0f;  // largest extent toward the camera
+  for (int corner = 0; corner < 8; ++corner) {
+    const glm::vec3 p((corner & 1) ? box.max.x : box.min.x, (corner & 2) ? box.max.y : box.min.y,
+                      (corner & 4) ? box.max.z : box.min.z);
+    const glm::vec3 rel = p - box.center();
+    const float toward = -glm::dot(rel, forward);  // > 0: closer to the camera than the target
+    distance = std::max({distance, toward + std::abs(glm::dot(rel, right)) / tan_h,
+                         toward + std::abs(glm::dot(rel, up)) / tan_v});
+    nearest = std::max(nearest, toward);
+  }
+  const float radius = 0.5f * glm::length(box.size());
+  distance = std::max(distance, 1e-3f);
+  const glm::vec3 target = box.center() + (right * orbit.pan.x + up * orbit.pan.y) * distance;
+  distance *= orbit.zoom;
+  Camera camera;
+  const glm::vec3 eye = target - forward * distance;
+  camera.view = glm::lookAt(eye, target, glm::vec3(0.0f, 1.0f, 0.0f));
+  const float near_plane = std::max((distance - nearest) * 0.5f, distance * 1e-3f);
+  camera.projection = glm::perspective(glm::radians(vertical_fov_degrees), aspect, near_plane,
+                                       distance + 2.0f * radius);
+  camera.light_direction = glm::vec3(-0.4f, -1.0f, -0.6f);
+  return camera;
+}
+
+std::vector<ActorOptions> actor_options(const Asset& asset, const Layout& layout,
+                                        const ClipAssignment& assignment) {
+  std::vector<ActorOptions> options(layout.placements.size());
+  bool warned = false;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    ActorOptions& o = options[i];
+    if (!asset.clips.empty()) {
+      const std::size_t clip = clip_of(asset, assignment, i);
+      const std::string& name = asset.clips[clip].name;
+      // Clips are chosen by name; an unnamed or duplicate name cannot pick this clip.
+      if (asset.find_clip(name) == static_cast<int>(clip)) {
+        o.clip = name;
+      } else if (!warned) {
+        fmt::print(stderr, "gltf-crowd: warning: clip {} has no unique name; its actors play the "
+                           "first clip\n", clip);
+        warned = true;
+      }
+    }
+    o.phase = assignment.phase_spread *
+              static_cast<float>(std::fmod(static_cast<double>(i) * 0.618, 1.0));
+    o.speed = 1.0f + assignment.speed_spread * (static_cast<float>(i % 5) / 4.0f - 0.5f);
+    o.transform = layout.placements[i];
+  }
+  return options;
+}
+
+nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label,
+                                std::uint32_t draws, const RenderStats& render_stats,
+                                const std::string& palette) {
+  const auto groups = crowd.primitive_groups();
+  nlohmann::json stats;
+  stats["asset"] = asset_label;
+  stats["actors"] = crowd.actor_count();
+  stats["draws"] = draws;
+  stats["primitive_groups"] = groups.size();
+  stats["skinned_groups"] = std::count_if(groups.begin(), groups.end(), [](const auto& g) {
+    return g.palette_kind == PaletteKind::skinned;
+  });
+  nlohmann::json joints = nlohmann::json::array();
+  for (const auto& g : groups) joints.push_back(g.joint_count);
+  stats["joints_per_group"] = joints;
+  nlohmann::json clips = nlohmann::json::array();
+  for (const Actor& actor : crowd.actors()) clips.push_back(actor.active_clip());
+  stats["clips"] = clips;
+  stats["upload_bytes_per_frame"] = render_stats.upload_bytes;
+  stats["packed_bytes_per_frame"] = crowd.frame_stats().packed_bytes;
+  stats["instances"] = render_stats.instances;
+  stats["triangles"] = render_stats.triangles;
+  stats["palette"] = palette;
+  stats["lod"] = lod_stats_json(crowd.lod_stats());
+  return stats;
+}
+
+}  // namespace gltf_crowd::tools

@@ -1,0 +1,77 @@
+// The crowd scene `render` and `studio` share: loading, the grid layout, per-actor clip, phase
+// and speed assignment, camera framing and the statistics JSON, so both tools show the same
+// crowd and report the same keys.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+#include <nlohmann/json.hpp>
+
+#include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/gl.hpp"
+#include "tools/rest_bounds.hpp"
+
+namespace gltf_crowd::tools {
+
+// Exact 8-bit clear colour, so tests can tell background pixels from drawn ones.
+inline constexpr std::uint8_t background_rgb[3] = {40, 46, 56};
+
+// The built-in character for an empty path, else the asset at `path`.
+std::shared_ptr<const Asset> load_crowd_asset(const std::string& path);
+
+struct Layout {
+  std::vector<glm::mat4> placements;
+  Bounds crowd_bounds;  // rest-pose bounds of the whole grid, padded for animation
+};
+
+// A square grid of `count` cells spaced by the character's footprint, centred on the origin.
+Layout grid_layout(const Asset& asset, std::uint32_t count);
+
+// Where the camera looks from, relative to the default framing (front, 25° above).
+struct CameraOrbit {
+  float azimuth_degrees = 0.0f;     // about +y; 0 = in front (+z, where glTF characters face)
+  float elevation_degrees = 25.0f;  // above the horizon, in (-90, 90)
+  float zoom = 1.0f;                // distance multiplier; < 1 moves closer
+  glm::vec2 pan{0.0f};              // target offset along the view's right and up, in units of
+                                    // the framing distance
+};
+
+// A camera looking at the crowd's centre from `orbit`'s direction, at the smallest distance at
+// which all eight corners of `box` fit the view (times orbit.zoom).
+Camera frame_crowd(const Bounds& box, float aspect, const CameraOrbit& orbit = {});
+
+// How actors get their clips.
+enum class ClipMode : std::uint8_t {
+  cycle,   // actor i plays clip i mod clip_count
+  single,  // every actor plays ClipAssignment::clip
+  random,  // a clip drawn per actor from ClipAssignment::seed
+};
+
+// Per-actor clip, phase and speed. The defaults are `render`'s: cycling clips, phase
+// (0.618·i) mod 1 and speed 0.8 + 0.1·(i mod 5).
+struct ClipAssignment {
+  ClipMode mode = ClipMode::cycle;
+  std::string clip;             // for ClipMode::single; "" = the first clip
+  std::uint32_t seed = 1;       // for ClipMode::random
+  float phase_spread = 1.0f;    // phase = phase_spread × ((0.618·i) mod 1)
+  float speed_spread = 0.4f;    // speed = 1 + speed_spread × ((i mod 5) / 4 − 0.5)
+};
+
+// Options of actors 0..N−1 for `layout`'s placements. Clips are chosen by name, so a clip
+// without a unique name falls back to the first clip (with one warning on stderr).
+std::vector<ActorOptions> actor_options(const Asset& asset, const Layout& layout,
+                                        const ClipAssignment& assignment = {});
+
+// The statistics both tools write: asset, actors, draws, primitive_groups, skinned_groups,
+// joints_per_group, clips (per actor), upload_bytes_per_frame, packed_bytes_per_frame,
+// instances, triangles, palette and lod (SPEC §7 lod_stats).
+nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label,
+                                std::uint32_t draws, const RenderStats& render_stats,
+                                const std::string& palette);
+
+}  // namespace gltf_crowd::tools

@@ -1,0 +1,147 @@
+#include "tools/studio_scene.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/error.hpp"
+
+namespace gltf_crowd::tools {
+namespace {
+
+double elapsed_ms(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool same_actors(const StudioSettings& a, const StudioSettings& b) {
+  return a.actors == b.actors && a.clips.mode == b.clips.mode && a.clips.clip == b.clips.clip &&
+         a.clips.seed == b.clips.seed && a.clips.phase_spread == b.clips.phase_spread &&
+         a.clips.speed_spread == b.clips.speed_spread;
+}
+
+}  // namespace
+
+std::vector<ModelEntry> scan_models(const std::filesystem::path& folder) {
+  std::vector<ModelEntry> models{{"built-in", ""}};
+  std::error_code error;
+  if (folder.empty() || !std::filesystem::is_directory(folder, error)) return models;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(folder, error)) {
+    const std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file() && (ext == ".gltf" || ext == ".glb")) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    try {
+      if (load_asset(file).clips.empty()) continue;  // the menu excludes static assets
+    } catch (const std::exception&) {
+      continue;  // unloadable files cannot be selected either
+    }
+    models.push_back({file.stem().string(), file.string()});
+  }
+  return models;
+}
+
+void StudioScene::sync(const StudioSettings& settings) {
+  const bool new_model = !built_ || built_->model != settings.model;
+  if (new_model) {
+    auto asset = load_crowd_asset(settings.model);  // throws before anything changes
+    renderer_.reset();  // it refers to the old crowd
+    LodOptions lod;
+    lod.enabled = settings.lod;
+    lod.auto_generate = true;  // so Auto LOD has levels for assets without MSFT_lod
+    crowd_ = std::make_unique<Crowd>(std::move(asset),
+                                     CrowdOptions{.capacity = settings.capacity, .lod = lod});
+  } else if (crowd_->capacity() < settings.capacity) {
+    crowd_->reserve(settings.capacity);
+  }
+  if (new_model || !same_actors(*built_, settings)) add_actors(settings);
+  if (new_model || built_->palette != settings.palette) {
+    renderer_.reset();
+    palette_error_.clear();
+    try {
+      renderer_ = std::make_unique<CrowdRenderer>(*crowd_, CrowdRendererOptions{.palette = settings.palette});
+    } catch (const Error& e) {
+      palette_error_ = e.what();
+      renderer_ = std::make_unique<CrowdRenderer>(*crowd_);
+    }
+  }
+  crowd_->set_lod_enabled(settings.lod);
+  crowd_->set_lod_bias(settings.bias);
+  crowd_->set_lod_vertex_budget(settings.budget);
+  built_ = settings;
+}
+
+void StudioScene::add_actors(const StudioSettings& settings) {
+  std::vector<std::string> ids;
+  for (const Actor& actor : crowd_->actors()) ids.push_back(actor.id());
+  crowd_->remove_actors(ids);
+  layout_ = grid_layout(crowd_->asset(), settings.actors);
+  crowd_->add_actors(actor_options(crowd_->asset(), layout_, settings.clips));
+}
+
+void StudioScene::update(float seconds, const LodView& view) {
+  const auto start = std::chrono::steady_clock::now();
+  crowd_->update(seconds, view);
+  times_.update = elapsed_ms(start);
+}
+
+std::uint32_t StudioScene::draw(const Camera& camera) {
+  const auto start = std::chrono::steady_clock::now();
+  draws_ = renderer_->draw(*crowd_, camera);
+  times_.draw = elapsed_ms(start);
+  return draws_;
+}
+
+void StudioScene::apply(const ActorEdit& edit) {
+  const std::vector<Actor> actors = crowd_->actors();
+  if (edit.actor >= actors.size()) {
+    throw Error("select", "unknown_actor",
+                "actor " + std::to_string(edit.actor) + " does not exist (" +
+                    std::to_string(actors.size()) + " actors)");
+  }
+  Actor actor = actors[edit.actor];
+  if (edit.clip) {
+    SelectClipOptions options;
+    options.crossfade_seconds = edit.crossfade;
+    actor.select_clip(*edit.clip, options);
+  }
+  if (edit.speed) actor.set_speed(*edit.speed);
+  if (edit.seek) actor.seek(*edit.seek);
+  if (edit.paused) *edit.paused ? actor.pause() : actor.play();
+}
+
+std::vector<int> StudioScene::actor_levels() const {
+  std::vector<int> levels(crowd_->actor_count(), -1);
+  for (const PrimitiveGroup& group : crowd_->primitive_groups()) {
+    for (std::uint32_t slot : group.instances) levels[slot] = static_cast<int>(group.level);
+  }
+  return levels;
+}
+
+std::vector<std::pair<std::string, std::uint32_t>> StudioScene::clip_counts() const {
+  std::map<std::string, std::uint32_t> counts;
+  for (const Actor& actor : crowd_->actors()) ++counts[actor.active_clip()];
+  return {counts.begin(), counts.end()};
+}
+
+nlohmann::json StudioScene::stats_json() const {
+  const std::string label = built_->model.empty() ? std::string("built-in") : built_->model;
+  nlohmann::json stats = crowd_stats_json(*crowd_, label, draws_, renderer_->stats(),
+                                          palette_storage_name(renderer_->palette_storage()));
+  const FrameStats& stages = crowd_->frame_stats();
+  stats["frame_ms"] = times_.frame;
+  stats["update_ms"] = times_.update;
+  stats["draw_ms"] = times_.draw;
+  stats["stage_ms"] = {{"sampling", stages.sampling_ms},
+                       {"hierarchy", stages.hierarchy_ms},
+                       {"palettes", stages.palettes_ms},
+                       {"packing", stages.packing_ms}};
+  nlohmann::json clip_counts_json = nlohmann::json::object();
+  for (const auto& [name, count] : clip_counts()) clip_counts_json[name] = count;
+  stats["clip_counts"] = clip_counts_json;
+  return stats;
+}
+
+}  // namespace gltf_crowd::tools

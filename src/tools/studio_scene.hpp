@@ -1,0 +1,82 @@
+// The studio's crowd: the model catalogue, the Crowd and CrowdRenderer built from
+// StudioSettings, the per-frame update and draw with their timings, and the statistics JSON.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/gl.hpp"
+#include "tools/crowd_scene.hpp"
+#include "tools/studio_settings.hpp"
+
+namespace gltf_crowd::tools {
+
+// One selectable model.
+struct ModelEntry {
+  std::string label;  // file stem, or "built-in"
+  std::string path;   // "" = the built-in character
+};
+
+// The built-in character, then every animated glTF/GLB under `folder` (recursively, sorted by
+// path); assets without clips and files that fail to load are left out.
+std::vector<ModelEntry> scan_models(const std::filesystem::path& folder);
+
+// Timings of the last frame, in milliseconds.
+struct FrameTimes {
+  double frame = 0.0;   // wall time since the previous frame
+  double update = 0.0;  // Crowd::update
+  double draw = 0.0;    // CrowdRenderer::draw, CPU side
+};
+
+// Owns the crowd and its renderer; needs the window's GL context current for every call.
+class StudioScene {
+ public:
+  // Brings the crowd in line with `settings`: a new model rebuilds crowd and renderer, a new
+  // actor count or clip assignment re-adds the actors, a new palette storage rebuilds the
+  // renderer, LOD controls are applied in place. Throws Error when the model does not load (the
+  // previous crowd is kept); a palette storage the context cannot run falls back to automatic
+  // and is reported by palette_error().
+  void sync(const StudioSettings& settings);
+  // Advances animation by `seconds` (0 while animation is paused) and classifies LOD for `view`.
+  void update(float seconds, const LodView& view);
+  // Draws into the bound framebuffer and viewport; returns the number of draws.
+  std::uint32_t draw(const Camera& camera);
+  // Applies a table edit to the actor in slot order `edit.actor`. Throws Error for an unknown
+  // actor or clip.
+  void apply(const ActorEdit& edit);
+
+  Crowd& crowd() { return *crowd_; }
+  const Crowd& crowd() const { return *crowd_; }
+  const Layout& layout() const { return layout_; }
+  const CrowdRenderer& renderer() const { return *renderer_; }
+  const std::string& palette_error() const { return palette_error_; }
+  const FrameTimes& times() const { return times_; }
+  void set_frame_ms(double ms) { times_.frame = ms; }
+  // Level of detail per actor (slot order) from the groups' instance lists; -1 = culled.
+  std::vector<int> actor_levels() const;
+  // Active clip name → number of actors playing it.
+  std::vector<std::pair<std::string, std::uint32_t>> clip_counts() const;
+  // crowd_stats_json plus the studio's timings and model.
+  nlohmann::json stats_json() const;
+
+ private:
+  void add_actors(const StudioSettings& settings);
+
+  std::unique_ptr<Crowd> crowd_;
+  std::unique_ptr<CrowdRenderer> renderer_;
+  Layout layout_;
+  std::optional<StudioSettings> built_;  // what the crowd reflects
+  std::string palette_error_;
+  FrameTimes times_;
+  std::uint32_t draws_ = 0;
+};
+
+}  // namespace gltf_crowd::tools

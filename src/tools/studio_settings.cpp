@@ -1,0 +1,131 @@
+#include "tools/studio_settings.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <string>
+
+#include "gltf_crowd/error.hpp"
+
+namespace gltf_crowd::tools {
+namespace {
+
+[[noreturn]] void bad_value(std::string_view key, std::string_view value, std::string_view expected) {
+  throw Error("--set " + std::string(key), "set_value",
+              "'" + std::string(value) + "' is not " + std::string(expected));
+}
+
+bool parse_switch(std::string_view key, std::string_view value) {
+  if (value == "on" || value == "true" || value == "1") return true;
+  if (value == "off" || value == "false" || value == "0") return false;
+  bad_value(key, value, "on or off");
+}
+
+std::uint64_t parse_count(std::string_view key, std::string_view value, std::uint64_t min,
+                          std::uint64_t max) {
+  std::uint64_t n = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
+  if (error != std::errc() || end != value.data() + value.size() || n < min || n > max) {
+    bad_value(key, value, "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  }
+  return n;
+}
+
+float parse_number(std::string_view key, std::string_view value, float min, float max) {
+  // std::from_chars for float is missing from GCC 12's libstdc++ in some configurations; stof
+  // with a full-length check is equivalent here.
+  std::size_t used = 0;
+  float x = 0.0f;
+  try {
+    x = std::stof(std::string(value), &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != value.size() || !std::isfinite(x) || x < min || x > max) {
+    bad_value(key, value, "a number in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+  }
+  return x;
+}
+
+}  // namespace
+
+void apply_setting(std::string_view assignment, StudioSettings& settings,
+                   std::optional<ActorEdit>& edit,
+                   const std::function<std::string(std::string_view)>& resolve_model) {
+  const std::size_t eq = assignment.find('=');
+  if (eq == std::string_view::npos || eq == 0) {
+    throw Error("--set " + std::string(assignment), "set_syntax", "expected key=value");
+  }
+  const std::string_view key = assignment.substr(0, eq);
+  const std::string_view value = assignment.substr(eq + 1);
+  StudioSettings s = settings;  // all or nothing
+  std::optional<ActorEdit> e = edit;
+  auto actor_edit = [&]() -> ActorEdit& {
+    if (!e) e = ActorEdit{};
+    return *e;
+  };
+  if (key == "model") {
+    s.model = resolve_model(value);
+  } else if (key == "actors") {
+    s.actors = static_cast<std::uint32_t>(parse_count(key, value, 1, s.capacity));
+  } else if (key == "capacity") {
+    s.capacity = static_cast<std::uint32_t>(parse_count(key, value, 1, 1'000'000));
+    s.actors = std::min(s.actors, s.capacity);
+  } else if (key == "clips") {
+    if (value == "cycle") s.clips.mode = ClipMode::cycle;
+    else if (value == "single") s.clips.mode = ClipMode::single;
+    else if (value == "random") s.clips.mode = ClipMode::random;
+    else bad_value(key, value, "cycle, single or random");
+  } else if (key == "clip") {
+    s.clips.clip = value;
+    s.clips.mode = ClipMode::single;
+  } else if (key == "seed") {
+    s.clips.seed = static_cast<std::uint32_t>(parse_count(key, value, 0, 0xFFFFFFFFu));
+  } else if (key == "phase_spread") {
+    s.clips.phase_spread = parse_number(key, value, 0.0f, 1.0f);
+  } else if (key == "speed_spread") {
+    s.clips.speed_spread = parse_number(key, value, 0.0f, 2.0f);
+  } else if (key == "animation") {
+    s.animation = parse_switch(key, value);
+  } else if (key == "orbit") {
+    s.orbit = parse_switch(key, value);
+  } else if (key == "lod") {
+    s.lod = parse_switch(key, value);
+  } else if (key == "bias") {
+    s.bias = parse_number(key, value, 1e-3f, 1e3f);
+  } else if (key == "budget") {
+    s.budget = parse_count(key, value, 0, ~std::uint64_t{0});
+  } else if (key == "palette") {
+    if (value == "storage") s.palette = PaletteStorage::storage_buffer;
+    else if (value == "texture") s.palette = PaletteStorage::texture;
+    else if (value == "auto") s.palette = PaletteStorage::automatic;
+    else bad_value(key, value, "storage, texture or auto");
+  } else if (key == "azimuth") {
+    s.camera.azimuth_degrees = parse_number(key, value, -3600.0f, 3600.0f);
+  } else if (key == "elevation") {
+    s.camera.elevation_degrees = parse_number(key, value, -89.0f, 89.0f);
+  } else if (key == "zoom") {
+    s.camera.zoom = parse_number(key, value, 0.05f, 20.0f);
+  } else if (key == "select") {
+    actor_edit().actor = static_cast<std::uint32_t>(parse_count(key, value, 0, 999'999));
+  } else if (key == "actor.clip") {
+    actor_edit().clip = std::string(value);
+  } else if (key == "actor.crossfade") {
+    actor_edit().crossfade = parse_number(key, value, 0.0f, 60.0f);
+  } else if (key == "actor.speed") {
+    actor_edit().speed = parse_number(key, value, -100.0f, 100.0f);
+  } else if (key == "actor.pause") {
+    actor_edit().paused = parse_switch(key, value);
+  } else if (key == "actor.seek") {
+    actor_edit().seek = parse_number(key, value, 0.0f, 1e6f);
+  } else {
+    throw Error("--set " + std::string(key), "set_key",
+                "unknown key; known: model, actors, capacity, clips, clip, seed, phase_spread, "
+                "speed_spread, animation, orbit, lod, bias, budget, palette, azimuth, elevation, "
+                "zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek");
+  }
+  settings = std::move(s);
+  edit = std::move(e);
+}
+
+}  // namespace gltf_crowd::tools

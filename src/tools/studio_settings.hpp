@@ -1,0 +1,52 @@
+// What the studio's controls set (SPEC §8 `studio`), and `--set key=value`, which applies a
+// control by name exactly as the panel would, for headless runs and tests.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "gltf_crowd/gl.hpp"
+#include "tools/crowd_scene.hpp"
+
+namespace gltf_crowd::tools {
+
+// Crowd-wide controls. The scene rebuilds whatever a change invalidates (StudioScene::sync).
+struct StudioSettings {
+  std::string model;                 // asset path; "" = the built-in character
+  std::uint32_t actors = 25;         // 1..capacity
+  std::uint32_t capacity = 100;      // the actors slider's upper end and the crowd's capacity
+  ClipAssignment clips;
+  bool animation = true;             // glTF animation playing (false: update(0), state kept)
+  bool orbit = true;                 // automatic camera orbit
+  CameraOrbit camera;
+  bool lod = false;                  // Auto LOD
+  float bias = 1.0f;                 // detail bias (> 0)
+  std::uint64_t budget = 0;          // vertex budget; 0 = unlimited
+  PaletteStorage palette = PaletteStorage::automatic;
+};
+
+// A request on one actor of the table: select it, then change its clip (crossfading over
+// `crossfade` seconds), speed, pause state or time.
+struct ActorEdit {
+  std::uint32_t actor = 0;           // slot order, as the table lists actors
+  std::optional<std::string> clip;
+  float crossfade = 0.4f;
+  std::optional<float> speed;
+  std::optional<bool> paused;
+  std::optional<float> seek;
+};
+
+// Applies "key=value". Keys: model (a path, "built-in" or an asset's file stem found by
+// `resolve_model`), actors, capacity, clips (cycle|single|random), clip, seed, phase_spread,
+// speed_spread, animation, orbit, lod (on|off), bias, budget, palette (storage|texture|auto),
+// azimuth, elevation, zoom; and the actor table's select, actor.clip, actor.crossfade,
+// actor.speed, actor.pause, actor.seek, which fill `edit`. Throws Error (path "--set <key>",
+// rules "set_syntax", "set_key", "set_value") and then changes nothing.
+void apply_setting(std::string_view assignment, StudioSettings& settings,
+                   std::optional<ActorEdit>& edit,
+                   const std::function<std::string(std::string_view)>& resolve_model);
+
+}  // namespace gltf_crowd::tools

@@ -1,0 +1,216 @@
+// End-to-end tests of `gltf-crowd studio` (SPEC §8) driven headless under xvfb-run: --set applies
+// controls, --frames runs fixed frames, --screenshot reads the back buffer and --stats writes
+// render's statistics keys plus the window layout. Skipped (outside CI) without xvfb-run.
+#include <sys/wait.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <stb_image.h>
+
+#include "test_support.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+#define REQUIRE_XVFB()                                                                        \
+  do {                                                                                        \
+    GLTF_CROWD_REQUIRE_ASSETS();                                                              \
+    if (std::system("command -v xvfb-run >/dev/null 2>&1") != 0) {                           \
+      if (std::getenv("CI") != nullptr) FAIL() << "xvfb-run is missing in CI";                \
+      GTEST_SKIP() << "xvfb-run is not installed; skipping (set CI to make this fail)";       \
+    }                                                                                         \
+  } while (0)
+
+struct Run {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+  nlohmann::json stats;
+  std::vector<std::uint8_t> rgba;  // top row first
+  int width = 0;
+  int height = 0;
+  std::filesystem::path png;
+};
+
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs `xvfb-run gltf-crowd studio <args> --assets <shared assets> --frames N --screenshot
+// --stats` in a fresh directory.
+Run run_studio(const std::string& name, const std::vector<std::string>& args, int frames = 3,
+               const std::string& size = "--width 800 --height 500") {
+  const auto dir = test::scratch_dir("studio_" + name);
+  Run r;
+  r.png = dir / (name + ".png");
+  const auto json = dir / (name + ".json");
+  const auto log = dir / (name + ".log");
+  std::string command = "xvfb-run -a -s '-screen 0 1280x800x24' " + quoted(test::tool_path().string()) +
+                        " studio --assets " + quoted(test::asset_path("").string()) + " " + size +
+                        " --frames " + std::to_string(frames);
+  for (const auto& a : args) command += " " + quoted(a);
+  command += " --screenshot " + quoted(r.png.string()) + " --stats " + quoted(json.string()) +
+             " >" + quoted(log.string()) + " 2>&1";
+  const int status = std::system(command.c_str());
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::stringstream text;
+  text << std::ifstream(log).rdbuf();
+  r.output = text.str();
+  if (r.exit_code != 0) return r;
+  r.stats = nlohmann::json::parse(std::ifstream(json));
+  int channels = 0;
+  stbi_uc* pixels = stbi_load(r.png.c_str(), &r.width, &r.height, &channels, 4);
+  if (pixels != nullptr) {
+    r.rgba.assign(pixels, pixels + std::size_t(r.width) * std::size_t(r.height) * 4);
+    stbi_image_free(pixels);
+  }
+  return r;
+}
+
+// Fractions of the pixels in the stats' rectangle `rect` ([x, y, w, h], top-left origin) that
+// differ from the clear colour, and that are bright (text).
+struct RegionCounts {
+  double foreground = 0.0;
+  double bright = 0.0;
+  double warm = 0.0;  // red clearly above blue: RobotExpressive's yellow-orange body
+};
+
+RegionCounts region(const Run& r, const nlohmann::json& rect) {
+  const auto& bg = r.stats.at("background");
+  const int x0 = rect[0], y0 = rect[1], w = rect[2], h = rect[3];
+  std::size_t foreground = 0, bright = 0, warm = 0;
+  for (int y = y0; y < y0 + h; ++y) {
+    for (int x = x0; x < x0 + w; ++x) {
+      const std::uint8_t* p = &r.rgba[(std::size_t(y) * r.width + x) * 4];
+      if (p[0] != bg[0] || p[1] != bg[1] || p[2] != bg[2]) ++foreground;
+      if (p[0] > 200 && p[1] > 200 && p[2] > 200) ++bright;
+      if (p[0] > p[2] + 60) ++warm;
+    }
+  }
+  const double n = double(w) * h;
+  return {foreground / n, bright / n, warm / n};
+}
+
+TEST(StudioTool, RobotCrowdWithPanelScreenshotAndStats) {
+  REQUIRE_XVFB();
+  const auto r = run_studio("robot60", {test::asset_path("threejs/RobotExpressive.glb").string(),
+                                       "--set", "actors=60"},
+                           30, "--width 1280 --height 720");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("60 actors, 19 draws"), std::string::npos) << r.output;
+  EXPECT_EQ(r.stats["actors"], 60);
+  EXPECT_EQ(r.stats["draws"], 19);
+  EXPECT_EQ(r.stats["frames"], 30);
+  EXPECT_EQ(r.stats["clips"].size(), 60u);
+  EXPECT_GE(r.stats["clip_counts"].size(), 10u) << "neighbours play different clips";
+  EXPECT_GT(r.stats["upload_bytes_per_frame"].get<std::uint64_t>(), 0u);
+  ASSERT_EQ(r.width, r.stats["window"][0].get<int>());
+  ASSERT_EQ(r.height, r.stats["window"][1].get<int>());
+  const RegionCounts crowd = region(r, r.stats["viewport"]);
+  const RegionCounts panel = region(r, r.stats["panel"]);
+  EXPECT_GT(crowd.foreground, 0.12) << r.png;
+  EXPECT_GT(crowd.warm, 0.03) << "robot colours in the crowd viewport: " << r.png;
+  EXPECT_GT(panel.foreground, 0.9) << "the panel covers its column: " << r.png;
+  EXPECT_GT(panel.bright, 0.005) << "the panel shows text: " << r.png;
+  EXPECT_LT(crowd.bright, panel.bright) << r.png;
+}
+
+TEST(StudioTool, SmallBudgetDemotesAsSpecified) {
+  REQUIRE_XVFB();
+  // Four large robots choose levels 0 and 1 by coverage (30534 indices); 20000 forces demotions
+  // that still fit.
+  const auto r = run_studio("budget", {"--set", "model=RobotExpressive", "--set", "actors=4",
+                                      "--set", "lod=on", "--set", "budget=20000"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto& lod = r.stats["lod"];
+  EXPECT_EQ(lod["source"], "generated");
+  EXPECT_EQ(lod["vertex_budget"], 20000);
+  EXPECT_GT(lod["demoted_actors"].get<int>(), 0) << lod.dump();
+  EXPECT_LE(lod["vertices"].get<std::uint64_t>(), 20000u) << lod.dump();
+  EXPECT_TRUE(lod["budget_satisfied"].get<bool>()) << lod.dump();
+  EXPECT_NE(r.output.find("budget satisfied true"), std::string::npos) << r.output;
+
+  // SPEC §7: a budget below every actor's lowest level is not satisfied, and nobody is culled
+  // for it.
+  const Run tiny = run_studio("tiny_budget", {"--set", "model=RobotExpressive", "--set",
+                                              "actors=10", "--set", "lod=on", "--set", "budget=100"});
+  ASSERT_EQ(tiny.exit_code, 0) << tiny.output;
+  const auto& tiny_lod = tiny.stats["lod"];
+  EXPECT_FALSE(tiny_lod["budget_satisfied"].get<bool>()) << tiny_lod.dump();
+  EXPECT_EQ(tiny_lod["culled_actors"].get<int>() + tiny_lod["visible_actors"].get<int>(), 10);
+  EXPECT_EQ(tiny_lod["levels"].back()["actors"], tiny_lod["visible_actors"]) << tiny_lod.dump();
+  EXPECT_NE(tiny.output.find("budget satisfied false"), std::string::npos) << tiny.output;
+}
+
+TEST(StudioTool, ModelSwitchShowsLodSource) {
+  REQUIRE_XVFB();
+  const Run authored = run_studio("authored", {"--set", "model=SimpleSkinLOD", "--set", "actors=4"});
+  ASSERT_EQ(authored.exit_code, 0) << authored.output;
+  EXPECT_EQ(authored.stats["lod"]["source"], "authored");
+  EXPECT_NE(authored.stats["asset"].get<std::string>().find("SimpleSkinLOD"), std::string::npos);
+
+  const Run generated = run_studio("generated", {"--set", "model=CesiumMan", "--set", "lod=on"});
+  ASSERT_EQ(generated.exit_code, 0) << generated.output;
+  EXPECT_EQ(generated.stats["lod"]["source"], "generated");
+  EXPECT_NE(generated.stats["asset"].get<std::string>().find("CesiumMan"), std::string::npos);
+}
+
+TEST(StudioTool, ModelMenuListsOnlyAnimatedAssets) {
+  REQUIRE_XVFB();
+  const auto r = run_studio("menu", {"--set", "model=built-in", "--set", "actors=2"}, 1);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto& models = r.stats["models"];
+  auto listed = [&](const std::string& label) {
+    return std::find(models.begin(), models.end(), label) != models.end();
+  };
+  EXPECT_TRUE(listed("built-in")) << models.dump();
+  EXPECT_TRUE(listed("RobotExpressive")) << models.dump();
+  EXPECT_TRUE(listed("CesiumMan")) << models.dump();
+  EXPECT_FALSE(listed("SimpleInstancing")) << "static asset in the menu: " << models.dump();
+  EXPECT_EQ(r.stats["asset"], "built-in");
+}
+
+TEST(StudioTool, ClipAssignmentAndActorEdits) {
+  REQUIRE_XVFB();
+  const Run single = run_studio("single", {"--set", "model=RobotExpressive", "--set", "actors=6",
+                                           "--set", "clip=Wave", "--set", "select=2", "--set",
+                                           "actor.clip=Dance", "--set", "actor.crossfade=0"});
+  ASSERT_EQ(single.exit_code, 0) << single.output;
+  const auto& clips = single.stats["clips"];
+  ASSERT_EQ(clips.size(), 6u);
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(clips[i], i == 2 ? "Dance" : "Wave") << clips.dump();
+
+  const Run a = run_studio("random_a", {"--set", "model=RobotExpressive", "--set", "actors=12",
+                                        "--set", "clips=random", "--set", "seed=7"}, 1);
+  const Run b = run_studio("random_b", {"--set", "model=RobotExpressive", "--set", "actors=12",
+                                        "--set", "clips=random", "--set", "seed=8"}, 1);
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  EXPECT_NE(a.stats["clips"], b.stats["clips"]) << "the seed picks the clips";
+  EXPECT_GT(a.stats["clip_counts"].size(), 1u);
+}
+
+TEST(StudioTool, BadSettingsFailWithMessage) {
+  REQUIRE_XVFB();
+  const Run unknown = run_studio("unknown_key", {"--set", "colour=red"}, 1);
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.output.find("set_key"), std::string::npos) << unknown.output;
+  const Run too_many = run_studio("too_many", {"--set", "actors=101"}, 1);
+  EXPECT_NE(too_many.exit_code, 0);
+  EXPECT_NE(too_many.output.find("set_value"), std::string::npos) << too_many.output;
+  const Run raised = run_studio("raised", {"--capacity", "150", "--set", "actors=101",
+                                           "--set", "model=built-in"}, 1);
+  ASSERT_EQ(raised.exit_code, 0) << raised.output;
+  EXPECT_EQ(raised.stats["actors"], 101);
+}
+
+}  // namespace
+}  // namespace gltf_crowd
