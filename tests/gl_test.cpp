@@ -15,6 +15,7 @@
 #include <stb_image.h>
 
 #include "gl_test_assets.hpp"
+#include "image_compare.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
@@ -380,6 +381,25 @@ TEST_P(StorageTest, SkinnedVerticesFollowTheirJointThenThePlacement) {
   EXPECT_TRUE(p.background(48, 12));  // where skinning after the placement would put it
   EXPECT_TRUE(p.background(32, 12));  // where the unskinned quad would be
   EXPECT_TRUE(p.background(40, 24));  // between the two actors
+}
+
+// Influences 5..8 count: weight 0.25 on the identity joint 0 (JOINTS_0) and 0.75 on joint 1 at
+// x = +2 (JOINTS_1) put the quad at x = 1.5, spanning columns 40..48; with the second set ignored
+// it would shrink to a quarter at the centre (column 32). The reference path agrees.
+TEST_P(StorageTest, EightInfluencesBlendBothJointSets) {
+  Crowd crowd(test::red_quad(test::QuadDeform::skinned8), {.capacity = 1});
+  crowd.add_actor();
+  Pixels p = render(crowd, ortho_camera(), "eight_influences", GetParam());
+  EXPECT_TRUE(p.red(44, 24));
+  EXPECT_TRUE(p.background(32, 24));
+  EXPECT_TRUE(p.background(52, 24));
+
+  Framebuffer target({.width = 64, .height = 48});
+  target.clear(background);
+  ReferenceRenderer reference(crowd);
+  EXPECT_EQ(reference.draw(crowd, ortho_camera()), 1u);
+  EXPECT_TRUE(test::images_agree(test::scratch_dir("gl_eight_influences_reference"), "reference",
+                                 {64, 48, p.rgba}, {64, 48, target.read_pixels()}));
 }
 
 // The morph target's delta, weighted 1 by the mesh's default weights, moves the quad from the

@@ -90,6 +90,9 @@ enum class QuadDeform {
   // One morph target moves every vertex by (2, 0, 0); the mesh's default weight is 1, so the
   // quad is drawn 2 units to the right as well.
   morphed,
+  // As skinned, but every vertex has weight 0.25 on joint 0 (JOINTS_0) and 0.75 on joint 1
+  // (JOINTS_1, influences 5..8): it lands 0.75 × 2 = 1.5 units to the right.
+  skinned8,
 };
 
 // One unit quad (x, y in [-0.5, 0.5], z = 0, normal +z, u = x + 0.5, v = 0.5 - y) on its own node.
@@ -137,11 +140,20 @@ inline std::shared_ptr<const Asset> quad_asset(
                                          "VEC4", 4, 5126);
     }
     nlohmann::json node = {{"mesh", meshes.size()}, {"translation", {q.translation.x, q.translation.y, q.translation.z}}};
-    if (q.deform == QuadDeform::skinned) {
-      attributes["JOINTS_0"] = b.accessor(std::vector<std::uint8_t>{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0},
+    if (q.deform == QuadDeform::skinned || q.deform == QuadDeform::skinned8) {
+      const bool eight = q.deform == QuadDeform::skinned8;
+      const std::uint8_t first = eight ? 0 : 1;
+      const float w = eight ? 0.25f : 1.0f;
+      attributes["JOINTS_0"] = b.accessor(std::vector<std::uint8_t>{first, 0, 0, 0, first, 0, 0, 0, first, 0, 0, 0, first, 0, 0, 0},
                                           "VEC4", 4, 5121);
-      attributes["WEIGHTS_0"] = b.accessor(std::vector<float>{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0},
+      attributes["WEIGHTS_0"] = b.accessor(std::vector<float>{w, 0, 0, 0, w, 0, 0, 0, w, 0, 0, 0, w, 0, 0, 0},
                                            "VEC4", 4, 5126);
+      if (eight) {
+        attributes["JOINTS_1"] = b.accessor(std::vector<std::uint8_t>{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0},
+                                            "VEC4", 4, 5121);
+        attributes["WEIGHTS_1"] = b.accessor(std::vector<float>{0.75f, 0, 0, 0, 0.75f, 0, 0, 0, 0.75f, 0, 0, 0, 0.75f, 0, 0, 0},
+                                             "VEC4", 4, 5126);
+      }
       const auto joint0 = nodes.size() + 1;
       node["translation"] = {0, 5, 0};
       node["skin"] = skins.size();

@@ -3,6 +3,7 @@
 // render's statistics keys plus the window layout. Skipped (outside CI) without xvfb-run.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -28,7 +29,7 @@ namespace {
     }                                                                                         \
   } while (0)
 
-struct Run {
+struct StudioRun {
   int exit_code = -1;
   std::string output;  // stdout and stderr
   nlohmann::json stats;
@@ -46,10 +47,10 @@ std::string quoted(const std::string& text) {
 
 // Runs `xvfb-run gltf-crowd studio <args> --assets <shared assets> --frames N --screenshot
 // --stats` in a fresh directory.
-Run run_studio(const std::string& name, const std::vector<std::string>& args, int frames = 3,
+StudioRun run_studio(const std::string& name, const std::vector<std::string>& args, int frames = 3,
                const std::string& size = "--width 800 --height 500") {
   const auto dir = test::scratch_dir("studio_" + name);
-  Run r;
+  StudioRun r;
   r.png = dir / (name + ".png");
   const auto json = dir / (name + ".json");
   const auto log = dir / (name + ".log");
@@ -83,7 +84,7 @@ struct RegionCounts {
   double warm = 0.0;  // red clearly above blue: RobotExpressive's yellow-orange body
 };
 
-RegionCounts region(const Run& r, const nlohmann::json& rect) {
+RegionCounts region(const StudioRun& r, const nlohmann::json& rect) {
   const auto& bg = r.stats.at("background");
   const int x0 = rect[0], y0 = rect[1], w = rect[2], h = rect[3];
   std::size_t foreground = 0, bright = 0, warm = 0;
@@ -140,7 +141,7 @@ TEST(StudioTool, SmallBudgetDemotesAsSpecified) {
 
   // SPEC §7: a budget below every actor's lowest level is not satisfied, and nobody is culled
   // for it.
-  const Run tiny = run_studio("tiny_budget", {"--set", "model=RobotExpressive", "--set",
+  const StudioRun tiny = run_studio("tiny_budget", {"--set", "model=RobotExpressive", "--set",
                                               "actors=10", "--set", "lod=on", "--set", "budget=100"});
   ASSERT_EQ(tiny.exit_code, 0) << tiny.output;
   const auto& tiny_lod = tiny.stats["lod"];
@@ -152,12 +153,12 @@ TEST(StudioTool, SmallBudgetDemotesAsSpecified) {
 
 TEST(StudioTool, ModelSwitchShowsLodSource) {
   REQUIRE_XVFB();
-  const Run authored = run_studio("authored", {"--set", "model=SimpleSkinLOD", "--set", "actors=4"});
+  const StudioRun authored = run_studio("authored", {"--set", "model=SimpleSkinLOD", "--set", "actors=4"});
   ASSERT_EQ(authored.exit_code, 0) << authored.output;
   EXPECT_EQ(authored.stats["lod"]["source"], "authored");
   EXPECT_NE(authored.stats["asset"].get<std::string>().find("SimpleSkinLOD"), std::string::npos);
 
-  const Run generated = run_studio("generated", {"--set", "model=CesiumMan", "--set", "lod=on"});
+  const StudioRun generated = run_studio("generated", {"--set", "model=CesiumMan", "--set", "lod=on"});
   ASSERT_EQ(generated.exit_code, 0) << generated.output;
   EXPECT_EQ(generated.stats["lod"]["source"], "generated");
   EXPECT_NE(generated.stats["asset"].get<std::string>().find("CesiumMan"), std::string::npos);
@@ -180,7 +181,7 @@ TEST(StudioTool, ModelMenuListsOnlyAnimatedAssets) {
 
 TEST(StudioTool, ClipAssignmentAndActorEdits) {
   REQUIRE_XVFB();
-  const Run single = run_studio("single", {"--set", "model=RobotExpressive", "--set", "actors=6",
+  const StudioRun single = run_studio("single", {"--set", "model=RobotExpressive", "--set", "actors=6",
                                            "--set", "clip=Wave", "--set", "select=2", "--set",
                                            "actor.clip=Dance", "--set", "actor.crossfade=0"});
   ASSERT_EQ(single.exit_code, 0) << single.output;
@@ -188,9 +189,9 @@ TEST(StudioTool, ClipAssignmentAndActorEdits) {
   ASSERT_EQ(clips.size(), 6u);
   for (int i = 0; i < 6; ++i) EXPECT_EQ(clips[i], i == 2 ? "Dance" : "Wave") << clips.dump();
 
-  const Run a = run_studio("random_a", {"--set", "model=RobotExpressive", "--set", "actors=12",
+  const StudioRun a = run_studio("random_a", {"--set", "model=RobotExpressive", "--set", "actors=12",
                                         "--set", "clips=random", "--set", "seed=7"}, 1);
-  const Run b = run_studio("random_b", {"--set", "model=RobotExpressive", "--set", "actors=12",
+  const StudioRun b = run_studio("random_b", {"--set", "model=RobotExpressive", "--set", "actors=12",
                                         "--set", "clips=random", "--set", "seed=8"}, 1);
   ASSERT_EQ(a.exit_code, 0) << a.output;
   ASSERT_EQ(b.exit_code, 0) << b.output;
@@ -200,13 +201,13 @@ TEST(StudioTool, ClipAssignmentAndActorEdits) {
 
 TEST(StudioTool, BadSettingsFailWithMessage) {
   REQUIRE_XVFB();
-  const Run unknown = run_studio("unknown_key", {"--set", "colour=red"}, 1);
+  const StudioRun unknown = run_studio("unknown_key", {"--set", "colour=red"}, 1);
   EXPECT_NE(unknown.exit_code, 0);
   EXPECT_NE(unknown.output.find("set_key"), std::string::npos) << unknown.output;
-  const Run too_many = run_studio("too_many", {"--set", "actors=101"}, 1);
+  const StudioRun too_many = run_studio("too_many", {"--set", "actors=101"}, 1);
   EXPECT_NE(too_many.exit_code, 0);
   EXPECT_NE(too_many.output.find("set_value"), std::string::npos) << too_many.output;
-  const Run raised = run_studio("raised", {"--capacity", "150", "--set", "actors=101",
+  const StudioRun raised = run_studio("raised", {"--capacity", "150", "--set", "actors=101",
                                            "--set", "model=built-in"}, 1);
   ASSERT_EQ(raised.exit_code, 0) << raised.output;
   EXPECT_EQ(raised.stats["actors"], 101);

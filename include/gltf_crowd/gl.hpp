@@ -273,7 +273,9 @@ class ReferenceRenderer {
   // Draws, for each primitive group (opaque and MASK first, then BLEND, as CrowdRenderer) and
   // each slot in its instance list, that actor's deformed primitive: one glDrawElements per
   // actor per group, so RobotExpressive's 19 groups cost 19 × N draws. Returns the number of
-  // draws. Errors and no-ops as CrowdRenderer::draw. O(actors × vertices) CPU work per frame.
+  // draws. Errors and no-ops as CrowdRenderer::draw, plus "reference_deform" for a primitive
+  // whose joint indices exceed its skin (the loader rejects such files). O(actors × vertices)
+  // CPU work per frame.
   std::uint32_t draw(const Crowd& crowd, const Camera& camera);
 
   const RenderStats& stats() const noexcept { return stats_; }

@@ -4,7 +4,6 @@
 #include "gltf_crowd/gl.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include <epoxy/gl.h>
 #include <fmt/format.h>
