@@ -62,7 +62,9 @@ int validator_errors(const std::filesystem::path& file, std::string& why) {
 }
 
 void check_round_trip(const std::string& file, const std::string& ratios, std::uint32_t levels) {
-  const std::filesystem::path out = test::scratch_dir("lod_export") / "levels.glb";
+  // One folder per asset: ctest runs the round trips in parallel.
+  const std::filesystem::path out =
+      test::scratch_dir("lod_export_" + std::filesystem::path(file).stem().string()) / "levels.glb";
   std::string output;
   ASSERT_EQ(run(quoted(test::tool_path()) + " lod " + quoted(test::asset_path(file)) + " --ratios " + ratios +
                     " --out " + quoted(out),
