@@ -1,54 +1,78 @@
-// CPU cost of Crowd::update (sampling, hierarchy, palettes, packing) per actor, for SPEC §10.
-// Run: build/bench/gltf_crowd_bench --benchmark_counters_tabular=true
-// Arguments: asset (0 RobotExpressive, 1 CesiumMan, 2 built-in), actors, threads (0 = all),
-// crossfade (1 = every actor mid-crossfade).
+// The issue-9 benchmark suite (SPEC §10), Google Benchmark. Run it all with scripts/bench.sh;
+// docs/benchmarks.md lists the counters and commands.
+//
+// BM_Update/asset/actors/threads/crossfade: the CPU cost of Crowd::update (clocks, sampling,
+// hierarchy, palettes, packing) on the crowd `gltf-crowd bench` builds (tools/bench_crowd.hpp).
+// BM_Draw/asset/actors/reference: one frame's draw on a headless EGL context into a 64 × 64
+// framebuffer, finished with glFinish: the instanced CrowdRenderer (reference 0, one draw per
+// primitive group) against the separate-draws ReferenceRenderer (reference 1, one draw per actor
+// per group with CPU-skinned vertices), the "separate scenegraphs" baseline.
+//
+// Arguments: asset 0 = RobotExpressive, 1 = CesiumMan, 2 = the built-in character; actors;
+// threads (0 = all cores); crossfade (1 = every actor mid-crossfade between two clips).
+// Times are wall clock (manual time) in µs; every `*_us` counter is µs per actor per frame.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <memory>
-#include <thread>
+#include <optional>
+#include <string>
 
 #include <benchmark/benchmark.h>
+#include <epoxy/gl.h>
 #include <glm/gtc/matrix_transform.hpp>
 #include <tbb/global_control.h>
+#include <tbb/info.h>
 
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
+#include "gltf_crowd/gl.hpp"
+#include "tools/bench_crowd.hpp"
 
 namespace gltf_crowd {
 namespace {
 
+using tools::bench_frame_seconds;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* asset_names[3] = {"RobotExpressive", "CesiumMan", "built-in"};
+
 std::shared_ptr<const Asset> bench_asset(int which) {
   static std::shared_ptr<const Asset> cache[3];
   if (!cache[which]) {
-    if (which == 2) cache[which] = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
-    else
-      cache[which] = std::make_shared<const Asset>(load_asset(std::string(GLTF_CROWD_ASSETS_DIR) +
-                                                              (which == 0 ? "/threejs/RobotExpressive.glb" : "/khronos/CesiumMan.glb")));
+    if (which == 2) {
+      cache[which] = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+    } else {
+      const char* file = which == 0 ? "/threejs/RobotExpressive.glb" : "/khronos/CesiumMan.glb";
+      cache[which] = std::make_shared<const Asset>(load_asset(std::string(GLTF_CROWD_ASSETS_DIR) + file));
+    }
   }
   return cache[which];
 }
 
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
 void BM_Update(benchmark::State& state) {
-  const auto asset = bench_asset(static_cast<int>(state.range(0)));
+  const int which = static_cast<int>(state.range(0));
   const auto actors = static_cast<std::size_t>(state.range(1));
-  const auto threads = state.range(2) == 0 ? std::thread::hardware_concurrency() : static_cast<unsigned>(state.range(2));
+  const auto available = static_cast<std::size_t>(tbb::info::default_concurrency());
+  const std::size_t threads = state.range(2) == 0 ? available : static_cast<std::size_t>(state.range(2));
   const bool crossfade = state.range(3) != 0;
+  // Before the crowd exists, so construction and every update obey the limit.
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
-  Crowd crowd(asset, {.capacity = actors});
-  std::vector<ActorOptions> options(actors);
-  const std::size_t side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(actors))));
-  for (std::size_t i = 0; i < actors; ++i) {
-    options[i].clip = asset->clips[i % asset->clips.size()].name;
-    options[i].phase = static_cast<float>((i * 0.618) - std::floor(i * 0.618));
-    options[i].speed = 0.8f + 0.1f * static_cast<float>(i % 5);
-    options[i].transform = glm::translate(glm::mat4(1.0f), glm::vec3(i % side, 0, i / side) * 2.0f);
-  }
-  auto handles = crowd.add_actors(options);
-  if (crossfade)
-    for (std::size_t i = 0; i < actors; ++i)
-      handles[i].select_clip(asset->clips[(i + 1) % asset->clips.size()].name, {.crossfade_seconds = 1e6f});
-  for (int i = 0; i < 3; ++i) crowd.update(1.0f / 60.0f);
-  double sampling = 0, hierarchy = 0, palettes = 0, packing = 0;
+  Crowd crowd(bench_asset(which), {.capacity = actors});
+  tools::populate_bench_crowd(crowd, actors, crossfade);
+  for (int i = 0; i < 3; ++i) crowd.update(bench_frame_seconds);
+
+  double sampling = 0, hierarchy = 0, palettes = 0, packing = 0, wall = 0;
   for (auto _ : state) {
-    crowd.update(1.0f / 60.0f);
+    const auto start = Clock::now();
+    crowd.update(bench_frame_seconds);
+    const double seconds = seconds_since(start);
+    state.SetIterationTime(seconds);
+    wall += seconds;
     const FrameStats& s = crowd.frame_stats();
     sampling += s.sampling_ms;
     hierarchy += s.hierarchy_ms;
@@ -56,26 +80,117 @@ void BM_Update(benchmark::State& state) {
     packing += s.packing_ms;
   }
   const double frames = static_cast<double>(state.iterations());
-  const double per_actor_us = 1e3 / (frames * static_cast<double>(actors));
-  state.counters["us_per_actor"] =
-      benchmark::Counter(static_cast<double>(actors), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  const double per_actor_us = 1e3 / (frames * static_cast<double>(actors));  // ms summed → µs/actor
+  state.SetLabel(asset_names[which]);
+  state.counters["us_per_actor"] = wall * 1e3 * per_actor_us;
   state.counters["sampling_us"] = sampling * per_actor_us;
   state.counters["hierarchy_us"] = hierarchy * per_actor_us;
   state.counters["palettes_us"] = palettes * per_actor_us;
   state.counters["packing_us"] = packing * per_actor_us;
   state.counters["bytes_per_frame"] = static_cast<double>(crowd.frame_stats().packed_bytes);
   state.counters["draws"] = crowd.frame_stats().draws;
-  state.counters["threads"] = threads;
+  state.counters["threads"] = static_cast<double>(std::min(threads, available));
 }
 
-void arguments(benchmark::internal::Benchmark* b) {
+// One context for the whole process: creating an EGL display and context per benchmark run
+// would be timed by nobody but would slow the suite. Empty when EGL is unavailable.
+HeadlessContext* bench_context() {
+  static std::unique_ptr<HeadlessContext> context = []() -> std::unique_ptr<HeadlessContext> {
+    try {
+      return std::make_unique<HeadlessContext>();
+    } catch (const Error&) {
+      return nullptr;
+    }
+  }();
+  return context.get();
+}
+
+// Looks at the grid populate_bench_crowd lays out (2 units apart, x and z from 0) from above
+// the front, far enough that the whole crowd is in view: the rasterizer sees every actor.
+Camera grid_camera(std::size_t actors) {
+  const float side = 2.0f * std::ceil(std::sqrt(static_cast<float>(actors)));
+  const glm::vec3 centre(0.5f * side, 0.0f, 0.5f * side);
+  const float distance = 1.5f * side + 4.0f;
+  Camera camera;
+  camera.view = glm::lookAt(centre + glm::vec3(0.0f, 0.6f, 0.8f) * distance, centre, glm::vec3(0.0f, 1.0f, 0.0f));
+  camera.projection = glm::perspective(glm::radians(50.0f), 1.0f, 0.1f, 4.0f * distance);
+  return camera;
+}
+
+template <typename Renderer>
+void measure_draws(benchmark::State& state, Crowd& crowd, Renderer& renderer, const Framebuffer& target) {
+  const Camera camera = grid_camera(crowd.actor_count());
+  double draw_wall = 0, update_wall = 0;
+  std::uint32_t draws = 0;
+  for (auto _ : state) {
+    const auto update_start = Clock::now();
+    crowd.update(bench_frame_seconds);  // untimed: BM_Update measures it
+    update_wall += seconds_since(update_start);
+    target.clear(glm::vec4(0.0f, 0.0f, 0.0f, 1.0f));
+    const auto start = Clock::now();
+    draws = renderer.draw(crowd, camera);
+    glFinish();
+    const double seconds = seconds_since(start);
+    state.SetIterationTime(seconds);
+    draw_wall += seconds;
+  }
+  const double per_actor_us = 1e6 / (static_cast<double>(state.iterations()) * static_cast<double>(crowd.actor_count()));
+  state.counters["us_per_actor"] = draw_wall * per_actor_us;
+  state.counters["update_us"] = update_wall * per_actor_us;
+  state.counters["draws"] = draws;
+  state.counters["upload_bytes"] = static_cast<double>(renderer.stats().upload_bytes);
+}
+
+void BM_Draw(benchmark::State& state) {
+  const int which = static_cast<int>(state.range(0));
+  const auto actors = static_cast<std::size_t>(state.range(1));
+  const bool reference = state.range(2) != 0;
+  HeadlessContext* context = bench_context();
+  if (context == nullptr) {
+    state.SkipWithError("no headless EGL context");
+    return;
+  }
+  context->make_current();
+  Crowd crowd(bench_asset(which), {.capacity = actors});
+  tools::populate_bench_crowd(crowd, actors, false);
+  crowd.update(bench_frame_seconds);
+  // Tiny, so llvmpipe's rasterization does not hide the per-draw and per-vertex CPU cost.
+  const Framebuffer target({.width = 64, .height = 64});
+  state.SetLabel(std::string(asset_names[which]) + (reference ? " reference" : " instanced"));
+  if (reference) {
+    ReferenceRenderer renderer(crowd);
+    measure_draws(state, crowd, renderer, target);
+  } else {
+    CrowdRenderer renderer(crowd);
+    measure_draws(state, crowd, renderer, target);
+  }
+}
+
+void update_arguments(benchmark::internal::Benchmark* b) {
   for (int asset : {0, 1, 2})
     for (int actors : {1, 100, 1000, 10000})
       for (int threads : {1, 0})
         for (int crossfade : {0, 1}) b->Args({asset, actors, threads, crossfade});
 }
 
-BENCHMARK(BM_Update)->Apply(arguments)->ArgNames({"asset", "actors", "threads", "crossfade"})->Unit(benchmark::kMillisecond)->UseRealTime();
+// The reference path is O(actors × vertices) CPU skinning plus one draw per actor per group:
+// 1,000 actors already take a large fraction of a second per frame on llvmpipe.
+void draw_arguments(benchmark::internal::Benchmark* b) {
+  for (int asset : {0, 1, 2})
+    for (int actors : {1, 100, 1000})
+      for (int reference : {0, 1}) b->Args({asset, actors, reference});
+}
+
+BENCHMARK(BM_Update)
+    ->Apply(update_arguments)
+    ->ArgNames({"asset", "actors", "threads", "crossfade"})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseManualTime();
+BENCHMARK(BM_Draw)
+    ->Apply(draw_arguments)
+    ->ArgNames({"asset", "actors", "reference"})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseManualTime();
 
 }  // namespace
 }  // namespace gltf_crowd

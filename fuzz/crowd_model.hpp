@@ -1,5 +1,7 @@
 // Oracle of the crowd fuzz target: the slot order SPEC §5 predicts, a byte snapshot of all
 // observable crowd state, and the abort that turns a broken promise into a fuzz finding.
+// tests/misuse_test.cpp uses the same snapshot, so that the fuzzer and the misuse tests hold
+// the library to one definition of "an error changes nothing".
 #pragma once
 
 #include <algorithm>
@@ -7,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <string>
 #include <vector>
@@ -56,13 +59,21 @@ struct CrowdModel {
   }
 };
 
+// Live palette rows of `s` for `n` actors: none when the stream skins with another stream's
+// palette (NodeStream::palette_stream), whose own `palette` is then empty.
+inline std::size_t live_palette_rows(const NodeStream& s, std::size_t n) {
+  return s.palette.empty() ? 0 : n * 3 * s.joint_count;
+}
+
+// Appends the object representation of `count` values of `data`.
 template <typename T>
 void append_bytes(std::string& out, const T* data, std::size_t count) {
   out.append(reinterpret_cast<const char*>(data), count * sizeof(T));
 }
 
 // Every observable value of the crowd as bytes (NaN-safe to compare): count, capacity, ids,
-// each actor's playback and placement, the live part of every packed stream, group sizes.
+// each actor's playback and placement, the live part of every packed stream, the group
+// instance lists and LodStats.
 inline std::string snapshot(const Crowd& crowd) {
   std::string out;
   if (crowd.destroyed()) return "destroyed";
@@ -86,10 +97,16 @@ inline std::string snapshot(const Crowd& crowd) {
   }
   for (const NodeStream& s : crowd.node_streams()) {
     append_bytes(out, s.transforms.data(), n * 3);
-    append_bytes(out, s.palette.data(), n * 3 * s.joint_count);
+    append_bytes(out, s.palette.data(), live_palette_rows(s, n));
     append_bytes(out, s.weights.data(), n * s.weight_stride);
   }
   for (const PrimitiveGroup& g : crowd.primitive_groups()) append_bytes(out, g.instances.data(), g.instances.size());
+  const LodStats& lod = crowd.lod_stats();
+  const std::uint64_t lod_numbers[] = {lod.visible_actors, lod.culled_actors, lod.draw_count, lod.triangles,
+                                       lod.vertices, lod.vertex_budget.value_or(0), lod.demoted_actors,
+                                       lod.budget_satisfied};
+  append_bytes(out, lod_numbers, std::size(lod_numbers));
+  for (const LodLevelStats& level : lod.levels) append_bytes(out, &level.actors, 1);
   return out;
 }
 

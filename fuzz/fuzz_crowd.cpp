@@ -436,7 +436,7 @@ class Run {
     for (const NodeStream& s : crowd_.node_streams()) {
       require(std::all_of(s.transforms.begin(), s.transforms.begin() + static_cast<std::ptrdiff_t>(n * 3), finite4),
               "non-finite instance transform");
-      require(std::all_of(s.palette.begin(), s.palette.begin() + static_cast<std::ptrdiff_t>(n * 3 * s.joint_count), finite4),
+      require(std::all_of(s.palette.begin(), s.palette.begin() + static_cast<std::ptrdiff_t>(live_palette_rows(s, n)), finite4),
               "non-finite palette");
       require(std::all_of(s.weights.begin(), s.weights.begin() + static_cast<std::ptrdiff_t>(n * s.weight_stride),
                           [](float w) { return std::isfinite(w); }),

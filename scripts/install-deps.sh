@@ -10,6 +10,8 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libpng-dev libstb-dev
   clang libclang-rt-14-dev
 )
+# Not listed: gnuplot-nox, which only scripts/bench.sh needs (its chart); the build and the
+# tests do not use it, so CI does not install it. bench.sh says so when it is missing.
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -63,5 +63,40 @@ TEST(AllocationTest, UpdateAllocatesNothingAfterWarmUp) {
   EXPECT_GE(allocations.load(), 1);
 }
 
+// The same with mesh LOD classifying against a moving camera and update-rate LOD deferring
+// distant actors: neither allocates per frame.
+TEST(AllocationTest, UpdateWithLodAndUpdateRateAllocatesNothingAfterWarmUp) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
+  CrowdOptions crowd_options{.capacity = 200};
+  crowd_options.lod.enabled = true;
+  crowd_options.lod.auto_generate = true;
+  crowd_options.update_rate.enabled = true;
+  Crowd crowd(asset, crowd_options);
+  std::vector<ActorOptions> options(200);
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    options[i].clip = asset->clips[i % asset->clips.size()].name;
+    options[i].phase = static_cast<float>(i) / 200.0f;
+    options[i].transform = glm::translate(glm::mat4(1.0f), glm::vec3(float(i % 10) * 2.0f - 10.0f, 0.0f, -3.0f - float(i / 10) * 6.0f));
+  }
+  auto actors = crowd.add_actors(options);
+  for (std::size_t i = 0; i < actors.size(); i += 3) actors[i].select_clip("Running", {.crossfade_seconds = 2.0f});
+  const auto view_at = [](int f) {
+    return LodView{glm::lookAt(glm::vec3(0.0f, 2.0f, 5.0f + 0.1f * float(f)), glm::vec3(0.0f, 0.0f, -50.0f), glm::vec3(0, 1, 0)),
+                   glm::perspective(glm::radians(60.0f), 16.0f / 9.0f, 0.1f, 500.0f), 1280, 720};
+  };
+  for (int f = 0; f < 10; ++f) crowd.update(1.0f / 60.0f, view_at(f));  // warm-up
+  allocations = 0;
+  counting = true;
+  std::uint32_t deferred = 0;
+  for (int f = 10; f < 70; ++f) {
+    crowd.update(1.0f / 60.0f, view_at(f));
+    deferred += crowd.frame_stats().actors_deferred;
+  }
+  counting = false;
+  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_GT(deferred, 0u);  // the policy was active
+}
+
 }  // namespace
 }  // namespace gltf_crowd

@@ -39,7 +39,7 @@ Snapshot snapshot(const Crowd& crowd) {
   for (const Actor& a : crowd.actors()) s.ids.push_back(a.id());
   for (const NodeStream& n : crowd.node_streams()) {
     s.transforms.emplace_back(n.transforms.begin(), n.transforms.begin() + static_cast<std::ptrdiff_t>(s.count * 3));
-    s.palettes.emplace_back(n.palette.begin(), n.palette.begin() + static_cast<std::ptrdiff_t>(s.count * 3 * n.joint_count));
+    s.palettes.emplace_back(n.palette.begin(), n.palette.begin() + static_cast<std::ptrdiff_t>(n.palette.empty() ? 0 : s.count * 3 * n.joint_count));
   }
   for (const PrimitiveGroup& g : crowd.primitive_groups()) s.instance_counts.push_back(g.instance_count);
   return s;
@@ -185,7 +185,8 @@ TEST(CrowdTest, RecursiveSkeletonsGives84GroupsWithDistinctTransforms) {
     EXPECT_EQ(g.palette_kind, PaletteKind::skinned);
     EXPECT_EQ(g.joint_count, 10u);
     std::array<float, 120> t;
-    std::memcpy(t.data(), crowd.node_streams()[g.stream].palette.data(), sizeof(t));
+    const NodeStream& stream = crowd.node_streams()[g.stream];
+    std::memcpy(t.data(), crowd.node_streams()[stream.palette_stream].palette.data(), sizeof(t));
     transforms.push_back(t);
   }
   std::sort(transforms.begin(), transforms.end());

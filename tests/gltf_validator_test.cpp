@@ -2,9 +2,6 @@
 // scripts/install-deps.sh installs the npm package gltf-validator into
 // $GLTF_CROWD_NODE_DIR (default $HOME/.cache/gltf-crowd/node); without it the test is skipped
 // with a message, unless CI is set: then it fails.
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -23,24 +20,14 @@ std::filesystem::path node_dir() {
   return std::filesystem::path(home != nullptr ? home : "/root") / ".cache" / "gltf-crowd" / "node";
 }
 
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-
-// Runs `command`, returning its exit status and everything it printed.
-int run(const std::string& command, std::string& output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-  const int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using test::CommandOutput;
+using test::quoted;
+using test::run_command;
 
 TEST(GltfValidator, ExportedBuiltInCharacterHasNoErrors) {
   const std::filesystem::path modules = node_dir() / "node_modules";
   const bool installed = std::filesystem::exists(modules / "gltf-validator" / "package.json");
-  std::string probe;
-  const bool have_node = run("node --version", probe) == 0;
+  const bool have_node = run_command("node --version 2>&1").exit_code == 0;
   if (!installed || !have_node) {
     const std::string why = !have_node ? "node is not installed"
                                        : "gltf-validator is not installed in " + modules.string() +
@@ -50,17 +37,17 @@ TEST(GltfValidator, ExportedBuiltInCharacterHasNoErrors) {
   }
   const auto dir = test::scratch_dir("gltf_validator");
   const std::filesystem::path glb = dir / "character.glb";
-  std::string exported;
-  ASSERT_EQ(run(quoted(test::tool_path()) + " export-default " + quoted(glb), exported), 0) << exported;
+  const CommandOutput exported = test::run_tool("export-default " + quoted(glb) + " 2>&1");
+  ASSERT_EQ(exported.exit_code, 0) << exported.out;
 
   // The script sits next to this file in the source tree.
   const std::filesystem::path script = std::filesystem::path(__FILE__).parent_path() / "validate_gltf.js";
-  std::string report;
-  const int status = run("NODE_PATH=" + quoted(modules) + " node " + quoted(script) + " " + quoted(glb), report);
-  ASSERT_EQ(status, 0) << report;
-  const nlohmann::json counts = nlohmann::json::parse(report.substr(0, report.find('\n')), nullptr, false);
-  ASSERT_TRUE(counts.is_object()) << report;
-  EXPECT_EQ(counts["numErrors"], 0) << report;
+  const CommandOutput report =
+      run_command("NODE_PATH=" + quoted(modules) + " node " + quoted(script) + " " + quoted(glb) + " 2>&1");
+  ASSERT_EQ(report.exit_code, 0) << report.out;
+  const nlohmann::json counts = nlohmann::json::parse(report.out.substr(0, report.out.find('\n')), nullptr, false);
+  ASSERT_TRUE(counts.is_object()) << report.out;
+  EXPECT_EQ(counts["numErrors"], 0) << report.out;
 }
 
 }  // namespace

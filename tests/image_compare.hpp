@@ -13,15 +13,9 @@
 #include <gtest/gtest.h>
 
 #include "gltf_crowd/gl.hpp"
+#include "test_support.hpp"
 
 namespace gltf_crowd::test {
-
-// An RGBA8 image, top row first (Framebuffer::read_pixels order).
-struct Image {
-  std::uint32_t width = 0;
-  std::uint32_t height = 0;
-  std::vector<std::uint8_t> rgba;
-};
 
 // Fraction of pixels of `actual` whose largest RGBA channel difference from `expected` is more
 // than `tolerance` (in 1/255 steps); 1 when the sizes differ.

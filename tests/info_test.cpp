@@ -1,10 +1,7 @@
 // `gltf-crowd info --json` on every shared asset against the numbers of ../shared/assets/README.md
 // (written here as literals), on the built-in character (SPEC §9), and on a bad file (SPEC §8:
 // error on stderr, non-zero exit).
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -17,27 +14,12 @@
 namespace gltf_crowd {
 namespace {
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;  // stdout, and stderr when the command redirects it
-};
-
-CommandResult run(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+using test::CommandOutput;
+using test::quoted;
+using test::run_tool;
 
 nlohmann::json info_json(const std::filesystem::path& file) {
-  const CommandResult r = run(quoted(test::tool_path()) + " info --json " + quoted(file));
+  const CommandOutput r = run_tool("info --json " + quoted(file));
   EXPECT_EQ(r.exit_code, 0) << r.out;
   return nlohmann::json::parse(r.out, nullptr, false);
 }
@@ -136,7 +118,7 @@ TEST(InfoTool, ReportsLodLevelsAndMorphTargets) {
 
 TEST(InfoTool, BuiltInCharacterMeetsSpecSection9) {
   const auto dir = test::scratch_dir("info_default");
-  const CommandResult exported = run(quoted(test::tool_path()) + " export-default " + quoted(dir / "character.glb") + " 2>&1");
+  const CommandOutput exported = run_tool("export-default " + quoted(dir / "character.glb") + " 2>&1");
   ASSERT_EQ(exported.exit_code, 0) << exported.out;
   const nlohmann::json info = info_json(dir / "character.glb");
   ASSERT_TRUE(info.is_object());
@@ -156,15 +138,15 @@ TEST(InfoTool, BuiltInCharacterMeetsSpecSection9) {
 TEST(InfoTool, BadFileExitsNonZeroWithTheErrorOnStderr) {
   const auto dir = test::scratch_dir("info_bad");
   std::ofstream(dir / "bad.gltf") << R"({"asset": {"version": "2.0"}, "nodes": [{"mesh": 3}]})";
-  const std::string command = quoted(test::tool_path()) + " info --json " + quoted(dir / "bad.gltf");
-  const CommandResult stdout_only = run(command + " 2>/dev/null");
+  const std::string arguments = "info --json " + quoted(dir / "bad.gltf");
+  const CommandOutput stdout_only = run_tool(arguments + " 2>/dev/null");
   EXPECT_NE(stdout_only.exit_code, 0);
   EXPECT_EQ(stdout_only.out, "");
-  const CommandResult both = run(command + " 2>&1");
+  const CommandOutput both = run_tool(arguments + " 2>&1");
   EXPECT_NE(both.exit_code, 0);
   EXPECT_NE(both.out.find("nodes[0].mesh"), std::string::npos) << both.out;
   EXPECT_NE(both.out.find("mesh_index"), std::string::npos) << both.out;
-  EXPECT_NE(run(quoted(test::tool_path()) + " info " + quoted(dir / "absent.glb") + " 2>/dev/null").exit_code, 0);
+  EXPECT_NE(run_tool("info " + quoted(dir / "absent.glb") + " 2>/dev/null").exit_code, 0);
 }
 
 }  // namespace

@@ -3,9 +3,6 @@
 // The validator is the npm package gltf-validator that scripts/install-deps.sh installs into
 // $GLTF_CROWD_NODE_DIR (default $HOME/.cache/gltf-crowd/node); without it those checks are
 // skipped, unless CI is set: then they fail.
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -19,18 +16,10 @@
 namespace gltf_crowd {
 namespace {
 
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
-
-// Runs `command`, returning its exit status and everything it printed.
-int run(const std::string& command, std::string& output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) output.append(buffer, n);
-  const int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using test::CommandOutput;
+using test::quoted;
+using test::run_command;
+using test::run_tool;
 
 std::filesystem::path node_modules() {
   if (const char* dir = std::getenv("GLTF_CROWD_NODE_DIR"); dir != nullptr && *dir != '\0')
@@ -41,23 +30,18 @@ std::filesystem::path node_modules() {
 
 // Validator error count of `file`, or -1 with `why` set when the validator is not installed.
 int validator_errors(const std::filesystem::path& file, std::string& why) {
-  std::string probe;
-  if (!std::filesystem::exists(node_modules() / "gltf-validator" / "package.json") || run("node --version", probe) != 0) {
+  if (!std::filesystem::exists(node_modules() / "gltf-validator" / "package.json") ||
+      run_command("node --version 2>&1").exit_code != 0) {
     why = "gltf-validator or node is not installed (run scripts/install-deps.sh)";
     return -1;
   }
   const std::filesystem::path script = std::filesystem::path(__FILE__).parent_path() / "validate_gltf.js";
-  std::string report;
-  if (run("NODE_PATH=" + quoted(node_modules()) + " node " + quoted(script) + " " + quoted(file), report) != 0) {
-    why = report;
-    return -1;
-  }
-  const nlohmann::json counts = nlohmann::json::parse(report.substr(0, report.find('\n')), nullptr, false);
-  if (!counts.is_object()) {
-    why = report;
-    return -1;
-  }
-  why = report;
+  const CommandOutput report =
+      run_command("NODE_PATH=" + quoted(node_modules()) + " node " + quoted(script) + " " + quoted(file) + " 2>&1");
+  why = report.out;
+  if (report.exit_code != 0) return -1;
+  const nlohmann::json counts = nlohmann::json::parse(report.out.substr(0, report.out.find('\n')), nullptr, false);
+  if (!counts.is_object()) return -1;
   return counts["numErrors"].get<int>();
 }
 
@@ -65,12 +49,9 @@ void check_round_trip(const std::string& file, const std::string& ratios, std::u
   // One folder per asset: ctest runs the round trips in parallel.
   const std::filesystem::path out =
       test::scratch_dir("lod_export_" + std::filesystem::path(file).stem().string()) / "levels.glb";
-  std::string output;
-  ASSERT_EQ(run(quoted(test::tool_path()) + " lod " + quoted(test::asset_path(file)) + " --ratios " + ratios +
-                    " --out " + quoted(out),
-                output),
-            0)
-      << output;
+  const CommandOutput lod_run =
+      run_tool("lod " + quoted(test::asset_path(file)) + " --ratios " + ratios + " --out " + quoted(out) + " 2>&1");
+  ASSERT_EQ(lod_run.exit_code, 0) << lod_run.out;
 
   const Asset original = load_asset(test::asset_path(file));
   std::vector<float> ratio_values;
@@ -127,10 +108,9 @@ TEST(LodExport, NothingToExportIsAnError) {
   GLTF_CROWD_REQUIRE_ASSETS();
   const std::filesystem::path out = test::scratch_dir("lod_export_none") / "x.glb";
   for (const char* file : {"lumagl/SimpleSkinLOD.gltf", "lumagl/SimpleSkin.gltf"}) {
-    std::string output;
-    EXPECT_NE(run(quoted(test::tool_path()) + " lod " + quoted(test::asset_path(file)) + " --out " + quoted(out), output), 0)
-        << file;
-    EXPECT_NE(output.find("lod_export_source"), std::string::npos) << output;
+    const CommandOutput r = run_tool("lod " + quoted(test::asset_path(file)) + " --out " + quoted(out) + " 2>&1");
+    EXPECT_NE(r.exit_code, 0) << file;
+    EXPECT_NE(r.out.find("lod_export_source"), std::string::npos) << r.out;
     EXPECT_FALSE(std::filesystem::exists(out));
   }
   const Asset authored = load_asset(test::asset_path("lumagl/SimpleSkinLOD.gltf"));

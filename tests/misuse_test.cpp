@@ -14,6 +14,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
 
+#include "crowd_model.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/lod.hpp"
@@ -30,43 +31,7 @@ std::shared_ptr<const Asset> character() {
   return asset;
 }
 
-template <typename T>
-void append_bytes(std::string& out, const T* data, std::size_t count) {
-  out.append(reinterpret_cast<const char*>(data), count * sizeof(T));
-}
-
-// Every observable value of a crowd as bytes, so NaN compares equal to itself.
-std::string snapshot(const Crowd& crowd) {
-  if (crowd.destroyed()) return "destroyed";
-  std::string out;
-  const std::size_t n = crowd.actor_count(), capacity = crowd.capacity();
-  append_bytes(out, &n, 1);
-  append_bytes(out, &capacity, 1);
-  for (const Actor& a : crowd.actors()) {
-    out += a.id() + '\0' + a.active_clip() + '\0';
-    const float numbers[] = {a.time(), a.speed()};
-    append_bytes(out, numbers, 2);
-    const std::uint32_t flags[] = {static_cast<std::uint32_t>(a.loop()), a.repetitions(), a.playing(), a.finished()};
-    append_bytes(out, flags, 4);
-    const std::vector<Contributor> contributors = a.contributors();
-    append_bytes(out, contributors.data(), contributors.size());
-    append_bytes(out, a.morph_weights().data(), a.morph_weights().size());
-    append_bytes(out, &a.transform(), 1);
-  }
-  for (const NodeStream& s : crowd.node_streams()) {
-    append_bytes(out, s.transforms.data(), n * 3);
-    append_bytes(out, s.palette.data(), n * 3 * s.joint_count);
-    append_bytes(out, s.weights.data(), n * s.weight_stride);
-  }
-  for (const PrimitiveGroup& g : crowd.primitive_groups()) append_bytes(out, g.instances.data(), g.instances.size());
-  const LodStats& lod = crowd.lod_stats();
-  const std::uint64_t lod_numbers[] = {lod.visible_actors, lod.culled_actors, lod.draw_count, lod.triangles,
-                                       lod.vertices, lod.vertex_budget.value_or(0), lod.demoted_actors,
-                                       lod.budget_satisfied};
-  append_bytes(out, lod_numbers, std::size(lod_numbers));
-  for (const LodLevelStats& level : lod.levels) append_bytes(out, &level.actors, 1);
-  return out;
-}
+using fuzz::snapshot;
 
 // A crowd of capacity 4 holding two playing actors mid-crossfade, updated once: a state in
 // which every stream and every playback field has non-default content.
@@ -433,7 +398,7 @@ TEST(MisuseTest, ExtremeFiniteNumbersKeepTimesAndPackedDataFinite) {
   };
   for (const NodeStream& s : f.crowd.node_streams()) {
     EXPECT_TRUE(std::all_of(s.transforms.begin(), s.transforms.begin() + 2 * 3, finite));
-    EXPECT_TRUE(std::all_of(s.palette.begin(), s.palette.begin() + 2 * 3 * s.joint_count, finite));
+    EXPECT_TRUE(std::all_of(s.palette.begin(), s.palette.begin() + fuzz::live_palette_rows(s, 2), finite));
   }
 }
 

@@ -68,7 +68,8 @@ void check_packed_skinning(const std::string& file) {
             const std::uint32_t j = prim.joints0[v][k];
             want += w * glm::vec3(world_of(*asset, pose, static_cast<std::int32_t>(skin.joints[j]), placement) *
                                   skin.inverse_bind_matrices[j] * p);
-            const glm::vec4* rows = stream.palette.data() + (std::size_t{slot} * stream.joint_count + j) * 3;
+            const NodeStream& owner = crowd.node_streams()[stream.palette_stream];  // shared or own
+            const glm::vec4* rows = owner.palette.data() + (std::size_t{slot} * stream.joint_count + j) * 3;
             skinned_local += w * glm::vec4(apply_rows(rows, p), 0.0f);
           }
           got = apply_rows(instance, glm::vec4(glm::vec3(skinned_local), 1.0f));

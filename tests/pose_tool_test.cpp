@@ -1,9 +1,6 @@
 // `gltf-crowd pose`: the printed pose against values read here from the raw glTF data with
 // tinygltf (key values, rest TRS, inverse bind matrices) and matrices composed here; the
 // `--script` mode against SPEC §3 (weights, clocks, finished, placement).
-#include <sys/wait.h>
-
-#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <string>
@@ -20,25 +17,9 @@
 namespace gltf_crowd {
 namespace {
 
-struct ToolRun {
-  int exit_code = -1;
-  std::string out;
-};
-
-ToolRun run_tool(const std::string& arguments) {
-  ToolRun result;
-  const std::string command = "'" + test::tool_path().string() + "' " + arguments;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
-}
-
-std::string quoted(const std::filesystem::path& p) { return "'" + p.string() + "'"; }
+using test::quoted;
+using test::run_tool;
+using test::CommandOutput;
 
 tinygltf::Model read_model(const std::filesystem::path& path) {
   tinygltf::TinyGLTF loader;
@@ -116,7 +97,7 @@ TEST(PoseToolTest, ClipAtAKeyPrintsTheKeyValueAndConsistentMatrices) {
   const int node = model.animations[0].channels[0].target_node;
   const std::vector<float> times = raw_floats(model, sampler.input), values = raw_floats(model, sampler.output);
   ASSERT_EQ(times[1], 0.5f);
-  const ToolRun r = run_tool("pose " + quoted(path) + " --clip 0 --time 0.5 --json");
+  const CommandOutput r = run_tool("pose " + quoted(path) + " --clip 0 --time 0.5 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["clip_index"], 0);
@@ -137,7 +118,7 @@ TEST(PoseToolTest, TimeIsSampledDirectlyWithoutWrapping) {
   const std::vector<float> values = raw_floats(model, model.animations[0].samplers[0].output);
   const int node = model.animations[0].channels[0].target_node;
   // 9 s is past the last key (5.5 s): the last key's value. Wrapping would give the 3.5 s key.
-  const ToolRun r = run_tool("pose " + quoted(path) + " --clip 0 --time 9 --json");
+  const CommandOutput r = run_tool("pose " + quoted(path) + " --clip 0 --time 9 --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const auto rotation = nlohmann::json::parse(r.out)["nodes"][static_cast<std::size_t>(node)]["rotation"];
   const glm::vec4 last = glm::normalize(glm::make_vec4(values.data() + values.size() - 4));
@@ -148,7 +129,7 @@ TEST(PoseToolTest, WithoutAClipItPrintsTheRestPose) {
   GLTF_CROWD_REQUIRE_ASSETS();
   const auto path = test::asset_path("threejs/RobotExpressive.glb");
   const tinygltf::Model model = read_model(path);
-  const ToolRun r = run_tool("pose " + quoted(path) + " --json");
+  const CommandOutput r = run_tool("pose " + quoted(path) + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const nlohmann::json doc = nlohmann::json::parse(r.out);
   EXPECT_TRUE(doc["clip"].is_null());
@@ -171,14 +152,14 @@ TEST(PoseToolTest, WithoutAClipItPrintsTheRestPose) {
 TEST(PoseToolTest, ClipByNameOrIndexAndUnknownClips) {
   GLTF_CROWD_REQUIRE_ASSETS();
   const auto path = quoted(test::asset_path("threejs/RobotExpressive.glb"));
-  const ToolRun by_name = run_tool("pose " + path + " --clip Wave --time 0.4 --json");
-  const ToolRun by_index = run_tool("pose " + path + " --clip 12 --time 0.4 --json");  // Wave is animations[12]
+  const CommandOutput by_name = run_tool("pose " + path + " --clip Wave --time 0.4 --json");
+  const CommandOutput by_index = run_tool("pose " + path + " --clip 12 --time 0.4 --json");  // Wave is animations[12]
   ASSERT_EQ(by_name.exit_code, 0);
   EXPECT_EQ(by_name.out, by_index.out);
-  const ToolRun text = run_tool("pose " + path + " --clip Wave --time 0.4");
+  const CommandOutput text = run_tool("pose " + path + " --clip Wave --time 0.4");
   EXPECT_EQ(text.exit_code, 0);
   EXPECT_NE(text.out.find("Hand"), std::string::npos);
-  const ToolRun unknown = run_tool("pose " + path + " --clip Moonwalk 2>&1");
+  const CommandOutput unknown = run_tool("pose " + path + " --clip Moonwalk 2>&1");
   EXPECT_NE(unknown.exit_code, 0);
   EXPECT_NE(unknown.out.find("unknown_clip"), std::string::npos) << unknown.out;
   EXPECT_NE(unknown.out.find("Wave"), std::string::npos) << "lists the clips: " << unknown.out;
@@ -208,7 +189,7 @@ TEST(PoseToolTest, ScriptPrintsEveryActorAfterEveryStep) {
                            "seek walker 0.1\n"
                            "update 1.0\n"
                            "play jumper\n";
-  const ToolRun r = run_tool("pose " + quoted(path) + " --script " + quoted(script));
+  const CommandOutput r = run_tool("pose " + quoted(path) + " --script " + quoted(script));
   ASSERT_EQ(r.exit_code, 0) << r.out;
   const std::vector<nlohmann::json> lines = json_lines(r.out);
   ASSERT_EQ(lines.size(), 1u + 2u * 6u);  // one actor after step 0, two after each later step
@@ -256,7 +237,7 @@ TEST(PoseToolTest, ScriptErrorsNameTheLine) {
   };
   for (const auto& [text, rule] : cases) {
     std::ofstream(dir / "bad.txt") << text;
-    const ToolRun r = run_tool("pose " + path + " --script " + quoted(dir / "bad.txt") + " 2>&1 >/dev/null");
+    const CommandOutput r = run_tool("pose " + path + " --script " + quoted(dir / "bad.txt") + " 2>&1 >/dev/null");
     EXPECT_NE(r.exit_code, 0) << text;
     EXPECT_NE(r.out.find("bad.txt:2"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(rule), std::string::npos) << r.out;

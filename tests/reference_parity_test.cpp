@@ -219,7 +219,7 @@ TEST(ReferenceParityBroken, ZeroedPaletteJointFailsTheComparison) {
                                    draw(crowd, scene.camera, storage), reference));
   }
   // The streams are the crowd's own arrays; draw() uploads them as they are (no update here).
-  auto& stream = const_cast<NodeStream&>(crowd.node_streams()[skinned->stream]);
+  auto& stream = const_cast<NodeStream&>(crowd.node_streams()[crowd.node_streams()[skinned->stream].palette_stream]);
   for (std::size_t slot = 0; slot < crowd.actor_count(); ++slot) {
     std::fill_n(stream.palette.begin() + static_cast<std::ptrdiff_t>((slot * stream.joint_count + joint) * 3), 3,
                 glm::vec4(0.0f));

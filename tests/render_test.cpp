@@ -3,19 +3,13 @@
 // P14): at most 100 actors at 256 × 192. The palette storages on OpenGL 3.3 and ES 3.0 contexts
 // (which the tool caps through Mesa's version overrides, read once per process) are compared
 // with `--reference` images here (SPEC §6).
-#include <sys/wait.h>
-
 #include <cstdint>
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <stb_image.h>
 
 #include "image_compare.hpp"
 #include "test_support.hpp"
@@ -23,57 +17,30 @@
 namespace gltf_crowd {
 namespace {
 
-struct Render {
-  int exit_code = -1;
-  std::string stderr_text;
-  nlohmann::json stats;
-  std::vector<std::uint8_t> rgba;  // top row first
-  int width = 0;
-  int height = 0;
-  std::filesystem::path png;
-};
+using test::quoted;
 
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+// `output` holds the tool's standard error only: the tests read its messages there.
+using Render = test::ImageRun;
 
 // Runs `gltf-crowd render <args> --out <dir>/<name>.png --stats <dir>/<name>.json`.
 Render run_render(const std::string& name, const std::vector<std::string>& args) {
   const auto dir = test::scratch_dir("render_" + name);
-  Render r;
-  r.png = dir / (name + ".png");
+  const auto png = dir / (name + ".png");
   const auto json = dir / (name + ".json");
-  const auto err = dir / (name + ".err");
   std::string command = quoted(test::tool_path().string()) + " render";
   for (const auto& a : args) command += " " + quoted(a);
-  command += " --out " + quoted(r.png.string()) + " --stats " + quoted(json.string()) +
-             " >/dev/null 2>" + quoted(err.string());
-  const int status = std::system(command.c_str());
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::stringstream text;
-  text << std::ifstream(err).rdbuf();
-  r.stderr_text = text.str();
-  if (r.exit_code != 0) return r;
-  r.stats = nlohmann::json::parse(std::ifstream(json));
-  int channels = 0;
-  stbi_uc* pixels = stbi_load(r.png.c_str(), &r.width, &r.height, &channels, 4);
-  if (pixels != nullptr) {
-    r.rgba.assign(pixels, pixels + std::size_t(r.width) * std::size_t(r.height) * 4);
-    stbi_image_free(pixels);
-  }
-  return r;
+  command += " --out " + quoted(png.string()) + " --stats " + quoted(json.string()) + " 2>&1 >/dev/null";
+  return test::run_for_image(command, png, json);
 }
 
 // Fraction of pixels whose RGB differs from the clear colour the tool reports.
 double foreground_fraction(const Render& r) {
   const auto& bg = r.stats.at("background");
   std::size_t differing = 0;
-  for (std::size_t i = 0; i + 3 < r.rgba.size(); i += 4) {
-    if (r.rgba[i] != bg[0] || r.rgba[i + 1] != bg[1] || r.rgba[i + 2] != bg[2]) ++differing;
+  for (std::size_t i = 0; i + 3 < r.image.rgba.size(); i += 4) {
+    if (r.image.rgba[i] != bg[0] || r.image.rgba[i + 1] != bg[1] || r.image.rgba[i + 2] != bg[2]) ++differing;
   }
-  return r.rgba.empty() ? 0.0 : static_cast<double>(differing) / (r.rgba.size() / 4);
+  return r.image.rgba.empty() ? 0.0 : static_cast<double>(differing) / (r.image.rgba.size() / 4);
 }
 
 std::string robot() { return test::asset_path("threejs/RobotExpressive.glb").string(); }
@@ -81,25 +48,20 @@ std::string robot() { return test::asset_path("threejs/RobotExpressive.glb").str
 TEST(RenderTool, MissingAssetFailsWithMessage) {
   Render r = run_render("missing", {"/nonexistent/robot.glb", "--actors", "1"});
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.stderr_text.find("robot.glb"), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.output.find("robot.glb"), std::string::npos) << r.output;
 }
 
 TEST(RenderTool, UnwritableOutputFailsWithMessage) {
-  const auto err = test::scratch_dir("render_unwritable") / "err.txt";
-  const std::string command = quoted(test::tool_path().string()) +
-                              " render --actors 1 --width 32 --height 32 --out "
-                              "/nonexistent/dir/x.png >/dev/null 2>" + quoted(err.string());
-  const int status = std::system(command.c_str());
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0);
-  std::stringstream text;
-  text << std::ifstream(err).rdbuf();
-  EXPECT_NE(text.str().find("png_write_failed"), std::string::npos) << text.str();
+  const test::CommandOutput r =
+      test::run_tool("render --actors 1 --width 32 --height 32 --out /nonexistent/dir/x.png 2>&1 >/dev/null");
+  EXPECT_GT(r.exit_code, 0);  // exited with an error status, not killed by a signal (-1)
+  EXPECT_NE(r.out.find("png_write_failed"), std::string::npos) << r.out;
 }
 
 TEST(RenderTool, ZeroActorsIsRejected) {
   Render r = run_render("zero", {"--actors", "0"});
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_FALSE(r.stderr_text.empty());
+  EXPECT_FALSE(r.output.empty());
 }
 
 // The tool frames the crowd's padded rest-pose box from 25° above the front with a 40° vertical
@@ -109,7 +71,7 @@ TEST(RenderTool, RobotExpressiveHundredActors) {
   GLTF_CROWD_REQUIRE_ASSETS();
   Render r = run_render("robot100", {robot(), "--actors", "100", "--seconds", "1", "--width",
                                      "256", "--height", "192"});
-  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.stats.at("actors"), 100);
   EXPECT_EQ(r.stats.at("draws"), 19);  // one per primitive group, never one per actor
   EXPECT_EQ(r.stats.at("primitive_groups"), 19);
@@ -125,8 +87,8 @@ TEST(RenderTool, RobotExpressiveHundredActors) {
   EXPECT_GT(r.stats.at("upload_bytes_per_frame").get<std::uint64_t>(), 0u);
   EXPECT_EQ(r.stats.at("width"), 256);
   EXPECT_EQ(r.stats.at("height"), 192);
-  ASSERT_EQ(r.width, 256);
-  ASSERT_EQ(r.height, 192);
+  ASSERT_EQ(r.image.width, 256u);
+  ASSERT_EQ(r.image.height, 192u);
   EXPECT_GT(foreground_fraction(r), 0.20) << r.png;
 }
 
@@ -135,7 +97,7 @@ TEST(RenderTool, RobotExpressiveOneAndTwoActorsStillDrawNineteenGroups) {
   for (const char* actors : {"1", "2"}) {
     Render r = run_render(std::string("robot") + actors,
                           {robot(), "--actors", actors, "--width", "128", "--height", "96"});
-    ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+    ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(r.stats.at("actors"), std::stoi(actors));
     EXPECT_EQ(r.stats.at("draws"), 19);
     EXPECT_GT(foreground_fraction(r), 0.05) << r.png;
@@ -151,13 +113,13 @@ TEST(RenderTool, DifferentTimesGiveDifferentImages) {
   Render early = run_render("early", with_seconds);
   with_seconds.back() = "1.0";
   Render late = run_render("late", with_seconds);
-  ASSERT_EQ(early.exit_code, 0) << early.stderr_text;
-  ASSERT_EQ(late.exit_code, 0) << late.stderr_text;
-  ASSERT_EQ(early.rgba.size(), late.rgba.size());
+  ASSERT_EQ(early.exit_code, 0) << early.output;
+  ASSERT_EQ(late.exit_code, 0) << late.output;
+  ASSERT_EQ(early.image.rgba.size(), late.image.rgba.size());
   std::size_t differing = 0;
-  for (std::size_t i = 0; i < early.rgba.size(); i += 4) {
-    differing += early.rgba[i] != late.rgba[i] || early.rgba[i + 1] != late.rgba[i + 1] ||
-                 early.rgba[i + 2] != late.rgba[i + 2];
+  for (std::size_t i = 0; i < early.image.rgba.size(); i += 4) {
+    differing += early.image.rgba[i] != late.image.rgba[i] || early.image.rgba[i + 1] != late.image.rgba[i + 1] ||
+                 early.image.rgba[i + 2] != late.image.rgba[i + 2];
   }
   EXPECT_GT(differing, 50u) << early.png << " vs " << late.png;
 }
@@ -168,26 +130,22 @@ TEST(RenderTool, SameTimeGivesTheSameImage) {
                                          "--width", "96", "--height", "72"};
   Render a = run_render("same_a", args);
   Render b = run_render("same_b", args);
-  ASSERT_EQ(a.exit_code, 0) << a.stderr_text;
-  ASSERT_EQ(b.exit_code, 0) << b.stderr_text;
-  EXPECT_EQ(a.rgba, b.rgba);
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  ASSERT_EQ(b.exit_code, 0) << b.output;
+  EXPECT_EQ(a.image.rgba, b.image.rgba);
 }
 
 TEST(RenderTool, BuiltInCharacterWithoutAsset) {
   Render r = run_render("builtin", {"--actors", "16", "--width", "128", "--height", "96"});
-  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_GT(std::filesystem::file_size(r.png), 0u);
-  EXPECT_EQ(r.width, 128);
-  EXPECT_EQ(r.height, 96);
+  EXPECT_EQ(r.image.width, 128u);
+  EXPECT_EQ(r.image.height, 96u);
   EXPECT_EQ(r.stats.at("actors"), 16);
   EXPECT_EQ(r.stats.at("asset"), "built-in");
   EXPECT_EQ(r.stats.at("draws"), r.stats.at("primitive_groups"));
   EXPECT_GT(r.stats.at("skinned_groups").get<int>(), 0);
   EXPECT_GT(foreground_fraction(r), 0.05) << r.png;
-}
-
-test::Image image_of(const Render& r) {
-  return {static_cast<std::uint32_t>(r.width), static_cast<std::uint32_t>(r.height), r.rgba};
 }
 
 bool starts_with(const nlohmann::json& text, const std::string& prefix) {
@@ -233,9 +191,9 @@ TEST_P(RenderToolParity, CappedContextsMatchTheReference) {
   const Render reference = run_render(name + "_reference", with({"--reference"}));
   const Render gl33 = run_render(name + "_gl33", with({"--gl", "3.3", "--palette", "texture"}));
   const Render es30 = run_render(name + "_es30", with({"--gl", "es3.0"}));
-  ASSERT_EQ(reference.exit_code, 0) << reference.stderr_text;
-  ASSERT_EQ(gl33.exit_code, 0) << gl33.stderr_text;
-  ASSERT_EQ(es30.exit_code, 0) << es30.stderr_text;
+  ASSERT_EQ(reference.exit_code, 0) << reference.output;
+  ASSERT_EQ(gl33.exit_code, 0) << gl33.output;
+  ASSERT_EQ(es30.exit_code, 0) << es30.output;
 
   const int actors = std::stoi(c.actors);
   EXPECT_EQ(reference.stats.at("palette"), "reference");
@@ -248,8 +206,8 @@ TEST_P(RenderToolParity, CappedContextsMatchTheReference) {
   EXPECT_GT(foreground_fraction(reference), 0.03) << reference.png;
 
   const auto dir = reference.png.parent_path();
-  EXPECT_TRUE(test::images_agree(dir, "gl33", image_of(gl33), image_of(reference)));
-  EXPECT_TRUE(test::images_agree(dir, "es30", image_of(es30), image_of(reference)));
+  EXPECT_TRUE(test::images_agree(dir, "gl33", gl33.image, reference.image));
+  EXPECT_TRUE(test::images_agree(dir, "es30", es30.image, reference.image));
 }
 
 // RobotExpressive: 19 groups, so the reference path issues 19 × N draws, the instanced path 19.
@@ -257,7 +215,7 @@ TEST(RenderTool, ReferenceDrawsEveryActorSeparately) {
   GLTF_CROWD_REQUIRE_ASSETS();
   Render r = run_render("robot_reference", {robot(), "--actors", "7", "--reference", "--width",
                                             "64", "--height", "48"});
-  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.stats.at("draws"), 19 * 7);
   EXPECT_EQ(r.stats.at("palette"), "reference");
   EXPECT_GT(foreground_fraction(r), 0.02) << r.png;
@@ -266,11 +224,11 @@ TEST(RenderTool, ReferenceDrawsEveryActorSeparately) {
 TEST(RenderTool, PaletteAndGlOptionsAreReported) {
   Render r = run_render("texture43", {"--actors", "4", "--palette", "texture", "--width", "32",
                                       "--height", "24"});
-  ASSERT_EQ(r.exit_code, 0) << r.stderr_text;
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.stats.at("palette"), "texture");
   EXPECT_EQ(r.stats.at("gl_api"), "4.3");
   Render automatic = run_render("auto43", {"--actors", "4", "--width", "32", "--height", "24"});
-  ASSERT_EQ(automatic.exit_code, 0) << automatic.stderr_text;
+  ASSERT_EQ(automatic.exit_code, 0) << automatic.output;
   EXPECT_EQ(automatic.stats.at("palette"), "storage");  // OpenGL 4.5 on llvmpipe
 }
 
@@ -279,7 +237,7 @@ TEST(RenderTool, StoragePaletteOnGl33IsAnError) {
   Render r = run_render("storage33", {"--actors", "2", "--palette", "storage", "--gl", "3.3",
                                       "--width", "32", "--height", "24"});
   EXPECT_NE(r.exit_code, 0);
-  EXPECT_NE(r.stderr_text.find("gl_version"), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.output.find("gl_version"), std::string::npos) << r.output;
 }
 
 TEST(RenderTool, UnknownPaletteOrGlIsRejected) {

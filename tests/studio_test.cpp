@@ -1,19 +1,14 @@
 // End-to-end tests of `gltf-crowd studio` (SPEC §8) driven headless under xvfb-run: --set applies
 // controls, --frames runs fixed frames, --screenshot reads the back buffer and --stats writes
 // render's statistics keys plus the window layout. Skipped (outside CI) without xvfb-run.
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <stb_image.h>
 
 #include "test_support.hpp"
 
@@ -29,51 +24,24 @@ namespace {
     }                                                                                         \
   } while (0)
 
-struct StudioRun {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr
-  nlohmann::json stats;
-  std::vector<std::uint8_t> rgba;  // top row first
-  int width = 0;
-  int height = 0;
-  std::filesystem::path png;
-};
+using test::quoted;
 
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
+// `output` holds the tool's standard output and error.
+using StudioRun = test::ImageRun;
 
 // Runs `xvfb-run gltf-crowd studio <args> --assets <shared assets> --frames N --screenshot
 // --stats` in a fresh directory.
 StudioRun run_studio(const std::string& name, const std::vector<std::string>& args, int frames = 3,
                const std::string& size = "--width 800 --height 500") {
   const auto dir = test::scratch_dir("studio_" + name);
-  StudioRun r;
-  r.png = dir / (name + ".png");
+  const auto png = dir / (name + ".png");
   const auto json = dir / (name + ".json");
-  const auto log = dir / (name + ".log");
   std::string command = "xvfb-run -a -s '-screen 0 1280x800x24' " + quoted(test::tool_path().string()) +
                         " studio --assets " + quoted(test::asset_path("").string()) + " " + size +
                         " --frames " + std::to_string(frames);
   for (const auto& a : args) command += " " + quoted(a);
-  command += " --screenshot " + quoted(r.png.string()) + " --stats " + quoted(json.string()) +
-             " >" + quoted(log.string()) + " 2>&1";
-  const int status = std::system(command.c_str());
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::stringstream text;
-  text << std::ifstream(log).rdbuf();
-  r.output = text.str();
-  if (r.exit_code != 0) return r;
-  r.stats = nlohmann::json::parse(std::ifstream(json));
-  int channels = 0;
-  stbi_uc* pixels = stbi_load(r.png.c_str(), &r.width, &r.height, &channels, 4);
-  if (pixels != nullptr) {
-    r.rgba.assign(pixels, pixels + std::size_t(r.width) * std::size_t(r.height) * 4);
-    stbi_image_free(pixels);
-  }
-  return r;
+  command += " --screenshot " + quoted(png.string()) + " --stats " + quoted(json.string()) + " 2>&1";
+  return test::run_for_image(command, png, json);
 }
 
 // Fractions of the pixels in the stats' rectangle `rect` ([x, y, w, h], top-left origin) that
@@ -90,7 +58,7 @@ RegionCounts region(const StudioRun& r, const nlohmann::json& rect) {
   std::size_t foreground = 0, bright = 0, warm = 0;
   for (int y = y0; y < y0 + h; ++y) {
     for (int x = x0; x < x0 + w; ++x) {
-      const std::uint8_t* p = &r.rgba[(std::size_t(y) * r.width + x) * 4];
+      const std::uint8_t* p = &r.image.rgba[(std::size_t(y) * r.image.width + x) * 4];
       if (p[0] != bg[0] || p[1] != bg[1] || p[2] != bg[2]) ++foreground;
       if (p[0] > 200 && p[1] > 200 && p[2] > 200) ++bright;
       if (p[0] > p[2] + 60) ++warm;
@@ -113,8 +81,8 @@ TEST(StudioTool, RobotCrowdWithPanelScreenshotAndStats) {
   EXPECT_EQ(r.stats["clips"].size(), 60u);
   EXPECT_GE(r.stats["clip_counts"].size(), 10u) << "neighbours play different clips";
   EXPECT_GT(r.stats["upload_bytes_per_frame"].get<std::uint64_t>(), 0u);
-  ASSERT_EQ(r.width, r.stats["window"][0].get<int>());
-  ASSERT_EQ(r.height, r.stats["window"][1].get<int>());
+  ASSERT_EQ(r.image.width, r.stats["window"][0].get<std::uint32_t>());
+  ASSERT_EQ(r.image.height, r.stats["window"][1].get<std::uint32_t>());
   const RegionCounts crowd = region(r, r.stats["viewport"]);
   const RegionCounts panel = region(r, r.stats["panel"]);
   EXPECT_GT(crowd.foreground, 0.12) << r.png;

@@ -8,7 +8,8 @@
 // Packed layout (what the GPU reads), for the `actor_count()` live slots only:
 //  - per drawn node (NodeStream): transforms[slot] = 3 rows (vec4) of world(node), 48 bytes;
 //    for a skinned node also palette[slot * joint_count + joint] = 3 rows of
-//    inverse(world(node)) · world(joint) · IBM (SPEC §4), 48 bytes per joint;
+//    inverse(world(node)) · world(joint) · IBM (SPEC §4), 48 bytes per joint, held by the
+//    stream `palette_stream` names (nodes with identical palettes share one);
 //    for a node with morph targets also weights[slot * weight_stride + i].
 //  - per primitive group: `instances` lists the slots it draws (one instanced draw). With LOD
 //    there is one group per (source node, level, primitive); a level's groups read the source
@@ -161,6 +162,11 @@ struct NodeStream {
   std::uint32_t node = 0;
   std::uint32_t joint_count = 0;      // 0 = rigid
   std::uint32_t weight_stride = 0;    // morph weights per actor padded to 4; 0 = none
+  // The stream whose `palette` this node skins with: its own index, or an earlier skinned
+  // stream whose palette is always identical (same skin joints, inverse bind matrices and
+  // static mesh world, e.g. RobotExpressive's two hands), which saves packing and uploading a
+  // copy. A sharing stream's own `palette` is empty.
+  std::uint32_t palette_stream = 0;
   std::vector<glm::vec4> transforms;  // 3 rows per slot
   std::vector<glm::vec4> palette;     // 3 rows per joint per slot
   std::vector<float> weights;         // weight_stride per slot
@@ -168,7 +174,8 @@ struct NodeStream {
 
 // CPU cost and output of the last update (SPEC §5 introspection).
 struct FrameStats {
-  std::uint32_t actors_evaluated = 0;
+  std::uint32_t actors_evaluated = 0; // poses evaluated and packed by this update
+  std::uint32_t actors_deferred = 0;  // advanced but left to a later frame (update-rate LOD)
   std::uint64_t packed_bytes = 0;     // bytes written into node streams this frame
   std::uint32_t draws = 0;            // non-empty primitive groups
   double sampling_ms = 0.0;
@@ -177,10 +184,30 @@ struct FrameStats {
   double packing_ms = 0.0;
 };
 
-// Creation options. Defaults: capacity 16, LOD off and no levels prepared (LodOptions).
+// Animation update-rate LOD (beyond SPEC §7; the idea of Unreal's Animation Budget Allocator
+// and URO): actors that cover little of the screen are evaluated every periods[i]-th frame
+// instead of every frame. Their clocks still advance every frame, so time(), crossfade weights
+// and the finished rule are exactly those of an every-frame crowd; only the packed pose is
+// older, by fewer than periods[i] frames. Schedules are staggered by actor (frame + actor key)
+// so each frame evaluates about the same share, and an actor that was culled or is stale for a
+// whole period is evaluated at once. Needs active mesh LOD (levels, enabled, a view): the
+// coverage is the LOD classification's (lod_coverage); culled actors are not evaluated at all.
+// Otherwise every playing actor is evaluated every frame.
+struct UpdateRateOptions {
+  bool enabled = false;
+  // Descending thresholds of screen coverage (fraction of the viewport height, > 0): an actor
+  // whose coverage is below coverage[i] and not below coverage[i + 1] is evaluated every
+  // periods[i] frames (1 to 64); at or above coverage[0], every frame.
+  std::vector<float> coverage{0.10f, 0.04f};
+  std::vector<std::uint32_t> periods{2, 4};
+};
+
+// Creation options. Defaults: capacity 16, LOD off and no levels prepared (LodOptions),
+// update-rate LOD off.
 struct CrowdOptions {
   std::size_t capacity = 16;          // fixed; reserve() grows it
   LodOptions lod{};                   // SPEC §7; levels are prepared when enabled or auto_generate
+  UpdateRateOptions update_rate{};
 };
 
 // The actors of one asset and their packed draw data.
@@ -229,6 +256,13 @@ class Crowd {
   void set_lod_vertex_budget(std::uint64_t vertices);
   // Throws Error as validate_lod_view (path "set_lod_view.view...").
   void set_lod_view(const LodView& view);
+  // Replaces the update-rate LOD policy; actors deferred so far follow the new schedule (all
+  // of them are evaluated by the next update when it is disabled). Throws Error (path "update_rate.coverage[i]" / ".periods[i]", rules
+  // "update_rate_coverage" / "update_rate_period"; "update_rate" when the sizes differ) for
+  // thresholds that are not finite, > 0 and descending, or periods outside [1, 64]; nothing
+  // changes then.
+  void set_update_rate(const UpdateRateOptions& options);
+  const UpdateRateOptions& update_rate() const noexcept { return update_rate_; }
   // What the last classification submitted.
   const LodStats& lod_stats() const noexcept { return lod_stats_; }
   // The prepared levels; null when the crowd has none (LOD never configured).
@@ -240,6 +274,13 @@ class Crowd {
 
   std::span<const PrimitiveGroup> primitive_groups() const noexcept { return groups_; }
   std::span<const NodeStream> node_streams() const noexcept { return streams_; }
+  // Change tracking for uploads: every change of packed rows (an update, a control, a slot
+  // moved by removal) raises packed_generation(), and slot_generations()[slot] is the
+  // generation at which that slot's rows in every stream were last written. A backend that
+  // uploaded everything at generation g need only re-upload slots whose value exceeds g.
+  // Sized actor_count().
+  std::uint64_t packed_generation() const noexcept { return generation_; }
+  std::span<const std::uint64_t> slot_generations() const noexcept;
   const FrameStats& frame_stats() const noexcept { return stats_; }
 
   // Idempotent; afterwards actor operations throw Error (rule "destroyed") and groups are empty.
@@ -253,9 +294,12 @@ class Crowd {
   friend class Actor;
   void check_alive() const;
   std::uint32_t slot_of(std::uint32_t key, std::uint32_t generation) const;
-  // Evaluates the pose of one slot and packs it into every stream.
+  // Evaluates the pose of one slot and packs it into every stream, stamping it with the
+  // current generation; the one-argument form (controls) first raises the generation.
   void evaluate(std::uint32_t slot, Scratch& scratch);
   void evaluate(std::uint32_t slot);
+  // Whether a slot advanced (stale) this update is evaluated now (update-rate LOD).
+  bool scheduled(std::uint32_t slot) const noexcept;
   void build_groups();
   void resize_streams();
   // Assigns every slot its level (or culls it) and refills every group's instance list.
@@ -274,6 +318,9 @@ class Crowd {
   FrameStats stats_;
   std::unique_ptr<LodState> lod_;
   LodStats lod_stats_;
+  UpdateRateOptions update_rate_;
+  std::uint64_t generation_ = 0;      // see packed_generation()
+  std::uint64_t frames_ = 0;          // updates so far: the update-rate schedule's clock
   bool destroyed_ = false;
 };
 

@@ -1,6 +1,7 @@
 // Layer 2, anim: sampling one clip at one time into a local pose (glTF 2.0 Appendix C).
 #pragma once
 
+#include <cstdint>
 #include <span>
 
 #include <glm/glm.hpp>
@@ -22,6 +23,31 @@ struct PoseView {
 // Writes the asset's rest pose (node TRS; authored matrices decomposed; default morph weights).
 // Spans must have nodes.size() / total_weights entries.
 void write_rest_pose(const Asset& asset, const PoseView& out) noexcept;
+
+// Where a time falls on a keyframe timeline: the value is key `k` blended towards key `next` by
+// `t` in [0, 1); k == next outside the keys (clamped to the first or last key). `interval` is
+// times[next] - times[k] in seconds (cubic tangents scale by it).
+struct KeyPosition {
+  std::uint32_t k = 0;
+  std::uint32_t next = 0;
+  float t = 0.0f;
+  float interval = 0.0f;
+};
+
+// Locates `seconds` on `times` (key times in seconds, strictly increasing, at least one key).
+// `cursor` is a hint, typically the k of the previous frame: steady playback finds its key at
+// the cursor or the one after it, so no search runs; anything else (a seek, a loop wrap, a
+// stale hint) falls back to a binary search. `cursor` is updated to the key found. Saturating
+// 16-bit cursors keep per-actor storage small; timelines longer than 65,535 keys just search.
+KeyPosition locate_key(std::span<const float> times, float seconds, std::uint16_t& cursor) noexcept;
+
+// Writes `components` floats (rotations x,y,z,w) of a channel's output at `key` (glTF 2.0
+// Appendix C): STEP holds key k, LINEAR lerps (shortest-arc slerp for rotations), CUBICSPLINE
+// evaluates the Hermite spline with tangents scaled by the key interval; rotations are unit
+// length. `values` is the channel's output accessor data (for CUBICSPLINE: in-tangent, value,
+// out-tangent per key).
+void interpolate_key(const float* values, std::uint32_t components, Interpolation interpolation,
+                     bool rotation, const KeyPosition& key, float* out) noexcept;
 
 // Samples one channel at `seconds` (clamped to its first/last key) into `out`, which receives
 // `channel.components` floats (rotations x,y,z,w). STEP holds the previous key, LINEAR lerps

@@ -3,6 +3,7 @@
 // the 3×4 row layout the GPU reads, so palettes are written without conversion.
 #include <cstring>
 
+#include "anim/kernels.hpp"
 #include "gltf_crowd/pose.hpp"
 
 namespace gltf_crowd {
@@ -29,11 +30,7 @@ void compute_world_matrices(const Asset& asset, const PoseView& pose, const glm:
 
 void write_palette(std::span<const std::uint32_t> joints, std::span<const Affine> inverse_binds,
                    std::span<const Affine> world, const Affine* inverse_mesh_world, glm::vec4* rows) noexcept {
-  for (std::size_t j = 0; j < joints.size(); ++j) {
-    Affine m = world[joints[j]] * inverse_binds[j];
-    if (inverse_mesh_world != nullptr) m = *inverse_mesh_world * m;
-    std::memcpy(rows + 3 * j, m.rows, sizeof(m.rows));
-  }
+  affine_kernels().palette(joints, inverse_binds, world, inverse_mesh_world, rows);
 }
 
 }  // namespace gltf_crowd

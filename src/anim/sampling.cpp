@@ -1,6 +1,6 @@
 // Based on: glTF 2.0 §3.11 and Appendix C (STEP, LINEAR with shortest-arc slerp, CUBICSPLINE
 // Hermite with tangents scaled by the key interval). Keys were validated at load (finite,
-// non-decreasing times; consistent output counts), so this code only asserts them.
+// strictly increasing times; consistent output counts), so this code only asserts them.
 #include "gltf_crowd/sampling.hpp"
 
 #include <algorithm>
@@ -23,14 +23,18 @@ void slerp(const float* a, const float* b, float t, float* out) noexcept {
     wa = 1.0f - t;
     wb = t;
   } else {
+    // sin((1 - t)θ) = sin θ cos tθ - cos θ sin tθ: one acos and one sincos instead of an acos
+    // and three sines.
     const float theta = std::acos(dot);
-    const float s = std::sin(theta);
-    wa = std::sin((1.0f - t) * theta) / s;
-    wb = std::sin(t * theta) / s;
+    const float s = std::sqrt(1.0f - dot * dot);
+    float sin_t, cos_t;
+    sincosf(t * theta, &sin_t, &cos_t);
+    wb = sin_t / s;
+    wa = cos_t - dot * wb;
   }
   float x = wa * a[0] + wb * bx, y = wa * a[1] + wb * by, z = wa * a[2] + wb * bz, w = wa * a[3] + wb * bw;
-  const float len = std::sqrt(x * x + y * y + z * z + w * w);
-  out[0] = x / len; out[1] = y / len; out[2] = z / len; out[3] = w / len;
+  const float inv = 1.0f / std::sqrt(x * x + y * y + z * z + w * w);
+  out[0] = x * inv; out[1] = y * inv; out[2] = z * inv; out[3] = w * inv;
 }
 
 void normalize4(float* q) noexcept {
@@ -39,44 +43,77 @@ void normalize4(float* q) noexcept {
     for (int i = 0; i < 4; ++i) q[i] /= len;
 }
 
-}  // namespace
-
-void sample_channel(const Clip& clip, const Channel& channel, float seconds, std::span<float> out) noexcept {
-  const std::uint32_t n = channel.components;
-  assert(out.size() >= n && channel.key_count > 0);
-  const float* times = clip.times.data() + channel.times_offset;
-  const float* values = clip.values.data() + channel.values_offset;
-  const bool cubic = channel.interpolation == Interpolation::cubic_spline;
-  const std::uint32_t stride = cubic ? 3 * n : n;         // floats per key
-  const std::uint32_t value_at = cubic ? n : 0;           // the value inside a key's triplet
-  const std::uint32_t last = channel.key_count - 1;
-  const auto copy_key = [&](std::uint32_t k) {
-    std::copy_n(values + k * stride + value_at, n, out.data());
-  };
-  if (seconds <= times[0] || last == 0) return copy_key(0);
-  if (seconds >= times[last]) return copy_key(last);
-  // First key with time > seconds; k is the key before it.
-  const std::uint32_t next = static_cast<std::uint32_t>(std::upper_bound(times, times + channel.key_count, seconds) - times);
-  const std::uint32_t k = next - 1;
-  const float interval = times[next] - times[k];
-  if (channel.interpolation == Interpolation::step) return copy_key(k);
-  if (!(interval > 0.0f)) return copy_key(next);
-  const float t = (seconds - times[k]) / interval;
-  const float* v0 = values + k * stride + value_at;
-  const float* v1 = values + next * stride + value_at;
-  const bool rotation = channel.path == ChannelPath::rotation;
+// interpolate_key for a component count known at compile time (kN > 0) or given at run time
+// (kN == 0, morph weights), so translations, rotations and scales get unrolled code.
+template <std::uint32_t kN>
+void interpolate(const float* values, std::uint32_t run_n, Interpolation interpolation, bool rotation,
+                 const KeyPosition& key, float* out) noexcept {
+  const std::uint32_t n = kN > 0 ? kN : run_n;
+  const bool cubic = interpolation == Interpolation::cubic_spline;
+  const std::uint32_t stride = cubic ? 3 * n : n;  // floats per key
+  const std::uint32_t value_at = cubic ? n : 0;    // the value inside a key's triplet
+  const float* v0 = values + key.k * stride + value_at;
+  if (key.k == key.next || interpolation == Interpolation::step) {
+    std::copy_n(v0, n, out);
+    return;
+  }
+  const float* v1 = values + key.next * stride + value_at;
+  const float t = key.t;
   if (!cubic) {
-    if (rotation) return slerp(v0, v1, t, out.data());
+    if (rotation) return slerp(v0, v1, t, out);
     for (std::uint32_t i = 0; i < n; ++i) out[i] = v0[i] + (v1[i] - v0[i]) * t;
     return;
   }
-  const float* b0 = values + k * stride + 2 * n;   // out-tangent of key k
-  const float* a1 = values + next * stride;        // in-tangent of key k+1
-  const float t2 = t * t, t3 = t2 * t;
+  const float* b0 = values + key.k * stride + 2 * n;  // out-tangent of key k
+  const float* a1 = values + key.next * stride;       // in-tangent of key k+1
+  const float t2 = t * t, t3 = t2 * t, d = key.interval;
   const float h00 = 2 * t3 - 3 * t2 + 1, h10 = t3 - 2 * t2 + t, h01 = -2 * t3 + 3 * t2, h11 = t3 - t2;
-  for (std::uint32_t i = 0; i < n; ++i)
-    out[i] = h00 * v0[i] + h10 * interval * b0[i] + h01 * v1[i] + h11 * interval * a1[i];
-  if (rotation) normalize4(out.data());
+  for (std::uint32_t i = 0; i < n; ++i) out[i] = h00 * v0[i] + h10 * d * b0[i] + h01 * v1[i] + h11 * d * a1[i];
+  if (rotation) normalize4(out);
+}
+
+}  // namespace
+
+KeyPosition locate_key(std::span<const float> times, float seconds, std::uint16_t& cursor) noexcept {
+  assert(!times.empty());
+  const auto last = static_cast<std::uint32_t>(times.size() - 1);
+  if (!(seconds > times[0]) || last == 0) return {0, 0, 0.0f, 0.0f};
+  if (seconds >= times[last]) {
+    cursor = static_cast<std::uint16_t>(std::min<std::uint32_t>(last, 0xFFFF));
+    return {last, last, 0.0f, 0.0f};
+  }
+  // times[0] < seconds < times[last]: find k with times[k] <= seconds < times[k + 1].
+  std::uint32_t k = cursor;
+  if (k < last && times[k] <= seconds) {
+    if (seconds >= times[k + 1]) {
+      ++k;  // the next key: steady forward playback
+      if (seconds >= times[k + 1])
+        k = static_cast<std::uint32_t>(std::upper_bound(times.begin() + k + 1, times.end(), seconds) - times.begin()) - 1;
+    }
+  } else if (k > 0 && k <= last && times[k - 1] <= seconds && seconds < times[k]) {
+    --k;  // the previous key: steady backward playback
+  } else {
+    k = static_cast<std::uint32_t>(std::upper_bound(times.begin(), times.end(), seconds) - times.begin()) - 1;
+  }
+  cursor = static_cast<std::uint16_t>(std::min<std::uint32_t>(k, 0xFFFF));
+  const float interval = times[k + 1] - times[k];
+  return {k, k + 1, (seconds - times[k]) / interval, interval};
+}
+
+void interpolate_key(const float* values, std::uint32_t n, Interpolation interpolation, bool rotation,
+                     const KeyPosition& key, float* out) noexcept {
+  if (rotation) return interpolate<4>(values, n, interpolation, true, key, out);
+  if (n == 3) return interpolate<3>(values, n, interpolation, false, key, out);
+  interpolate<0>(values, n, interpolation, false, key, out);
+}
+
+void sample_channel(const Clip& clip, const Channel& channel, float seconds, std::span<float> out) noexcept {
+  assert(out.size() >= channel.components && channel.key_count > 0);
+  std::uint16_t cursor = 0xFFFF;  // no hint: search
+  const KeyPosition key =
+      locate_key(std::span(clip.times.data() + channel.times_offset, channel.key_count), seconds, cursor);
+  interpolate_key(clip.values.data() + channel.values_offset, channel.components, channel.interpolation,
+                  channel.path == ChannelPath::rotation, key, out.data());
 }
 
 void write_rest_pose(const Asset& asset, const PoseView& out) noexcept {

@@ -208,9 +208,7 @@ void Actor::set_transform(const glm::mat4& placement) {
 
 Pose Actor::local_pose() const {
   const std::uint32_t s = slot();
-  Scratch scratch(*crowd_->asset_);
-  evaluate_pose(*crowd_->asset_, crowd_->state_->playback[s], scratch);
-  return std::move(scratch.pose);
+  return full_pose(*crowd_->asset_, crowd_->state_->playback[s]);
 }
 
 glm::mat4 Actor::node_world(std::uint32_t node) const {

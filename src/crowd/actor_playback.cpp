@@ -85,16 +85,19 @@ bool advance_playback(const Asset& asset, Playback& p, double delta_seconds) noe
   return true;
 }
 
-void evaluate_pose(const Asset& asset, const Playback& p, Scratch& scratch) noexcept {
-  const PoseView out = scratch.pose.view();
-  write_rest_pose(asset, out);
-  if (p.count == 0) return;
+Pose full_pose(const Asset& asset, const Playback& p) {
+  Pose out(asset);
+  const PoseView view = out.view();
+  write_rest_pose(asset, view);
+  if (p.count == 0) return out;
   if (p.count == 1) {
     const ContributorState& c = p.contributors[0];
-    sample_clip(asset, asset.clips[c.clip], contributor_time(asset, p, c).seconds, out);
-    return;
+    sample_clip(asset, asset.clips[c.clip], contributor_time(asset, p, c).seconds, view);
+    return out;
   }
-  const PoseView one = scratch.contributor.view();
+  Pose one_pose(asset);
+  const PoseView one = one_pose.view();
+  std::vector<glm::quat> reference;
   for (std::uint32_t i = 0; i < p.count; ++i) {
     const ContributorState& c = p.contributors[i];
     // The first contributor is sampled even at weight 0 (a fade's first frame): it is the sign
@@ -102,10 +105,11 @@ void evaluate_pose(const Asset& asset, const Playback& p, Scratch& scratch) noex
     if (i > 0 && !(c.weight > 0.0f)) continue;
     write_rest_pose(asset, one);
     sample_clip(asset, asset.clips[c.clip], contributor_time(asset, p, c).seconds, one);
-    if (i == 0) std::copy(one.rotations.begin(), one.rotations.end(), scratch.reference.begin());
-    accumulate_pose(one, c.weight, i == 0, scratch.reference, out);
+    if (i == 0) reference = one_pose.rotations;
+    accumulate_pose(one, c.weight, i == 0, reference, view);
   }
-  normalize_rotations(out);
+  normalize_rotations(view);
+  return out;
 }
 
 }  // namespace gltf_crowd

@@ -52,11 +52,14 @@ void check_capacity(std::size_t capacity) {
 Crowd::Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options) : asset_(std::move(asset)) {
   if (!asset_) throw Error("asset", "null_asset", "the asset is null");
   check_capacity(options.capacity);
-  state_ = std::make_unique<State>(*asset_);
+  state_ = std::make_unique<State>();
   state_->capacity = options.capacity;
+  validate_update_rate(options.update_rate);
+  update_rate_ = options.update_rate;
   init_lod(options.lod);
-  resize_streams();
   state_->plan = make_evaluation_plan(*asset_, streams_);
+  state_->make_scratch(asset_->total_weights);
+  resize_streams();
 }
 
 Crowd::~Crowd() = default;
@@ -107,13 +110,16 @@ void Crowd::resize_streams() {
   const std::size_t capacity = state_->capacity;
   for (NodeStream& s : streams_) {
     s.transforms.resize(capacity * 3);
-    s.palette.resize(capacity * s.joint_count * 3);
+    if (s.palette_stream == static_cast<std::size_t>(&s - streams_.data())) s.palette.resize(capacity * s.joint_count * 3);
     s.weights.resize(capacity * s.weight_stride);
   }
   for (PrimitiveGroup& g : groups_) g.instances.reserve(capacity);
   lod_->resize(capacity);
   state_->weights.resize(capacity * asset_->total_weights);
   state_->due.resize(capacity);
+  state_->stale.resize(capacity);
+  state_->packed_frame.resize(capacity);
+  state_->packed_generation.resize(capacity);
   state_->slot_key.reserve(capacity);
   state_->ids.reserve(capacity);
   state_->playback.reserve(capacity);
@@ -208,7 +214,8 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     handles.push_back(Actor(this, key, st.key_generation[key]));
   }
   refresh_instances();
-  for (const Actor& a : handles) evaluate(a.slot());
+  ++generation_;
+  for (const Actor& a : handles) evaluate(a.slot(), st.caller_scratch());
   return handles;
 }
 
@@ -231,12 +238,17 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
       st.ids[slot] = std::move(st.ids[last]);
       st.playback[slot] = st.playback[last];
       st.placements[slot] = st.placements[last];
+      st.stale[slot] = st.stale[last];
+      st.packed_frame[slot] = st.packed_frame[last];
+      st.packed_generation[slot] = generation_ + 1;  // its rows moved: upload them again
       const std::size_t tw = asset_->total_weights;
       std::copy_n(st.weights.begin() + last * tw, tw, st.weights.begin() + slot * tw);
       for (NodeStream& s : streams_) {
         std::copy_n(s.transforms.begin() + last * 3, 3, s.transforms.begin() + slot * 3);
-        const std::size_t pj = std::size_t{s.joint_count} * 3;
-        std::copy_n(s.palette.begin() + last * pj, pj, s.palette.begin() + slot * pj);
+        if (!s.palette.empty()) {
+          const std::size_t pj = std::size_t{s.joint_count} * 3;
+          std::copy_n(s.palette.begin() + last * pj, pj, s.palette.begin() + slot * pj);
+        }
         std::copy_n(s.weights.begin() + last * s.weight_stride, s.weight_stride, s.weights.begin() + slot * s.weight_stride);
       }
     }
@@ -250,7 +262,10 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
     st.free_keys.push_back(key);
     ++removed;
   }
-  if (removed > 0) refresh_instances();
+  if (removed > 0) {
+    ++generation_;
+    refresh_instances();
+  }
   return removed;
 }
 
@@ -281,62 +296,73 @@ std::uint32_t Crowd::slot_of(std::uint32_t key, std::uint32_t generation) const 
   return state_->key_slot[key];
 }
 
-void Crowd::evaluate(std::uint32_t slot) { evaluate(slot, state_->scratch.local()); }
+void Crowd::evaluate(std::uint32_t slot) {
+  ++generation_;
+  evaluate(slot, state_->caller_scratch());
+}
+
+std::span<const std::uint64_t> Crowd::slot_generations() const noexcept {
+  if (!state_) return {};
+  return std::span(state_->packed_generation).first(state_->size());
+}
 
 void Crowd::evaluate(std::uint32_t slot, Scratch& s) {
   const Asset& asset = *asset_;
   State& st = *state_;
-  std::uint64_t t0 = ticks();
-  evaluate_pose(asset, st.playback[slot], s);
-  std::uint64_t t1 = ticks();
-  compute_world_transforms(asset, s.pose.view(), Affine{}, st.plan.order, s.world);
-  std::uint64_t t2 = ticks();
+  const EvaluationPlan& plan = st.plan;
+  const std::uint64_t t0 = ticks();
+  evaluate_local_pose(asset, plan, st.playback[slot], s);
+  const std::uint64_t t1 = ticks();
+  evaluate_hierarchy(plan, s);
+  const std::uint64_t t2 = ticks();
+  // Palettes go straight into the packed arrays; a non-static mesh node's palette is relative
+  // to its animated world transform, or carries the whole model transform when that is singular.
+  for (const PalettePlan& p : plan.palettes) {
+    NodeStream& stream = streams_[p.stream];
+    glm::vec4* rows = stream.palette.data() + std::size_t{slot} * stream.joint_count * 3;
+    if (p.static_mesh) {
+      plan.kernels->palette(p.joints, p.inverse_binds, s.world, p.identity_correction ? nullptr : &p.correction, rows);
+    } else {
+      const Affine& model = s.world[p.mesh_node];
+      const bool invertible = abs_determinant(model) > 1e-12f;
+      const Affine inverse_model = invertible ? inverse(model) : Affine{};
+      plan.kernels->palette(p.joints, p.inverse_binds, s.world, invertible ? &inverse_model : nullptr, rows);
+    }
+  }
+  const std::uint64_t t3 = ticks();
   const Affine placement = to_affine(st.placements[slot]);
+  const auto multiply = plan.kernels->multiply;
+  Affine framed_placement = placement;
+  if (plan.framed) multiply(placement, plan.unframe, framed_placement);
   const std::size_t tw = asset.total_weights;
-  std::copy_n(s.pose.weights.begin(), tw, st.weights.begin() + slot * tw);
-  std::uint64_t palette_ticks = 0;
+  std::copy_n(s.weights.begin(), tw, st.weights.begin() + slot * tw);
   for (std::size_t si = 0; si < streams_.size(); ++si) {
     NodeStream& stream = streams_[si];
     Affine* instance = reinterpret_cast<Affine*>(stream.transforms.data() + std::size_t{slot} * 3);
-    const Affine& model = s.world[stream.node];
-    const std::int32_t palette = st.plan.palette_of_stream[si];
-    if (palette < 0) {
-      *instance = placement * model;
+    const Affine& model = s.world[plan.dense[stream.node]];
+    if (stream.joint_count == 0) {
+      multiply(framed_placement, model, *instance);
     } else {
-      const std::uint64_t pt = ticks();
-      const PalettePlan& p = st.plan.palettes[static_cast<std::size_t>(palette)];
-      glm::vec4* rows = stream.palette.data() + std::size_t{slot} * stream.joint_count * 3;
-      if (p.same_as >= 0) {
-        std::memcpy(rows, streams_[static_cast<std::size_t>(p.same_as)].palette.data() + std::size_t{slot} * stream.joint_count * 3,
-                    std::size_t{stream.joint_count} * sizeof(Affine));
-        *instance = placement * p.mesh_world;
-      } else if (p.static_mesh) {
-        write_palette(p.joints, p.inverse_binds, s.world, p.identity_mesh ? nullptr : &p.inverse_mesh_world, rows);
-        *instance = placement * p.mesh_world;
-      } else if (abs_determinant(model) > 1e-12f) {
-        const Affine inverse_model = inverse(model);
-        write_palette(p.joints, p.inverse_binds, s.world, &inverse_model, rows);
-        *instance = placement * model;
-      } else {
-        // A singular mesh node cannot be inverted; the palette then carries the whole model-space
-        // transform and the instance transform only the placement, which skins identically.
-        write_palette(p.joints, p.inverse_binds, s.world, nullptr, rows);
-        *instance = placement;
-      }
-      palette_ticks += ticks() - pt;
+      const PalettePlan& p = plan.palettes[static_cast<std::size_t>(plan.palette_of_stream[stream.palette_stream])];
+      if (p.static_mesh) multiply(placement, p.mesh_world, *instance);
+      else if (abs_determinant(model) > 1e-12f) multiply(framed_placement, model, *instance);
+      else *instance = framed_placement;  // the palette carries the framed model transform (above)
     }
     if (stream.weight_stride > 0) {
       const std::uint32_t offset = asset.weight_offsets[stream.node], count = asset.weight_counts[stream.node];
       float* out = stream.weights.data() + std::size_t{slot} * stream.weight_stride;
-      std::copy_n(s.pose.weights.begin() + offset, count, out);
+      std::copy_n(s.weights.begin() + offset, count, out);
       std::fill(out + count, out + stream.weight_stride, 0.0f);
     }
   }
-  std::uint64_t t3 = ticks();
+  st.stale[slot] = 0;
+  st.packed_frame[slot] = frames_;
+  st.packed_generation[slot] = generation_;
+  const std::uint64_t t4 = ticks();
   s.ticks[0] += t1 - t0;
   s.ticks[1] += t2 - t1;
-  s.ticks[2] += palette_ticks;
-  s.ticks[3] += (t3 - t2) - palette_ticks;
+  s.ticks[2] += t3 - t2;
+  s.ticks[3] += t4 - t3;
 }
 
 void Crowd::update(float delta_seconds) {
@@ -347,26 +373,31 @@ void Crowd::update(float delta_seconds) {
   const Asset& asset = *asset_;
   const auto wall0 = std::chrono::steady_clock::now();
   const std::uint64_t tick0 = ticks();
-  // Advance clocks (serial and cheap) and mark who needs evaluation.
+  ++frames_;
+  ++generation_;
+  // Advance every clock (serial and cheap): clocks stay exact whether or not the pose is
+  // evaluated this frame.
   const auto n = static_cast<std::uint32_t>(st.size());
-  std::uint32_t evaluated = 0;
-  for (std::uint32_t slot = 0; slot < n; ++slot) {
-    Playback& p = st.playback[slot];
-    st.due[slot] = 0;
-    if (!advance_playback(asset, p, delta_seconds)) continue;
-    st.due[slot] = 1;
-    ++evaluated;
-  }
+  for (std::uint32_t slot = 0; slot < n; ++slot)
+    if (advance_playback(asset, st.playback[slot], delta_seconds)) st.stale[slot] = 1;
   // Levels follow the camera, placements and clips of this frame (SPEC §7).
   refresh_instances();
+  std::uint32_t evaluated = 0, deferred = 0;
+  for (std::uint32_t slot = 0; slot < n; ++slot) {
+    st.due[slot] = st.stale[slot] && scheduled(slot);
+    evaluated += st.due[slot];
+    deferred += st.stale[slot] && !st.due[slot];
+  }
   for (Scratch& s : st.scratch) s.ticks = {};
   // Evaluate in parallel chunks; each task writes only its own slots, so results do not depend
   // on the thread count. Actors not advanced this frame keep their packed rows.
-  tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, 32), [&](const tbb::blocked_range<std::uint32_t>& range) {
-    Scratch& scratch = st.scratch.local();
-    for (std::uint32_t slot = range.begin(); slot != range.end(); ++slot) {
-      if (st.due[slot]) evaluate(slot, scratch);
-    }
+  st.arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, 32), [&](const tbb::blocked_range<std::uint32_t>& range) {
+      Scratch& scratch = st.scratch[static_cast<std::size_t>(tbb::this_task_arena::current_thread_index())];
+      for (std::uint32_t slot = range.begin(); slot != range.end(); ++slot) {
+        if (st.due[slot]) evaluate(slot, scratch);
+      }
+    });
   });
   const std::uint64_t tick1 = ticks();
   const double wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - wall0).count();
@@ -375,12 +406,14 @@ void Crowd::update(float delta_seconds) {
   for (const Scratch& s : st.scratch)
     for (int i = 0; i < 4; ++i) total[i] += s.ticks[i];
   stats_.actors_evaluated = evaluated;
+  stats_.actors_deferred = deferred;
   stats_.sampling_ms = total[0] * ms_per_tick;
   stats_.hierarchy_ms = total[1] * ms_per_tick;
   stats_.palettes_ms = total[2] * ms_per_tick;
   stats_.packing_ms = total[3] * ms_per_tick;
   std::uint64_t bytes_per_actor = 0;
-  for (const NodeStream& s : streams_) bytes_per_actor += 48ull * (1 + s.joint_count) + 4ull * s.weight_stride;
+  for (const NodeStream& s : streams_)
+    bytes_per_actor += 48ull * (1 + (s.palette.empty() ? 0 : s.joint_count)) + 4ull * s.weight_stride;
   stats_.packed_bytes = bytes_per_actor * evaluated;
 }
 

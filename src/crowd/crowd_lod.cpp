@@ -144,6 +144,7 @@ void Crowd::refresh_instances() {
       const float coverage = lod_coverage(model.rest_sphere, placement, view, lod.bias);
       const std::uint32_t band = select_band(coverage, model.thresholds, lod.band[key], lod.options.hysteresis);
       lod.band[key] = band;
+      lod.coverage[slot] = coverage;
       if (band >= bands || outside_frustum(planes, animated_sphere(model, st.playback[slot], placement))) {
         lod.level[slot] = kCulledLevel;
         continue;
@@ -200,8 +201,15 @@ void Crowd::set_lod_enabled(bool enabled) {
   if (enabled && !lod_->configured) {
     // First use on a crowd created without LOD: prepare the levels now. Streams are kept, so
     // actors and their packed poses are untouched; only level groups are added.
+    const std::size_t streams_before = streams_.size();
     prepare_lod_levels();
     index_lod_groups();
+    if (streams_.size() != streams_before) {  // a level source the plain groups did not pack
+      state_->plan = make_evaluation_plan(*asset_, streams_);
+      state_->make_scratch(asset_->total_weights);  // sized for the old plan
+      resize_streams();
+      for (std::uint32_t slot = 0; slot < state_->size(); ++slot) evaluate(slot);
+    }
   }
   refresh_instances();
 }

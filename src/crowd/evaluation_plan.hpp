@@ -1,38 +1,90 @@
 // What one actor evaluation must compute, decided once per crowd: the nodes whose world
-// transforms matter (parents first) and, per skinned stream, how its palette is produced.
+// transforms matter, renumbered densely (parents first), their rest transforms, each clip's
+// channels rewritten against that numbering with shared keyframe timelines, and per skinned
+// stream how its palette is produced. The per-frame code (evaluate.cpp) then reads only
+// contiguous arrays indexed by these dense numbers.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
+
+#include "anim/kernels.hpp"
 #include "gltf_crowd/affine.hpp"
 #include "gltf_crowd/crowd.hpp"
 
 namespace gltf_crowd {
 
+// Key cursors kept per contributor (Playback); a clip's timelines beyond this many are located
+// by binary search. Exporters usually key every channel of a clip on one timeline
+// (RobotExpressive, Fox: one; CesiumMan: 19 accessors with equal times, merged to one).
+inline constexpr std::size_t kCursorTimelines = 4;
+
+// One key-time array of a clip, shared by every channel keyed at the same times.
+struct Timeline {
+  std::uint32_t times_offset = 0;  // into Clip::times
+  std::uint32_t key_count = 0;
+};
+
+// One channel of a clip that reaches the drawn output.
+struct PlannedChannel {
+  std::uint32_t timeline = 0;      // index into ClipPlan::timelines
+  std::uint32_t target = 0;        // dense node index (TRS), or first morph weight (weights)
+  std::uint32_t values_offset = 0; // into Clip::values
+  std::uint32_t components = 0;
+  ChannelPath path = ChannelPath::translation;
+  Interpolation interpolation = Interpolation::linear;
+};
+
+struct ClipPlan {
+  std::vector<Timeline> timelines;
+  std::vector<PlannedChannel> channels;
+  std::vector<std::uint32_t> animated;  // dense nodes with a TRS channel, ascending, unique
+};
+
 struct PalettePlan {
   std::uint32_t stream = 0;
-  std::vector<std::uint32_t> joints;        // node per joint
+  std::vector<std::uint32_t> joints;        // dense node per joint
   std::vector<Affine> inverse_binds;        // per joint
   // The mesh node and its ancestors are unanimated (as in most exported characters), so its
-  // model-space world transform and that transform's inverse are constants, computed here once.
+  // model-space world transform is a constant, computed here once.
   bool static_mesh = false;
-  bool identity_mesh = false;               // static and identity: palette = world(joint) × IBM
   Affine mesh_world;                        // valid when static_mesh
-  Affine inverse_mesh_world;                // valid when static_mesh and invertible
-  // An earlier stream whose palette is always equal (same joints, IBMs and static mesh world),
-  // copied instead of recomputed; -1 when none.
-  std::int32_t same_as = -1;
+  // Static meshes: palette = correction × world'(joint) × IBM, where world' is the framed
+  // world of the hierarchy (EvaluationPlan::frame) and correction = mesh_world⁻¹ × frame⁻¹;
+  // identity_correction skips that product (always, for the mesh that chose the frame).
+  Affine correction;
+  bool identity_correction = false;
+  std::uint32_t mesh_node = 0;              // dense index of the stream's node
 };
 
 struct EvaluationPlan {
-  std::vector<std::uint32_t> order;         // nodes to transform, parents first
-  std::vector<PalettePlan> palettes;        // one per skinned stream, in stream order
-  std::vector<std::int32_t> palette_of_stream;  // stream → index into palettes, -1 rigid
+  std::vector<std::uint32_t> order;         // asset node of each dense node, parents first
+  std::vector<std::int32_t> parent;         // dense parent per dense node, -1 for roots
+  std::vector<std::uint32_t> dense;         // asset node → dense index (unused entries: 0)
+  std::vector<Affine> rest_local;           // per dense node: rest pose or authored matrix
+  std::vector<glm::vec3> rest_translation;  // per dense node (rest TRS of animated nodes)
+  std::vector<glm::quat> rest_rotation;
+  std::vector<glm::vec3> rest_scale;
+  std::vector<ClipPlan> clips;              // per asset clip
+  std::vector<PalettePlan> palettes;        // one per stream that computes its own palette
+  std::vector<std::int32_t> palette_of_stream;  // stream → index into palettes, -1 rigid or shared
+  std::size_t max_timelines = 0;            // over clips
+  // The hierarchy computes world' = frame × world(model space): frame is the inverse world of
+  // the first static skinned mesh, so that mesh's palette rows are world'(joint) × IBM, one
+  // product per joint instead of two. Instance transforms use placement × unframe × world'.
+  bool framed = false;                      // frame is not the identity
+  Affine frame;
+  Affine unframe;                           // frame⁻¹
+  const AffineKernels* kernels = nullptr;   // affine_kernels(), looked up once
 };
 
-// Builds the plan for these streams. Nodes that neither carry a drawn mesh nor a joint of a drawn
-// skin (nor are ancestors of one) are left out of `order`.
-EvaluationPlan make_evaluation_plan(const Asset& asset, const std::vector<NodeStream>& streams);
+// Builds the plan for these streams and sets NodeStream::palette_stream: a skinned stream whose
+// palette always equals an earlier stream's (same joints, inverse bind matrices and static mesh
+// world) shares that stream's palette instead of packing a copy. Nodes that neither carry a
+// drawn mesh nor a joint of a drawn skin (nor are ancestors of one) are left out.
+EvaluationPlan make_evaluation_plan(const Asset& asset, std::vector<NodeStream>& streams);
 
 }  // namespace gltf_crowd

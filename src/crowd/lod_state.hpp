@@ -38,8 +38,10 @@ struct Crowd::LodState {
   // so a refresh with as many actors has nothing to change. kNoBand: rebuild the lists.
   std::uint32_t plain_slots = kNoBand;
 
-  // Per slot, sized for capacity: the level drawn this frame or kCulledLevel.
+  // Per slot, sized for capacity: the level drawn this frame or kCulledLevel, and the
+  // coverage it was chosen by (valid while classification is active).
   std::vector<std::uint32_t> level;
+  std::vector<float> coverage;
   // Visible actors of this frame, dense; sized for capacity.
   std::vector<std::uint32_t> visible_slots;
   std::vector<float> visible_coverage;
@@ -60,6 +62,7 @@ struct Crowd::LodState {
   // Sizes the per-slot arrays for `capacity` slots.
   void resize(std::size_t capacity) {
     level.resize(capacity, 0);
+    coverage.resize(capacity, 0.0f);
     visible_slots.resize(capacity);
     visible_coverage.resize(capacity);
     visible_insertion.resize(capacity);

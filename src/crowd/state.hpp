@@ -8,11 +8,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include <tbb/enumerable_thread_specific.h>
+#include <tbb/task_arena.h>
 
 #include "crowd/evaluation_plan.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/pose.hpp"
+#include "gltf_crowd/sampling.hpp"
 
 namespace gltf_crowd {
 
@@ -32,6 +33,9 @@ struct ContributorState {
   double elapsed = 0.0;      // the clip's own unbounded clock, seconds (see clip_time)
   float weight = 0.0f;       // current blend weight; an actor's weights sum to 1
   float base_weight = 0.0f;  // outgoing clips: weight when the running crossfade started
+  // Key found on each of the clip's first timelines last time (locate_key hints); they travel
+  // with the contributor when a crossfade shifts contributors, and a new contributor starts at 0.
+  std::array<std::uint16_t, kCursorTimelines> cursors{};
 };
 
 // One actor's playback (SPEC §3). contributors[0] is the active (incoming) clip; the others are
@@ -51,19 +55,27 @@ struct Playback {
   bool finished = false;
 };
 
-// Evaluation scratch of one worker thread; sized once, reused every frame.
+// Evaluation scratch of one worker thread; sized once, reused every frame. Pose arrays are
+// indexed by the plan's dense node numbers. Only nodes marked with the current `stamp` hold a
+// sampled pose; every other node uses its rest transform, so nothing is reset between actors.
 struct Scratch {
-  explicit Scratch(const Asset& asset)
-      : pose(asset), contributor(asset), reference(asset.nodes.size()), world(asset.nodes.size()) {}
-  Pose pose;
-  Pose contributor;
+  explicit Scratch(const EvaluationPlan& plan, std::size_t total_weights);
+  std::vector<glm::vec3> translations, scales;  // the blended local pose
+  std::vector<glm::quat> rotations;
+  std::vector<glm::vec3> one_translations, one_scales;  // one contributor of a crossfade
+  std::vector<glm::quat> one_rotations;
   std::vector<glm::quat> reference;  // the first contributor's rotations: the blend's sign reference
-  std::vector<Affine> world;  // model space, entries of EvaluationPlan::order
+  std::vector<float> weights, one_weights;  // morph weights, Asset::weight_offsets layout
+  std::vector<std::uint32_t> mark;   // per dense node: == stamp when animated this evaluation
+  std::uint32_t stamp = 0;
+  std::vector<std::uint32_t> touched;  // dense nodes marked this evaluation (crossfades)
+  std::vector<KeyPosition> keys;     // per timeline of the clip being sampled
+  std::vector<Affine> world;         // model space, per dense node
   std::array<std::uint64_t, 4> ticks{};  // sampling, hierarchy, palettes, packing
 };
 
 struct Crowd::State {
-  explicit State(const Asset& asset) : scratch([&asset] { return Scratch(asset); }) {}
+  State() { arena.initialize(); }
 
   std::size_t capacity = 0;
   // Stable keys → slots; a handle holds (key, generation).
@@ -76,14 +88,33 @@ struct Crowd::State {
   std::vector<Playback> playback;
   std::vector<glm::mat4> placements;
   std::vector<float> weights;  // asset.total_weights per slot
-  std::vector<std::uint8_t> due;  // per slot, this update: advanced and needs evaluation
+  std::vector<std::uint8_t> due;  // per slot, this update: evaluate now
+  // Per slot: advanced (or changed) since its rows were last packed; frame (Crowd::frames_) of
+  // that packing; generation (Crowd::packed_generation) of the rows. Sized for capacity.
+  std::vector<std::uint8_t> stale;
+  std::vector<std::uint64_t> packed_frame;
+  std::vector<std::uint64_t> packed_generation;
   std::unordered_map<std::string, std::uint32_t> key_of_id;
   std::uint64_t next_auto_id = 0;
-  tbb::enumerable_thread_specific<Scratch> scratch;
   EvaluationPlan plan;
+  // update() runs in its own arena, so a worker's slot index (current_thread_index) picks its
+  // scratch; all of them are built with the plan, none lazily inside a frame. Calls outside
+  // update (controls, add_actors) run on the caller's thread and use scratch[0].
+  tbb::task_arena arena;
+  std::vector<Scratch> scratch;
+
+  // Rebuilds every thread's scratch for the current plan.
+  void make_scratch(std::size_t total_weights) {
+    scratch.clear();
+    for (int i = 0; i < arena.max_concurrency(); ++i) scratch.emplace_back(plan, total_weights);
+  }
+  Scratch& caller_scratch() noexcept { return scratch[0]; }
 
   std::size_t size() const noexcept { return slot_key.size(); }
 };
+
+// Throws Error for an invalid policy (Crowd::set_update_rate).
+void validate_update_rate(const UpdateRateOptions& options);
 
 // Playback state transitions (src/crowd/actor_playback.cpp). None allocates or throws; the
 // public controls validate their arguments before calling them.
@@ -108,8 +139,15 @@ void start_crossfade(const Asset& asset, Playback& p, std::uint32_t clip, double
 // clip-less actors (they keep their packed pose).
 bool advance_playback(const Asset& asset, Playback& p, double delta_seconds) noexcept;
 
-// Blends the actor's contributors into scratch.pose (the rest pose when it has none); uses
-// scratch.contributor and scratch.reference.
-void evaluate_pose(const Asset& asset, const Playback& p, Scratch& scratch) noexcept;
+// The actor's local pose over all nodes, blended from its contributors (the rest pose when it
+// has none), by the straightforward anim functions; for read-back calls, not the frame loop.
+Pose full_pose(const Asset& asset, const Playback& p);
+
+// Blends the actor's contributors into scratch's local pose: sampled nodes get the current
+// stamp (evaluate.cpp). Advances the contributors' key cursors.
+void evaluate_local_pose(const Asset& asset, const EvaluationPlan& plan, Playback& p, Scratch& scratch) noexcept;
+
+// scratch.world from scratch's local pose (glTF 2.0 §3.5.3), in the plan's framed model space.
+void evaluate_hierarchy(const EvaluationPlan& plan, Scratch& scratch) noexcept;
 
 }  // namespace gltf_crowd

@@ -108,7 +108,8 @@ void sync_layout(CrowdRenderer::State& state, const Crowd& crowd) {
   auto streams = crowd.node_streams();
   state.streams.resize(streams.size());
   for (std::size_t i = 0; i < streams.size(); ++i) {
-    gl::reserve_stream(state.streams[i], streams[i], crowd.capacity(), state.storage, state.limits);
+    if (gl::reserve_stream(state.streams[i], streams[i], crowd.capacity(), state.storage, state.limits))
+      state.upload_everything = true;
   }
   auto groups = crowd.primitive_groups();
   state.groups.resize(groups.size());
@@ -117,6 +118,32 @@ void sync_layout(CrowdRenderer::State& state, const Crowd& crowd) {
     g.drawable = drawable_for(state, crowd, groups[i]);
     gl::reserve_instances(g, groups[i].node, crowd.capacity(), state.storage, state.limits);
   }
+}
+
+// Uploads the slots whose packed rows changed since the last upload, as runs of consecutive
+// slots (runs closer than kMergeGap slots are merged: one call moves more bytes cheaper than
+// two); everything after the GPU objects were (re)created.
+void upload_changed_slots(CrowdRenderer::State& state, const Crowd& crowd) {
+  constexpr std::uint32_t kMergeGap = 8;
+  const auto streams = crowd.node_streams();
+  const auto live = static_cast<std::uint32_t>(crowd.actor_count());
+  auto& runs = state.dirty_runs;
+  runs.clear();
+  if (state.upload_everything) {
+    if (live > 0) runs.emplace_back(0, live);
+  } else {
+    const auto generations = crowd.slot_generations();
+    for (std::uint32_t slot = 0; slot < live; ++slot) {
+      if (generations[slot] <= state.uploaded_generation) continue;
+      if (!runs.empty() && slot - runs.back().second < kMergeGap) runs.back().second = slot + 1;
+      else runs.emplace_back(slot, slot + 1);
+    }
+  }
+  for (std::size_t i = 0; i < streams.size(); ++i)
+    for (const auto& [first, end] : runs)
+      gl::upload_stream(state.cache, state.streams[i], streams[i], first, end - first, state.storage);
+  state.uploaded_generation = crowd.packed_generation();
+  state.upload_everything = false;
 }
 
 // +1 when every instance's transform keeps orientation, -1 when every one mirrors (det < 0),
@@ -222,10 +249,8 @@ std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
 
   gl::StateCache& cache = state.cache;
   cache.invalidate();
+  upload_changed_slots(state, crowd);
   const auto streams = crowd.node_streams();
-  for (std::size_t i = 0; i < streams.size(); ++i) {
-    gl::upload_stream(cache, state.streams[i], streams[i], crowd.actor_count(), state.storage);
-  }
 
   const gl::CrowdUniforms& u = state.uniforms;
   cache.use_program(state.program.name());
@@ -245,17 +270,18 @@ std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
       if (group.instances.empty() || gl::is_blended(asset, p.material) != blended_pass) continue;
       const NodeStream& s = streams[group.stream];
       const gl::StreamGpu& sg = state.streams[group.stream];
+      const gl::Object& palette = state.streams[s.palette_stream].palette;  // possibly shared
       gl::upload_instances(cache, g, group.instances, state.storage);
 
       const bool skinned =
-          group.palette_kind == PaletteKind::skinned && sg.palette && p.layout.has_influences0;
+          group.palette_kind == PaletteKind::skinned && palette && p.layout.has_influences0;
       const bool morphed = p.target_count > 0 && p.morph_deltas && sg.weights &&
                            s.weight_stride >= p.target_count;
       cache.bind_vertex_array(d.vertex_array.name());
       if (buffers) {
         const GLuint dummy = state.dummy.name();
         cache.bind_storage(gl::binding::transforms, sg.transforms.name());
-        cache.bind_storage(gl::binding::palette, skinned ? sg.palette.name() : dummy);
+        cache.bind_storage(gl::binding::palette, skinned ? palette.name() : dummy);
         cache.bind_storage(gl::binding::instances, g.instances.name());
         cache.bind_storage(gl::binding::morph_deltas, morphed ? p.morph_deltas.name() : dummy);
         cache.bind_storage(gl::binding::morph_weights, morphed ? sg.weights.name() : dummy);
@@ -264,7 +290,7 @@ std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
       } else {
         cache.bind_texture(gl::unit::transforms, sg.transforms.name());
         cache.bind_texture(gl::unit::instances, g.instances.name());
-        if (skinned) cache.bind_texture(gl::unit::palette, sg.palette.name());
+        if (skinned) cache.bind_texture(gl::unit::palette, palette.name());
         if (morphed) {
           cache.bind_texture(gl::unit::morph_deltas, p.morph_deltas.name());
           cache.bind_texture(gl::unit::morph_weights, sg.weights.name());

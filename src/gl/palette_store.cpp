@@ -45,11 +45,11 @@ void check_texture(std::size_t width, std::size_t height, const StorageLimits& l
 
 }  // namespace
 
-void reserve_stream(StreamGpu& gpu, const NodeStream& stream, std::size_t capacity,
+bool reserve_stream(StreamGpu& gpu, const NodeStream& stream, std::size_t capacity,
                     PaletteStorage storage, const StorageLimits& limits) {
-  if (gpu.transforms && gpu.capacity >= capacity) return;
+  if (gpu.transforms && gpu.capacity >= capacity) return false;
   const std::uint32_t node = stream.node;
-  const std::size_t joints = stream.joint_count;
+  const std::size_t joints = stream.palette.empty() ? 0 : stream.joint_count;  // empty: shared
   const std::size_t quads = stream.weight_stride / 4;
   StreamGpu fresh;
   fresh.capacity = std::max<std::size_t>(capacity, 1);
@@ -74,6 +74,7 @@ void reserve_stream(StreamGpu& gpu, const NodeStream& stream, std::size_t capaci
     glBindTexture(GL_TEXTURE_2D, 0);
   }
   gpu = std::move(fresh);
+  return true;
 }
 
 void reserve_instances(GroupGpu& gpu, std::uint32_t node, std::size_t capacity,
@@ -96,33 +97,36 @@ void reserve_instances(GroupGpu& gpu, std::uint32_t node, std::size_t capacity,
 }
 
 void upload_stream(StateCache& cache, const StreamGpu& gpu, const NodeStream& stream,
-                   std::size_t live, PaletteStorage storage) {
-  if (live == 0) return;
+                   std::size_t first, std::size_t count, PaletteStorage storage) {
+  if (count == 0) return;
   const std::size_t joints = stream.joint_count;
   const std::size_t quads = stream.weight_stride / 4;
+  const std::size_t palette_row = joints * row_bytes, weight_row = quads * sizeof(glm::vec4);
+  const auto bytes = [](const auto& v) { return reinterpret_cast<const std::uint8_t*>(v.data()); };
   if (storage == PaletteStorage::storage_buffer) {
-    cache.upload(gpu.transforms.name(), static_cast<GLsizeiptr>(live * row_bytes),
-                 stream.transforms.data());
+    cache.upload(gpu.transforms.name(), static_cast<GLsizeiptr>(count * row_bytes),
+                 bytes(stream.transforms) + first * row_bytes, static_cast<GLintptr>(first * row_bytes));
     if (gpu.palette) {
-      cache.upload(gpu.palette.name(), static_cast<GLsizeiptr>(live * joints * row_bytes),
-                   stream.palette.data());
+      cache.upload(gpu.palette.name(), static_cast<GLsizeiptr>(count * palette_row),
+                   bytes(stream.palette) + first * palette_row, static_cast<GLintptr>(first * palette_row));
     }
     if (gpu.weights) {
-      cache.upload(gpu.weights.name(), static_cast<GLsizeiptr>(live * quads * sizeof(glm::vec4)),
-                   stream.weights.data());
+      cache.upload(gpu.weights.name(), static_cast<GLsizeiptr>(count * weight_row),
+                   bytes(stream.weights) + first * weight_row, static_cast<GLintptr>(first * weight_row));
     }
     return;
   }
-  const auto rows = static_cast<GLsizei>(live);
+  const auto rows = static_cast<GLsizei>(count);
+  const auto y = static_cast<GLint>(first);
   cache.upload_texture(unit::transforms, gpu.transforms.name(), 3, rows, false,
-                       stream.transforms.data());
+                       bytes(stream.transforms) + first * row_bytes, y);
   if (gpu.palette) {
     cache.upload_texture(unit::palette, gpu.palette.name(), static_cast<GLsizei>(3 * joints), rows,
-                         false, stream.palette.data());
+                         false, bytes(stream.palette) + first * palette_row, y);
   }
   if (gpu.weights) {
     cache.upload_texture(unit::morph_weights, gpu.weights.name(), static_cast<GLsizei>(quads),
-                         rows, false, stream.weights.data());
+                         rows, false, bytes(stream.weights) + first * weight_row, y);
   }
 }
 

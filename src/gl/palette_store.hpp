@@ -41,17 +41,19 @@ struct GroupGpu {
 
 // (Re)allocates `gpu` for `capacity` slots of `stream` when it holds fewer. Throws Error
 // "palette_too_large" (path "node_streams[node N].<array>") naming GL_MAX_SHADER_STORAGE_BLOCK_SIZE
-// or GL_MAX_TEXTURE_SIZE when an array cannot fit; `gpu` is unchanged then.
-void reserve_stream(StreamGpu& gpu, const NodeStream& stream, std::size_t capacity,
+// or GL_MAX_TEXTURE_SIZE when an array cannot fit; `gpu` is unchanged then. Returns whether it
+// allocated new objects (which hold nothing yet). A stream that shares another's palette
+// (empty `palette`) gets no palette object.
+bool reserve_stream(StreamGpu& gpu, const NodeStream& stream, std::size_t capacity,
                     PaletteStorage storage, const StorageLimits& limits);
 
 // The same for a group's slot list of up to `capacity` instances; `node` names it in errors.
 void reserve_instances(GroupGpu& gpu, std::uint32_t node, std::size_t capacity,
                        PaletteStorage storage, const StorageLimits& limits);
 
-// Uploads slots [0, live) of every array of `stream` (live <= gpu.capacity).
+// Uploads slots [first, first + count) of every array of `stream` (within gpu.capacity).
 void upload_stream(StateCache& cache, const StreamGpu& gpu, const NodeStream& stream,
-                   std::size_t live, PaletteStorage storage);
+                   std::size_t first, std::size_t count, PaletteStorage storage);
 
 // Uploads `slots` (size <= gpu.capacity) when they differ from what the group holds.
 void upload_instances(StateCache& cache, GroupGpu& gpu, std::span<const std::uint32_t> slots,

@@ -45,6 +45,11 @@ struct CrowdRenderer::State {
   std::vector<gl::StreamGpu> streams;
   std::vector<gl::GroupGpu> groups;
   gl::StateCache cache;
+  // Upload only what changed (Crowd::slot_generations): the crowd generation the GPU copies
+  // hold, unless new objects must first receive every live slot.
+  std::uint64_t uploaded_generation = 0;
+  bool upload_everything = true;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> dirty_runs;  // [first, end) slot runs
 
   // Calls fn(gl::Object&) for every owned object.
   template <class Fn>

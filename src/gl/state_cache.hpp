@@ -60,19 +60,22 @@ class StateCache {
   }
 
   // glBufferSubData through GL_COPY_WRITE_BUFFER so no binding the draws rely on is disturbed.
-  void upload(GLuint buffer, GLsizeiptr bytes, const void* data) {
+  void upload(GLuint buffer, GLsizeiptr bytes, const void* data, GLintptr offset = 0) {
     if (bytes <= 0) return;
     glBindBuffer(GL_COPY_WRITE_BUFFER, buffer);
-    glBufferSubData(GL_COPY_WRITE_BUFFER, 0, bytes, data);
+    glBufferSubData(GL_COPY_WRITE_BUFFER, offset, bytes, data);
     upload_bytes_ += static_cast<std::uint64_t>(bytes);
   }
-  // Replaces rows [0, height) of a data texture (RGBA32F, or R32UI with `integer`), binding it
-  // to `texture_unit`, where the draws read it.
+  // Replaces rows [first_row, first_row + height) of a data texture (RGBA32F, or R32UI with
+  // `integer`) with `data` (those rows only), binding it to `texture_unit`, where draws read it.
   void upload_texture(GLint texture_unit, GLuint texture, GLsizei width, GLsizei height,
-                      bool integer, const void* data) {
+                      bool integer, const void* data, GLint first_row = 0) {
     if (width <= 0 || height <= 0) return;
     bind_texture(texture_unit, texture);
-    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, width, height, integer ? GL_RED_INTEGER : GL_RGBA,
+    // glTexSubImage2D writes the active unit's texture; bind_texture skips the switch when the
+    // texture was already bound there (a second run of slots of the same array).
+    if (active_unit_ != texture_unit) glActiveTexture(GL_TEXTURE0 + (active_unit_ = texture_unit));
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, first_row, width, height, integer ? GL_RED_INTEGER : GL_RGBA,
                     integer ? GL_UNSIGNED_INT : GL_FLOAT, data);
     upload_bytes_ += static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) *
                      (integer ? 4u : 16u);

@@ -31,4 +31,9 @@ void register_lod(CLI::App& app);
 // [--set key=value ...]`: the interactive GLFW + Dear ImGui window (studio.cpp).
 void register_studio(CLI::App& app);
 
+// `bench [asset] --actors N --threads T --frames F [--warmup W] [--crossfade] [--json]`: times
+// Crowd::update for one configuration and prints µs per actor, per-stage µs per actor, bytes
+// packed per frame and draws (bench.cpp; issue 9).
+void register_bench(CLI::App& app);
+
 }  // namespace gltf_crowd::tools

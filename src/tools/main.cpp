@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   gltf_crowd::tools::register_pose(app);
   gltf_crowd::tools::register_lod(app);
   gltf_crowd::tools::register_studio(app);
+  gltf_crowd::tools::register_bench(app);
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback
   } catch (const CLI::ParseError& e) {

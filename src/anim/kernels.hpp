@@ -1,0 +1,53 @@
+// Layer 2, anim: the affine products of the per-actor frame path (hierarchy, palettes, instance
+// transforms), compiled twice: for SSE2 (every x86-64 CPU) and for AVX2 with FMA, where a row of
+// a product is three fused multiply-adds on broadcast loads (about half the instructions).
+// affine_kernels() picks the best set once per process; results of the two sets differ in the
+// last bits (FMA rounds once), never between threads or frames of one process.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
+
+#include "gltf_crowd/affine.hpp"
+
+namespace gltf_crowd {
+
+// One hierarchy pass over `count` nodes numbered parents first (parent[n] < n, -1 for roots).
+// local(n) = compose_trs(translations[n], rotations[n], scales[n]) where mark[n] == stamp, else
+// rest_local[n]; world[n] = world[parent[n]] × local(n), or root × local(n) for roots (identity
+// when root is null). Source: glTF 2.0 §3.5.2–3.5.3.
+struct HierarchyPass {
+  std::size_t count = 0;
+  const std::int32_t* parent = nullptr;
+  const Affine* rest_local = nullptr;
+  const glm::vec3* translations = nullptr;
+  const glm::quat* rotations = nullptr;  // unit length where marked
+  const glm::vec3* scales = nullptr;
+  const std::uint32_t* mark = nullptr;
+  std::uint32_t stamp = 0;
+  const Affine* root = nullptr;
+};
+
+struct AffineKernels {
+  const char* name;  // "sse2" or "avx2+fma"
+  void (*hierarchy)(const HierarchyPass& pass, Affine* world) noexcept;
+  // rows[3j..3j+2] = left × world[joints[j]] × inverse_binds[j]; null left = identity.
+  void (*palette)(std::span<const std::uint32_t> joints, std::span<const Affine> inverse_binds,
+                  std::span<const Affine> world, const Affine* left, glm::vec4* rows) noexcept;
+  // out = a × b (apply b first); out may alias neither input.
+  void (*multiply)(const Affine& a, const Affine& b, Affine& out) noexcept;
+};
+
+// SSE2 kernels; available everywhere.
+const AffineKernels& portable_affine_kernels() noexcept;
+// AVX2 + FMA kernels when this CPU has both, else null.
+const AffineKernels* fma_affine_kernels() noexcept;
+// The set the crowd uses: FMA where supported, unless the environment variable
+// GLTF_CROWD_SIMD=sse2 asks for the portable set (to compare them). Chosen once per process.
+const AffineKernels& affine_kernels() noexcept;
+
+}  // namespace gltf_crowd

@@ -1,0 +1,134 @@
+// `gltf-crowd bench [asset] --actors N --threads T --frames F [--warmup W] [--crossfade] [--json]`:
+// a quick measurement of one configuration of the crowd update (issue 9), the same crowd the
+// Google Benchmark suite (bench/crowd_bench.cpp) measures: W untimed warm-up updates, then F
+// timed Crowd::update(1/60) calls with oneTBB limited to T threads. Reports the wall time per
+// update divided by the actor count, the per-stage CPU time of Crowd::frame_stats() per actor,
+// the bytes packed by the last update and its draw count.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <tbb/global_control.h>
+#include <tbb/info.h>
+
+#include "gltf_crowd/crowd.hpp"
+#include "tools/bench_crowd.hpp"
+#include "tools/commands.hpp"
+#include "tools/crowd_scene.hpp"
+
+namespace gltf_crowd::tools {
+namespace {
+
+struct BenchOptions {
+  std::string asset;  // empty = the built-in character
+  std::uint32_t actors = 1000;
+  std::uint32_t threads = 0;  // 0 = every core oneTBB sees
+  std::uint32_t frames = 100;
+  std::uint32_t warmup = 10;
+  bool crossfade = false;
+  bool json = false;
+};
+
+struct Measurement {
+  double update_seconds = 0.0;  // wall time summed over the timed updates
+  double sampling_ms = 0.0;     // frame_stats stages summed over the timed updates
+  double hierarchy_ms = 0.0;
+  double palettes_ms = 0.0;
+  double packing_ms = 0.0;
+};
+
+Measurement measure(Crowd& crowd, std::uint32_t frames) {
+  Measurement m;
+  for (std::uint32_t f = 0; f < frames; ++f) {
+    // Only the update is timed: reading the statistics is not part of a frame's cost.
+    const auto start = std::chrono::steady_clock::now();
+    crowd.update(bench_frame_seconds);
+    m.update_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const FrameStats& s = crowd.frame_stats();
+    m.sampling_ms += s.sampling_ms;
+    m.hierarchy_ms += s.hierarchy_ms;
+    m.palettes_ms += s.palettes_ms;
+    m.packing_ms += s.packing_ms;
+  }
+  return m;
+}
+
+void run_bench(const BenchOptions& options) {
+  // Before the crowd exists, so every parallel loop (construction included) obeys the limit.
+  const auto available = static_cast<std::uint32_t>(tbb::info::default_concurrency());
+  const std::uint32_t threads = options.threads == 0 ? available : std::min(options.threads, available);
+  tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+
+  const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
+  Crowd crowd(asset, {.capacity = options.actors});
+  populate_bench_crowd(crowd, options.actors, options.crossfade);
+  for (std::uint32_t f = 0; f < options.warmup; ++f) crowd.update(bench_frame_seconds);
+  const Measurement m = measure(crowd, options.frames);
+
+  const double per_actor_us = 1e3 / (static_cast<double>(options.frames) * static_cast<double>(options.actors));
+  const double us_per_actor = m.update_seconds * 1e3 * per_actor_us;
+  const FrameStats& last = crowd.frame_stats();
+  const std::string label = options.asset.empty() ? std::string("built-in") : options.asset;
+  if (options.json) {
+    const nlohmann::ordered_json out = {
+        {"asset", label},
+        {"actors", options.actors},
+        {"threads", threads},
+        {"frames", options.frames},
+        {"crossfade", options.crossfade},
+        {"us_per_actor", us_per_actor},
+        {"stages",
+         {{"sampling", m.sampling_ms * per_actor_us},
+          {"hierarchy", m.hierarchy_ms * per_actor_us},
+          {"palettes", m.palettes_ms * per_actor_us},
+          {"packing", m.packing_ms * per_actor_us}}},
+        {"bytes_per_frame", last.packed_bytes},
+        {"draws", last.draws}};
+    fmt::print("{}\n", out.dump());
+    return;
+  }
+  fmt::print("{}: {} actors, {} thread{}, {} frames{}: {:.3f} us per actor per update "
+             "(CPU per actor: sampling {:.3f}, hierarchy {:.3f}, palettes {:.3f}, packing {:.3f}), "
+             "{} bytes packed per frame, {} draws\n",
+             label, options.actors, threads, threads == 1 ? "" : "s", options.frames,
+             options.crossfade ? ", mid-crossfade" : "", us_per_actor, m.sampling_ms * per_actor_us,
+             m.hierarchy_ms * per_actor_us, m.palettes_ms * per_actor_us, m.packing_ms * per_actor_us,
+             last.packed_bytes, last.draws);
+}
+
+}  // namespace
+
+void register_bench(CLI::App& app) {
+  auto options = std::make_shared<BenchOptions>();
+  CLI::App* bench = app.add_subcommand(
+      "bench", "Measure the CPU cost of Crowd::update per actor for one configuration");
+  bench->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb); default: the built-in character")
+      ->check(CLI::ExistingFile);
+  bench->add_option("--actors,-n", options->actors, "number of actors")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1'000'000u));
+  bench->add_option("--threads", options->threads,
+                    "oneTBB worker limit, 0 = all cores (more than the cores available is capped)")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 4096u));
+  bench->add_option("--frames,-f", options->frames, "timed updates of 1/60 s")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 10'000'000u));
+  bench->add_option("--warmup", options->warmup, "untimed updates before the timed ones")
+      ->capture_default_str()
+      ->check(CLI::Range(0u, 10'000'000u));
+  bench->add_flag("--crossfade", options->crossfade,
+                  "every actor mid-crossfade between two clips for the whole measurement");
+  bench->add_flag("--json", options->json,
+                  "print one JSON object: asset, actors, threads, frames, crossfade, us_per_actor "
+                  "(wall time per update / actors), stages {sampling, hierarchy, palettes, packing} "
+                  "(CPU us per actor), bytes_per_frame, draws");
+  bench->callback([options] { run_bench(*options); });
+}
+
+}  // namespace gltf_crowd::tools

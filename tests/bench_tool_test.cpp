@@ -1,0 +1,175 @@
+// `gltf-crowd bench --json` (issue 9): one JSON object with the documented fields, draws equal to
+// the library's primitive groups, bytes packed per frame equal to what the asset implies
+// (computed here from the Asset alone, not from the crowd), and bad arguments exit non-zero.
+// Nothing here asserts a time: speed is the benchmarks' business.
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <glm/glm.hpp>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/default_character.hpp"
+#include "test_support.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+using test::CommandOutput;
+using test::quoted;
+using test::run_tool;
+
+constexpr std::uint64_t affine_bytes = 48;  // one 3×4 float matrix
+
+// Bytes one actor packs per frame, from the asset: per drawn node (a node with a mesh reachable
+// from the scene roots through children) 48 for its transform, plus 48 per joint when skinned,
+// plus its morph weights as floats padded to 4. `shared` is the same with the palettes the
+// crowd may pack once for several nodes left out: a skinned node whose skin has the joints and
+// inverse bind matrices of an earlier drawn skinned node and whose mesh world is the same
+// constant (neither node nor any ancestor animated, equal rest world) has an identical palette.
+struct PackedBytes {
+  std::uint64_t unshared = 0;
+  std::uint64_t shared = 0;
+  std::size_t primitives = 0;  // primitives of the drawn nodes: one group each
+};
+
+bool same_skin_binding(const Skin& a, const Skin& b) {
+  return a.joints == b.joints && a.inverse_bind_matrices == b.inverse_bind_matrices;
+}
+
+PackedBytes packed_bytes_per_actor(const Asset& asset) {
+  std::vector<bool> animated(asset.nodes.size(), false);
+  for (const Clip& clip : asset.clips)
+    for (const Channel& channel : clip.channels)
+      if (channel.path != ChannelPath::weights) animated[channel.node] = true;
+  // World at rest and "some ancestor-or-self is animated", parents first.
+  std::vector<glm::mat4> world(asset.nodes.size(), glm::mat4(1.0f));
+  std::vector<bool> moving(asset.nodes.size(), false);
+  std::vector<std::uint32_t> drawn;
+  std::vector<std::uint32_t> stack(asset.scene_roots.rbegin(), asset.scene_roots.rend());
+  while (!stack.empty()) {
+    const std::uint32_t n = stack.back();
+    stack.pop_back();
+    const Node& node = asset.nodes[n];
+    const bool root = node.parent < 0;
+    world[n] = (root ? glm::mat4(1.0f) : world[static_cast<std::size_t>(node.parent)]) * asset.local_matrix(n);
+    moving[n] = animated[n] || (!root && moving[static_cast<std::size_t>(node.parent)]);
+    if (node.mesh >= 0) drawn.push_back(n);
+    stack.insert(stack.end(), node.children.rbegin(), node.children.rend());
+  }
+  PackedBytes bytes;
+  std::vector<std::uint32_t> palettes;  // skinned nodes whose palette is packed
+  for (const std::uint32_t n : drawn) {
+    const Node& node = asset.nodes[n];
+    const Mesh& mesh = asset.meshes[static_cast<std::size_t>(node.mesh)];
+    bytes.primitives += mesh.primitives.size();
+    const std::uint64_t targets = mesh.primitives.empty() ? 0 : mesh.primitives[0].targets.size();
+    const std::uint64_t own = affine_bytes + sizeof(float) * ((targets + 3) / 4 * 4);
+    bytes.unshared += own;
+    bytes.shared += own;
+    if (node.skin < 0) continue;
+    const Skin& skin = asset.skins[static_cast<std::size_t>(node.skin)];
+    const std::uint64_t palette = affine_bytes * skin.joints.size();
+    bytes.unshared += palette;
+    bool identical = false;
+    for (const std::uint32_t other : palettes) {
+      const Node& o = asset.nodes[other];
+      identical = identical || (!moving[n] && !moving[other] && world[n] == world[other] &&
+                                same_skin_binding(skin, asset.skins[static_cast<std::size_t>(o.skin)]));
+    }
+    if (identical) continue;
+    palettes.push_back(n);
+    bytes.shared += palette;
+  }
+  return bytes;
+}
+
+nlohmann::json bench_json(const std::string& arguments) {
+  const CommandOutput r = run_tool("bench " + arguments + " --json 2>/dev/null");
+  if (r.exit_code != 0)  // once more, for the message on stderr
+    ADD_FAILURE() << "exit " << r.exit_code << ": " << run_tool("bench " + arguments + " --json 2>&1").out;
+  // parse() rejects anything after the first value: the tool prints exactly one object.
+  return nlohmann::json::parse(r.out, nullptr, false);
+}
+
+void expect_report(const nlohmann::json& report, const std::shared_ptr<const Asset>& asset, std::size_t actors) {
+  ASSERT_TRUE(report.is_object()) << report.dump();
+  EXPECT_EQ(report["actors"], actors);
+  ASSERT_TRUE(report["threads"].is_number_unsigned());
+  EXPECT_GE(report["threads"].get<int>(), 1);
+  ASSERT_TRUE(report["us_per_actor"].is_number());
+  EXPECT_GT(report["us_per_actor"].get<double>(), 0.0);
+  EXPECT_TRUE(std::isfinite(report["us_per_actor"].get<double>()));
+  ASSERT_TRUE(report["stages"].is_object());
+  EXPECT_EQ(report["stages"].size(), 4u) << report["stages"].dump();
+  for (const char* stage : {"sampling", "hierarchy", "palettes", "packing"}) {
+    ASSERT_TRUE(report["stages"][stage].is_number()) << stage;
+    EXPECT_GE(report["stages"][stage].get<double>(), 0.0) << stage;
+  }
+
+  const Crowd crowd(asset, {.capacity = 1});
+  const PackedBytes expected = packed_bytes_per_actor(*asset);
+  EXPECT_EQ(report["draws"], crowd.primitive_groups().size());
+  EXPECT_EQ(report["draws"], expected.primitives);
+  ASSERT_TRUE(report["bytes_per_frame"].is_number_unsigned());
+  const auto bytes = report["bytes_per_frame"].get<std::uint64_t>();
+  // Both are right: the crowd may or may not pack one palette for nodes whose palettes are
+  // always identical (the issue calls sharing "better still").
+  EXPECT_TRUE(bytes == actors * expected.unshared || bytes == actors * expected.shared)
+      << bytes << " bytes; expected " << actors * expected.unshared << " (every palette packed) or "
+      << actors * expected.shared << " (identical palettes packed once)";
+}
+
+TEST(BenchTool, JsonReportOnTheBuiltInCharacter) {
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  expect_report(bench_json("--actors 50 --frames 3"), asset, 50);
+}
+
+TEST(BenchTool, JsonReportOnRobotExpressive) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto file = test::asset_path("threejs/RobotExpressive.glb");
+  const auto asset = std::make_shared<const Asset>(load_asset(file));
+  const PackedBytes expected = packed_bytes_per_actor(*asset);
+  // The asset README's figures: 19 primitives; 12 rigid + 2 skinned nodes (43 joints each) and
+  // 3 morph weights on the head: 48 × (12 + 2 × 44) + 16 = 4,816 bytes, the hands' palettes
+  // identical.
+  EXPECT_EQ(expected.primitives, 19u);
+  EXPECT_EQ(expected.unshared, 4816u);
+  EXPECT_EQ(expected.shared, 4816u - 48u * 43u);
+  const nlohmann::json single = bench_json(quoted(file) + " --actors 50 --frames 3 --threads 1");
+  expect_report(single, asset, 50);
+  EXPECT_EQ(single["threads"], 1);
+  EXPECT_EQ(single["draws"], 19);
+  // Mid-crossfade packs the same streams.
+  const nlohmann::json fading = bench_json(quoted(file) + " --actors 50 --frames 3 --crossfade");
+  expect_report(fading, asset, 50);
+  EXPECT_EQ(fading["bytes_per_frame"], single["bytes_per_frame"]);
+}
+
+TEST(BenchTool, BadArgumentsExitNonZero) {
+  const std::vector<std::string> bad = {
+      "--actors 0", "--actors -5", "--actors many", "--frames 0", "--frames 1.5", "--threads -1",
+      quoted(test::scratch_dir("bench_bad").string() + "/absent.glb"), "--unknown-flag"};
+  for (const std::string& arguments : bad) {
+    const CommandOutput r = run_tool("bench " + arguments + " --json 2>&1");
+    EXPECT_NE(r.exit_code, 0) << arguments << ": " << r.out;
+    EXPECT_FALSE(r.out.empty()) << arguments << ": no message";
+    EXPECT_TRUE(nlohmann::json::parse(r.out, nullptr, false).is_discarded()) << arguments << ": " << r.out;
+  }
+}
+
+TEST(BenchTool, CrossfadeWithoutClipsExitsNonZero) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  // SimpleInstancing has no animation: a plain run works, a crossfade cannot be set up.
+  const auto file = quoted(test::asset_path("khronos/SimpleInstancing.glb"));
+  EXPECT_EQ(run_tool("bench " + file + " --actors 2 --frames 1 --json 2>&1").exit_code, 0);
+  const CommandOutput r = run_tool("bench " + file + " --actors 2 --frames 1 --crossfade 2>&1");
+  EXPECT_NE(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("no_clips"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace gltf_crowd
