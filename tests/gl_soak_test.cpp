@@ -117,6 +117,8 @@ TEST_P(GlSoakTest, RandomizedOperationsKeepTheGlObjectCountConstant) {
     ASSERT_EQ(renderer.object_count(), renderer_objects) << "frame " << frame;
   }
   (void)target.read_pixels();
+  RecordProperty("gl_objects", static_cast<int>(objects));  // for the robustness notes
+  RecordProperty("renderer_objects", static_cast<int>(renderer_objects));
   EXPECT_EQ(growths, 2u);
   EXPECT_EQ(crowd.capacity(), kStartCapacity + growths * kCapacityStep);
   EXPECT_GT(draws, 0u);

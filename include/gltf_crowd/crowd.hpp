@@ -178,6 +178,9 @@ struct FrameStats {
   std::uint32_t actors_deferred = 0;  // advanced but left to a later frame (update-rate LOD)
   std::uint64_t packed_bytes = 0;     // bytes written into node streams this frame
   std::uint32_t draws = 0;            // non-empty primitive groups
+  // Milliseconds per stage, summed over worker threads (time-stamp ticks while a worker ran a
+  // chunk, so time it was switched out counts): the chunks' total split by stage in proportion
+  // to a sample of every 4th slot, timed per stage.
   double sampling_ms = 0.0;
   double hierarchy_ms = 0.0;
   double palettes_ms = 0.0;
@@ -295,8 +298,9 @@ class Crowd {
   void check_alive() const;
   std::uint32_t slot_of(std::uint32_t key, std::uint32_t generation) const;
   // Evaluates the pose of one slot and packs it into every stream, stamping it with the
-  // current generation; the one-argument form (controls) first raises the generation.
-  void evaluate(std::uint32_t slot, Scratch& scratch);
+  // current generation; the one-argument form (controls) first raises the generation. `timed`
+  // adds the time of each stage to scratch.ticks (update times a sample of the actors).
+  void evaluate(std::uint32_t slot, Scratch& scratch, bool timed = false);
   void evaluate(std::uint32_t slot);
   // Whether a slot advanced (stale) this update is evaluated now (update-rate LOD).
   bool scheduled(std::uint32_t slot) const noexcept;

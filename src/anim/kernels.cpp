@@ -1,5 +1,6 @@
 #include "anim/kernels.hpp"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 

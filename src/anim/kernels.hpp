@@ -35,7 +35,8 @@ struct HierarchyPass {
 struct AffineKernels {
   const char* name;  // "sse2" or "avx2+fma"
   void (*hierarchy)(const HierarchyPass& pass, Affine* world) noexcept;
-  // rows[3j..3j+2] = left × world[joints[j]] × inverse_binds[j]; null left = identity.
+  // rows[3j..3j+2] = left × world[joints[j]] × inverse_binds[j]; null left = identity. 16-byte
+  // aligned rows are written with non-temporal stores, fenced before returning.
   void (*palette)(std::span<const std::uint32_t> joints, std::span<const Affine> inverse_binds,
                   std::span<const Affine> world, const Affine* left, glm::vec4* rows) noexcept;
   // out = a × b (apply b first); out may alias neither input.

@@ -1,6 +1,10 @@
 // Kernel bodies of kernels.cpp, included once per instruction set inside a namespace that
 // defines madd(a, b, c) = a × b + c and splat(const float*) for it. No include guard on purpose.
 
+// out = a × b; with kStream, written with non-temporal stores (out 16-byte aligned), which skip
+// reading the destination lines into the cache first: palettes are written once per frame and
+// next read by the upload, long after they would have left the cache.
+template <bool kStream = false>
 inline void product(const Affine& a, const Affine& b, Affine& out) noexcept {
   const __m128 b0 = _mm_loadu_ps(&b.rows[0].x);
   const __m128 b1 = _mm_loadu_ps(&b.rows[1].x);
@@ -10,7 +14,8 @@ inline void product(const Affine& a, const Affine& b, Affine& out) noexcept {
     const float* ar = &a.rows[r].x;
     // b's implicit last row (0, 0, 0, 1) contributes a's translation.
     const __m128 v = madd(splat(ar), b0, madd(splat(ar + 1), b1, madd(splat(ar + 2), b2, _mm_and_ps(_mm_loadu_ps(ar), w_only))));
-    _mm_storeu_ps(&out.rows[r].x, v);
+    if constexpr (kStream) _mm_stream_ps(&out.rows[r].x, v);
+    else _mm_storeu_ps(&out.rows[r].x, v);
   }
 }
 
@@ -38,15 +43,25 @@ inline void hierarchy(const HierarchyPass& pass, Affine* world) noexcept {
 inline void palette(std::span<const std::uint32_t> joints, std::span<const Affine> inverse_binds,
                     std::span<const Affine> world, const Affine* left, glm::vec4* rows) noexcept {
   Affine* out = reinterpret_cast<Affine*>(rows);
-  if (left == nullptr) {
-    for (std::size_t j = 0; j < joints.size(); ++j) product(world[joints[j]], inverse_binds[j], out[j]);
+  if (reinterpret_cast<std::uintptr_t>(rows) % 16 != 0) {  // not from a crowd's stream: plain stores
+    Affine m;
+    for (std::size_t j = 0; j < joints.size(); ++j) {
+      product(world[joints[j]], inverse_binds[j], m);
+      if (left != nullptr) product(*left, m, out[j]);
+      else out[j] = m;
+    }
     return;
   }
-  Affine m;
-  for (std::size_t j = 0; j < joints.size(); ++j) {
-    product(world[joints[j]], inverse_binds[j], m);
-    product(*left, m, out[j]);
+  if (left == nullptr) {
+    for (std::size_t j = 0; j < joints.size(); ++j) product<true>(world[joints[j]], inverse_binds[j], out[j]);
+  } else {
+    Affine m;
+    for (std::size_t j = 0; j < joints.size(); ++j) {
+      product(world[joints[j]], inverse_binds[j], m);
+      product<true>(*left, m, out[j]);
+    }
   }
+  _mm_sfence();  // order the streamed rows before any later store (and the next reader)
 }
 
 inline void multiply(const Affine& a, const Affine& b, Affine& out) noexcept { product(a, b, out); }

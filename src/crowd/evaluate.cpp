@@ -37,26 +37,7 @@ void sample_contributor(const Asset& asset, const EvaluationPlan& plan, Contribu
     const Timeline& timeline = cp.timelines[i];
     s.keys[i] = locate_key(std::span(clip.times.data() + timeline.times_offset, timeline.key_count), seconds, cursor);
   }
-  float q[4];
-  for (const PlannedChannel& ch : cp.channels) {
-    const KeyPosition& key = s.keys[ch.timeline];
-    const float* values = clip.values.data() + ch.values_offset;
-    switch (ch.path) {
-      case ChannelPath::translation:
-        interpolate_key(values, 3, ch.interpolation, false, key, &out.translations[ch.target].x);
-        break;
-      case ChannelPath::rotation:
-        interpolate_key(values, 4, ch.interpolation, true, key, q);
-        out.rotations[ch.target] = glm::quat(q[3], q[0], q[1], q[2]);
-        break;
-      case ChannelPath::scale:
-        interpolate_key(values, 3, ch.interpolation, false, key, &out.scales[ch.target].x);
-        break;
-      case ChannelPath::weights:
-        interpolate_key(values, ch.components, ch.interpolation, false, key, out.weights + ch.target);
-        break;
-    }
-  }
+  sample_bound_channels(cp.key_rows.data(), cp.channels, s.keys, out.translations, out.rotations, out.scales, out.weights);
 }
 
 // A crossfade: every contributor's pose is its clip over the rest pose; the blend is their

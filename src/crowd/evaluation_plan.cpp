@@ -23,7 +23,7 @@ ClipPlan plan_clip(const Asset& asset, const Clip& clip, const std::vector<bool>
   ClipPlan plan;
   std::unordered_map<std::string_view, std::uint32_t> timeline_of;  // key bytes → timeline
   for (const Channel& channel : clip.channels) {
-    PlannedChannel out;
+    BoundChannel out;
     out.path = channel.path;
     out.interpolation = channel.interpolation;
     out.values_offset = channel.values_offset;
@@ -42,6 +42,33 @@ ClipPlan plan_clip(const Asset& asset, const Clip& clip, const std::vector<bool>
     if (inserted) plan.timelines.push_back({channel.times_offset, channel.key_count});
     out.timeline = it->second;
     plan.channels.push_back(out);
+  }
+  // Interleave each timeline's channels key by key (BoundChannel): a frame reads two adjacent
+  // rows instead of two keys from each channel's own array.
+  const auto per_key = [](const BoundChannel& ch) {
+    return ch.interpolation == Interpolation::cubic_spline ? 3 * ch.components : ch.components;
+  };
+  std::vector<std::uint32_t> row_floats(plan.timelines.size(), 0), in_row(plan.channels.size());
+  for (std::size_t i = 0; i < plan.channels.size(); ++i) {
+    in_row[i] = row_floats[plan.channels[i].timeline];
+    row_floats[plan.channels[i].timeline] += per_key(plan.channels[i]);
+  }
+  std::vector<std::size_t> block(plan.timelines.size(), 0);
+  std::size_t size = 0;
+  for (std::size_t t = 0; t < plan.timelines.size(); ++t) {
+    block[t] = size;
+    size += std::size_t{row_floats[t]} * plan.timelines[t].key_count;
+  }
+  plan.key_rows.resize(size);
+  for (std::size_t i = 0; i < plan.channels.size(); ++i) {
+    BoundChannel& ch = plan.channels[i];
+    const std::uint32_t floats = per_key(ch), row = row_floats[ch.timeline];
+    const float* source = clip.values.data() + ch.values_offset;
+    float* target = plan.key_rows.data() + block[ch.timeline] + in_row[i];
+    for (std::uint32_t k = 0; k < plan.timelines[ch.timeline].key_count; ++k)
+      std::copy_n(source + std::size_t{k} * floats, floats, target + std::size_t{k} * row);
+    ch.values_offset = static_cast<std::uint32_t>(block[ch.timeline] + in_row[i]);
+    ch.key_stride = row;
   }
   std::sort(plan.animated.begin(), plan.animated.end());
   plan.animated.erase(std::unique(plan.animated.begin(), plan.animated.end()), plan.animated.end());

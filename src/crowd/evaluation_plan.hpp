@@ -14,6 +14,7 @@
 #include "anim/kernels.hpp"
 #include "gltf_crowd/affine.hpp"
 #include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/sampling.hpp"
 
 namespace gltf_crowd {
 
@@ -28,19 +29,10 @@ struct Timeline {
   std::uint32_t key_count = 0;
 };
 
-// One channel of a clip that reaches the drawn output.
-struct PlannedChannel {
-  std::uint32_t timeline = 0;      // index into ClipPlan::timelines
-  std::uint32_t target = 0;        // dense node index (TRS), or first morph weight (weights)
-  std::uint32_t values_offset = 0; // into Clip::values
-  std::uint32_t components = 0;
-  ChannelPath path = ChannelPath::translation;
-  Interpolation interpolation = Interpolation::linear;
-};
-
 struct ClipPlan {
   std::vector<Timeline> timelines;
-  std::vector<PlannedChannel> channels;
+  std::vector<BoundChannel> channels;       // those reaching the drawn output
+  std::vector<float> key_rows;              // per timeline, its channels' outputs key by key
   std::vector<std::uint32_t> animated;  // dense nodes with a TRS channel, ascending, unique
 };
 

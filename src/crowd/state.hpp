@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -43,17 +44,20 @@ struct ContributorState {
 // Invariants: count == 0 only when the asset has no clips; count > 1 only during a crossfade;
 // finished only when count == 1 (a crossfade still moves the pose even if its incoming clip
 // already reached its end).
-struct Playback {
-  std::array<ContributorState, kMaxContributors> contributors{};
+// Laid out so that an actor playing one clip touches one 64-byte line per frame: the scalars
+// (32 bytes) and contributors[0] (32 bytes) share the first line.
+struct alignas(64) Playback {
   std::uint32_t count = 0;
-  double fade_seconds = 0.0;      // duration of the running crossfade, scaled seconds
-  double fade_progress = 0.0;     // scaled seconds |Δ·speed| into it
   float speed = 1.0f;
-  LoopMode loop = LoopMode::repeat;
   std::uint32_t repetitions = 0;  // 0 = unbounded
+  LoopMode loop = LoopMode::repeat;
   bool paused = false;
   bool finished = false;
+  double fade_seconds = 0.0;      // duration of the running crossfade, scaled seconds
+  double fade_progress = 0.0;     // scaled seconds |Δ·speed| into it
+  std::array<ContributorState, kMaxContributors> contributors{};
 };
+static_assert(offsetof(Playback, contributors) == 32 && sizeof(ContributorState) == 32);
 
 // Evaluation scratch of one worker thread; sized once, reused every frame. Pose arrays are
 // indexed by the plan's dense node numbers. Only nodes marked with the current `stamp` hold a
@@ -71,7 +75,10 @@ struct Scratch {
   std::vector<std::uint32_t> touched;  // dense nodes marked this evaluation (crossfades)
   std::vector<KeyPosition> keys;     // per timeline of the clip being sampled
   std::vector<Affine> world;         // model space, per dense node
-  std::array<std::uint64_t, 4> ticks{};  // sampling, hierarchy, palettes, packing
+  // Time-stamp ticks of this update: per stage (sampling, hierarchy, palettes, packing) over
+  // the timed sample of actors, and in total over every chunk this thread evaluated.
+  std::array<std::uint64_t, 4> ticks{};
+  std::uint64_t chunk_ticks = 0;
 };
 
 struct Crowd::State {
