@@ -156,6 +156,10 @@ std::vector<std::vector<std::uint32_t>> simplify_levels(const Primitive& primiti
 // protection. `v` < primitive.vertex_count(); the primitive must have JOINTS_0.
 std::array<std::uint16_t, 8> joint_set(const Primitive& primitive, std::size_t v) noexcept;
 
+// Triangles drawn by `indices` index references in `mode`: n/3 for triangles, n − 2 for strips
+// and fans (n ≥ 3), 0 for points and lines (glTF 2.0 §3.7.2.1 primitive modes).
+std::uint32_t triangle_count(PrimitiveMode mode, std::size_t indices) noexcept;
+
 // Largest axis scale of an affine placement: the longest of its first three columns.
 float max_axis_scale(const glm::mat4& placement) noexcept;
 

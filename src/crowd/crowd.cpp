@@ -26,15 +26,6 @@ bool finite(const glm::mat4& m) {
 
 std::uint64_t ticks() noexcept { return __builtin_ia32_rdtsc(); }
 
-std::uint32_t triangle_count(PrimitiveMode mode, std::size_t indices) {
-  switch (mode) {
-    case PrimitiveMode::triangles: return static_cast<std::uint32_t>(indices / 3);
-    case PrimitiveMode::triangle_strip:
-    case PrimitiveMode::triangle_fan: return indices >= 3 ? static_cast<std::uint32_t>(indices - 2) : 0;
-    default: return 0;
-  }
-}
-
 std::string clip_list(const Asset& asset) {
   std::string names;
   for (std::size_t i = 0; i < asset.clips.size(); ++i)

@@ -10,6 +10,7 @@
 #include <glm/gtc/type_ptr.hpp>
 
 #include "gl/program.hpp"
+#include "gl/renderer_lifetime.hpp"
 #include "gl/renderer_state.hpp"
 #include "gl/shaders.hpp"
 
@@ -215,33 +216,13 @@ CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& opt
 
 CrowdRenderer::~CrowdRenderer() { destroy(); }
 
-std::size_t CrowdRenderer::object_count() const noexcept {
-  if (!state_) return 0;
-  std::size_t count = 0;
-  state_->for_each_object([&count](gl::Object& o) { count += o ? 1 : 0; });
-  return count;
-}
+std::size_t CrowdRenderer::object_count() const noexcept { return gl::count_objects(state_); }
 
-void CrowdRenderer::destroy() noexcept {
-  if (!state_) return;
-  const bool alive = state_->egl_context == nullptr ||
-                     state_->egl_context == gl::current_egl_context();
-  state_->for_each_object([alive](gl::Object& o) {
-    if (alive) {
-      o.reset();
-    } else {
-      o.abandon();
-    }
-  });
-  state_.reset();
-}
+void CrowdRenderer::destroy() noexcept { gl::release_objects(state_); }
 
 std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
   stats_ = {};
-  if (&crowd != crowd_) {
-    throw Error("CrowdRenderer.draw(crowd)", "wrong_crowd",
-                "the crowd differs from the one this renderer was created for");
-  }
+  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
   if (!state_ || crowd.destroyed()) return 0;
   State& state = *state_;
   sync_layout(state, crowd);

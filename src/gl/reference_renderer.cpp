@@ -18,6 +18,7 @@
 #include "gl/program.hpp"
 #include "gl/reference_deform.hpp"
 #include "gl/shaders.hpp"
+#include "gl/renderer_lifetime.hpp"
 #include "gl/state_cache.hpp"
 
 namespace gltf_crowd {
@@ -185,33 +186,13 @@ ReferenceRenderer::ReferenceRenderer(const Crowd& crowd) : crowd_(&crowd) {
 
 ReferenceRenderer::~ReferenceRenderer() { destroy(); }
 
-std::size_t ReferenceRenderer::object_count() const noexcept {
-  if (!state_) return 0;
-  std::size_t count = 0;
-  state_->for_each_object([&count](gl::Object& o) { count += o ? 1 : 0; });
-  return count;
-}
+std::size_t ReferenceRenderer::object_count() const noexcept { return gl::count_objects(state_); }
 
-void ReferenceRenderer::destroy() noexcept {
-  if (!state_) return;
-  const bool alive = state_->egl_context == nullptr ||
-                     state_->egl_context == gl::current_egl_context();
-  state_->for_each_object([alive](gl::Object& o) {
-    if (alive) {
-      o.reset();
-    } else {
-      o.abandon();
-    }
-  });
-  state_.reset();
-}
+void ReferenceRenderer::destroy() noexcept { gl::release_objects(state_); }
 
 std::uint32_t ReferenceRenderer::draw(const Crowd& crowd, const Camera& camera) {
   stats_ = {};
-  if (&crowd != crowd_) {
-    throw Error("ReferenceRenderer.draw(crowd)", "wrong_crowd",
-                "the crowd differs from the one this renderer was created for");
-  }
+  gl::require_own_crowd(crowd, crowd_, "ReferenceRenderer");
   if (!state_ || crowd.destroyed()) return 0;
   State& state = *state_;
   sync_layout(state, crowd);

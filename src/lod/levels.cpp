@@ -17,14 +17,6 @@ namespace {
 
 constexpr float kDefaultThresholds[] = {0.5f, 0.2f, 0.01f};
 
-std::uint32_t triangles_of(PrimitiveMode mode, std::size_t indices) {
-  switch (mode) {
-    case PrimitiveMode::triangles: return static_cast<std::uint32_t>(indices / 3);
-    case PrimitiveMode::triangle_strip:
-    case PrimitiveMode::triangle_fan: return indices >= 3 ? static_cast<std::uint32_t>(indices - 2) : 0;
-    default: return 0;
-  }
-}
 
 LodNodeLevel authored_level(const Asset& asset, std::uint32_t node) {
   LodNodeLevel level{node, asset.nodes[node].mesh, {}};
@@ -33,7 +25,7 @@ LodNodeLevel authored_level(const Asset& asset, std::uint32_t node) {
   for (std::size_t p = 0; p < mesh.primitives.size(); ++p) {
     const Primitive& primitive = mesh.primitives[p];
     level.primitives.push_back({static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(primitive.indices.size()),
-                                triangles_of(primitive.mode, primitive.indices.size()), {}});
+                                triangle_count(primitive.mode, primitive.indices.size()), {}});
   }
   return level;
 }
@@ -112,7 +104,7 @@ void generate_levels(const Asset& asset, const LodOptions& options, LodModel& mo
         const std::size_t count = indices.size();
         // Unreduced primitives draw the asset's own indices.
         level.primitives.push_back({static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(count),
-                                    triangles_of(primitive.mode, count),
+                                    triangle_count(primitive.mode, count),
                                     count < primitive.indices.size() ? indices : std::vector<std::uint32_t>{}});
       }
       source.levels.push_back(std::move(level));
@@ -197,6 +189,15 @@ LodModel build_lod_model(const Asset& asset, const LodOptions& options) {
   model.thresholds = resolve_thresholds(asset, options, model);
   detail::compute_lod_bounds(asset, model);
   return model;
+}
+
+std::uint32_t triangle_count(PrimitiveMode mode, std::size_t indices) noexcept {
+  switch (mode) {
+    case PrimitiveMode::triangles: return static_cast<std::uint32_t>(indices / 3);
+    case PrimitiveMode::triangle_strip:
+    case PrimitiveMode::triangle_fan: return indices >= 3 ? static_cast<std::uint32_t>(indices - 2) : 0;
+    default: return 0;
+  }
 }
 
 }  // namespace gltf_crowd

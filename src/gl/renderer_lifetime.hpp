@@ -1,0 +1,50 @@
+// What CrowdRenderer and ReferenceRenderer do alike with their private State: count and release
+// the GL objects it owns. State has `egl_context` (the context current at creation) and
+// `for_each_object(fn)` calling fn(gl::Object&) for every object.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "gl/gl_object.hpp"
+#include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/error.hpp"
+
+namespace gltf_crowd::gl {
+
+// Objects `state` currently owns; 0 for a released renderer.
+template <class State>
+std::size_t count_objects(const std::unique_ptr<State>& state) noexcept {
+  if (!state) return 0;
+  std::size_t count = 0;
+  state->for_each_object([&count](Object& o) { count += o ? 1 : 0; });
+  return count;
+}
+
+// Deletes every object when the creating context is still current; otherwise abandons the
+// names (deleting them in another context would delete that context's objects).
+template <class State>
+void release_objects(std::unique_ptr<State>& state) noexcept {
+  if (!state) return;
+  const bool alive = state->egl_context == nullptr || state->egl_context == current_egl_context();
+  state->for_each_object([alive](Object& o) {
+    if (alive) {
+      o.reset();
+    } else {
+      o.abandon();
+    }
+  });
+  state.reset();
+}
+
+// Throws Error (path "<renderer>.draw(crowd)", rule "wrong_crowd") unless `crowd` is the crowd
+// the renderer was created for: its GPU copies describe that crowd's streams and groups.
+inline void require_own_crowd(const Crowd& crowd, const Crowd* own, std::string_view renderer) {
+  if (&crowd != own)
+    throw Error(std::string(renderer) + ".draw(crowd)", "wrong_crowd",
+                "the crowd differs from the one this renderer was created for");
+}
+
+}  // namespace gltf_crowd::gl
