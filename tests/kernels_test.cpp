@@ -55,10 +55,15 @@ TEST(KernelsTest, ProductsPalettesAndHierarchyMatchGlm) {
   const Affine left = random_affine(rng);
   for (const AffineKernels* k : kernel_sets()) {
     SCOPED_TRACE(k->name);
+    // Nodes whose chain is at rest (0, 3 and 5) take rest_world, which for them is `want`.
+    std::vector<Affine> rest_world(parent.size());
+    for (std::size_t n = 0; n < parent.size(); ++n) rest_world[n] = to_affine(want[n]);
+    std::vector<std::uint8_t> moved(parent.size());
     std::vector<Affine> world(parent.size());
     k->hierarchy({parent.size(), parent.data(), rest.data(), translations.data(), rotations.data(), scales.data(),
-                  mark.data(), 9, &root},
+                  mark.data(), 9, &root, rest_world.data(), moved.data()},
                  world.data());
+    EXPECT_EQ(moved, (std::vector<std::uint8_t>{0, 1, 1, 0, 1, 0}));
     for (std::size_t n = 0; n < parent.size(); ++n) expect_near(world[n], want[n], "hierarchy");
     std::vector<Affine> rows(joints.size());
     k->palette(joints, inverse_binds, world, &left, reinterpret_cast<glm::vec4*>(rows.data()));

@@ -19,7 +19,9 @@ namespace gltf_crowd {
 // One hierarchy pass over `count` nodes numbered parents first (parent[n] < n, -1 for roots).
 // local(n) = compose_trs(translations[n], rotations[n], scales[n]) where mark[n] == stamp, else
 // rest_local[n]; world[n] = world[parent[n]] × local(n), or root × local(n) for roots (identity
-// when root is null). Source: glTF 2.0 §3.5.2–3.5.3.
+// when root is null). A node with no marked node among itself and its ancestors takes
+// rest_world[n], which must equal that product for the rest pose (precomputed once), and
+// `moved` records per node whether it had one. Source: glTF 2.0 §3.5.2–3.5.3.
 struct HierarchyPass {
   std::size_t count = 0;
   const std::int32_t* parent = nullptr;
@@ -30,6 +32,8 @@ struct HierarchyPass {
   const std::uint32_t* mark = nullptr;
   std::uint32_t stamp = 0;
   const Affine* root = nullptr;
+  const Affine* rest_world = nullptr;
+  std::uint8_t* moved = nullptr;  // count entries, written
 };
 
 struct AffineKernels {

@@ -26,14 +26,22 @@ inline void hierarchy(const HierarchyPass& pass, Affine* world) noexcept {
   const std::uint32_t* mark = pass.mark;
   const std::uint32_t stamp = pass.stamp;
   const Affine* root = pass.root;
+  const Affine* rest_world = pass.rest_world;
+  std::uint8_t* moved = pass.moved;
   Affine local;
   for (std::size_t n = 0, count = pass.count; n < count; ++n) {
+    const std::int32_t parent = parents[n];
+    const bool animated = mark[n] == stamp;
+    moved[n] = animated || (parent >= 0 && moved[parent]);
+    if (!moved[n]) {  // the whole chain up to the root is at rest
+      world[n] = rest_world[n];
+      continue;
+    }
     const Affine* l = &rest_local[n];
-    if (mark[n] == stamp) {
+    if (animated) {
       local = compose_trs(pass.translations[n], pass.rotations[n], pass.scales[n]);
       l = &local;
     }
-    const std::int32_t parent = parents[n];
     if (parent >= 0) product(world[parent], *l, world[n]);
     else if (root != nullptr) product(*root, *l, world[n]);
     else world[n] = *l;

@@ -95,7 +95,7 @@ Scratch::Scratch(const EvaluationPlan& plan, std::size_t total_weights)
     : translations(plan.order.size()), scales(plan.order.size()), rotations(plan.order.size()),
       one_translations(plan.order.size()), one_scales(plan.order.size()), one_rotations(plan.order.size()),
       reference(plan.order.size()), weights(total_weights), one_weights(total_weights),
-      mark(plan.order.size(), 0), keys(plan.max_timelines), world(plan.order.size()) {
+      mark(plan.order.size(), 0), moved(plan.order.size(), 0), keys(plan.max_timelines), world(plan.order.size()) {
   touched.reserve(plan.order.size());
 }
 
@@ -116,7 +116,7 @@ void evaluate_local_pose(const Asset& asset, const EvaluationPlan& plan, Playbac
 void evaluate_hierarchy(const EvaluationPlan& plan, Scratch& s) noexcept {
   const HierarchyPass pass{plan.order.size(), plan.parent.data(), plan.rest_local.data(), s.translations.data(),
                            s.rotations.data(), s.scales.data(), s.mark.data(), s.stamp,
-                           plan.framed ? &plan.frame : nullptr};
+                           plan.framed ? &plan.frame : nullptr, plan.rest_world.data(), s.moved.data()};
   plan.kernels->hierarchy(pass, s.world.data());
 }
 

@@ -152,6 +152,15 @@ EvaluationPlan make_evaluation_plan(const Asset& asset, std::vector<NodeStream>&
     const Affine identity;
     plan.framed = std::memcmp(&plan.frame, &identity, sizeof(Affine)) != 0;
   }
+  // The framed rest world, by the same kernel products the frame uses, so that a node whose
+  // chain is at rest gets exactly the value the product chain would give it.
+  plan.rest_world.resize(plan.order.size());
+  for (std::size_t n = 0; n < plan.order.size(); ++n) {
+    const std::int32_t parent = plan.parent[n];
+    if (parent >= 0) plan.kernels->multiply(plan.rest_world[static_cast<std::size_t>(parent)], plan.rest_local[n], plan.rest_world[n]);
+    else if (plan.framed) plan.kernels->multiply(plan.frame, plan.rest_local[n], plan.rest_world[n]);
+    else plan.rest_world[n] = plan.rest_local[n];
+  }
   for (PalettePlan& p : plan.palettes) {
     if (!p.static_mesh) continue;
     p.identity_correction = std::memcmp(&p.mesh_world, &plan.unframe, sizeof(Affine)) == 0;

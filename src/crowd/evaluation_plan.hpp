@@ -57,6 +57,7 @@ struct EvaluationPlan {
   std::vector<std::int32_t> parent;         // dense parent per dense node, -1 for roots
   std::vector<std::uint32_t> dense;         // asset node → dense index (unused entries: 0)
   std::vector<Affine> rest_local;           // per dense node: rest pose or authored matrix
+  std::vector<Affine> rest_world;           // per dense node: framed world of the rest pose
   std::vector<glm::vec3> rest_translation;  // per dense node (rest TRS of animated nodes)
   std::vector<glm::quat> rest_rotation;
   std::vector<glm::vec3> rest_scale;

@@ -72,6 +72,7 @@ struct Scratch {
   std::vector<float> weights, one_weights;  // morph weights, Asset::weight_offsets layout
   std::vector<std::uint32_t> mark;   // per dense node: == stamp when animated this evaluation
   std::uint32_t stamp = 0;
+  std::vector<std::uint8_t> moved;   // per dense node: not at rest (kernels.hpp HierarchyPass)
   std::vector<std::uint32_t> touched;  // dense nodes marked this evaluation (crossfades)
   std::vector<KeyPosition> keys;     // per timeline of the clip being sampled
   std::vector<Affine> world;         // model space, per dense node

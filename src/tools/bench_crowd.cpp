@@ -36,9 +36,12 @@ void populate_bench_crowd(Crowd& crowd, std::size_t actors, bool crossfade) {
   }
   std::vector<Actor> handles = crowd.add_actors(options);
   if (!crossfade) return;
-  for (std::size_t i = 0; i < actors; ++i)
-    handles[i].select_clip(asset.clips[(i + 1) % clips].name,
-                           {.crossfade_seconds = fade_seconds, .time = std::nullopt, .phase = golden_phase(i, 0.5)});
+  for (std::size_t i = 0; i < actors; ++i) {
+    SelectClipOptions fade;
+    fade.crossfade_seconds = fade_seconds;
+    fade.phase = golden_phase(i, 0.5);
+    handles[i].select_clip(asset.clips[(i + 1) % clips].name, fade);
+  }
   // Fade progress is |Δ·speed| with speeds 0.8–1.2, so this lands every actor at 40–60 %.
   crowd.update(0.5f * fade_seconds);
 }
