@@ -119,6 +119,25 @@ TEST(StudioTool, SmallBudgetDemotesAsSpecified) {
   EXPECT_NE(tiny.output.find("budget satisfied false"), std::string::npos) << tiny.output;
 }
 
+TEST(StudioTool, UpdateRateLodDefersSmallActors) {
+  REQUIRE_XVFB();
+  // 100 robots seen from 4 times the framing distance: most cover little of the screen.
+  const std::vector<std::string> args{"--set", "model=RobotExpressive", "--set", "actors=100", "--set", "lod=on",
+                                      "--set", "zoom=4"};
+  std::vector<std::string> on = args;
+  on.insert(on.end(), {"--set", "update_rate=on"});
+  const StudioRun deferred = run_studio("update_rate", on, 8);
+  ASSERT_EQ(deferred.exit_code, 0) << deferred.output;
+  const int visible = deferred.stats["lod"]["visible_actors"].get<int>();
+  EXPECT_GT(deferred.stats["actors_deferred"].get<int>(), 0) << deferred.stats.dump();
+  EXPECT_LT(deferred.stats["actors_evaluated"].get<int>(), visible) << deferred.stats.dump();
+
+  const StudioRun every = run_studio("update_rate_off", args, 8);
+  ASSERT_EQ(every.exit_code, 0) << every.output;
+  EXPECT_EQ(every.stats["actors_deferred"].get<int>(), 0);
+  EXPECT_EQ(every.stats["actors_evaluated"].get<int>(), 100);
+}
+
 TEST(StudioTool, ModelSwitchShowsLodSource) {
   REQUIRE_XVFB();
   const StudioRun authored = run_studio("authored", {"--set", "model=SimpleSkinLOD", "--set", "actors=4"});

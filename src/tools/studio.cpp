@@ -277,7 +277,7 @@ void register_studio(CLI::App& app) {
   studio->add_option("--set", options->sets,
                      "key=value applied as if the control were used, in order: model, actors, "
                      "capacity, clips, clip, seed, phase_spread, speed_spread, animation, orbit, "
-                     "lod, bias, budget, palette, azimuth, elevation, zoom, select, actor.clip, "
+                     "lod, bias, budget, update_rate, palette, azimuth, elevation, zoom, select, actor.clip, "
                      "actor.crossfade, actor.speed, actor.pause, actor.seek")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

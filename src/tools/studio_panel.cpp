@@ -63,6 +63,9 @@ void lod_controls(const StudioScene& scene, StudioSettings& settings) {
   ImGui::SliderFloat("Detail bias", &settings.bias, 0.1f, 8.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
   const std::uint64_t step = 500;
   ImGui::InputScalar("Vertex budget", ImGuiDataType_U64, &settings.budget, &step, nullptr, "%" PRIu64);
+  ImGui::Checkbox("Update-rate LOD", &settings.update_rate);
+  ImGui::SameLine();
+  ImGui::TextDisabled("small actors every 2nd / 4th frame");
   int palette = static_cast<int>(settings.palette);
   if (ImGui::Combo("Palette", &palette, "auto\0storage buffers\0textures\0")) {
     settings.palette = static_cast<PaletteStorage>(palette);
@@ -89,6 +92,7 @@ void live_stats(const StudioScene& scene) {
   ImGui::Text("frame %.1f ms  update %.2f ms  draw %.2f ms", times.frame, times.update, times.draw);
   ImGui::Text("sampling %.2f  hierarchy %.2f  palettes %.2f  packing %.2f ms", stages.sampling_ms,
               stages.hierarchy_ms, stages.palettes_ms, stages.packing_ms);
+  ImGui::Text("evaluated %u  deferred %u actors", stages.actors_evaluated, stages.actors_deferred);
   ImGui::Text("upload %" PRIu64 " bytes/frame", render.upload_bytes);
 }
 

@@ -70,6 +70,11 @@ void StudioScene::sync(const StudioSettings& settings) {
   crowd_->set_lod_enabled(settings.lod);
   crowd_->set_lod_bias(settings.bias);
   crowd_->set_lod_vertex_budget(settings.budget);
+  if (crowd_->update_rate().enabled != settings.update_rate) {
+    UpdateRateOptions rate;
+    rate.enabled = settings.update_rate;
+    crowd_->set_update_rate(rate);
+  }
   built_ = settings;
 }
 

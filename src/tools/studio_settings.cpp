@@ -95,6 +95,8 @@ void apply_setting(std::string_view assignment, StudioSettings& settings,
     s.bias = parse_number(key, value, 1e-3f, 1e3f);
   } else if (key == "budget") {
     s.budget = parse_count(key, value, 0, ~std::uint64_t{0});
+  } else if (key == "update_rate") {
+    s.update_rate = parse_switch(key, value);
   } else if (key == "palette") {
     if (value == "storage") s.palette = PaletteStorage::storage_buffer;
     else if (value == "texture") s.palette = PaletteStorage::texture;
@@ -121,7 +123,7 @@ void apply_setting(std::string_view assignment, StudioSettings& settings,
   } else {
     throw Error("--set " + std::string(key), "set_key",
                 "unknown key; known: model, actors, capacity, clips, clip, seed, phase_spread, "
-                "speed_spread, animation, orbit, lod, bias, budget, palette, azimuth, elevation, "
+                "speed_spread, animation, orbit, lod, bias, budget, update_rate, palette, azimuth, elevation, "
                 "zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek");
   }
   settings = std::move(s);

@@ -25,6 +25,7 @@ struct StudioSettings {
   bool lod = false;                  // Auto LOD
   float bias = 1.0f;                 // detail bias (> 0)
   std::uint64_t budget = 0;          // vertex budget; 0 = unlimited
+  bool update_rate = false;          // animation update-rate LOD (default bands), with Auto LOD
   PaletteStorage palette = PaletteStorage::automatic;
 };
 
@@ -41,7 +42,8 @@ struct ActorEdit {
 
 // Applies "key=value". Keys: model (a path, "built-in" or an asset's file stem found by
 // `resolve_model`), actors, capacity, clips (cycle|single|random), clip, seed, phase_spread,
-// speed_spread, animation, orbit, lod (on|off), bias, budget, palette (storage|texture|auto),
+// speed_spread, animation, orbit, lod (on|off), bias, budget, update_rate (on|off), palette
+// (storage|texture|auto),
 // azimuth, elevation, zoom; and the actor table's select, actor.clip, actor.crossfade,
 // actor.speed, actor.pause, actor.seek, which fill `edit`. Throws Error (path "--set <key>",
 // rules "set_syntax", "set_key", "set_value") and then changes nothing.
