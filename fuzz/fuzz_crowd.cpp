@@ -2,8 +2,8 @@
 // (add/remove batches, select_clip with crossfades, seek, set_phase, set_speed, set_loop,
 // play/pause, set_transform, update, reserve, node_world, destroy, and the LOD controls: options
 // at construction, set_lod_view, update with a view, set_lod_enabled, set_lod_bias,
-// set_lod_vertex_budget), with extreme and non-finite numbers, empty viewports, singular
-// projections, unknown clips, odd ids and stale handles.
+// set_lod_vertex_budget; set_update_rate with fuzzed policies), with extreme and non-finite
+// numbers, empty viewports, singular projections, unknown clips, odd ids and stale handles.
 //
 // After every operation it checks what SPEC §3 and §5 promise, and aborts (a finding) when:
 //  - an operation throws anything but gltf_crowd::Error, or throws for valid input, or accepts
@@ -186,6 +186,29 @@ bool valid_lod_options(const LodOptions& o) {
   return o.hysteresis >= 0.0f && o.hysteresis < 1.0f;
 }
 
+// An update-rate LOD policy whose thresholds and periods may break a rule.
+UpdateRateOptions any_update_rate(FuzzedDataProvider& in) {
+  UpdateRateOptions o;
+  o.enabled = in.ConsumeBool();
+  o.coverage.clear();
+  o.periods.clear();
+  const int n = in.ConsumeIntegralInRange(0, 3);
+  for (int i = 0; i < n; ++i) o.coverage.push_back(in.ConsumeBool() ? any_float(in) : in.ConsumeProbability<float>());
+  const int m = in.ConsumeBool() ? n : in.ConsumeIntegralInRange(0, 3);
+  for (int i = 0; i < m; ++i) o.periods.push_back(in.ConsumeIntegralInRange<std::uint32_t>(0, 70));
+  return o;
+}
+
+// The rules of Crowd::set_update_rate (crowd.hpp), restated.
+bool valid_update_rate(const UpdateRateOptions& o) {
+  if (o.coverage.size() != o.periods.size()) return false;
+  for (std::size_t i = 0; i < o.coverage.size(); ++i)
+    if (!(std::isfinite(o.coverage[i]) && o.coverage[i] > 0.0f) || (i > 0 && !(o.coverage[i] < o.coverage[i - 1])) ||
+        o.periods[i] < 1 || o.periods[i] > 64)
+      return false;
+  return true;
+}
+
 std::uint32_t any_repetitions(FuzzedDataProvider& in) {
   return in.ConsumeBool() ? in.ConsumeIntegralInRange<std::uint32_t>(0, 3) : in.ConsumeIntegral<std::uint32_t>();
 }
@@ -201,7 +224,7 @@ class Run {
 
   void step(FuzzedDataProvider& in) {
     const std::string before = snapshot(crowd_);
-    const int op = in.ConsumeIntegralInRange(0, 17);
+    const int op = in.ConsumeIntegralInRange(0, 18);
     try {
       const bool should_throw = apply(op, in);
       require(!should_throw, "op %d accepted input it must reject", op);
@@ -264,6 +287,20 @@ class Run {
       case 17: {
         const std::uint64_t budget = in.ConsumeBool() ? in.ConsumeIntegralInRange<std::uint64_t>(0, 4000) : in.ConsumeIntegral<std::uint64_t>();
         crowd_.set_lod_vertex_budget(budget);
+        return expected_error_;
+      }
+      case 18: {
+        const UpdateRateOptions policy = any_update_rate(in);
+        expected_error_ |= !valid_update_rate(policy);
+        const UpdateRateOptions before = crowd_.update_rate();
+        try {
+          crowd_.set_update_rate(policy);
+        } catch (const Error&) {
+          require(crowd_.update_rate().enabled == before.enabled && crowd_.update_rate().coverage == before.coverage &&
+                      crowd_.update_rate().periods == before.periods,
+                  "set_update_rate threw but changed the policy");
+          throw;
+        }
         return expected_error_;
       }
       default: return actor_op(op, in);
