@@ -103,8 +103,16 @@ TEST(UpdateRateTest, ClocksAreExactAndEvaluatedRowsMatchAnEveryFrameCrowd) {
   // The policy saved work: far actors were deferred (the row spans all bands).
   EXPECT_LT(total_evaluated, total_advanced * 3 / 4);
   EXPECT_GT(total_evaluated, 0u);
-  // Turning it off evaluates every deferred actor at the next update: all rows agree again.
+  // Turning it off evaluates every deferred actor that is drawn at once, the others by the next
+  // update: then all rows agree again.
   sparse.set_update_rate({});
+  for (std::uint32_t slot = 0; slot < kActors; ++slot) {
+    const bool drawn = std::any_of(sparse.primitive_groups().begin(), sparse.primitive_groups().end(),
+                                   [slot](const PrimitiveGroup& g) {
+                                     return std::find(g.instances.begin(), g.instances.end(), slot) != g.instances.end();
+                                   });
+    if (drawn) EXPECT_EQ(packed(sparse, slot), packed(every, slot)) << "drawn slot " << slot << " is stale";
+  }
   every.update(0.0f, view);
   sparse.update(0.0f, view);
   EXPECT_EQ(sparse.frame_stats().actors_deferred, 0u);
@@ -135,6 +143,29 @@ TEST(UpdateRateTest, OneBandIsStaggeredEvenlyAndNoActorWaitsAWholePeriod) {
       EXPECT_LT(crowd.packed_generation() - last[slot], 4u) << "slot " << slot << " waited a whole period";
     }
   }
+}
+
+TEST(UpdateRateTest, AnActorCulledForLongIsCurrentAsSoonAsALodControlShowsIt) {
+  // One actor behind the camera (culled) for a second, then the camera turns to it.
+  std::vector<ActorOptions> one = row(1);
+  one[0].transform = glm::translate(glm::mat4(1.0f), glm::vec3(0.0f, -1.0f, 6.0f));
+  Crowd every(character(), options(1, false));
+  Crowd sparse(character(), options(1, true));
+  every.add_actors(one);
+  sparse.add_actors(one);
+  const LodView ahead = camera();
+  for (int frame = 0; frame < 60; ++frame) {
+    every.update(1.0f / 60.0f, ahead);
+    sparse.update(1.0f / 60.0f, ahead);
+  }
+  ASSERT_EQ(sparse.lod_stats().culled_actors, 1u);
+  EXPECT_EQ(sparse.frame_stats().actors_evaluated, 0u);
+  LodView behind = ahead;
+  behind.view = glm::rotate(glm::mat4(1.0f), glm::radians(180.0f), glm::vec3(0, 1, 0));
+  every.set_lod_view(behind);
+  sparse.set_lod_view(behind);
+  ASSERT_EQ(sparse.lod_stats().visible_actors, 1u);
+  EXPECT_EQ(packed(sparse, 0), packed(every, 0)) << "drawn with the pose from before it was culled";
 }
 
 TEST(UpdateRateTest, WithoutAnActiveLodViewEveryActorIsEvaluated) {

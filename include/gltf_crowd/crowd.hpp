@@ -92,7 +92,9 @@ class Actor {
   bool finished() const;
   // The clips blended into the pose, active first; empty when the asset has no clips.
   std::vector<Contributor> contributors() const;
-  std::span<const float> morph_weights() const;  // flat, Asset::weight_offsets layout
+  // Morph weights as last packed, flat in Asset::weight_offsets layout: current, unless
+  // update-rate LOD deferred this actor's evaluation (then local_pose().weights is current).
+  std::span<const float> morph_weights() const;
   const glm::mat4& transform() const;   // placement (set_transform)
 
   // Each control takes effect at once and re-evaluates the pose, even when paused (SPEC §3
@@ -259,8 +261,8 @@ class Crowd {
   void set_lod_vertex_budget(std::uint64_t vertices);
   // Throws Error as validate_lod_view (path "set_lod_view.view...").
   void set_lod_view(const LodView& view);
-  // Replaces the update-rate LOD policy; actors deferred so far follow the new schedule (all
-  // of them are evaluated by the next update when it is disabled). Throws Error (path "update_rate.coverage[i]" / ".periods[i]", rules
+  // Replaces the update-rate LOD policy; actors deferred so far follow the new schedule, or,
+  // when it is disabled, are evaluated at once if drawn (else by the next update). Throws Error (path "update_rate.coverage[i]" / ".periods[i]", rules
   // "update_rate_coverage" / "update_rate_period"; "update_rate" when the sizes differ) for
   // thresholds that are not finite, > 0 and descending, or periods outside [1, 64]; nothing
   // changes then.
@@ -304,6 +306,12 @@ class Crowd {
   void evaluate(std::uint32_t slot);
   // Whether a slot advanced (stale) this update is evaluated now (update-rate LOD).
   bool scheduled(std::uint32_t slot) const noexcept;
+  // refresh_instances for a LOD control: actors that update-rate LOD left unevaluated while
+  // culled, and that the control makes visible, are evaluated at once (their rows may be many
+  // periods old), so nothing is drawn with a stale pose.
+  void reclassify();
+  // Evaluates every stale actor that is drawn (update-rate LOD turned off).
+  void evaluate_stale_drawn();
   void build_groups();
   void resize_streams();
   // Assigns every slot its level (or culls it) and refills every group's instance list.

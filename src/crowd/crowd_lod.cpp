@@ -211,7 +211,7 @@ void Crowd::set_lod_enabled(bool enabled) {
       for (std::uint32_t slot = 0; slot < state_->size(); ++slot) evaluate(slot);
     }
   }
-  refresh_instances();
+  reclassify();
 }
 
 void Crowd::set_lod_bias(float bias) {
@@ -219,20 +219,20 @@ void Crowd::set_lod_bias(float bias) {
   if (!(bias > 0.0f && std::isfinite(bias)))
     throw Error("set_lod_bias.bias", "lod_bias", fmt::format("{} must be finite and > 0", bias));
   lod_->bias = bias;
-  refresh_instances();
+  reclassify();
 }
 
 void Crowd::set_lod_vertex_budget(std::uint64_t vertices) {
   check_alive();
   lod_->options.vertex_budget = vertices;
-  refresh_instances();
+  reclassify();
 }
 
 void Crowd::set_lod_view(const LodView& view) {
   check_alive();
   validate_lod_view(view, "set_lod_view.view");
   lod_->view = view;
-  refresh_instances();
+  reclassify();
 }
 
 const LodModel* Crowd::lod_model() const noexcept {

@@ -1,5 +1,6 @@
 // Animation update-rate LOD: which advanced actors are evaluated this frame (UpdateRateOptions).
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -18,7 +19,9 @@ void validate_update_rate(const UpdateRateOptions& options) {
     const float c = options.coverage[i];
     if (!(std::isfinite(c) && c > 0.0f) || (i > 0 && !(c < options.coverage[i - 1])))
       throw Error(fmt::format("update_rate.coverage[{}]", i), "update_rate_coverage",
-                  fmt::format("{} must be finite, > 0 and below the previous threshold", c));
+                  i == 0 ? fmt::format("{} must be finite and > 0", c)
+                         : fmt::format("{} must be finite, > 0 and below coverage[{}] = {}", c, i - 1,
+                                       options.coverage[i - 1]));
     const std::uint32_t p = options.periods[i];
     if (p < 1 || p > kMaxUpdatePeriod)
       throw Error(fmt::format("update_rate.periods[{}]", i), "update_rate_period",
@@ -30,6 +33,28 @@ void Crowd::set_update_rate(const UpdateRateOptions& options) {
   check_alive();
   validate_update_rate(options);
   update_rate_ = options;
+  if (!options.enabled) evaluate_stale_drawn();
+}
+
+void Crowd::evaluate_stale_drawn() {
+  State& st = *state_;
+  const LodState& lod = *lod_;
+  ++generation_;
+  for (std::uint32_t slot = 0; slot < st.size(); ++slot)
+    if (st.stale[slot] && lod.level[slot] != kCulledLevel) evaluate(slot, st.caller_scratch());
+}
+
+void Crowd::reclassify() {
+  State& st = *state_;
+  const LodState& lod = *lod_;
+  std::vector<std::uint32_t> hidden;  // stale and not drawn before this control
+  for (std::uint32_t slot = 0; slot < st.size(); ++slot)
+    if (st.stale[slot] && lod.level[slot] == kCulledLevel) hidden.push_back(slot);
+  refresh_instances();
+  if (hidden.empty()) return;
+  ++generation_;
+  for (std::uint32_t slot : hidden)
+    if (lod.level[slot] != kCulledLevel) evaluate(slot, st.caller_scratch());
 }
 
 bool Crowd::scheduled(std::uint32_t slot) const noexcept {

@@ -89,7 +89,7 @@ void run_bench(const BenchOptions& options) {
           {"packing", m.packing_ms * per_actor_us}}},
         {"bytes_per_frame", last.packed_bytes},
         {"draws", last.draws}};
-    fmt::print("{}\n", out.dump());
+    fmt::print("{}\n", json_text(out));
     return;
   }
   fmt::print("{}: {} actors, {} thread{}, {} frames{}: {:.3f} us per actor per update "

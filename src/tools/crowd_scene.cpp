@@ -164,4 +164,8 @@ nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_lab
   return stats;
 }
 
+std::string json_text(const nlohmann::json& doc, int indent) {
+  return doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 }  // namespace gltf_crowd::tools

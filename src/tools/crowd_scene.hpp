@@ -74,4 +74,8 @@ nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_lab
                                 std::uint32_t draws, const RenderStats& render_stats,
                                 const std::string& palette);
 
+// JSON text of `doc` (one line for indent -1). Strings that are not valid UTF-8, such as a
+// file name in another encoding, get U+FFFD instead of failing the command after its work.
+std::string json_text(const nlohmann::json& doc, int indent = -1);
+
 }  // namespace gltf_crowd::tools

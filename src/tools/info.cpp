@@ -15,6 +15,7 @@
 
 #include "gltf_crowd/asset.hpp"
 #include "tools/commands.hpp"
+#include "tools/crowd_scene.hpp"
 
 namespace gltf_crowd::tools {
 namespace {
@@ -128,7 +129,7 @@ void print_text(const nlohmann::json& s) {
 void run_info(const InfoOptions& options) {
   const Asset asset = load_asset(options.asset);
   const nlohmann::json summary = summarize(asset, options.asset);
-  if (options.json) fmt::print("{}\n", summary.dump(2));
+  if (options.json) fmt::print("{}\n", json_text(summary, 2));
   else print_text(summary);
 }
 

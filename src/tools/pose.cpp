@@ -28,6 +28,7 @@
 #include "gltf_crowd/pose.hpp"
 #include "gltf_crowd/sampling.hpp"
 #include "tools/commands.hpp"
+#include "tools/crowd_scene.hpp"
 
 namespace gltf_crowd::tools {
 namespace {
@@ -175,7 +176,7 @@ void run_single(const Asset& asset, const PoseOptions& o) {
   }
   append_pose(asset, pose, glm::mat4(1.0f), doc);
   if (o.json)
-    fmt::print("{}\n", doc.dump());
+    fmt::print("{}\n", json_text(doc));
   else
     print_text(asset, doc);
 }
@@ -345,7 +346,7 @@ void print_actors(const Crowd& crowd, std::size_t step, const ScriptLine& line) 
     doc["contributors"] = std::move(contributors);
     Pose pose = a.local_pose();
     append_pose(asset, pose, a.transform(), doc);
-    fmt::print("{}\n", doc.dump());
+    fmt::print("{}\n", json_text(doc));
   }
 }
 

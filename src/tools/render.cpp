@@ -128,7 +128,7 @@ void run_render(const RenderOptions& options) {
     stats["gl_version"] = context.version();
     stats["gl_renderer"] = context.renderer();
     std::ofstream file(options.stats);
-    file << stats.dump(2) << '\n';
+    file << json_text(stats, 2) << '\n';
     if (!file) throw Error(options.stats, "write_failed", "could not write the statistics file");
   }
   fmt::print("rendered {} actors with {} draws ({} groups) at {}x{} into {}\n",

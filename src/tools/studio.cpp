@@ -27,6 +27,7 @@
 #include "gltf_crowd/error.hpp"
 #include "gltf_crowd/gl.hpp"
 #include "tools/commands.hpp"
+#include "tools/crowd_scene.hpp"
 #include "tools/studio_panel.hpp"
 #include "tools/studio_scene.hpp"
 #include "tools/studio_settings.hpp"
@@ -240,7 +241,7 @@ void run_studio(const StudioOptions& options) {
     stats["gl_version"] = reinterpret_cast<const char*>(glGetString(GL_VERSION));
     stats["gl_renderer"] = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     std::ofstream file(options.stats);
-    file << stats.dump(2) << '\n';
+    file << json_text(stats, 2) << '\n';
     if (!file) throw Error(options.stats, "write_failed", "could not write the statistics file");
   }
   const nlohmann::json& lod = stats["lod"];
