@@ -304,6 +304,8 @@ class Crowd {
   // adds the time of each stage to scratch.ticks (update times a sample of the actors).
   void evaluate(std::uint32_t slot, Scratch& scratch, bool timed = false);
   void evaluate(std::uint32_t slot);
+  // Prefetches a slot's instance rows and playback ahead of its evaluation.
+  void prefetch_rows(std::uint32_t slot) const noexcept;
   // Whether a slot advanced (stale) this update is evaluated now (update-rate LOD).
   bool scheduled(std::uint32_t slot) const noexcept;
   // refresh_instances for a LOD control: actors that update-rate LOD left unevaluated while

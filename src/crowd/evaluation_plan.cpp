@@ -161,6 +161,18 @@ EvaluationPlan make_evaluation_plan(const Asset& asset, std::vector<NodeStream>&
     else if (plan.framed) plan.kernels->multiply(plan.frame, plan.rest_local[n], plan.rest_world[n]);
     else plan.rest_world[n] = plan.rest_local[n];
   }
+  for (std::size_t s = 0; s < streams.size(); ++s) {
+    const NodeStream& stream = streams[s];
+    StreamPlan sp;
+    sp.node = plan.dense[stream.node];
+    sp.weight_offset = asset.weight_offsets[stream.node];
+    sp.weight_count = asset.weight_counts[stream.node];
+    if (stream.joint_count > 0) {
+      sp.palette = static_cast<std::uint32_t>(plan.palette_of_stream[stream.palette_stream]);
+      sp.rule = plan.palettes[sp.palette].static_mesh ? InstanceRule::static_mesh : InstanceRule::animated_mesh;
+    }
+    plan.streams.push_back(sp);
+  }
   for (PalettePlan& p : plan.palettes) {
     if (!p.static_mesh) continue;
     p.identity_correction = std::memcmp(&p.mesh_world, &plan.unframe, sizeof(Affine)) == 0;

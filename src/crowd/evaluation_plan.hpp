@@ -52,6 +52,21 @@ struct PalettePlan {
   std::uint32_t mesh_node = 0;              // dense index of the stream's node
 };
 
+// How one stream's instance transform and morph weights are packed, decided once so that the
+// per-actor loop reads one small record per stream.
+enum class InstanceRule : std::uint8_t {
+  rigid,         // placement × unframe × world'(node)
+  static_mesh,   // placement × mesh_world of `palette` (a constant)
+  animated_mesh  // placement × unframe × world'(node), or the placement alone when singular
+};
+struct StreamPlan {
+  std::uint32_t node = 0;           // dense index of the stream's node
+  InstanceRule rule = InstanceRule::rigid;
+  std::uint32_t palette = 0;        // skinned: index into EvaluationPlan::palettes (own or shared)
+  std::uint32_t weight_offset = 0;  // the node's morph weights in Asset::weight_offsets layout
+  std::uint32_t weight_count = 0;
+};
+
 struct EvaluationPlan {
   std::vector<std::uint32_t> order;         // asset node of each dense node, parents first
   std::vector<std::int32_t> parent;         // dense parent per dense node, -1 for roots
@@ -64,6 +79,7 @@ struct EvaluationPlan {
   std::vector<ClipPlan> clips;              // per asset clip
   std::vector<PalettePlan> palettes;        // one per stream that computes its own palette
   std::vector<std::int32_t> palette_of_stream;  // stream → index into palettes, -1 rigid or shared
+  std::vector<StreamPlan> streams;          // per stream
   std::size_t max_timelines = 0;            // over clips
   // The hierarchy computes world' = frame × world(model space): frame is the inverse world of
   // the first static skinned mesh, so that mesh's palette rows are world'(joint) × IBM, one
