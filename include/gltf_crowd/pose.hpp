@@ -37,24 +37,10 @@ void accumulate_pose(const PoseView& source, float weight, bool first, std::span
 void normalize_rotations(const PoseView& pose) noexcept;
 
 // world[n] = world[parent(n)] × local(n) for every node as 4×4 matrices, roots relative to
-// `root` (placement or identity), for tools and bounds; the per-frame path uses
-// compute_world_transforms below over its own node subset. `world` has nodes.size() entries.
+// `root` (placement or identity), for read-back calls, tools and bounds; the crowd's per-frame
+// path runs its own 3×4 kernels over the nodes it needs. `world` has nodes.size() entries.
 // Source: glTF 2.0 §3.5.3.
 void compute_world_matrices(const Asset& asset, const PoseView& pose, const glm::mat4& root,
                             std::span<glm::mat4> world) noexcept;
-
-// world[n] = world[parent(n)] × local(n) for the nodes in `order`, which lists nodes parents
-// first and contains every listed node's parent (Asset::hierarchy_order, or a subset closed under
-// parents); roots are relative to `root` (placement, or identity for model space). Authored
-// matrices of unanimated nodes are used as authored. `world` has nodes.size() entries; entries of
-// unlisted nodes are left as they are. Source: glTF 2.0 §3.5.2–3.5.3.
-void compute_world_transforms(const Asset& asset, const PoseView& pose, const Affine& root,
-                              std::span<const std::uint32_t> order, std::span<Affine> world) noexcept;
-
-// Writes a skin's palette (SPEC §4): rows[3j..3j+2] = inverse_mesh_world × world[joints[j]] ×
-// inverse_binds[j]; a null inverse_mesh_world means identity (a static identity mesh node), which
-// saves one product per joint. `rows` has 3 × joints.size() entries.
-void write_palette(std::span<const std::uint32_t> joints, std::span<const Affine> inverse_binds,
-                   std::span<const Affine> world, const Affine* inverse_mesh_world, glm::vec4* rows) noexcept;
 
 }  // namespace gltf_crowd

@@ -109,7 +109,7 @@ EvaluationPlan make_evaluation_plan(const Asset& asset, std::vector<NodeStream>&
   }
 
   const std::vector<bool> animated = animated_nodes(asset);
-  plan.palette_of_stream.assign(streams.size(), -1);
+  std::vector<std::int32_t> palette_of_stream(streams.size(), -1);  // own palettes only
   for (std::size_t s = 0; s < streams.size(); ++s) {
     NodeStream& stream = streams[s];
     stream.palette_stream = static_cast<std::uint32_t>(s);
@@ -141,7 +141,7 @@ EvaluationPlan make_evaluation_plan(const Asset& asset, std::vector<NodeStream>&
       }
     }
     if (shared) continue;
-    plan.palette_of_stream[s] = static_cast<std::int32_t>(plan.palettes.size());
+    palette_of_stream[s] = static_cast<std::int32_t>(plan.palettes.size());
     plan.palettes.push_back(std::move(p));
   }
   const auto first_static = std::find_if(plan.palettes.begin(), plan.palettes.end(),
@@ -168,7 +168,7 @@ EvaluationPlan make_evaluation_plan(const Asset& asset, std::vector<NodeStream>&
     sp.weight_offset = asset.weight_offsets[stream.node];
     sp.weight_count = asset.weight_counts[stream.node];
     if (stream.joint_count > 0) {
-      sp.palette = static_cast<std::uint32_t>(plan.palette_of_stream[stream.palette_stream]);
+      sp.palette = static_cast<std::uint32_t>(palette_of_stream[stream.palette_stream]);
       sp.rule = plan.palettes[sp.palette].static_mesh ? InstanceRule::static_mesh : InstanceRule::animated_mesh;
     }
     plan.streams.push_back(sp);

@@ -78,7 +78,6 @@ struct EvaluationPlan {
   std::vector<glm::vec3> rest_scale;
   std::vector<ClipPlan> clips;              // per asset clip
   std::vector<PalettePlan> palettes;        // one per stream that computes its own palette
-  std::vector<std::int32_t> palette_of_stream;  // stream → index into palettes, -1 rigid or shared
   std::vector<StreamPlan> streams;          // per stream
   std::size_t max_timelines = 0;            // over clips
   // The hierarchy computes world' = frame × world(model space): frame is the inverse world of

@@ -208,7 +208,7 @@ CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& opt
       sync_layout(*state, crowd);
     }
   } catch (...) {
-    state->for_each_object([](gl::Object& o) { o.reset(); });
+    gl::release_objects(state);  // the creating context is current: deletes what was made
     throw;
   }
   state_ = std::move(state);

@@ -178,7 +178,7 @@ ReferenceRenderer::ReferenceRenderer(const Crowd& crowd) : crowd_(&crowd) {
       sync_layout(*state, crowd);
     }
   } catch (...) {
-    state->for_each_object([](gl::Object& o) { o.reset(); });
+    gl::release_objects(state);  // the creating context is current: deletes what was made
     throw;
   }
   state_ = std::move(state);
