@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test: the normal build, the whole suite
+# Installs what is missing, builds, and runs every test: the normal build, the install and
+# packaging checks (scripts/package_test.sh), the whole suite
 # again under AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included), then every
 # libFuzzer target for a bounded time (GLTF_CROWD_FUZZ_SECONDS each, default 60).
 set -euo pipefail
@@ -13,6 +14,9 @@ cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLTF_CROWD_TEST
   -DGLTF_CROWD_SANITIZE=OFF
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure --no-tests=error -j "$jobs"
+
+# The library as users get it: install, find_package, add_subdirectory, Debian packages.
+BUILD_DIR=build JOBS=$jobs scripts/package_test.sh
 
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGLTF_CROWD_TESTS=ON -DGLTF_CROWD_SANITIZE=ON \
   -DGLTF_CROWD_BENCH=OFF

@@ -8,6 +8,9 @@
 #include <glm/gtc/quaternion.hpp>
 #include <emmintrin.h>
 
+#include "gltf_crowd/export.hpp"
+
+GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 struct Affine {
@@ -67,4 +70,5 @@ Affine inverse(const Affine& a) noexcept;
 float abs_determinant(const Affine& a) noexcept;
 
 }  // namespace gltf_crowd
+GLTF_CROWD_API_END
 static_assert(sizeof(gltf_crowd::Affine) == 48, "Affine is the packed 48-byte layout");

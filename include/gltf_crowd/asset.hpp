@@ -17,7 +17,9 @@
 #include <glm/gtc/quaternion.hpp>
 
 #include "gltf_crowd/error.hpp"
+#include "gltf_crowd/export.hpp"
 
+GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 // glTF animation sampler interpolation (glTF 2.0 §3.11, Appendix C).
@@ -216,3 +218,4 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes,
                              const std::filesystem::path& base_dir = {});
 
 }  // namespace gltf_crowd
+GLTF_CROWD_API_END

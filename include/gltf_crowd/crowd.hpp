@@ -34,7 +34,9 @@
 #include "gltf_crowd/lod.hpp"
 #include "gltf_crowd/playback.hpp"
 #include "gltf_crowd/pose.hpp"
+#include "gltf_crowd/export.hpp"
 
+GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 class Crowd;
@@ -339,3 +341,4 @@ class Crowd {
 };
 
 }  // namespace gltf_crowd
+GLTF_CROWD_API_END

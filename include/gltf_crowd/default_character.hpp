@@ -15,6 +15,9 @@
 #include <cstdint>
 #include <vector>
 
+#include "gltf_crowd/export.hpp"
+
+GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 // Parameters of the generated humanoid; `{}` gives the standard built-in character.
@@ -36,3 +39,4 @@ struct CharacterParams {
 [[nodiscard]] std::vector<std::uint8_t> default_character_glb(const CharacterParams& params = {});
 
 }  // namespace gltf_crowd
+GLTF_CROWD_API_END

@@ -4,6 +4,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "gltf_crowd/export.hpp"
+
+GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 // Raised for every bad input: malformed glTF, unknown clip, full crowd, NaN argument.
@@ -27,3 +30,4 @@ class Error : public std::runtime_error {
 };
 
 }  // namespace gltf_crowd
+GLTF_CROWD_API_END

@@ -41,7 +41,9 @@
 
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/error.hpp"
+#include "gltf_crowd/export.hpp"
 
+GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 // Which client API and version a HeadlessContext requests. Mesa hands out the highest
@@ -294,3 +296,4 @@ class ReferenceRenderer {
 };
 
 }  // namespace gltf_crowd
+GLTF_CROWD_API_END

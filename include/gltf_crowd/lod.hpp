@@ -26,7 +26,9 @@
 #include <glm/glm.hpp>
 
 #include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/export.hpp"
 
+GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 // Where a LodModel's levels came from (SPEC §7 "Levels").
@@ -226,3 +228,4 @@ struct LodStats {
 };
 
 }  // namespace gltf_crowd
+GLTF_CROWD_API_END

@@ -8,6 +8,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include "gltf_crowd/export.hpp"
+
+GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 // How a clip's time follows the elapsed clock (SPEC §3).
@@ -51,3 +54,4 @@ double settle_elapsed(double elapsed_seconds, float duration_seconds, LoopMode l
                       std::uint32_t repetitions) noexcept;
 
 }  // namespace gltf_crowd
+GLTF_CROWD_API_END

@@ -10,7 +10,9 @@
 #include "gltf_crowd/affine.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/sampling.hpp"
+#include "gltf_crowd/export.hpp"
 
+GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 // Owning structure-of-arrays local pose: nodes.size() TRS entries, total_weights weights.
@@ -44,3 +46,4 @@ void compute_world_matrices(const Asset& asset, const PoseView& pose, const glm:
                             std::span<glm::mat4> world) noexcept;
 
 }  // namespace gltf_crowd
+GLTF_CROWD_API_END

@@ -8,7 +8,9 @@
 #include <glm/gtc/quaternion.hpp>
 
 #include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/export.hpp"
 
+GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 // A local pose in structure-of-arrays form: one entry per node (glTF node order) for TRS, and
@@ -82,3 +84,4 @@ void sample_channel(const Clip& clip, const Channel& channel, float seconds,
 void sample_clip(const Asset& asset, const Clip& clip, float seconds, const PoseView& out) noexcept;
 
 }  // namespace gltf_crowd
+GLTF_CROWD_API_END

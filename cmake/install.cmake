@@ -1,0 +1,89 @@
+# Install rules, the CMake package (gltf_crowd::core, gltf_crowd::gl, gltf_crowd::gltf_crowd),
+# the pkg-config file and the Debian packages (cpack -G DEB):
+#   libgltf-crowd-dev  component "dev":  libraries, headers, CMake and pkg-config files
+#   gltf-crowd         component "tool": the gltf-crowd command
+set(GLTF_CROWD_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/gltf_crowd)
+
+install(TARGETS gltf_crowd_core gltf_crowd_gl EXPORT gltf_crowdTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev NAMELINK_COMPONENT dev
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY include/gltf_crowd ${PROJECT_BINARY_DIR}/include/gltf_crowd
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
+install(EXPORT gltf_crowdTargets NAMESPACE gltf_crowd:: DESTINATION ${GLTF_CROWD_CMAKE_DIR}
+  COMPONENT dev)
+
+# Static libraries carry their private dependencies as link-only entries: the package finds
+# them again. A shared build needs only glm (the public headers' one dependency).
+if(BUILD_SHARED_LIBS)
+  set(GLTF_CROWD_STATIC OFF)
+else()
+  set(GLTF_CROWD_STATIC ON)
+endif()
+configure_package_config_file(cmake/gltf_crowdConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/gltf_crowdConfig.cmake INSTALL_DESTINATION ${GLTF_CROWD_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/gltf_crowdConfigVersion.cmake
+  COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/gltf_crowdConfig.cmake
+  ${PROJECT_BINARY_DIR}/gltf_crowdConfigVersion.cmake
+  DESTINATION ${GLTF_CROWD_CMAKE_DIR} COMPONENT dev)
+
+# pkg-config: relocatable (prefix from the file's own place). Static builds list their
+# dependencies as public requirements, since nothing else links them.
+if(GLTF_CROWD_STATIC)
+  set(GLTF_CROWD_PC_REQUIRES "glm epoxy egl tbb fmt tinygltf stb")
+  set(GLTF_CROWD_PC_REQUIRES_PRIVATE "")
+  set(GLTF_CROWD_PC_LIBS_EXTRA "-lmeshoptimizer -pthread")
+  set(GLTF_CROWD_PC_LIBS_PRIVATE "")
+else()
+  set(GLTF_CROWD_PC_REQUIRES "glm")
+  set(GLTF_CROWD_PC_REQUIRES_PRIVATE "epoxy egl tbb fmt tinygltf stb")
+  set(GLTF_CROWD_PC_LIBS_EXTRA "")
+  set(GLTF_CROWD_PC_LIBS_PRIVATE "-lmeshoptimizer -pthread")
+endif()
+file(RELATIVE_PATH GLTF_CROWD_PC_TO_PREFIX
+  ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
+configure_file(cmake/gltf_crowd.pc.in ${PROJECT_BINARY_DIR}/gltf_crowd.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/gltf_crowd.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+  COMPONENT dev)
+
+if(TARGET gltf-crowd)
+  install(TARGETS gltf-crowd RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tool)
+endif()
+
+# Debian packages for Debian 12 (bookworm).
+set(CPACK_PACKAGE_NAME gltf-crowd)
+set(CPACK_PACKAGE_VENDOR "gltf-crowd developers")
+set(CPACK_PACKAGE_CONTACT "gltf-crowd developers <gltf-crowd@localhost>")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY ${PROJECT_DESCRIPTION})
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_COMPONENTS_ALL dev tool)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SECTION libdevel)
+set(CPACK_DEBIAN_DEV_PACKAGE_NAME libgltf-crowd-dev)
+set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
+set(CPACK_COMPONENT_DEV_DESCRIPTION
+  "gltf-crowd C++20 library: headers, libraries, CMake package and pkg-config file\n\
+Crowds of independently animated glTF 2.0 characters drawn with one instanced draw per\n\
+source mesh primitive: gltf_crowd::core (asset, animation, LOD, crowd; GPU-free) and\n\
+gltf_crowd::gl (the OpenGL backend).")
+# What find_package(gltf_crowd) and pkg-config need to link the libraries.
+set(GLTF_CROWD_DEV_DEPENDS "libglm-dev, pkg-config")
+if(GLTF_CROWD_STATIC)
+  string(APPEND GLTF_CROWD_DEV_DEPENDS ", libtbb-dev, libtinygltf-dev, libmeshoptimizer-dev, \
+libfmt-dev, nlohmann-json3-dev, libstb-dev, libepoxy-dev, libegl-dev, libgl-dev")
+endif()
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS ${GLTF_CROWD_DEV_DEPENDS})
+set(CPACK_DEBIAN_TOOL_PACKAGE_NAME gltf-crowd)
+set(CPACK_DEBIAN_TOOL_PACKAGE_SECTION graphics)
+set(CPACK_COMPONENT_TOOL_DESCRIPTION
+  "render, inspect and benchmark crowds of animated glTF characters\n\
+The gltf-crowd command: render (headless through EGL), studio (GLFW window), info, pose,\n\
+lod and bench.")
+# Shared-library dependencies come from dpkg-shlibdeps; the EGL and GL drivers are loaded at
+# run time (headless rendering on Mesa), so they are named here.
+set(CPACK_DEBIAN_TOOL_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_TOOL_PACKAGE_DEPENDS "libegl-mesa0 | libegl-vendor")
+set(CPACK_DEBIAN_TOOL_PACKAGE_RECOMMENDS "libgl1-mesa-dri, xvfb")
+include(CPack)
