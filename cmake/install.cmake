@@ -81,9 +81,9 @@ set(CPACK_COMPONENT_TOOL_DESCRIPTION
   "render, inspect and benchmark crowds of animated glTF characters\n\
 The gltf-crowd command: render (headless through EGL), studio (GLFW window), info, pose,\n\
 lod and bench.")
-# Shared-library dependencies come from dpkg-shlibdeps; the EGL and GL drivers are loaded at
-# run time (headless rendering on Mesa), so they are named here.
+# Shared-library dependencies come from dpkg-shlibdeps; libepoxy opens libEGL and the EGL
+# vendor (Mesa for headless rendering) at run time, so they are named here.
 set(CPACK_DEBIAN_TOOL_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_TOOL_PACKAGE_DEPENDS "libegl-mesa0 | libegl-vendor")
+set(CPACK_DEBIAN_TOOL_PACKAGE_DEPENDS "libegl1, libegl-mesa0 | libegl-vendor")
 set(CPACK_DEBIAN_TOOL_PACKAGE_RECOMMENDS "libgl1-mesa-dri, xvfb")
 include(CPack)

@@ -9,6 +9,7 @@
 //
 // Without an asset it uses the built-in character and its "RightHand" joint. A HeadlessContext
 // stands in for the application's window context: any current OpenGL 4.3 / 3.3 context works.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <exception>
