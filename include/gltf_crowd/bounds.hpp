@@ -46,9 +46,10 @@ struct Bounds {
 
 // The times, in seconds within [0, duration], at which animated_bounds (and the LOD layer's
 // animated spheres, SPEC §7) pose a clip: every key time of its channels and a uniform grid from
-// 0 to the duration in ceil(30 × duration) steps (at least 30 per second, at most 1,024 steps),
-// sorted and without duplicates. More than 2,048 such times are thinned to 2,048 spread evenly over them, first and
-// last kept, which bounds the cost of a clip with very many keys.
+// 0 to the duration in ceil(30 × duration) steps, at most 1,024 (clips longer than 34 s get a
+// coarser grid), sorted and without duplicates. More than 2,048 such times are thinned to 2,048
+// spread evenly over them, first and last kept, which bounds the cost of a clip with very many
+// keys.
 std::vector<float> bounds_sample_times(const Clip& clip);
 
 // Box of every drawn vertex at the rest pose: node TRS (authored matrices), default morph
@@ -60,8 +61,8 @@ Bounds rest_bounds(const Asset& asset);
 // exact per-vertex boxes of the poses at bounds_sample_times(clip) (the rest pose overwritten by
 // the clip's channels, as an actor playing only that clip is posed). It contains the geometry at
 // every sampled time; between samples it is conservative only up to the sampling: a vertex that
-// swings further between two samples (a fast rotation between distant keys) may leave it by the
-// distance it travels in one sample interval. Cost: drawn vertices × sample times.
+// swings out between two samples (a fast rotation) may leave it, by at most the distance it
+// travels in one sample interval. Cost: drawn vertices × sample times.
 // Throws Error (path "animated_bounds.clip", rule "unknown_clip") when `clip` is not an index
 // into asset.clips.
 Bounds animated_bounds(const Asset& asset, std::size_t clip);
