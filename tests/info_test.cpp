@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "test_documents.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -133,6 +134,50 @@ TEST(InfoTool, BuiltInCharacterMeetsSpecSection9) {
   for (const char* required : {"Idle", "Walking", "Running", "Wave", "Dance"})
     EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
   EXPECT_GE(info["morph_targets"].get<int>(), 1);
+}
+
+// A triangle (0,0,0), (1,0,0), (0,1,0) on a node resting at (0, 1, 0), whose clip "Slide" moves
+// it LINEAR from (0, 0, 0) to (2, 0, 0): rest box [0, 1] × [1, 2] × {0}; over the clip the
+// triangle sweeps [0, 3] × [0, 1] × {0} (extremes at the keys).
+TEST(InfoTool, ReportsRestAndAnimatedBounds) {
+  test::Document d;
+  const int position = d.add_accessor(d.add_view(std::vector<float>{0, 0, 0, 1, 0, 0, 0, 1, 0}), 5126, 3, "VEC3",
+                                      {{"min", {0, 0, 0}}, {"max", {1, 1, 0}}});
+  const int times = d.add_accessor(d.add_view(std::vector<float>{0, 1}), 5126, 2, "SCALAR", {{"min", {0}}, {"max", {1}}});
+  const int values = d.add_floats({0, 0, 0, 2, 0, 0}, 3, "VEC3");
+  d.json["meshes"] = {{{"primitives", {{{"attributes", {{"POSITION", position}}}}}}}};
+  d.json["nodes"] = {{{"mesh", 0}, {"translation", {0, 1, 0}}}};
+  d.json["scenes"] = {{{"nodes", {0}}}};
+  d.json["animations"] = {{{"name", "Slide"},
+                           {"samplers", {{{"input", times}, {"output", values}}}},
+                           {"channels", {{{"sampler", 0}, {"target", {{"node", 0}, {"path", "translation"}}}}}}}};
+  const auto dir = test::scratch_dir("info_bounds");
+  const std::vector<std::uint8_t> bytes = d.gltf();
+  std::ofstream(dir / "slide.gltf", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                           static_cast<std::streamsize>(bytes.size()));
+
+  const nlohmann::json info = info_json(dir / "slide.gltf");
+  ASSERT_TRUE(info.is_object());
+  const auto expect_box = [](const nlohmann::json& b, std::vector<float> min, std::vector<float> max) {
+    ASSERT_TRUE(b.is_object()) << b;
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_NEAR(b["min"][a].get<float>(), min[a], 1e-5f) << b;
+      EXPECT_NEAR(b["max"][a].get<float>(), max[a], 1e-5f) << b;
+      EXPECT_NEAR(b["size"][a].get<float>(), max[a] - min[a], 1e-5f) << b;
+    }
+  };
+  expect_box(info["rest_bounds"], {0, 1, 0}, {1, 2, 0});
+  expect_box(info["animated_bounds"], {0, 0, 0}, {3, 1, 0});
+  ASSERT_EQ(info["clips"].size(), 1u);
+  expect_box(info["clips"][0]["bounds"], {0, 0, 0}, {3, 1, 0});
+
+  const CommandOutput text = run_tool("info " + quoted(dir / "slide.gltf"));
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  EXPECT_NE(text.out.find("rest bounds: min (0, 1, 0), max (1, 2, 0), size (1, 1, 0)"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("animated bounds (all clips): min (0, 0, 0), max (3, 1, 0), size (3, 1, 0)"),
+            std::string::npos)
+      << text.out;
 }
 
 TEST(InfoTool, BadFileExitsNonZeroWithTheErrorOnStderr) {

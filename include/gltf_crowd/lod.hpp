@@ -116,7 +116,8 @@ struct LodModel {
   // radius = largest distance of a vertex from it.
   Sphere rest_sphere;
   // Per clip (Asset::clips order), actor space: contains every vertex of every level at every
-  // sampled time (each key and at least 30 Hz), padded by half the largest per-sample motion.
+  // time of bounds_sample_times (each key and at least 30 Hz), padded by half the largest
+  // per-sample motion.
   std::vector<Sphere> clip_spheres;
   // The same for the rest pose (actors of an asset without clips).
   Sphere rest_pose_bounds;

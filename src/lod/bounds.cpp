@@ -11,15 +11,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "anim/posed_positions.hpp"
+#include "gltf_crowd/bounds.hpp"
 #include "gltf_crowd/pose.hpp"
 #include "lod/bounds.hpp"
 
 namespace gltf_crowd::detail {
 namespace {
-
-// Clips are sampled at every key and at least this often, so motion between samples is small.
-constexpr float kSamplesPerSecond = 30.0f;
-constexpr float kMaxUniformSamples = 1024.0f;
 
 // A sphere attached to one node, in that node's local space.
 struct Element {
@@ -115,38 +113,6 @@ void place_elements(const std::vector<Element>& elements, std::span<const glm::m
   }
 }
 
-// Every key time of the clip and a uniform grid of at least kSamplesPerSecond, sorted, unique.
-std::vector<float> sample_times(const Clip& clip) {
-  std::vector<float> times(clip.times);
-  const float steps = std::min(std::ceil(clip.duration_seconds * kSamplesPerSecond), kMaxUniformSamples);
-  for (float i = 0.0f; i <= steps; i += 1.0f) times.push_back(steps > 0.0f ? clip.duration_seconds * i / steps : 0.0f);
-  std::sort(times.begin(), times.end());
-  times.erase(std::unique(times.begin(), times.end()), times.end());
-  return times;
-}
-
-// Rest-pose position of vertex v of a primitive drawn by `source` (skinned when it can be).
-glm::vec3 rest_vertex(const Asset& asset, std::uint32_t source, const Primitive& primitive, std::size_t v,
-                      std::span<const glm::mat4> world, std::span<const float> weights) {
-  glm::vec3 p = primitive.positions[v];
-  const std::uint32_t targets =
-      std::min<std::uint32_t>(asset.weight_counts[source], static_cast<std::uint32_t>(primitive.targets.size()));
-  for (std::uint32_t t = 0; t < targets; ++t)
-    if (!primitive.targets[t].positions.empty())
-      p += weights[asset.weight_offsets[source] + t] * primitive.targets[t].positions[v];
-  const Node& node = asset.nodes[source];
-  if (node.skin < 0 || primitive.joints0.empty()) return glm::vec3(world[source] * glm::vec4(p, 1.0f));
-  const Skin& skin = asset.skins[static_cast<std::size_t>(node.skin)];
-  glm::vec3 out(0.0f);
-  const auto add = [&](const glm::u16vec4& joints, const glm::vec4& w) {
-    for (int k = 0; k < 4; ++k)
-      out += w[k] * glm::vec3(world[skin.joints[joints[k]]] * skin.inverse_bind_matrices[joints[k]] * glm::vec4(p, 1.0f));
-  };
-  add(primitive.joints0[v], primitive.weights0[v]);
-  if (!primitive.joints1.empty()) add(primitive.joints1[v], primitive.weights1[v]);
-  return out;
-}
-
 }  // namespace
 
 void compute_lod_bounds(const Asset& asset, LodModel& model) {
@@ -166,8 +132,7 @@ void compute_lod_bounds(const Asset& asset, LodModel& model) {
         const Primitive& primitive = mesh.primitives[p.primitive];
         add_elements(asset, source.node, primitive, elements);
         if (l != 0) continue;
-        for (std::size_t v = 0; v < primitive.vertex_count(); ++v)
-          rest_points.push_back(rest_vertex(asset, source.node, primitive, v, world, pose.weights));
+        append_posed_positions(asset, source.node, primitive, world, pose.weights, rest_points);
       }
     }
   }
@@ -182,7 +147,7 @@ void compute_lod_bounds(const Asset& asset, LodModel& model) {
   for (const Clip& clip : asset.clips) {
     spheres.clear();
     float motion = 0.0f;
-    const std::vector<float> times = sample_times(clip);
+    const std::vector<float> times = bounds_sample_times(clip);
     for (std::size_t s = 0; s < times.size(); ++s) {
       write_rest_pose(asset, pose.view());
       sample_clip(asset, clip, times[s], pose.view());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 #include <glm/gtc/matrix_transform.hpp>
@@ -38,6 +39,13 @@ std::size_t clip_of(const Asset& asset, const ClipAssignment& assignment, std::s
   return 0;
 }
 
+// The clip actor_options gives the actor: clip_of's, or the first clip when that one has no
+// unique name.
+std::size_t played_clip(const Asset& asset, const ClipAssignment& assignment, std::size_t actor) {
+  const std::size_t clip = clip_of(asset, assignment, actor);
+  return asset.find_clip(asset.clips[clip].name) == static_cast<int>(clip) ? clip : 0;
+}
+
 }  // namespace
 
 std::shared_ptr<const Asset> load_crowd_asset(const std::string& path) {
@@ -48,9 +56,10 @@ std::shared_ptr<const Asset> load_crowd_asset(const std::string& path) {
   return std::make_shared<const Asset>(load_asset(path));
 }
 
-Layout grid_layout(const Asset& asset, std::uint32_t count) {
-  Bounds character = rest_pose_bounds(asset);
-  if (character.empty()) character = Bounds{glm::vec3(-0.5f, 0.0f, -0.5f), glm::vec3(0.5f, 1.0f, 0.5f)};
+Layout grid_layout(const Asset& asset, std::uint32_t count, const ClipAssignment& clips) {
+  Bounds character = rest_bounds(asset);
+  const bool drawn = !character.empty();
+  if (!drawn) character = Bounds{glm::vec3(-0.5f, 0.0f, -0.5f), glm::vec3(0.5f, 1.0f, 0.5f)};
   const glm::vec3 size = character.size();
   float spacing = 1.25f * std::max(size.x, size.z);
   if (!(spacing > 0.0f)) spacing = std::max(size.y, 1.0f);
@@ -59,18 +68,24 @@ Layout grid_layout(const Asset& asset, std::uint32_t count) {
 
   Layout layout;
   const glm::vec3 center = character.center();
+  std::vector<std::optional<Bounds>> played(asset.clips.size());  // animated_bounds, on first use
   for (std::uint32_t i = 0; i < count; ++i) {
     const float x = (static_cast<float>(i % columns) - 0.5f * static_cast<float>(columns - 1)) * spacing;
     const float z = (static_cast<float>(i / columns) - 0.5f * static_cast<float>(rows - 1)) * spacing;
     const glm::vec3 offset(x - center.x, 0.0f, z - center.z);
     layout.placements.push_back(glm::translate(glm::mat4(1.0f), offset));
-    layout.crowd_bounds.add(character.min + offset);
-    layout.crowd_bounds.add(character.max + offset);
+    Bounds box = character;
+    if (drawn && !asset.clips.empty()) {
+      const std::size_t clip = played_clip(asset, clips, i);
+      if (!played[clip]) played[clip] = animated_bounds(asset, clip);
+      box = *played[clip];
+    }
+    layout.crowd_bounds.add(box.min + offset);
+    layout.crowd_bounds.add(box.max + offset);
   }
-  // Clips move limbs (and sometimes the root) beyond the rest pose.
-  const glm::vec3 pad = 0.1f * size;
-  layout.crowd_bounds.min -= pad;
-  layout.crowd_bounds.max += pad;
+  const glm::vec3 margin = 0.05f * layout.crowd_bounds.size();
+  layout.crowd_bounds.min -= margin;
+  layout.crowd_bounds.max += margin;
   return layout;
 }
 

@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/bounds.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/gl.hpp"
-#include "tools/rest_bounds.hpp"
 
 namespace gltf_crowd::tools {
 
@@ -26,11 +26,8 @@ std::shared_ptr<const Asset> load_crowd_asset(const std::string& path);
 
 struct Layout {
   std::vector<glm::mat4> placements;
-  Bounds crowd_bounds;  // rest-pose bounds of the whole grid, padded for animation
+  Bounds crowd_bounds;  // what the actors draw over their clips, with a margin (grid_layout)
 };
-
-// A square grid of `count` cells spaced by the character's footprint, centred on the origin.
-Layout grid_layout(const Asset& asset, std::uint32_t count);
 
 // Where the camera looks from, relative to the default framing (front, 25° above).
 struct CameraOrbit {
@@ -61,6 +58,12 @@ struct ClipAssignment {
   float phase_spread = 1.0f;    // phase = phase_spread × ((0.618·i) mod 1)
   float speed_spread = 0.4f;    // speed = 1 + speed_spread × ((i mod 5) / 4 − 0.5)
 };
+
+// A square grid of `count` cells spaced by the character's rest-pose footprint, centred on the
+// origin. crowd_bounds is the union of every actor's animated_bounds for the clip `clips` gives
+// it (rest_bounds without clips) at its placement, grown by 5% of its size on every side so that
+// geometry on the box's faces stays off the image border.
+Layout grid_layout(const Asset& asset, std::uint32_t count, const ClipAssignment& clips = {});
 
 // Options of actors 0..N−1 for `layout`'s placements. Clips are chosen by name, so a clip
 // without a unique name falls back to the first clip (with one warning on stderr).

@@ -1,8 +1,9 @@
 // `gltf-crowd info <asset> [--json]`: what a crowd made from the asset would draw and animate
 // (SPEC §8): meshes and primitives (all, and reachable from the default scene counting a mesh once
 // per node that uses it), skins, clips with durations, morph targets, MSFT_lod levels, materials,
-// extensions. Loading runs the full validation of SPEC §2, so a bad file exits non-zero with the
-// error (JSON path and rule) on stderr.
+// extensions, and the rest-pose and animated bounds (gltf_crowd/bounds.hpp). Loading runs the
+// full validation of SPEC §2, so a bad file exits non-zero with the error (JSON path and rule) on
+// stderr.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/bounds.hpp"
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
 
@@ -40,6 +42,13 @@ std::size_t subtree_primitives(const Asset& asset, const std::vector<std::uint32
     stack.insert(stack.end(), node.children.rbegin(), node.children.rend());
   }
   return count;
+}
+
+// {min, max, size} in asset units, or null when nothing is drawn.
+nlohmann::json bounds_json(const Bounds& b) {
+  if (b.empty()) return nullptr;
+  const auto xyz = [](const glm::vec3& v) { return nlohmann::json::array({v.x, v.y, v.z}); };
+  return {{"min", xyz(b.min)}, {"max", xyz(b.max)}, {"size", xyz(b.size())}};
 }
 
 nlohmann::json summarize(const Asset& asset, const std::string& file) {
@@ -70,8 +79,17 @@ nlohmann::json summarize(const Asset& asset, const std::string& file) {
   std::size_t skinned_nodes = 0;
   for (const Node& node : asset.nodes) skinned_nodes += node.skin >= 0 ? 1 : 0;
   nlohmann::json clips = nlohmann::json::array();
-  for (const Clip& clip : asset.clips)
-    clips.push_back({{"name", clip.name}, {"duration", clip.duration_seconds}, {"channels", clip.channels.size()}});
+  const Bounds rest = rest_bounds(asset);
+  Bounds animated = asset.clips.empty() ? rest : Bounds{};  // as animated_bounds(asset), once
+  for (std::size_t c = 0; c < asset.clips.size(); ++c) {
+    const Clip& clip = asset.clips[c];
+    const Bounds clip_bounds = animated_bounds(asset, c);
+    animated.add(clip_bounds);
+    clips.push_back({{"name", clip.name},
+                     {"duration", clip.duration_seconds},
+                     {"channels", clip.channels.size()},
+                     {"bounds", bounds_json(clip_bounds)}});
+  }
   return {{"file", file},
           {"nodes", asset.nodes.size()},
           {"scene_roots", asset.scene_roots},
@@ -83,6 +101,8 @@ nlohmann::json summarize(const Asset& asset, const std::string& file) {
           {"skins", skins},
           {"skinned_nodes", skinned_nodes},
           {"clips", clips},
+          {"rest_bounds", bounds_json(rest)},
+          {"animated_bounds", bounds_json(animated)},
           {"morph_targets", morph_targets},
           {"morph_primitives", morph_primitives},
           {"lod", lod},
@@ -96,6 +116,17 @@ nlohmann::json summarize(const Asset& asset, const std::string& file) {
 
 std::string list_or_dash(const nlohmann::json& strings) {
   return strings.empty() ? "-" : fmt::format("{}", fmt::join(strings.get<std::vector<std::string>>(), ", "));
+}
+
+void print_bounds(const char* label, const nlohmann::json& b) {
+  if (b.is_null()) {
+    fmt::print("  {}: -\n", label);
+    return;
+  }
+  const auto xyz = [](const nlohmann::json& v) {
+    return fmt::format("({:.4g}, {:.4g}, {:.4g})", v[0].get<float>(), v[1].get<float>(), v[2].get<float>());
+  };
+  fmt::print("  {}: min {}, max {}, size {}\n", label, xyz(b["min"]), xyz(b["max"]), xyz(b["size"]));
 }
 
 void print_text(const nlohmann::json& s) {
@@ -113,6 +144,8 @@ void print_text(const nlohmann::json& s) {
   for (const auto& clip : s["clips"])
     fmt::print("    \"{}\": {:.4g} s, {} channels\n", clip["name"].get<std::string>(), clip["duration"].get<double>(),
                clip["channels"].get<std::size_t>());
+  print_bounds("rest bounds", s["rest_bounds"]);
+  print_bounds("animated bounds (all clips)", s["animated_bounds"]);
   fmt::print("  morph targets {} (on {} primitives)\n", s["morph_targets"].get<std::size_t>(),
              s["morph_primitives"].get<std::size_t>());
   for (const auto& lod : s["lod"])
@@ -141,7 +174,8 @@ void register_info(CLI::App& app) {
   info->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb)")->required();
   info->add_flag("--json", options->json,
                  "print JSON: nodes, meshes, primitives, reachable_primitives, skins [{joints}], "
-                 "clips [{name, duration}], morph_targets, lod [{node, levels}], extensions_used, ...");
+                 "clips [{name, duration, bounds}], rest_bounds and animated_bounds ({min, max, size} in "
+                 "asset units), morph_targets, lod [{node, levels}], extensions_used, ...");
   info->callback([options] { run_info(*options); });
 }
 

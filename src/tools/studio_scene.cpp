@@ -82,7 +82,7 @@ void StudioScene::add_actors(const StudioSettings& settings) {
   std::vector<std::string> ids;
   for (const Actor& actor : crowd_->actors()) ids.push_back(actor.id());
   crowd_->remove_actors(ids);
-  layout_ = grid_layout(crowd_->asset(), settings.actors);
+  layout_ = grid_layout(crowd_->asset(), settings.actors, settings.clips);
   crowd_->add_actors(actor_options(crowd_->asset(), layout_, settings.clips));
 }
 

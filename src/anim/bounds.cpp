@@ -1,0 +1,113 @@
+// Rest and animated bounds (include/gltf_crowd/bounds.hpp): every drawn vertex posed exactly, at
+// the rest pose or at each sample time of a clip. Per-vertex work is affordable at tool time on
+// the assets crowds use; bounds_sample_times caps the number of poses per clip.
+#include "gltf_crowd/bounds.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "anim/posed_positions.hpp"
+#include "gltf_crowd/pose.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+constexpr float kSamplesPerSecond = 30.0f;
+constexpr float kMaxGridSteps = 1024.0f;
+constexpr std::size_t kMaxSampleTimes = 2048;
+
+// Mesh nodes reachable from the default scene through visible nodes, as Crowd draws them.
+std::vector<std::uint32_t> drawn_nodes(const Asset& asset) {
+  std::vector<std::uint32_t> drawn;
+  std::vector<std::uint32_t> stack(asset.scene_roots.rbegin(), asset.scene_roots.rend());
+  while (!stack.empty()) {
+    const std::uint32_t n = stack.back();
+    stack.pop_back();
+    const Node& node = asset.nodes[n];
+    if (!node.visible) continue;
+    stack.insert(stack.end(), node.children.rbegin(), node.children.rend());
+    if (node.mesh >= 0) drawn.push_back(n);
+  }
+  return drawn;
+}
+
+// Poses the drawn vertices and adds them to `bounds`; `world` and `scratch` are reused buffers.
+class PosedBounds {
+ public:
+  explicit PosedBounds(const Asset& asset) : asset_(asset), drawn_(drawn_nodes(asset)), world_(asset.nodes.size()) {}
+
+  void add(const PoseView& pose, Bounds& bounds) {
+    compute_world_matrices(asset_, pose, glm::mat4(1.0f), world_);
+    for (std::uint32_t n : drawn_) {
+      for (const Primitive& primitive : asset_.meshes[static_cast<std::size_t>(asset_.nodes[n].mesh)].primitives) {
+        scratch_.clear();
+        detail::append_posed_positions(asset_, n, primitive, world_, pose.weights, scratch_);
+        for (const glm::vec3& p : scratch_) bounds.add(p);
+      }
+    }
+  }
+
+ private:
+  const Asset& asset_;
+  std::vector<std::uint32_t> drawn_;
+  std::vector<glm::mat4> world_;
+  std::vector<glm::vec3> scratch_;
+};
+
+Bounds clip_bounds(const Asset& asset, const Clip& clip, PosedBounds& posed, Pose& pose) {
+  Bounds bounds;
+  // Every sample overwrites the same channels, so the rest of the pose is written once.
+  write_rest_pose(asset, pose.view());
+  for (float t : bounds_sample_times(clip)) {
+    sample_clip(asset, clip, t, pose.view());
+    posed.add(pose.view(), bounds);
+  }
+  return bounds;
+}
+
+}  // namespace
+
+std::vector<float> bounds_sample_times(const Clip& clip) {
+  std::vector<float> times(clip.times);
+  const float steps = std::min(std::ceil(clip.duration_seconds * kSamplesPerSecond), kMaxGridSteps);
+  for (float i = 0.0f; i <= steps; i += 1.0f) times.push_back(steps > 0.0f ? clip.duration_seconds * i / steps : 0.0f);
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  if (times.size() <= kMaxSampleTimes) return times;
+  std::vector<float> thinned(kMaxSampleTimes);
+  const std::size_t last = times.size() - 1;
+  for (std::size_t i = 0; i < kMaxSampleTimes; ++i) thinned[i] = times[i * last / (kMaxSampleTimes - 1)];
+  return thinned;
+}
+
+Bounds rest_bounds(const Asset& asset) {
+  Pose pose(asset);
+  write_rest_pose(asset, pose.view());
+  PosedBounds posed(asset);
+  Bounds bounds;
+  posed.add(pose.view(), bounds);
+  return bounds;
+}
+
+Bounds animated_bounds(const Asset& asset, std::size_t clip) {
+  if (clip >= asset.clips.size())
+    throw Error("animated_bounds.clip", "unknown_clip",
+                fmt::format("clip index {} does not exist (the asset has {} clips)", clip, asset.clips.size()));
+  Pose pose(asset);
+  PosedBounds posed(asset);
+  return clip_bounds(asset, asset.clips[clip], posed, pose);
+}
+
+Bounds animated_bounds(const Asset& asset) {
+  if (asset.clips.empty()) return rest_bounds(asset);
+  Pose pose(asset);
+  PosedBounds posed(asset);
+  Bounds bounds;
+  for (const Clip& clip : asset.clips) bounds.add(clip_bounds(asset, clip, posed, pose));
+  return bounds;
+}
+
+}  // namespace gltf_crowd
