@@ -4,6 +4,7 @@
 //   gltf_crowd_minimal [OUT.png] [ASSET.gltf|ASSET.glb]
 //
 // Without an asset it uses the built-in character.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include <glm/gtc/matrix_transform.hpp>
+#include <gltf_crowd/bounds.hpp>
 #include <gltf_crowd/crowd.hpp>
 #include <gltf_crowd/default_character.hpp>
 #include <gltf_crowd/gl.hpp>
@@ -23,7 +25,7 @@ int main(int argc, char** argv) try {
                                                       : load_asset_from_memory(default_character_glb()));
 
   // A 10 × 10 grid, one footprint and a bit apart, each actor on its own clip and phase.
-  const glm::vec3 size(1.0f, 2.0f, 1.0f);  // BOUNDS_TODO
+  const glm::vec3 size = animated_bounds(*asset).size();
   const float spacing = 1.25f * std::max(size.x, size.z);
   Crowd crowd(asset, {.capacity = 100});
   std::vector<ActorOptions> actors(100);

@@ -21,7 +21,9 @@
 #include <glm/glm.hpp>
 
 #include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/export.hpp"
 
+GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 // An axis-aligned box; empty (min > max) until a point is added.
@@ -72,3 +74,4 @@ Bounds animated_bounds(const Asset& asset, std::size_t clip);
 Bounds animated_bounds(const Asset& asset);
 
 }  // namespace gltf_crowd
+GLTF_CROWD_API_END
