@@ -92,7 +92,8 @@ inline std::string snapshot(const Crowd& crowd) {
     append_bytes(out, flags, 4);
     const std::vector<Contributor> contributors = a.contributors();
     append_bytes(out, contributors.data(), contributors.size());
-    append_bytes(out, a.morph_weights().data(), a.morph_weights().size());
+    const std::vector<float> weights = a.morph_weights();
+    append_bytes(out, weights.data(), weights.size());
     append_bytes(out, &a.transform(), 1);
   }
   for (const NodeStream& s : crowd.node_streams()) {

@@ -227,7 +227,7 @@ TEST(CrossfadeTest, BlendIsTheWeightedSumOfTheContributors) {
     EXPECT_NEAR(got.rotations[n].w, r.w, 1e-5f) << "node " << n;
   }
   ASSERT_GT(asset->total_weights, 0u);
-  const std::span<const float> morph = actor.morph_weights();
+  const std::vector<float> morph = actor.morph_weights();
   for (std::size_t k = 0; k < asset->total_weights; ++k) {
     float want = 0.0f;
     for (std::size_t i = 0; i < poses.size(); ++i) want += contributors[i].weight * poses[i].weights[k];

@@ -41,6 +41,10 @@ namespace gltf_crowd {
 
 class Crowd;
 struct Scratch;
+// Where a Crowd object lives now, shared by the crowd with its Actor handles and renderers:
+// moves repoint it and the crowd's destructor clears it, so holders follow a moved crowd and
+// detect a destroyed one instead of reading freed memory. Private to the implementation.
+struct CrowdLink;
 
 // Options of one new actor (SPEC §3). Defaults: auto id, first clip, phase 0, speed 1, repeat,
 // unbounded repetitions, playing, identity placement.
@@ -71,16 +75,23 @@ struct Contributor {
   float weight = 0.0f;                  // in [0, 1]; all contributors' weights sum to 1
 };
 
-// A light handle to one actor of a crowd (SPEC §3). It stays valid until the actor is removed or
-// the crowd destroyed; then every call throws Error (rule "stale_actor", or "destroyed").
+// A light handle to one actor of a crowd (SPEC §3): copyable, it shares a small control block
+// with the crowd (CrowdLink). It stays valid until the actor is removed or the crowd destroyed
+// (destroy(), or the Crowd object's destruction); then every call throws Error (rule
+// "stale_actor", or "destroyed"), never reads freed memory. When the crowd is moved, handles
+// follow it to the object it was moved into. A handle that was itself moved from throws
+// "stale_actor".
 //
 // Playback: the active clip's time follows an elapsed clock that Crowd::update(Δ) advances by
 // Δ·speed (see clip_time for the loop rules). During a crossfade the outgoing clips keep
 // advancing their own clocks while their weights fall; contributors()[0] is the active clip.
 class Actor {
  public:
-  const std::string& id() const;        // unique within its crowd
+  // Unique within its crowd. The reference is valid until the next add_actors, remove_actors,
+  // reserve() or destroy() of the crowd, or its destruction.
+  const std::string& id() const;
   // Name of the active (incoming) clip; "" when the asset has no clips (or the clip is unnamed).
+  // The reference is the asset's and lives as long as the asset.
   const std::string& active_clip() const;
   float time() const;                   // active clip time, seconds in [0, duration]
   float phase() const;                  // time / duration (0 for D = 0)
@@ -94,10 +105,13 @@ class Actor {
   bool finished() const;
   // The clips blended into the pose, active first; empty when the asset has no clips.
   std::vector<Contributor> contributors() const;
-  // Morph weights as last packed, flat in Asset::weight_offsets layout: current, unless
-  // update-rate LOD deferred this actor's evaluation (then local_pose().weights is current).
-  std::span<const float> morph_weights() const;
-  const glm::mat4& transform() const;   // placement (set_transform)
+  // The actor's current morph weights, flat in Asset::weight_offsets layout: a copy of
+  // local_pose().weights (the packed NodeStream weights may be older while update-rate LOD
+  // defers the actor). Allocates; evaluates the actor's local pose.
+  std::vector<float> morph_weights() const;
+  // Placement (set_transform). The reference is valid until the next set_transform of this
+  // actor, add_actors, remove_actors, reserve() or destroy() of the crowd, or its destruction.
+  const glm::mat4& transform() const;
 
   // Each control takes effect at once and re-evaluates the pose, even when paused (SPEC §3
   // "Controls"). Errors: Error with the argument's path ("seek.seconds") and rule
@@ -134,10 +148,12 @@ class Actor {
 
  private:
   friend class Crowd;
-  Actor(Crowd* crowd, std::uint32_t key, std::uint32_t generation)
-      : crowd_(crowd), key_(key), generation_(generation) {}
+  Actor(std::shared_ptr<CrowdLink> link, std::uint32_t key, std::uint32_t generation)
+      : link_(std::move(link)), key_(key), generation_(generation) {}
+  // The crowd, or Error "destroyed" (rule "stale_actor" for a moved-from handle).
+  Crowd& crowd() const;
   std::uint32_t slot() const;
-  Crowd* crowd_;
+  std::shared_ptr<CrowdLink> link_;
   std::uint32_t key_;
   std::uint32_t generation_;
 };
@@ -218,15 +234,33 @@ struct CrowdOptions {
 };
 
 // The actors of one asset and their packed draw data.
+//
+// Lifetimes: spans and references returned by a crowd point into arrays it owns; each accessor
+// names the calls that invalidate them. A move hands those arrays to the new crowd unchanged,
+// so they stay valid and follow it, as Actor handles and renderers do.
 class Crowd {
  public:
   // Throws Error for capacity 0 or above 1'000'000, for invalid LOD options
   // (validate_lod_options) and for levels build_lod_model rejects.
   explicit Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options = {});
+  // Existing Actor handles throw Error "destroyed" afterwards.
   ~Crowd();
   Crowd(const Crowd&) = delete;
   Crowd& operator=(const Crowd&) = delete;
+  // Moves everything (actors and their state, streams, groups, LOD, statistics) without
+  // copying; existing Actor handles and renderers follow to the new object. The moved-from
+  // crowd keeps its asset and behaves as destroyed (destroyed() is true, actor operations
+  // throw Error "destroyed"); it can be assigned to. Move assignment first drops this crowd's
+  // own actors: their handles throw "destroyed" (its renderers no longer accept it).
+  Crowd(Crowd&& other) noexcept;
+  Crowd& operator=(Crowd&& other) noexcept;
 
+  // Shared by the crowd, its Actor handles and renderers; follows moves: this crowd and any crowd
+  // it is later moved into return the same link; null for a moved-from crowd. A backend keeps it
+  // to recognise its crowd after a move.
+  std::shared_ptr<const CrowdLink> link() const noexcept { return link_; }
+
+  // Shared with the crowd: valid as long as this object, also once moved from or destroyed.
   const Asset& asset() const noexcept { return *asset_; }
   std::size_t actor_count() const noexcept;
   std::size_t capacity() const noexcept;
@@ -235,10 +269,11 @@ class Crowd {
 
   // Adds actors atomically: ids, clips, numbers and capacity are all validated first; on any
   // error (path "add_actors[i].<field>") nothing is added. Returns handles in option order.
+  // `options` is read during the call only.
   std::vector<Actor> add_actors(std::span<const ActorOptions> options);
   Actor add_actor(const ActorOptions& options = {});
   // Removes the actors with these ids (unknown and repeated ids ignored), compacts slots, and
-  // returns how many were removed.
+  // returns how many were removed. `ids` is read during the call only.
   std::size_t remove_actors(std::span<const std::string> ids);
   bool remove_actor(std::string_view id);
   std::optional<Actor> find_actor(std::string_view id) const;
@@ -272,25 +307,37 @@ class Crowd {
   const UpdateRateOptions& update_rate() const noexcept { return update_rate_; }
   // What the last classification submitted.
   const LodStats& lod_stats() const noexcept { return lod_stats_; }
-  // The prepared levels; null when the crowd has none (LOD never configured).
+  // The prepared levels; null when the crowd has none (LOD never configured). Valid until
+  // destroy() or the crowd's destruction.
   const LodModel* lod_model() const noexcept;
   // The index array `group` draws, into its mesh primitive's vertex buffers: the asset's own
   // indices, or a generated level's. `group` must be an element of primitive_groups() (else
-  // Error, rule "foreign_group"); the span lives as long as the crowd.
+  // Error, rule "foreign_group"). The span is valid until destroy() or the destruction of the
+  // crowd (or of the crowd it was moved into); the prepared levels never change.
   std::span<const std::uint32_t> group_indices(const PrimitiveGroup& group) const;
 
+  // The span is valid until set_lod_enabled(true) first prepares levels for a crowd created
+  // without them (the groups are rebuilt), destroy(), or the crowd's destruction; empty when
+  // destroyed. Each group's `instances` change with every update, add/remove and LOD
+  // control, and reserve() reallocates them.
   std::span<const PrimitiveGroup> primitive_groups() const noexcept { return groups_; }
+  // The span is valid until set_lod_enabled(true) first prepares levels (a level's source node
+  // may add a stream), destroy(), or the crowd's destruction; empty when destroyed. The arrays
+  // inside each stream are reallocated by reserve(); their rows change with every update,
+  // control and add/remove.
   std::span<const NodeStream> node_streams() const noexcept { return streams_; }
   // Change tracking for uploads: every change of packed rows (an update, a control, a slot
   // moved by removal) raises packed_generation(), and slot_generations()[slot] is the
   // generation at which that slot's rows in every stream were last written. A backend that
   // uploaded everything at generation g need only re-upload slots whose value exceeds g.
-  // Sized actor_count().
+  // slot_generations() is sized actor_count() at the call; the span is valid until the next
+  // add_actors, remove_actors, reserve(), destroy() or the crowd's destruction.
   std::uint64_t packed_generation() const noexcept { return generation_; }
   std::span<const std::uint64_t> slot_generations() const noexcept;
   const FrameStats& frame_stats() const noexcept { return stats_; }
 
   // Idempotent; afterwards actor operations throw Error (rule "destroyed") and groups are empty.
+  // Frees the actors and packed arrays: every span from this crowd becomes invalid.
   void destroy() noexcept;
   bool destroyed() const noexcept { return destroyed_; }
 
@@ -299,6 +346,8 @@ class Crowd {
 
  private:
   friend class Actor;
+  // Takes everything from `other` and leaves it destroyed (the moves).
+  void take(Crowd& other) noexcept;
   void check_alive() const;
   std::uint32_t slot_of(std::uint32_t key, std::uint32_t generation) const;
   // Evaluates the pose of one slot and packs it into every stream, stamping it with the
@@ -338,6 +387,7 @@ class Crowd {
   std::uint64_t generation_ = 0;      // see packed_generation()
   std::uint64_t frames_ = 0;          // updates so far: the update-rate schedule's clock
   bool destroyed_ = false;
+  std::shared_ptr<CrowdLink> link_;   // points at this object; null once moved from
 };
 
 }  // namespace gltf_crowd

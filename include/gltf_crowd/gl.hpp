@@ -23,6 +23,28 @@
 // textures (TEXCOORD_0/1, the samplers' filters and wraps), vertex colors, OPAQUE / MASK / BLEND
 // (blended groups after all others), double-sided, one directional light plus ambient.
 //
+// GL state: the renderers' constructors and draw() save the state they change and restore it
+// before returning (also when they throw), one set of queries per call (about 70 glGet*), so
+// the application finds its state as it left it:
+//  - the current program and vertex array (with it, its element array buffer); the
+//    GL_ARRAY_BUFFER, GL_COPY_WRITE_BUFFER and GL_PIXEL_UNPACK_BUFFER bindings;
+//  - CrowdRenderer with storage buffers: the generic GL_SHADER_STORAGE_BUFFER binding and the
+//    indexed bindings 0..4 (buffer, offset and size);
+//  - the active texture unit and, on units 0..9, the GL_TEXTURE_2D binding and sampler object;
+//  - depth test, function and write mask; face culling, cull face mode and front face;
+//    blending, blend functions and equations (RGB and alpha);
+//  - GL_UNPACK_ALIGNMENT, _ROW_LENGTH, _SKIP_ROWS and _SKIP_PIXELS;
+//  - the current values of generic vertex attributes 2..5 (the constant tangent, texture
+//    coordinates and color of primitives without them).
+// While a call runs, uploads and texture reads ignore the application's unpack buffer, pixel
+// store values and sampler objects (GL's defaults are set), and draws use depth test GL_LESS,
+// back-face culling, and for BLEND materials GL_SRC_ALPHA / GL_ONE_MINUS_SRC_ALPHA with
+// GL_FUNC_ADD. Not touched, so the application's values apply to the draws: the bound
+// framebuffer and viewport (draws go there), scissor, stencil, color mask, polygon mode and
+// offset, sample alpha-to-coverage, sRGB conversion, uniform buffer bindings and all other
+// state. destroy() only deletes the renderer's own objects, none of which is bound after a call
+// returns, so it changes no binding. Framebuffer changes GL state as its methods say.
+//
 // Every call that touches GL needs the context that was current at construction to be current.
 // Failures throw Error whose path names the failing EGL/GL call or object (e.g.
 // "eglCreateContext", "node_streams[node 3].palette") and whose rule is a stable identifier
@@ -124,6 +146,8 @@ struct FramebufferOptions {
 // An offscreen render target: RGBA8 color + 24-bit depth, optionally multisampled with a
 // single-sampled resolve target. Needs a current GL 3.3+ / ES 3.0+ context.
 // Throws Error (rule "framebuffer_incomplete", "invalid_size" or "gl_call_failed").
+// Unlike the renderers it changes GL state and leaves it changed, as each method says; the
+// constructor leaves GL_RENDERBUFFER bound to one of its renderbuffers and calls bind().
 class Framebuffer {
  public:
   explicit Framebuffer(const FramebufferOptions& options = {});
@@ -131,12 +155,15 @@ class Framebuffer {
   Framebuffer(const Framebuffer&) = delete;
   Framebuffer& operator=(const Framebuffer&) = delete;
 
-  // Binds the framebuffer for drawing and sets the viewport to its full size.
+  // Binds the framebuffer to GL_FRAMEBUFFER (draw and read) and sets the viewport to its full
+  // size.
   void bind() const;
-  // Binds, then clears color to `rgba` (components in [0, 1]) and depth to 1.
+  // Binds, then clears color to `rgba` (components in [0, 1]) and depth to 1. Leaves the color
+  // and depth write masks on, the scissor test off, and the clear color and depth set.
   void clear(const glm::vec4& rgba) const;
   // Resolves (when multisampled) and reads the color: width × height × 4 bytes, RGBA8, the top
-  // row first (image order, ready for write_png). Leaves this framebuffer bound for drawing.
+  // row first (image order, ready for write_png). Leaves this framebuffer bound (bind()) and
+  // GL_PACK_ALIGNMENT at 1. Needs no GL_PIXEL_PACK_BUFFER bound (else Error "gl_call_failed").
   std::vector<std::uint8_t> read_pixels() const;
 
   std::uint32_t width() const noexcept { return width_; }
@@ -215,7 +242,8 @@ std::size_t gl_object_count() noexcept;
 // "palette_too_large" (a stream's buffer exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE, or the
 // capacity, 3 × joints, the weights or the morph deltas exceed GL_MAX_TEXTURE_SIZE; the message
 // names the limit; never a per-actor fallback), "shader_compile" / "program_link" (with the
-// driver log), "gl_call_failed". Nothing stays allocated after a throw.
+// driver log), "gl_call_failed". Nothing stays allocated after a throw. The constructor and
+// draw() leave the application's GL state as it was ("GL state" above).
 class CrowdRenderer {
  public:
   explicit CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& options = {});
@@ -229,9 +257,12 @@ class CrowdRenderer {
   // depth writes off), each in primitive_groups() order. Depth test on; back faces culled unless
   // double-sided, with the winding flipped for instances whose transform has det < 0 (by
   // glFrontFace when a group's instances agree, else per instance in the fragment shader).
-  // Returns the number of draws issued. `crowd` must be the crowd given at construction (else
-  // Error, rule "wrong_crowd"); a destroyed crowd or renderer draws nothing and returns 0. Grows
-  // the stream storage when the crowd's capacity grew (Error "palette_too_large" past a limit).
+  // All that state is the application's again on return ("GL state" above).
+  // Returns the number of draws issued. `crowd` must be the crowd given at construction or,
+  // once that crowd was moved, the crowd it was moved into (the renderer follows moves as Actor
+  // handles do; the moved-from object is not it): else Error, rule "wrong_crowd". A destroyed
+  // crowd or renderer draws nothing and returns 0. Grows the stream storage when the crowd's
+  // capacity grew (Error "palette_too_large" past a limit).
   std::uint32_t draw(const Crowd& crowd, const Camera& camera);
 
   // The storage in use: storage_buffer or texture, never automatic.
@@ -250,7 +281,7 @@ class CrowdRenderer {
   struct State;  // GPU objects, private to the implementation
 
  private:
-  const Crowd* crowd_ = nullptr;
+  std::shared_ptr<const CrowdLink> crowd_;  // identifies the crowd, following its moves
   PaletteStorage storage_ = PaletteStorage::storage_buffer;
   std::unique_ptr<State> state_;
   RenderStats stats_;
@@ -264,7 +295,8 @@ class CrowdRenderer {
 // dynamic vertex buffer and drawn with a plain, non-instanced shader that shares the crowd
 // shader's material and lighting code. It reads nothing of the crowd's packed palettes.
 // Runs on any context CrowdRenderer runs on. Throws Error like CrowdRenderer ("gl_version",
-// "shader_compile", "program_link", "gl_call_failed").
+// "shader_compile", "program_link", "gl_call_failed"). The constructor and draw() leave the
+// application's GL state as it was ("GL state" above).
 class ReferenceRenderer {
  public:
   explicit ReferenceRenderer(const Crowd& crowd);
@@ -290,7 +322,7 @@ class ReferenceRenderer {
   struct State;  // GPU objects and CPU scratch, private to the implementation
 
  private:
-  const Crowd* crowd_ = nullptr;
+  std::shared_ptr<const CrowdLink> crowd_;  // identifies the crowd, following its moves
   std::unique_ptr<State> state_;
   RenderStats stats_;
 };

@@ -37,83 +37,86 @@ std::string clip_names(const Asset& asset) {
 
 }  // namespace
 
-std::uint32_t Actor::slot() const { return crowd_->slot_of(key_, generation_); }
+Crowd& Actor::crowd() const {
+  if (!link_) throw Error("actor", "stale_actor", "the handle was moved from");
+  if (link_->crowd == nullptr) throw Error("crowd", "destroyed", "the crowd was destroyed");
+  return *link_->crowd;
+}
 
-// Every accessor calls slot() before touching state_: after destroy() it throws and state_ is null.
+std::uint32_t Actor::slot() const { return crowd().slot_of(key_, generation_); }
+
+// Every accessor calls slot() before touching state_: once the crowd was destroyed (or its
+// object is gone) it throws, and state_ may be null.
 const std::string& Actor::id() const {
   const std::uint32_t s = slot();
-  return crowd_->state_->ids[s];
+  return crowd().state_->ids[s];
 }
 
 const std::string& Actor::active_clip() const {
   static const std::string none;
   const std::uint32_t s = slot();
-  const Playback& p = crowd_->state_->playback[s];
-  return p.count == 0 ? none : crowd_->asset_->clips[p.contributors[0].clip].name;
+  const Playback& p = crowd().state_->playback[s];
+  return p.count == 0 ? none : crowd().asset_->clips[p.contributors[0].clip].name;
 }
 
 float Actor::time() const {
   const std::uint32_t s = slot();
-  const Playback& p = crowd_->state_->playback[s];
-  return p.count == 0 ? 0.0f : contributor_time(*crowd_->asset_, p, p.contributors[0]).seconds;
+  const Playback& p = crowd().state_->playback[s];
+  return p.count == 0 ? 0.0f : contributor_time(*crowd().asset_, p, p.contributors[0]).seconds;
 }
 
 float Actor::phase() const {
   const std::uint32_t s = slot();
-  const float d = duration_of(*crowd_->asset_, crowd_->state_->playback[s]);
+  const float d = duration_of(*crowd().asset_, crowd().state_->playback[s]);
   return d > 0.0f ? time() / d : 0.0f;
 }
 
 float Actor::speed() const {
   const std::uint32_t s = slot();
-  return crowd_->state_->playback[s].speed;
+  return crowd().state_->playback[s].speed;
 }
 LoopMode Actor::loop() const {
   const std::uint32_t s = slot();
-  return crowd_->state_->playback[s].loop;
+  return crowd().state_->playback[s].loop;
 }
 std::uint32_t Actor::repetitions() const {
   const std::uint32_t s = slot();
-  return crowd_->state_->playback[s].repetitions;
+  return crowd().state_->playback[s].repetitions;
 }
 
 bool Actor::playing() const {
   const std::uint32_t s = slot();
-  const Playback& p = crowd_->state_->playback[s];
+  const Playback& p = crowd().state_->playback[s];
   return !p.paused && !p.finished;
 }
 
 bool Actor::finished() const {
   const std::uint32_t s = slot();
-  return crowd_->state_->playback[s].finished;
+  return crowd().state_->playback[s].finished;
 }
 
 std::vector<Contributor> Actor::contributors() const {
   const std::uint32_t s = slot();
-  const Playback& p = crowd_->state_->playback[s];
+  const Playback& p = crowd().state_->playback[s];
   std::vector<Contributor> out;
   out.reserve(p.count);
   for (std::uint32_t i = 0; i < p.count; ++i) {
     const ContributorState& c = p.contributors[i];
-    out.push_back({c.clip, contributor_time(*crowd_->asset_, p, c).seconds, c.weight});
+    out.push_back({c.clip, contributor_time(*crowd().asset_, p, c).seconds, c.weight});
   }
   return out;
 }
 
-std::span<const float> Actor::morph_weights() const {
-  const std::uint32_t s = slot();
-  const std::size_t tw = crowd_->asset_->total_weights;
-  return std::span<const float>(crowd_->state_->weights).subspan(s * tw, tw);
-}
+std::vector<float> Actor::morph_weights() const { return local_pose().weights; }
 
 const glm::mat4& Actor::transform() const {
   const std::uint32_t s = slot();
-  return crowd_->state_->placements[s];
+  return crowd().state_->placements[s];
 }
 
 void Actor::select_clip(std::string_view name, const SelectClipOptions& options) {
   const std::uint32_t s = slot();
-  const Asset& asset = *crowd_->asset_;
+  const Asset& asset = *crowd().asset_;
   const int clip = asset.find_clip(name);
   if (clip < 0)
     throw Error("select_clip.name", "unknown_clip",
@@ -130,70 +133,70 @@ void Actor::select_clip(std::string_view name, const SelectClipOptions& options)
   }
   const float from_phase = time_of_phase(options.phase, asset.clips[index].duration_seconds, "select_clip.phase");
   if (!options.time) seconds = from_phase;
-  Playback& p = crowd_->state_->playback[s];
+  Playback& p = crowd().state_->playback[s];
   if (options.crossfade_seconds > 0.0f && p.count > 0)
     start_crossfade(asset, p, index, seconds, options.crossfade_seconds);
   else
     switch_clip(asset, p, index, seconds);
-  crowd_->evaluate(s);
+  crowd().evaluate(s);
 }
 
 void Actor::seek(float seconds) {
   const std::uint32_t s = slot();
   require_finite(seconds, "seek.seconds");
-  Playback& p = crowd_->state_->playback[s];
+  Playback& p = crowd().state_->playback[s];
   if (p.count == 0) return;
   p.contributors[0].elapsed = seconds;
-  refresh_finished(*crowd_->asset_, p);
-  crowd_->evaluate(s);
+  refresh_finished(*crowd().asset_, p);
+  crowd().evaluate(s);
 }
 
 void Actor::set_phase(float phase) {
   const std::uint32_t s = slot();
-  const float seconds = time_of_phase(phase, duration_of(*crowd_->asset_, crowd_->state_->playback[s]), "set_phase.phase");
-  Playback& p = crowd_->state_->playback[s];
+  const float seconds = time_of_phase(phase, duration_of(*crowd().asset_, crowd().state_->playback[s]), "set_phase.phase");
+  Playback& p = crowd().state_->playback[s];
   if (p.count == 0) return;
   p.contributors[0].elapsed = seconds;
-  refresh_finished(*crowd_->asset_, p);
-  crowd_->evaluate(s);
+  refresh_finished(*crowd().asset_, p);
+  crowd().evaluate(s);
 }
 
 void Actor::set_speed(float speed) {
   const std::uint32_t s = slot();
   require_finite(speed, "set_speed.speed");
-  Playback& p = crowd_->state_->playback[s];
+  Playback& p = crowd().state_->playback[s];
   p.speed = speed;
-  refresh_finished(*crowd_->asset_, p);  // the sign decides when `once` is finished
-  crowd_->evaluate(s);
+  refresh_finished(*crowd().asset_, p);  // the sign decides when `once` is finished
+  crowd().evaluate(s);
 }
 
 void Actor::set_loop(LoopMode mode, std::uint32_t repetitions) {
   const std::uint32_t s = slot();
   if (mode != LoopMode::once && mode != LoopMode::repeat && mode != LoopMode::ping_pong)
     throw Error("set_loop.mode", "loop_mode", fmt::format("{} is not a loop mode", static_cast<int>(mode)));
-  Playback& p = crowd_->state_->playback[s];
+  Playback& p = crowd().state_->playback[s];
   p.loop = mode;
   p.repetitions = repetitions;
-  refresh_finished(*crowd_->asset_, p);
-  crowd_->evaluate(s);
+  refresh_finished(*crowd().asset_, p);
+  crowd().evaluate(s);
 }
 
 void Actor::play() {
   const std::uint32_t s = slot();
-  const Asset& asset = *crowd_->asset_;
-  Playback& p = crowd_->state_->playback[s];
+  const Asset& asset = *crowd().asset_;
+  Playback& p = crowd().state_->playback[s];
   p.paused = false;
   if (p.finished) {
     const std::uint32_t clip = p.contributors[0].clip;
     switch_clip(asset, p, clip, restart_elapsed(asset.clips[clip].duration_seconds, p.loop, p.speed < 0.0f));
   }
-  crowd_->evaluate(s);
+  crowd().evaluate(s);
 }
 
 void Actor::pause() {
   const std::uint32_t s = slot();
-  crowd_->state_->playback[s].paused = true;
-  crowd_->evaluate(s);
+  crowd().state_->playback[s].paused = true;
+  crowd().evaluate(s);
 }
 
 void Actor::set_transform(const glm::mat4& placement) {
@@ -202,28 +205,28 @@ void Actor::set_transform(const glm::mat4& placement) {
     for (int r = 0; r < 4; ++r)
       if (!std::isfinite(placement[c][r]))
         throw Error("set_transform.placement", "not_finite", fmt::format("entry [{}][{}] is not finite", c, r));
-  crowd_->state_->placements[s] = placement;
-  crowd_->evaluate(s);
+  crowd().state_->placements[s] = placement;
+  crowd().evaluate(s);
 }
 
 Pose Actor::local_pose() const {
   const std::uint32_t s = slot();
-  return full_pose(*crowd_->asset_, crowd_->state_->playback[s]);
+  return full_pose(*crowd().asset_, crowd().state_->playback[s]);
 }
 
 glm::mat4 Actor::node_world(std::uint32_t node) const {
   const std::uint32_t s = slot();
-  const Asset& asset = *crowd_->asset_;
+  const Asset& asset = *crowd().asset_;
   if (node >= asset.nodes.size())
     throw Error("node_world.node", "node_index", fmt::format("node {} does not exist ({} nodes)", node, asset.nodes.size()));
   Pose pose = local_pose();
   std::vector<glm::mat4> world(asset.nodes.size());
-  compute_world_matrices(asset, pose.view(), crowd_->state_->placements[s], world);
+  compute_world_matrices(asset, pose.view(), crowd().state_->placements[s], world);
   return world[node];
 }
 
 glm::mat4 Actor::node_world(std::string_view node_name) const {
-  const int node = crowd_->asset_->find_node(node_name);
+  const int node = crowd().asset_->find_node(node_name);
   if (node < 0) throw Error("node_world.node", "unknown_node", fmt::format("no node named \"{}\"", node_name));
   return node_world(static_cast<std::uint32_t>(node));
 }

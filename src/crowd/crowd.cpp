@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 #include <fmt/format.h>
 #include <tbb/blocked_range.h>
@@ -51,9 +52,39 @@ Crowd::Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options) : asset_(
   state_->plan = make_evaluation_plan(*asset_, streams_);
   state_->make_scratch(asset_->total_weights);
   resize_streams();
+  link_ = std::make_shared<CrowdLink>(CrowdLink{this});
 }
 
-Crowd::~Crowd() = default;
+Crowd::~Crowd() {
+  if (link_) link_->crowd = nullptr;
+}
+
+Crowd::Crowd(Crowd&& other) noexcept { take(other); }
+
+Crowd& Crowd::operator=(Crowd&& other) noexcept {
+  if (this == &other) return *this;
+  if (link_) link_->crowd = nullptr;  // this crowd's own handles and renderers see it destroyed
+  take(other);
+  return *this;
+}
+
+void Crowd::take(Crowd& other) noexcept {
+  asset_ = other.asset_;  // shared and immutable: the moved-from crowd keeps a valid asset()
+  state_ = std::move(other.state_);
+  groups_ = std::move(other.groups_);
+  streams_ = std::move(other.streams_);
+  stats_ = std::exchange(other.stats_, {});
+  lod_ = std::move(other.lod_);
+  lod_stats_ = std::exchange(other.lod_stats_, {});
+  update_rate_ = std::move(other.update_rate_);
+  generation_ = other.generation_;
+  frames_ = other.frames_;
+  destroyed_ = std::exchange(other.destroyed_, true);
+  link_ = std::move(other.link_);
+  if (link_) link_->crowd = this;
+  other.groups_.clear();  // moved-from vectors are valid but unspecified: make them empty
+  other.streams_.clear();
+}
 
 void Crowd::check_alive() const {
   if (destroyed_) throw Error("crowd", "destroyed", "the crowd was destroyed");
@@ -202,7 +233,7 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     }
     st.playback.push_back(p);
     st.placements.push_back(o.transform);
-    handles.push_back(Actor(this, key, st.key_generation[key]));
+    handles.push_back(Actor(link_, key, st.key_generation[key]));
   }
   refresh_instances();
   ++generation_;
@@ -269,14 +300,14 @@ std::optional<Actor> Crowd::find_actor(std::string_view id) const {
   check_alive();
   const auto it = state_->key_of_id.find(std::string(id));
   if (it == state_->key_of_id.end()) return std::nullopt;
-  return Actor(const_cast<Crowd*>(this), it->second, state_->key_generation[it->second]);
+  return Actor(link_, it->second, state_->key_generation[it->second]);
 }
 
 std::vector<Actor> Crowd::actors() const {
   check_alive();
   std::vector<Actor> out;
   out.reserve(state_->size());
-  for (std::uint32_t key : state_->slot_key) out.push_back(Actor(const_cast<Crowd*>(this), key, state_->key_generation[key]));
+  for (std::uint32_t key : state_->slot_key) out.push_back(Actor(link_, key, state_->key_generation[key]));
   return out;
 }
 

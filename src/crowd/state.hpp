@@ -82,6 +82,11 @@ struct Scratch {
   std::uint64_t chunk_ticks = 0;
 };
 
+// See crowd.hpp. Written only by the crowd's constructor, moves and destructor.
+struct CrowdLink {
+  Crowd* crowd = nullptr;  // null once the crowd object was destroyed
+};
+
 struct Crowd::State {
   State() { arena.initialize(); }
 

@@ -13,6 +13,7 @@
 #include "gl/renderer_lifetime.hpp"
 #include "gl/renderer_state.hpp"
 #include "gl/shaders.hpp"
+#include "gl/state_guard.hpp"
 
 namespace gltf_crowd {
 namespace {
@@ -173,7 +174,7 @@ const char* palette_storage_name(PaletteStorage storage) noexcept {
 }
 
 CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& options)
-    : crowd_(&crowd), storage_(choose_storage(options.palette)) {
+    : crowd_(crowd.link()), storage_(choose_storage(options.palette)) {
   auto state = std::make_unique<State>();
   state->storage = storage_;
   state->egl_context = gl::current_egl_context();
@@ -190,6 +191,7 @@ CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& opt
     }
   }
   gl::check_gl("glGetIntegerv(limits)");
+  const gl::StateGuard guard(false);  // creation binds no storage buffer
   const gl::ShaderDialect dialect =
       buffers ? gl::ShaderDialect::glsl430 : gl::plain_dialect("CrowdRenderer");
   try {
@@ -225,8 +227,9 @@ std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
   gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
   if (!state_ || crowd.destroyed()) return 0;
   State& state = *state_;
-  sync_layout(state, crowd);
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
+  const gl::StateGuard guard(buffers);
+  sync_layout(state, crowd);
 
   gl::StateCache& cache = state.cache;
   cache.invalidate();
@@ -302,8 +305,6 @@ std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
       stats_.triangles += std::uint64_t{group.triangle_count} * instances;
     }
   }
-  cache.bind_vertex_array(0);
-  cache.set_depth_mask(true);  // a later glClear of depth needs it
   gl::check_gl("glDrawElementsInstanced");
   stats_.draws = cache.draws();
   stats_.upload_bytes = cache.upload_bytes();

@@ -190,6 +190,7 @@ void begin_frame() {
   glDepthFunc(GL_LESS);
   glCullFace(GL_BACK);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glBlendEquation(GL_FUNC_ADD);
   // Constant values of disabled attributes are context state, not vertex array state.
   glVertexAttrib4f(attribute::tangent, 1.0f, 0.0f, 0.0f, 1.0f);
   glVertexAttrib2f(attribute::texcoord0, 0.0f, 0.0f);

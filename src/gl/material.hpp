@@ -66,8 +66,8 @@ void set_material_state(StateCache& cache, const Asset& asset, std::int32_t mate
 // True for alphaMode BLEND, which both renderers draw after every other group.
 bool is_blended(const Asset& asset, std::int32_t material) noexcept;
 
-// Context state both renderers need at the start of a frame: depth test, blend function and
-// the constant values of absent optional attributes.
+// Context state both renderers need at the start of a frame: depth test and function, cull
+// mode, blend function and equation, and the constant values of absent optional attributes.
 void begin_frame();
 
 }  // namespace gltf_crowd::gl

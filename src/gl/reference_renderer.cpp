@@ -20,6 +20,7 @@
 #include "gl/shaders.hpp"
 #include "gl/renderer_lifetime.hpp"
 #include "gl/state_cache.hpp"
+#include "gl/state_guard.hpp"
 
 namespace gltf_crowd {
 namespace {
@@ -54,6 +55,7 @@ struct ReferenceRenderer::State {
   std::vector<std::int32_t> needed_index;  // per node: column in `worlds`, or -1
   std::vector<std::uint32_t> needed_nodes;
   std::vector<glm::mat4> worlds;           // slot × needed_nodes.size()
+  std::vector<float> weights;              // slot × total_weights: Actor::morph_weights
   std::vector<glm::mat4> joint_matrices;   // scratch: world(joint) · IBM of one skin
   std::vector<gl::DeformedVertex> deformed;
 
@@ -162,10 +164,11 @@ void sync_layout(ReferenceRenderer::State& state, const Crowd& crowd) {
 
 }  // namespace
 
-ReferenceRenderer::ReferenceRenderer(const Crowd& crowd) : crowd_(&crowd) {
+ReferenceRenderer::ReferenceRenderer(const Crowd& crowd) : crowd_(crowd.link()) {
   const gl::ShaderDialect dialect = gl::plain_dialect("ReferenceRenderer");
   auto state = std::make_unique<State>();
   state->egl_context = gl::current_egl_context();
+  const gl::StateGuard guard(false);
   try {
     state->program = gl::link_program("reference_program",
                                       gl::reference_vertex_source(dialect).c_str(),
@@ -195,16 +198,25 @@ std::uint32_t ReferenceRenderer::draw(const Crowd& crowd, const Camera& camera) 
   gl::require_own_crowd(crowd, crowd_, "ReferenceRenderer");
   if (!state_ || crowd.destroyed()) return 0;
   State& state = *state_;
+  const gl::StateGuard guard(false);
   sync_layout(state, crowd);
   const Asset& asset = crowd.asset();
 
-  // Every live actor's world matrices of the needed nodes, straight from the public API.
+  // Every live actor's world matrices of the needed nodes and morph weights, straight from the
+  // public API.
   const std::vector<Actor> actors = crowd.actors();
   const std::size_t columns = state.needed_nodes.size();
+  const std::size_t total_weights = asset.total_weights;
   state.worlds.resize(actors.size() * columns);
+  state.weights.resize(actors.size() * total_weights);
   for (std::size_t slot = 0; slot < actors.size(); ++slot) {
     for (std::size_t k = 0; k < columns; ++k) {
       state.worlds[slot * columns + k] = actors[slot].node_world(state.needed_nodes[k]);
+    }
+    if (total_weights > 0) {
+      const std::vector<float> weights = actors[slot].morph_weights();
+      std::copy(weights.begin(), weights.end(),
+                state.weights.begin() + static_cast<std::ptrdiff_t>(slot * total_weights));
     }
   }
   auto world = [&](std::uint32_t slot, std::uint32_t node) -> const glm::mat4& {
@@ -247,7 +259,8 @@ std::uint32_t ReferenceRenderer::draw(const Crowd& crowd, const Camera& camera) 
         const gl::DeformJob job{
             .primitive = &primitive,
             .normals = state.normals[d.primitive],
-            .weights = actors[slot].morph_weights().subspan(weight_offset, weight_count),
+            .weights = std::span<const float>(state.weights)
+                           .subspan(slot * total_weights + weight_offset, weight_count),
             .joint_matrices = state.joint_matrices,
             .world = node_world,
             .out = state.deformed,
@@ -268,8 +281,6 @@ std::uint32_t ReferenceRenderer::draw(const Crowd& crowd, const Camera& camera) 
       stats_.instances += static_cast<std::uint32_t>(group.instances.size());
     }
   }
-  cache.bind_vertex_array(0);
-  cache.set_depth_mask(true);
   gl::check_gl("glDrawElements");
   stats_.draws = cache.draws();
   stats_.upload_bytes = cache.upload_bytes();

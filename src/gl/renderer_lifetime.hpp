@@ -40,9 +40,11 @@ void release_objects(std::unique_ptr<State>& state) noexcept {
 }
 
 // Throws Error (path "<renderer>.draw(crowd)", rule "wrong_crowd") unless `crowd` is the crowd
-// the renderer was created for: its GPU copies describe that crowd's streams and groups.
-inline void require_own_crowd(const Crowd& crowd, const Crowd* own, std::string_view renderer) {
-  if (&crowd != own)
+// the renderer was created for, `own` its link (wherever it was moved): its GPU copies describe
+// that crowd's streams and groups. The link, not the address, because moves carry them along.
+inline void require_own_crowd(const Crowd& crowd, const std::shared_ptr<const CrowdLink>& own,
+                              std::string_view renderer) {
+  if (crowd.link() != own)
     throw Error(std::string(renderer) + ".draw(crowd)", "wrong_crowd",
                 "the crowd differs from the one this renderer was created for");
 }

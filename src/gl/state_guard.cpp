@@ -1,0 +1,117 @@
+#include "gl/state_guard.hpp"
+
+namespace gltf_crowd::gl {
+namespace {
+
+GLint integer(GLenum pname) {
+  GLint value = 0;
+  glGetIntegerv(pname, &value);
+  return value;
+}
+
+void set_enabled(GLenum cap, GLboolean on) {
+  if (on) glEnable(cap); else glDisable(cap);
+}
+
+void set_pixel_store(GLenum pname, GLint saved, GLint wanted) {
+  if (saved != wanted) glPixelStorei(pname, wanted);
+}
+
+}  // namespace
+
+StateGuard::StateGuard(bool storage_buffers) : storage_buffers_(storage_buffers) {
+  program_ = integer(GL_CURRENT_PROGRAM);
+  vertex_array_ = integer(GL_VERTEX_ARRAY_BINDING);
+  array_buffer_ = integer(GL_ARRAY_BUFFER_BINDING);
+  copy_write_buffer_ = integer(GL_COPY_WRITE_BUFFER_BINDING);
+  if (storage_buffers_) {
+    storage_buffer_ = integer(GL_SHADER_STORAGE_BUFFER_BINDING);
+    for (GLuint i = 0; i < binding::count; ++i) {
+      IndexedBinding& b = storage_bindings_[i];
+      glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, i, &b.buffer);
+      glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, i, &b.start);
+      glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_SIZE, i, &b.size);
+    }
+  }
+  unpack_buffer_ = integer(GL_PIXEL_UNPACK_BUFFER_BINDING);
+  unpack_alignment_ = integer(GL_UNPACK_ALIGNMENT);
+  unpack_row_length_ = integer(GL_UNPACK_ROW_LENGTH);
+  unpack_skip_rows_ = integer(GL_UNPACK_SKIP_ROWS);
+  unpack_skip_pixels_ = integer(GL_UNPACK_SKIP_PIXELS);
+  active_texture_ = integer(GL_ACTIVE_TEXTURE);
+  for (GLint u = 0; u < unit::count; ++u) {
+    glActiveTexture(static_cast<GLenum>(GL_TEXTURE0 + u));
+    textures_[static_cast<std::size_t>(u)] = integer(GL_TEXTURE_BINDING_2D);
+    samplers_[static_cast<std::size_t>(u)] = integer(GL_SAMPLER_BINDING);
+  }
+  depth_test_ = glIsEnabled(GL_DEPTH_TEST);
+  glGetBooleanv(GL_DEPTH_WRITEMASK, &depth_mask_);
+  depth_func_ = integer(GL_DEPTH_FUNC);
+  cull_ = glIsEnabled(GL_CULL_FACE);
+  cull_mode_ = integer(GL_CULL_FACE_MODE);
+  front_face_ = integer(GL_FRONT_FACE);
+  blend_ = glIsEnabled(GL_BLEND);
+  blend_src_rgb_ = integer(GL_BLEND_SRC_RGB);
+  blend_dst_rgb_ = integer(GL_BLEND_DST_RGB);
+  blend_src_alpha_ = integer(GL_BLEND_SRC_ALPHA);
+  blend_dst_alpha_ = integer(GL_BLEND_DST_ALPHA);
+  blend_equation_rgb_ = integer(GL_BLEND_EQUATION_RGB);
+  blend_equation_alpha_ = integer(GL_BLEND_EQUATION_ALPHA);
+  for (std::size_t i = 0; i < kConstantAttributes.size(); ++i)
+    glGetVertexAttribfv(kConstantAttributes[i], GL_CURRENT_VERTEX_ATTRIB, attributes_[i].data());
+
+  // What the guarded call relies on. Texture unit 0 is active (the loop above left the last
+  // one), so objects created outside the renderers' state cache land on a saved unit.
+  glActiveTexture(GL_TEXTURE0);
+  if (unpack_buffer_ != 0) glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  set_pixel_store(GL_UNPACK_ALIGNMENT, unpack_alignment_, 4);
+  set_pixel_store(GL_UNPACK_ROW_LENGTH, unpack_row_length_, 0);
+  set_pixel_store(GL_UNPACK_SKIP_ROWS, unpack_skip_rows_, 0);
+  set_pixel_store(GL_UNPACK_SKIP_PIXELS, unpack_skip_pixels_, 0);
+  for (GLuint u = 0; u < static_cast<GLuint>(unit::count); ++u)
+    if (samplers_[u] != 0) glBindSampler(u, 0);
+}
+
+StateGuard::~StateGuard() {
+  glUseProgram(static_cast<GLuint>(program_));
+  glBindVertexArray(static_cast<GLuint>(vertex_array_));  // with it its element array buffer
+  if (storage_buffers_) {
+    for (GLuint i = 0; i < binding::count; ++i) {
+      const IndexedBinding& b = storage_bindings_[i];
+      if (b.size == 0) {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, i, static_cast<GLuint>(b.buffer));
+      } else {
+        glBindBufferRange(GL_SHADER_STORAGE_BUFFER, i, static_cast<GLuint>(b.buffer), static_cast<GLintptr>(b.start),
+                          static_cast<GLsizeiptr>(b.size));
+      }
+    }
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(storage_buffer_));  // the indexed binds moved it
+  }
+  glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(array_buffer_));
+  glBindBuffer(GL_COPY_WRITE_BUFFER, static_cast<GLuint>(copy_write_buffer_));
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, static_cast<GLuint>(unpack_buffer_));
+  glPixelStorei(GL_UNPACK_ALIGNMENT, unpack_alignment_);
+  glPixelStorei(GL_UNPACK_ROW_LENGTH, unpack_row_length_);
+  glPixelStorei(GL_UNPACK_SKIP_ROWS, unpack_skip_rows_);
+  glPixelStorei(GL_UNPACK_SKIP_PIXELS, unpack_skip_pixels_);
+  for (GLint u = 0; u < unit::count; ++u) {
+    glActiveTexture(static_cast<GLenum>(GL_TEXTURE0 + u));
+    glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(textures_[static_cast<std::size_t>(u)]));
+    glBindSampler(static_cast<GLuint>(u), static_cast<GLuint>(samplers_[static_cast<std::size_t>(u)]));
+  }
+  glActiveTexture(static_cast<GLenum>(active_texture_));
+  set_enabled(GL_DEPTH_TEST, depth_test_);
+  glDepthMask(depth_mask_);
+  glDepthFunc(static_cast<GLenum>(depth_func_));
+  set_enabled(GL_CULL_FACE, cull_);
+  glCullFace(static_cast<GLenum>(cull_mode_));
+  glFrontFace(static_cast<GLenum>(front_face_));
+  set_enabled(GL_BLEND, blend_);
+  glBlendFuncSeparate(static_cast<GLenum>(blend_src_rgb_), static_cast<GLenum>(blend_dst_rgb_),
+                      static_cast<GLenum>(blend_src_alpha_), static_cast<GLenum>(blend_dst_alpha_));
+  glBlendEquationSeparate(static_cast<GLenum>(blend_equation_rgb_), static_cast<GLenum>(blend_equation_alpha_));
+  for (std::size_t i = 0; i < kConstantAttributes.size(); ++i)
+    glVertexAttrib4fv(kConstantAttributes[i], attributes_[i].data());
+}
+
+}  // namespace gltf_crowd::gl
