@@ -37,7 +37,7 @@ TEST(GltfValidator, ExportedBuiltInCharacterHasNoErrors) {
   }
   const auto dir = test::scratch_dir("gltf_validator");
   const std::filesystem::path glb = dir / "character.glb";
-  const CommandOutput exported = test::run_tool("export-default " + quoted(glb) + " 2>&1");
+  const CommandOutput exported = test::run_tool("export-default --out " + quoted(glb) + " 2>&1");
   ASSERT_EQ(exported.exit_code, 0) << exported.out;
 
   // The script sits next to this file in the source tree.

@@ -119,7 +119,7 @@ TEST(InfoTool, ReportsLodLevelsAndMorphTargets) {
 
 TEST(InfoTool, BuiltInCharacterMeetsSpecSection9) {
   const auto dir = test::scratch_dir("info_default");
-  const CommandOutput exported = run_tool("export-default " + quoted(dir / "character.glb") + " 2>&1");
+  const CommandOutput exported = run_tool("export-default --out " + quoted(dir / "character.glb") + " 2>&1");
   ASSERT_EQ(exported.exit_code, 0) << exported.out;
   const nlohmann::json info = info_json(dir / "character.glb");
   ASSERT_TRUE(info.is_object());

@@ -266,8 +266,9 @@ TEST(LodCrowd, EnablingACrowdWithoutLevelsPreparesThem) {
 
 TEST(LodCrowd, CullingKeepsPartlyVisibleActors) {
   GLTF_CROWD_REQUIRE_ASSETS();
-  // Tiny thresholds: only the frustum culls here. Far plane at 50.
-  Crowd crowd(load_shared("lumagl/SimpleSkinLOD.gltf"), {.lod = {.enabled = true, .screen_coverage = {1e-6f}}});
+  // Tiny thresholds (one per level): only the frustum culls here. Far plane at 50.
+  Crowd crowd(load_shared("lumagl/SimpleSkinLOD.gltf"),
+              {.lod = {.enabled = true, .screen_coverage = {1e-6f, 1e-6f, 1e-6f}}});
   crowd.add_actors(std::vector{
       at("straddles-near", 0, -1, 0),     // centre on the eye plane, sphere through the near plane
       at("partly-left", -10.6f, -1, -10),  // centre 0.6 left of the left plane at x = z, r > 0.42
@@ -280,6 +281,26 @@ TEST(LodCrowd, CullingKeepsPartlyVisibleActors) {
   EXPECT_EQ(level_of(crowd, 3), -1);
   EXPECT_EQ(crowd.lod_stats().visible_actors, 2u);
   EXPECT_EQ(crowd.lod_stats().culled_actors, 2u);
+}
+
+// The reference coverages 0.745, 0.280, 0.093 and 0.0075: min_coverage 0 keeps the tiny actor
+// (at the last level), 0.1 culls the far one too.
+TEST(LodCrowd, MinCoverageMovesTheCullThreshold) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const struct {
+    float min_coverage;
+    std::vector<std::uint32_t> counts;
+    std::uint32_t culled;
+  } cases[] = {{0.0f, {1, 1, 2}, 0}, {0.1f, {1, 1, 0}, 2}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.min_coverage);
+    Crowd crowd(load_shared("lumagl/SimpleSkinLOD.gltf"), {.lod = {.enabled = true, .min_coverage = c.min_coverage}});
+    crowd.add_actors(reference_actors());
+    crowd.update(1.0f / 30.0f, reference_view());
+    EXPECT_EQ(instance_counts(crowd), c.counts);
+    EXPECT_EQ(crowd.lod_stats().culled_actors, c.culled);
+    EXPECT_EQ(crowd.lod_stats().visible_actors, 4u - c.culled);
+  }
 }
 
 TEST(LodCrowd, MsftLodGroupsMapToTheBestNode) {

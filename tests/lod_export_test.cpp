@@ -113,6 +113,14 @@ TEST(LodExport, NothingToExportIsAnError) {
     EXPECT_NE(r.out.find("lod_export_source"), std::string::npos) << r.out;
     EXPECT_FALSE(std::filesystem::exists(out));
   }
+  // Hints must be > 0, so levels that never cull for size cannot be written as MSFT_lod.
+  const Asset morphs = load_asset(test::asset_path("khronos/MorphStressTest/MorphStressTest.gltf"));
+  try {
+    (void)export_lod_glb(morphs, build_lod_model(morphs, {.auto_generate = true, .ratios = {0.5f}, .min_coverage = 0.0f}));
+    ADD_FAILURE() << "a threshold of 0 was exported";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.rule(), "lod_export_coverage") << e.what();
+  }
   const Asset authored = load_asset(test::asset_path("lumagl/SimpleSkinLOD.gltf"));
   try {
     (void)export_lod_glb(authored, build_lod_model(authored, {.enabled = true}));

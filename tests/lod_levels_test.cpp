@@ -2,6 +2,7 @@
 // authored levels mapped to their highest-detail node, generated index-only levels.
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/lod.hpp"
 #include "test_support.hpp"
 
@@ -120,8 +122,50 @@ TEST(LodLevels, MsftLodLevelsAndAuthoredCoverage) {
   }
   EXPECT_EQ(model.thresholds, (std::vector<float>{0.2f, 0.05f, 0.001f}));
   // screen_coverage overrides the authored hints.
-  EXPECT_EQ(build_lod_model(asset, {.enabled = true, .screen_coverage = {0.4f, 0.1f}}).thresholds,
-            (std::vector<float>{0.4f, 0.1f}));
+  EXPECT_EQ(build_lod_model(asset, {.enabled = true, .screen_coverage = {0.4f, 0.1f, 0.02f}}).thresholds,
+            (std::vector<float>{0.4f, 0.1f, 0.02f}));
+}
+
+TEST(LodValidity, MinCoverageMustBeFiniteAndNotNegative) {
+  for (const float bad : {-0.01f, std::nanf(""), std::numeric_limits<float>::infinity()})
+    expect_error([bad] { validate_lod_options({.min_coverage = bad}); }, "lod.min_coverage", "lod_min_coverage");
+  EXPECT_NO_THROW(validate_lod_options({.min_coverage = 0.0f}));
+  EXPECT_NO_THROW(validate_lod_options({.min_coverage = 0.3f}));
+}
+
+// Fewer thresholds than levels cull everything below the last one given; more name levels that
+// do not exist. Both are rejected once the level count is known, naming both counts.
+TEST(LodLevels, ScreenCoverageNeedsOneThresholdPerLevel) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Asset asset = load_asset(test::asset_path("lumagl/SimpleSkinLOD.gltf"));  // 3 authored levels
+  for (const std::vector<float>& coverage : {std::vector<float>{0.5f}, std::vector<float>{0.5f, 0.2f, 0.1f, 0.05f}}) {
+    try {
+      (void)build_lod_model(asset, {.enabled = true, .screen_coverage = coverage});
+      ADD_FAILURE() << coverage.size() << " thresholds accepted for 3 levels";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.path(), "lod.screen_coverage") << e.what();
+      EXPECT_EQ(e.rule(), "lod_screen_coverage_count") << e.what();
+      EXPECT_NE(std::string(e.what()).find(fmt::format("{} threshold", coverage.size())), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("3 levels"), std::string::npos) << e.what();
+    }
+  }
+  // The crowd's constructor rejects them too.
+  auto shared = std::make_shared<const Asset>(asset);
+  EXPECT_THROW(Crowd(shared, {.lod = {.enabled = true, .screen_coverage = {0.5f}}}), Error);
+  EXPECT_EQ(build_lod_model(asset, {.enabled = true, .screen_coverage = {0.5f, 0.2f, 0.1f}}).thresholds,
+            (std::vector<float>{0.5f, 0.2f, 0.1f}));
+}
+
+// SimpleSkinLOD's levels keep the thresholds above min_coverage and cull below it instead.
+TEST(LodLevels, MinCoverageReplacesTheLastThreshold) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Asset asset = load_asset(test::asset_path("lumagl/SimpleSkinLOD.gltf"));  // [0.5, 0.2, 0.01]
+  EXPECT_EQ(build_lod_model(asset, {.enabled = true, .min_coverage = 0.0f}).thresholds,
+            (std::vector<float>{0.5f, 0.2f, 0.01f, 0.0f}));
+  EXPECT_EQ(build_lod_model(asset, {.enabled = true, .min_coverage = 0.3f}).thresholds,
+            (std::vector<float>{0.5f, 0.3f}));
+  EXPECT_EQ(build_lod_model(asset, {.enabled = true, .min_coverage = 0.01f}).thresholds,
+            (std::vector<float>{0.5f, 0.2f, 0.01f}));
 }
 
 TEST(LodLevels, AuthoredLevelsWinOverGeneration) {

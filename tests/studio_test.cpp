@@ -169,7 +169,7 @@ TEST(StudioTool, ModelMenuListsOnlyAnimatedAssets) {
 TEST(StudioTool, ClipAssignmentAndActorEdits) {
   REQUIRE_XVFB();
   const StudioRun single = run_studio("single", {"--set", "model=RobotExpressive", "--set", "actors=6",
-                                           "--set", "clip=Wave", "--set", "select=2", "--set",
+                                           "--set", "clip=Wave", "--set", "select=actor-2", "--set",
                                            "actor.clip=Dance", "--set", "actor.crossfade=0"});
   ASSERT_EQ(single.exit_code, 0) << single.output;
   const auto& clips = single.stats["clips"];
@@ -198,6 +198,39 @@ TEST(StudioTool, BadSettingsFailWithMessage) {
                                            "--set", "model=built-in"}, 1);
   ASSERT_EQ(raised.exit_code, 0) << raised.output;
   EXPECT_EQ(raised.stats["actors"], 101);
+}
+
+TEST(StudioTool, UnknownClipIsRejectedListingTheClips) {
+  REQUIRE_XVFB();
+  const StudioRun r = run_studio("unknown_clip", {"--set", "model=RobotExpressive", "--set", "clip=Nope"}, 1);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("'Nope' is not a clip"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[unknown_clip]"), std::string::npos) << r.output;
+  for (const char* clip : {"'Wave'", "'Dance'", "'Idle'"}) EXPECT_NE(r.output.find(clip), std::string::npos) << r.output;
+}
+
+// The table shows actor ids; select takes one.
+TEST(StudioTool, SelectTakesAnActorId) {
+  REQUIRE_XVFB();
+  const StudioRun unknown = run_studio("select_unknown", {"--set", "actors=4", "--set", "select=actor-9"}, 1);
+  EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
+  EXPECT_NE(unknown.output.find("no actor has the id 'actor-9' (4 actors: actor-0 to actor-3)"), std::string::npos)
+      << unknown.output;
+  const StudioRun slot = run_studio("select_slot", {"--set", "actors=4", "--set", "select=2"}, 1);
+  EXPECT_EQ(slot.exit_code, 1) << "a slot number is not an id: " << slot.output;
+}
+
+TEST(StudioTool, MissingAssetAndNonFiniteSettingsAreErrors) {
+  REQUIRE_XVFB();
+  const auto missing = test::scratch_dir("studio_missing") / "absent.glb";
+  const StudioRun absent = run_studio("missing", {missing.string()}, 1);
+  EXPECT_EQ(absent.exit_code, 1) << absent.output;
+  EXPECT_NE(absent.output.find("gltf-crowd: error: " + missing.string() + ": is not a readable file [file_open]"),
+            std::string::npos)
+      << absent.output;
+  const StudioRun nan = run_studio("nan", {"--set", "bias=nan"}, 1);
+  EXPECT_EQ(nan.exit_code, 1) << nan.output;
+  EXPECT_NE(nan.output.find("[set_value]"), std::string::npos) << nan.output;
 }
 
 }  // namespace

@@ -209,7 +209,9 @@ struct Asset {
 };
 
 // Loads a .gltf or .glb file (by content: GLB magic "glTF" or JSON).
-// Throws Error naming the JSON path and rule for any malformed or unsupported input (SPEC §2).
+// Throws Error naming the JSON path and rule for any malformed or unsupported input (SPEC §2);
+// content that is neither JSON nor GLB (an image renamed .glb) gets rule "not_gltf" with the
+// file as path ("document" from memory).
 Asset load_asset(const std::filesystem::path& path);
 
 // Loads from memory. `base_dir` resolves relative URIs of external buffers and images; empty

@@ -226,6 +226,28 @@ struct CrowdRendererOptions {
   PaletteStorage palette = PaletteStorage::automatic;
 };
 
+// How many actors a CrowdRenderer can hold for one crowd on the current context.
+struct CapacityLimit {
+  std::size_t actors = 0;         // largest capacity whose per-actor storage fits; 0 = none
+  PaletteStorage storage = PaletteStorage::storage_buffer;  // the storage asked about, resolved
+  const char* limit = "";         // "GL_MAX_SHADER_STORAGE_BLOCK_SIZE" or "GL_MAX_TEXTURE_SIZE"
+  std::uint64_t limit_value = 0;  // that limit: bytes per block, or texels per side
+  std::uint64_t per_actor = 0;    // storage buffers: bytes of one actor in the largest array;
+                                  // textures: texel rows of one actor (1)
+};
+
+// The capacity past which CrowdRenderer throws "palette_too_large" for `crowd`'s node streams
+// with `storage` (automatic: what the renderer would choose), so a tool can refuse an actor
+// count before building a large crowd. Storage buffers keep each array of a stream (48 bytes of
+// transform, 48 × joints of palette unless shared, 16 per 4 morph weights, per actor) in one
+// block of at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes: actors = that / the largest array's
+// bytes per actor. Textures keep one texel row per actor: actors = GL_MAX_TEXTURE_SIZE, or 0
+// when a row (3 × joints texels) is wider than that. It depends on the asset's streams only, not
+// on the crowd's capacity or actors: a crowd of capacity 1 answers for any size. Needs a current
+// context; throws Error "gl_version" as CrowdRenderer does when the context cannot run `storage`.
+CapacityLimit crowd_capacity_limit(const Crowd& crowd,
+                                   PaletteStorage storage = PaletteStorage::automatic);
+
 // Number of GL objects (buffers, vertex arrays, textures, framebuffers, renderbuffers, shaders,
 // programs) that this library has created and not yet deleted, over the whole process. A
 // diagnostic for tests: after every CrowdRenderer and Framebuffer is destroyed it is 0.

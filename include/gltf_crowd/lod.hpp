@@ -38,21 +38,30 @@ enum class LodSource : std::uint8_t { none, authored, generated };
 std::string_view to_string(LodSource source) noexcept;
 
 // LOD options of a crowd (SPEC §7). Defaults: disabled, no generation, ratios [0.5, 0.25],
-// boundaries free, thresholds from the asset (else [0.5, 0.2, 0.01]), hysteresis 0.1, no budget.
-// A crowd builds its levels when `enabled` or `auto_generate` is set at construction.
+// boundaries free, thresholds from the asset (else [0.5, 0.2, 0.01]), hysteresis 0.1, no budget,
+// culling below the last threshold. A crowd builds its levels when `enabled` or `auto_generate`
+// is set at construction.
 struct LodOptions {
   bool enabled = false;                  // classify actors by coverage; set_lod_enabled toggles
   bool auto_generate = false;            // generate levels when the asset has no MSFT_lod
   std::vector<float> ratios{0.5f, 0.25f};  // target index ratio per generated level, each in
                                          // (0, 1), strictly decreasing; of the original primitive
   bool preserve_boundary = false;        // lock open mesh borders (meshopt_SimplifyLockBorder)
-  std::vector<float> screen_coverage;    // thresholds, > 0 and non-increasing; empty = authored
+  std::vector<float> screen_coverage;    // thresholds, > 0 and non-increasing, one per level
+                                         // (build_lod_model checks the count); empty = authored
   float hysteresis = 0.1f;               // relative dead band, in [0, 1)
   std::uint64_t vertex_budget = 0;       // max submitted index references; 0 = unlimited
+  // Coverage below which an actor is culled for its size, in place of the last threshold
+  // (beyond SPEC §7, where the last threshold culls): finite and >= 0; 0 never culls for size
+  // (the frustum still culls). Thresholds at or below it are dropped, so actors between it and
+  // the last remaining threshold draw at the lowest level reached. Absent: the last threshold.
+  std::optional<float> min_coverage;
 };
 
-// Throws Error (path "lod.ratios[i]", "lod.screen_coverage[i]", "lod.hysteresis"; rules
-// "lod_ratio", "lod_screen_coverage", "lod_hysteresis") for the first invalid field.
+// Throws Error (path "lod.ratios[i]", "lod.screen_coverage[i]", "lod.hysteresis",
+// "lod.min_coverage"; rules "lod_ratio", "lod_screen_coverage", "lod_hysteresis",
+// "lod_min_coverage") for the first invalid field. The count of screen_coverage depends on the
+// asset's levels: build_lod_model checks it.
 void validate_lod_options(const LodOptions& options);
 
 // The camera LOD classifies against: glm matrices (column-major, clip z in [-1, 1]) and the
@@ -106,7 +115,8 @@ struct LodModel {
   LodSource source = LodSource::none;
   std::uint32_t level_count = 1;          // max over sources of levels.size(); >= 1
   // Descending thresholds: options.screen_coverage, else the authored MSFT_screencoverage of the
-  // first source node that has one, else [0.5, 0.2, 0.01] then halving to level_count entries.
+  // first source node that has one, else [0.5, 0.2, 0.01] then halving to level_count entries;
+  // with options.min_coverage, those at or below it dropped and it appended (it may be 0).
   // Level of band i is min(i, level_count - 1); coverage below the last one culls.
   std::vector<float> thresholds;
   std::vector<LodSourceNode> sources;     // depth-first scene order, as the crowd draws them
@@ -125,9 +135,12 @@ struct LodModel {
 
 // Builds the levels of `asset`: authored MSFT_lod levels of reachable nodes when any exist,
 // otherwise (with options.auto_generate) one generated level per ratio, otherwise none.
-// Throws Error for invalid options (validate_lod_options) and for an authored level whose skin
-// differs from its source node's (path "nodes[i].extensions.MSFT_lod.ids[k]", rule
-// "lod_skin_mismatch"). O(levels × indices) plus one simplification per primitive and ratio.
+// Throws Error for invalid options (validate_lod_options), for a non-empty screen_coverage whose
+// count differs from the level count when there are levels (path "lod.screen_coverage", rule
+// "lod_screen_coverage_count": fewer would cull every actor below the last one given, more
+// name levels that do not exist) and for an authored level whose skin differs from its source
+// node's (path "nodes[i].extensions.MSFT_lod.ids[k]", rule "lod_skin_mismatch").
+// O(levels × indices) plus one simplification per primitive and ratio.
 LodModel build_lod_model(const Asset& asset, const LodOptions& options);
 
 // The file `asset` was loaded from, as one self-contained GLB with `model`'s generated levels
@@ -137,7 +150,7 @@ LodModel build_lod_model(const Asset& asset, const LodOptions& options);
 // extras.MSFT_screencoverage = model.thresholds. Buffers and images move into the BIN chunk;
 // nothing else in the document changes, so the result loads back with source `authored`.
 // Throws Error: rule "lod_export_source" unless model.source is generated (or the asset has no
-// file), "lod_export_compressed" for EXT_meshopt_compression / KHR_draco_mesh_compression
+// file), "lod_export_coverage" when a threshold is 0 (min_coverage 0: hints must be > 0), "lod_export_compressed" for EXT_meshopt_compression / KHR_draco_mesh_compression
 // input, "lod_export_extras" when a source node's extras is not an object, and file errors.
 std::vector<std::uint8_t> export_lod_glb(const Asset& asset, const LodModel& model);
 

@@ -2,6 +2,7 @@
 // The order of the passes, and why each comes where it does, is in asset/build.hpp.
 #include <fstream>
 #include <iterator>
+#include <string_view>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -56,6 +57,24 @@ std::uint64_t value_budget(const tinygltf::Model& model) {
   return (std::uint64_t{1} << 24) + 16 * bytes;
 }
 
+// A glTF document is JSON (maybe after a UTF-8 byte order mark and whitespace) or a GLB (magic
+// "glTF"). Anything else, say a PNG renamed .glb, is named as such here instead of failing as
+// a JSON syntax error at its first byte. Error (path `where`, rule "not_gltf").
+void require_gltf_signature(std::span<const std::uint8_t> bytes, const std::string& where) {
+  if (detail::is_glb(bytes)) return;
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  std::size_t i = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
+  const std::string_view rest = text.substr(i);
+  // Any JSON value may start the text: a root that is not an object is preflight's error.
+  const bool json = !rest.empty() && (std::string_view("{[\"-0123456789").find(rest[0]) != std::string_view::npos ||
+                                      rest.starts_with("true") || rest.starts_with("false") ||
+                                      rest.starts_with("null"));
+  if (!json)
+    throw Error(where, "not_gltf",
+                "not a glTF or GLB file: it starts with neither JSON text nor the GLB magic 'glTF'");
+}
+
 Asset build(tinygltf::Model& model, detail::PreflightResult preflight, std::vector<std::string> image_warnings) {
   Asset asset;
   asset.extensions_used = model.extensionsUsed;
@@ -78,6 +97,7 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
   if (bytes.empty()) throw Error("document", "empty", "the input is empty");
   if (bytes.size() > kMaxDocumentBytes)
     throw Error("document", "too_large", fmt::format("{} bytes exceed the 2 GiB limit", bytes.size()));
+  require_gltf_signature(bytes, "document");
   detail::PreflightInput input;
   input.base_dir = base_dir;
   detail::GlbChunks glb;
@@ -129,6 +149,7 @@ Asset load_asset(const std::filesystem::path& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) throw Error(path.string(), "file_open", "cannot open the file");
   std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (!bytes.empty()) require_gltf_signature(bytes, path.string());  // named by its file
   Asset asset = load_asset_from_memory(bytes, path.parent_path().empty() ? "." : path.parent_path());
   asset.source = path;
   return asset;

@@ -173,6 +173,40 @@ const char* palette_storage_name(PaletteStorage storage) noexcept {
   return "auto";
 }
 
+CapacityLimit crowd_capacity_limit(const Crowd& crowd, PaletteStorage storage) {
+  CapacityLimit result;
+  result.storage = choose_storage(storage);
+  const auto streams = crowd.node_streams();
+  if (result.storage == PaletteStorage::storage_buffer) {
+    GLint64 block = 0;
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
+    gl::check_gl("glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE)");
+    result.limit = "GL_MAX_SHADER_STORAGE_BLOCK_SIZE";
+    result.limit_value = static_cast<std::uint64_t>(block);
+    result.per_actor = 3 * sizeof(glm::vec4);  // a transform: every stream has one
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      const NodeStream& s = streams[i];
+      if (s.palette_stream == i) result.per_actor = std::max<std::uint64_t>(result.per_actor, 3 * sizeof(glm::vec4) * s.joint_count);
+      result.per_actor = std::max<std::uint64_t>(result.per_actor, sizeof(float) * s.weight_stride);
+    }
+    result.actors = static_cast<std::size_t>(result.limit_value / result.per_actor);
+    return result;
+  }
+  GLint side = 0;
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &side);
+  gl::check_gl("glGetIntegerv(GL_MAX_TEXTURE_SIZE)");
+  result.limit = "GL_MAX_TEXTURE_SIZE";
+  result.limit_value = static_cast<std::uint64_t>(side);
+  result.per_actor = 1;
+  result.actors = static_cast<std::size_t>(side);
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const NodeStream& s = streams[i];
+    const std::uint64_t palette_texels = s.palette_stream == i ? 3u * s.joint_count : 0u;
+    if (palette_texels > result.limit_value || s.weight_stride / 4 > result.limit_value) result.actors = 0;
+  }
+  return result;
+}
+
 CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& options)
     : crowd_(crowd.link()), storage_(choose_storage(options.palette)) {
   auto state = std::make_unique<State>();

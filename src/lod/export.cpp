@@ -235,6 +235,9 @@ std::vector<std::uint8_t> export_lod_glb(const Asset& asset, const LodModel& mod
     throw Error("lod", "lod_export_source",
                 fmt::format("the levels are {}, not generated: nothing to export", to_string(model.source)));
   if (asset.source.empty()) throw Error("asset.source", "lod_export_source", "an asset loaded from memory has no file");
+  if (std::any_of(model.thresholds.begin(), model.thresholds.end(), [](float t) { return !(t > 0.0f); }))
+    throw Error("lod.min_coverage", "lod_export_coverage",
+                "MSFT_screencoverage hints must be > 0: export levels built without min_coverage 0");
   const std::filesystem::path& source = asset.source;
   const std::vector<std::uint8_t> bytes = read_file(source);
   const bool is_glb = detail::is_glb(bytes);

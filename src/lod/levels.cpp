@@ -113,7 +113,15 @@ void generate_levels(const Asset& asset, const LodOptions& options, LodModel& mo
 }
 
 std::vector<float> resolve_thresholds(const Asset& asset, const LodOptions& options, const LodModel& model) {
-  if (!options.screen_coverage.empty()) return options.screen_coverage;
+  if (!options.screen_coverage.empty()) {
+    if (model.source != LodSource::none && options.screen_coverage.size() != model.level_count)
+      throw Error("lod.screen_coverage", "lod_screen_coverage_count",
+                  fmt::format("{} {} for {} levels ({}): give one threshold per level",
+                              options.screen_coverage.size(),
+                              options.screen_coverage.size() == 1 ? "threshold" : "thresholds",
+                              model.level_count, to_string(model.source)));
+    return options.screen_coverage;
+  }
   if (model.source == LodSource::authored)
     for (const LodSourceNode& source : model.sources)
       if (const std::vector<float>& hints = asset.nodes[source.node].lod_screen_coverage; !hints.empty()) {
@@ -153,6 +161,8 @@ void validate_lod_options(const LodOptions& options) {
   }
   if (!(options.hysteresis >= 0.0f && options.hysteresis < 1.0f))
     throw Error("lod.hysteresis", "lod_hysteresis", fmt::format("{} is not in [0, 1)", options.hysteresis));
+  if (options.min_coverage && !(*options.min_coverage >= 0.0f && std::isfinite(*options.min_coverage)))
+    throw Error("lod.min_coverage", "lod_min_coverage", fmt::format("{} must be finite and >= 0", *options.min_coverage));
 }
 
 LodModel build_lod_model(const Asset& asset, const LodOptions& options) {
@@ -187,6 +197,10 @@ LodModel build_lod_model(const Asset& asset, const LodOptions& options) {
     }
   }
   model.thresholds = resolve_thresholds(asset, options, model);
+  if (options.min_coverage) {
+    std::erase_if(model.thresholds, [&](float t) { return t <= *options.min_coverage; });
+    model.thresholds.push_back(*options.min_coverage);
+  }
   detail::compute_lod_bounds(asset, model);
   return model;
 }

@@ -18,6 +18,7 @@
 
 #include "gltf_crowd/crowd.hpp"
 #include "tools/bench_crowd.hpp"
+#include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
 
@@ -107,27 +108,28 @@ void register_bench(CLI::App& app) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* bench = app.add_subcommand(
       "bench", "Measure the CPU cost of Crowd::update per actor for one configuration");
-  bench->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb); default: the built-in character")
-      ->check(CLI::ExistingFile);
+  bench->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb); default: the built-in character");
   bench->add_option("--actors,-n", options->actors, "number of actors")
       ->capture_default_str()
-      ->check(CLI::Range(1u, 1'000'000u));
+      ->check(integer_in(1, 1'000'000));
   bench->add_option("--threads", options->threads,
                     "oneTBB worker limit, 0 = all cores (more than the cores available is capped)")
       ->capture_default_str()
-      ->check(CLI::Range(0u, 4096u));
+      ->check(integer_in(0, 4096));
   bench->add_option("--frames,-f", options->frames, "timed updates of 1/60 s")
       ->capture_default_str()
-      ->check(CLI::Range(1u, 10'000'000u));
+      ->check(integer_in(1, 10'000'000));
   bench->add_option("--warmup", options->warmup, "untimed updates before the timed ones")
       ->capture_default_str()
-      ->check(CLI::Range(0u, 10'000'000u));
+      ->check(integer_in(0, 10'000'000));
   bench->add_flag("--crossfade", options->crossfade,
                   "every actor mid-crossfade between two clips for the whole measurement");
   bench->add_flag("--json", options->json,
                   "print one JSON object: asset, actors, threads, frames, crossfade, us_per_actor "
                   "(wall time per update / actors), stages {sampling, hierarchy, palettes, packing} "
                   "(CPU us per actor), bytes_per_frame, draws");
+  bench->footer("Time step: every update advances 1/60 s, a 60 Hz frame (render and studio step "
+                "1/30 s).");
   bench->callback([options] { run_bench(*options); });
 }
 

@@ -8,15 +8,15 @@
 namespace gltf_crowd::tools {
 
 // `render [asset] --actors N --seconds T --out crowd.png --stats stats.json --width W
-// --height H --msaa S [--lod --lod-bias B --vertex-budget V] [--palette storage|texture|auto]
-// [--gl 4.3|3.3|es3.0] [--reference]`: a headless crowd render to PNG plus JSON statistics
-// (lod_stats under "lod").
+// --height H --msaa S [--lod --lod-bias B --vertex-budget V --min-coverage C]
+// [--palette storage|texture|auto] [--gl 4.3|3.3|es3.0] [--reference]`: a headless crowd render
+// to PNG plus JSON statistics (lod_stats under "lod").
 void register_render(CLI::App& app);
 
 // `info <asset> [--json]`: loads and validates an asset and prints its summary (info.cpp).
 void register_info(CLI::App& app);
 
-// `export-default <out.glb>`: writes the built-in character as GLB (export_default.cpp).
+// `export-default --out out.glb`: writes the built-in character as GLB (export_default.cpp).
 void register_export_default(CLI::App& app);
 
 // `pose <asset> [--clip NAME_OR_INDEX --time T] [--json] [--script FILE]`: prints a clip's pose

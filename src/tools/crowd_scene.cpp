@@ -130,6 +130,7 @@ std::vector<ActorOptions> actor_options(const Asset& asset, const Layout& layout
   bool warned = false;
   for (std::size_t i = 0; i < options.size(); ++i) {
     ActorOptions& o = options[i];
+    o.id = fmt::format("actor-{}", i);
     if (!asset.clips.empty()) {
       const std::size_t clip = clip_of(asset, assignment, i);
       const std::string& name = asset.clips[clip].name;

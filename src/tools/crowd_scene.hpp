@@ -65,8 +65,9 @@ struct ClipAssignment {
 // geometry on the box's faces stays off the image border.
 Layout grid_layout(const Asset& asset, std::uint32_t count, const ClipAssignment& clips = {});
 
-// Options of actors 0..N−1 for `layout`'s placements. Clips are chosen by name, so a clip
-// without a unique name falls back to the first clip (with one warning on stderr).
+// Options of actors 0..N−1 for `layout`'s placements, with ids "actor-0" .. "actor-<N−1>" (the
+// same after the studio re-adds its actors). Clips are chosen by name, so a clip without a
+// unique name falls back to the first clip (with one warning on stderr).
 std::vector<ActorOptions> actor_options(const Asset& asset, const Layout& layout,
                                         const ClipAssignment& assignment = {});
 

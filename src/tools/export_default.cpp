@@ -1,5 +1,5 @@
-// `gltf-crowd export-default <out.glb>`: writes the built-in character (SPEC §9) as a GLB, so it
-// can be inspected with `gltf-crowd info` or checked with the Khronos glTF-Validator.
+// `gltf-crowd export-default --out out.glb`: writes the built-in character (SPEC §9) as a GLB,
+// so it can be inspected with `gltf-crowd info` or checked with the Khronos glTF-Validator.
 #include <fstream>
 #include <memory>
 #include <stdexcept>
@@ -27,7 +27,7 @@ void run_export_default(const std::string& out) {
 void register_export_default(CLI::App& app) {
   auto out = std::make_shared<std::string>();
   CLI::App* command = app.add_subcommand("export-default", "Write the built-in character as a GLB file");
-  command->add_option("out", *out, "GLB file to write")->required();
+  command->add_option("--out,-o", *out, "GLB file to write")->required();
   command->callback([out] { run_export_default(*out); });
 }
 

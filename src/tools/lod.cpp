@@ -11,6 +11,7 @@
 
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/lod.hpp"
+#include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
 
 namespace gltf_crowd::tools {
@@ -51,14 +52,17 @@ void register_lod(CLI::App& app) {
   auto options = std::make_shared<LodCommandOptions>();
   CLI::App* lod = app.add_subcommand(
       "lod", "Generate index-only levels of detail (meshoptimizer) and write them as an MSFT_lod GLB");
-  lod->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb)")->required()->check(CLI::ExistingFile);
+  lod->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb)")->required();
   lod->add_option("--ratios", options->ratios,
                   "target index ratio of each level, of the original primitive, in (0, 1), decreasing")
       ->delimiter(',')
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(finite_number());
   lod->add_option("--screen-coverage", options->screen_coverage,
-                  "coverage threshold per level, decreasing (default 0.5,0.2,0.01, then halving)")
-      ->delimiter(',');
+                  "coverage threshold per level, one per level (the original and one per ratio), "
+                  "decreasing (default 0.5,0.2,0.01, then halving)")
+      ->delimiter(',')
+      ->check(finite_number());
   lod->add_flag("--preserve-boundary", options->preserve_boundary, "keep open mesh borders in place");
   lod->add_option("--out,-o", options->out, "GLB file to write")->required();
   lod->callback([options] { run_lod(*options); });

@@ -27,6 +27,7 @@
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/pose.hpp"
 #include "gltf_crowd/sampling.hpp"
+#include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
 
@@ -382,7 +383,8 @@ void register_pose(CLI::App& app) {
   pose->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb)")->required();
   CLI::Option* clip = pose->add_option("--clip", options->clip, "clip name, or index when no clip has that name");
   pose->add_option("--time", options->time, "clip time in seconds, sampled directly: no wrapping, clamped to the keys")
-      ->needs(clip);
+      ->needs(clip)
+      ->check(finite_number());
   pose->add_flag("--json", options->json,
                  "print JSON: {\"clip\", \"clip_index\", \"time\", \"nodes\": [{\"index\", \"name\", \"translation\": [3], "
                  "\"rotation\": [x, y, z, w], \"scale\": [3], \"world\": [16 column-major]}], \"skins\": [{\"index\", "

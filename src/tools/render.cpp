@@ -1,6 +1,7 @@
 // `gltf-crowd render`: N actors of one asset on a square grid, each with its own clip, phase and
 // speed, advanced T seconds in 1/30 s steps, drawn headless (EGL) with one instanced draw per
-// primitive group, then written as a PNG and a JSON of statistics (SPEC §8).
+// primitive group, then written as a PNG and a JSON of statistics (SPEC §8). The actor count is
+// checked against the GPU's palette limits before the crowd is built.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -8,6 +9,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,7 @@
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/gl.hpp"
+#include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
 
@@ -37,6 +40,7 @@ struct RenderOptions {
   bool lod = false;                // SPEC §7: authored levels when present, else generated
   float lod_bias = 1.0f;
   std::uint64_t vertex_budget = 0;  // 0 = unlimited
+  std::optional<float> min_coverage;  // absent: the last threshold culls (SPEC §7)
   std::string palette = "auto";     // CrowdRenderer palette storage: storage, texture or auto
   std::string gl = "4.3";           // context: 4.3, 3.3 or es3.0
   bool reference = false;           // draw every actor separately, CPU-skinned (SPEC §6)
@@ -65,14 +69,35 @@ PaletteStorage parse_storage(const std::string& name) {
   return PaletteStorage::automatic;
 }
 
+// Throws Error (path "--actors", rule "too_many_actors") when the instanced renderer cannot hold
+// `actors` actors of `crowd`'s asset: checked on a crowd of capacity 1, before the real one
+// allocates its streams (a million actors would otherwise fail only after seconds and GiBs).
+void check_actor_limit(const Crowd& crowd, std::uint32_t actors, PaletteStorage storage) {
+  const CapacityLimit limit = crowd_capacity_limit(crowd, storage);
+  if (actors <= limit.actors) return;
+  const std::string why =
+      limit.storage == PaletteStorage::storage_buffer
+          ? fmt::format("{} = {} bytes per array / {} bytes per actor in its largest palette array",
+                        limit.limit, limit.limit_value, limit.per_actor)
+          : fmt::format("{} = {} texel rows, one per actor", limit.limit, limit.limit_value);
+  throw Error("--actors", "too_many_actors",
+              fmt::format("{} actors exceed the {} this asset fits in {} palettes on this GPU ({})", actors,
+                          limit.actors, palette_storage_name(limit.storage), why));
+}
+
 void run_render(const RenderOptions& options) {
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
-  const Layout layout = grid_layout(*asset, options.actors);
+  // Declaration order matters: GL objects are deleted before the context goes.
+  HeadlessContext context({.api = select_api(options.gl)});
   LodOptions lod;
   lod.enabled = lod.auto_generate = options.lod;
   lod.vertex_budget = options.vertex_budget;
-  Crowd crowd(asset, {.capacity = options.actors, .lod = lod});
+  lod.min_coverage = options.min_coverage;
+  Crowd crowd(asset, {.capacity = 1, .lod = lod});
+  if (!options.reference) check_actor_limit(crowd, options.actors, parse_storage(options.palette));
+  crowd.reserve(options.actors);
   if (options.lod) crowd.set_lod_bias(options.lod_bias);
+  const Layout layout = grid_layout(*asset, options.actors);
   crowd.add_actors(actor_options(*asset, layout));
   // The camera also drives LOD: every update classifies against it.
   const Camera camera = frame_crowd(layout.crowd_bounds, static_cast<float>(options.width) /
@@ -88,8 +113,6 @@ void run_render(const RenderOptions& options) {
   const double update_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - update_start).count();
 
-  // Declaration order matters: GL objects are deleted before the context goes.
-  HeadlessContext context({.api = select_api(options.gl)});
   Framebuffer target({.width = options.width, .height = options.height, .samples = options.msaa});
   std::unique_ptr<CrowdRenderer> instanced;
   std::unique_ptr<ReferenceRenderer> reference;
@@ -125,6 +148,7 @@ void run_render(const RenderOptions& options) {
     stats["background"] = {background_rgb[0], background_rgb[1], background_rgb[2], 255};
     stats["update_ms_total"] = update_ms;
     stats["draw_ms"] = draw_ms;
+    if (options.lod) stats["min_coverage"] = crowd.lod_model()->thresholds.back();
     stats["gl_version"] = context.version();
     stats["gl_renderer"] = context.renderer();
     std::ofstream file(options.stats);
@@ -134,6 +158,12 @@ void run_render(const RenderOptions& options) {
   fmt::print("rendered {} actors with {} draws ({} groups) at {}x{} into {}\n",
              crowd.actor_count(), draws, groups.size(), options.width, options.height,
              options.out);
+  if (options.lod) {
+    const LodStats& lod_stats = crowd.lod_stats();
+    fmt::print("lod: {} visible, {} culled (outside the view, or below screen coverage {}: "
+               "see --min-coverage)\n",
+               lod_stats.visible_actors, lod_stats.culled_actors, crowd.lod_model()->thresholds.back());
+  }
 }
 
 }  // namespace
@@ -143,34 +173,45 @@ void register_render(CLI::App& app) {
   CLI::App* render = app.add_subcommand(
       "render", "Render a crowd headless (EGL) to a PNG, with optional JSON statistics");
   render->add_option("asset", options->asset,
-                     "glTF 2.0 file (.gltf or .glb); default: the built-in character")
-      ->check(CLI::ExistingFile);
-  render->add_option("--actors,-n", options->actors, "number of actors")
+                     "glTF 2.0 file (.gltf or .glb); default: the built-in character");
+  render->add_option("--actors,-n", options->actors,
+                     "number of actors, at most 1000000 and what the palette storage holds for the "
+                     "asset, checked before the crowd is built: storage buffers hold "
+                     "GL_MAX_SHADER_STORAGE_BLOCK_SIZE / (48 bytes × the largest skin's joints) "
+                     "actors, textures GL_MAX_TEXTURE_SIZE actors")
       ->capture_default_str()
-      ->check(CLI::Range(1u, 1'000'000u));
+      ->check(integer_in(1, 1'000'000));
   render->add_option("--seconds,-t", options->seconds,
                      "animation time to advance, in 1/30 s steps")
       ->capture_default_str()
-      ->check(CLI::Range(0.0f, 1.0e6f));
+      ->check(finite_in(0.0, 1.0e6));
   render->add_option("--out,-o", options->out, "PNG file to write")->capture_default_str();
   render->add_option("--stats", options->stats, "JSON statistics file to write");
   render->add_option("--width", options->width, "image width in pixels")
       ->capture_default_str()
-      ->check(CLI::Range(1u, 16384u));
+      ->check(integer_in(1, 16384));
   render->add_option("--height", options->height, "image height in pixels")
       ->capture_default_str()
-      ->check(CLI::Range(1u, 16384u));
+      ->check(integer_in(1, 16384));
   render->add_option("--msaa", options->msaa, "samples per pixel (0 = off; llvmpipe allows 4)")
       ->capture_default_str()
-      ->check(CLI::Range(0u, 16u));
+      ->check(integer_in(0, 16));
   render->add_flag("--lod", options->lod,
-                   "levels of detail (SPEC §7): the asset's MSFT_lod levels, else generated ones");
+                   "levels of detail (SPEC §7): the asset's MSFT_lod levels, else generated ones; "
+                   "actors outside the view or below the smallest screen coverage are culled "
+                   "(counts printed)");
   render->add_option("--lod-bias", options->lod_bias, "coverage multiplier; > 1 keeps detail longer (with --lod)")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(finite_above(0.0));
+  render->add_option("--min-coverage", options->min_coverage,
+                     "screen coverage (projected size / the image's smaller side) below which an "
+                     "actor is culled, instead of the last LOD threshold (0.01 by default); 0 = "
+                     "never cull for size (with --lod)")
+      ->check(finite_at_least(0.0));
   render->add_option("--vertex-budget", options->vertex_budget,
                      "maximum submitted index references per frame, 0 = unlimited (with --lod)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(0, ~std::uint64_t{0}));
   render->add_option("--palette", options->palette,
                      "palette storage of the instanced renderer (SPEC §6): storage (shader storage "
                      "buffers, OpenGL 4.3), texture (RGBA32F textures, OpenGL 3.3 / ES 3.0) or "
@@ -186,6 +227,7 @@ void register_render(CLI::App& app) {
   render->add_flag("--reference", options->reference,
                    "draw every actor separately with CPU-skinned vertices (the correctness "
                    "oracle and separate-draws baseline: groups × actors draws)");
+  render->footer("Time step: the animation advances in fixed 1/30 s steps (bench uses 1/60 s).");
   render->callback([options] { run_render(*options); });
 }
 

@@ -26,6 +26,7 @@
 
 #include "gltf_crowd/error.hpp"
 #include "gltf_crowd/gl.hpp"
+#include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
 #include "tools/studio_panel.hpp"
@@ -155,10 +156,7 @@ void run_studio(const StudioOptions& options) {
   scene.sync(settings);
   StudioSettings synced = settings;
   PanelState panel;
-  if (edit) {
-    scene.apply(*edit);
-    panel.selected_actor = static_cast<int>(edit->actor);
-  }
+  if (edit) panel.selected_actor = static_cast<int>(scene.apply(*edit));
 
   const bool headless = options.frames > 0;
   double simulated = 0.0;
@@ -266,10 +264,11 @@ void register_studio(CLI::App& app) {
                      "../shared/assets when present)");
   studio->add_option("--capacity", options->capacity, "crowd capacity: the actors slider's maximum")
       ->capture_default_str()
-      ->check(CLI::Range(1u, 1'000'000u));
+      ->check(integer_in(1, 1'000'000));
   studio->add_option("--frames", options->frames,
                      "run this many 1/30 s frames, then exit (0 = interactive)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(integer_in(0, 0xFFFFFFFFu));
   studio->add_option("--screenshot", options->screenshot,
                      "PNG of the whole window after the last frame (with --frames)");
   studio->add_option("--stats", options->stats,
@@ -282,8 +281,10 @@ void register_studio(CLI::App& app) {
                      "actor.crossfade, actor.speed, actor.pause, actor.seek")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  studio->add_option("--width", options->width, "window width")->capture_default_str()->check(CLI::Range(320u, 8192u));
-  studio->add_option("--height", options->height, "window height")->capture_default_str()->check(CLI::Range(240u, 8192u));
+  studio->add_option("--width", options->width, "window width")->capture_default_str()->check(integer_in(320, 8192));
+  studio->add_option("--height", options->height, "window height")->capture_default_str()->check(integer_in(240, 8192));
+  studio->footer("Time step: with --frames every frame advances a fixed 1/30 s (as render; bench "
+                 "uses 1/60 s); interactively, the wall time since the last frame (at most 0.1 s).");
   studio->callback([options] { run_studio(*options); });
 }
 

@@ -89,9 +89,10 @@ void live_stats(const StudioScene& scene) {
   ImGui::TextWrapped("clips: %s", clips.c_str());
   const FrameStats& stages = crowd.frame_stats();
   const FrameTimes& times = scene.times();
-  ImGui::Text("frame %.1f ms  update %.2f ms  draw %.2f ms", times.frame, times.update, times.draw);
-  ImGui::Text("sampling %.2f  hierarchy %.2f  palettes %.2f  packing %.2f ms", stages.sampling_ms,
-              stages.hierarchy_ms, stages.palettes_ms, stages.packing_ms);
+  // Wrapped and split, so no figure is cut off at the panel's edge (issue 14).
+  ImGui::TextWrapped("frame %.1f ms  update %.2f ms  draw %.2f ms", times.frame, times.update, times.draw);
+  ImGui::TextWrapped("sampling %.2f ms  hierarchy %.2f ms", stages.sampling_ms, stages.hierarchy_ms);
+  ImGui::TextWrapped("palettes %.2f ms  packing %.2f ms", stages.palettes_ms, stages.packing_ms);
   ImGui::Text("evaluated %u  deferred %u actors", stages.actors_evaluated, stages.actors_deferred);
   ImGui::Text("upload %" PRIu64 " bytes/frame", render.upload_bytes);
 }
@@ -133,7 +134,7 @@ void actor_table(StudioScene& scene, PanelState& state) {
   Actor actor = actors[state.selected_actor];
   const Asset& asset = scene.crowd().asset();
   ActorEdit edit;
-  edit.actor = static_cast<std::uint32_t>(state.selected_actor);
+  edit.actor = actor.id();
   edit.crossfade = state.crossfade;
   ImGui::Text("selected: %s", actor.id().c_str());
   if (!asset.clips.empty() && ImGui::BeginCombo("Actor clip", actor.active_clip().c_str())) {

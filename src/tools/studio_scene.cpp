@@ -4,6 +4,9 @@
 #include <chrono>
 #include <map>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/error.hpp"
 
@@ -12,6 +15,16 @@ namespace {
 
 double elapsed_ms(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A single clip chosen by name must be one of the asset's ("" = its first clip).
+void check_clip(const Asset& asset, const ClipAssignment& clips) {
+  if (clips.mode != ClipMode::single || clips.clip.empty() || asset.find_clip(clips.clip) >= 0) return;
+  std::vector<std::string> names;
+  for (const Clip& clip : asset.clips) names.push_back('\'' + clip.name + '\'');
+  throw Error("clip", "unknown_clip",
+              fmt::format("'{}' is not a clip of this model; its clips: {}", clips.clip,
+                          names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
 }
 
 bool same_actors(const StudioSettings& a, const StudioSettings& b) {
@@ -45,8 +58,11 @@ std::vector<ModelEntry> scan_models(const std::filesystem::path& folder) {
 
 void StudioScene::sync(const StudioSettings& settings) {
   const bool new_model = !built_ || built_->model != settings.model;
+  // Everything that can throw comes before anything changes.
+  std::shared_ptr<const Asset> asset = new_model ? load_crowd_asset(settings.model) : nullptr;
+  const bool new_clip = !built_ || built_->clips.clip != settings.clips.clip;
+  if (new_clip) check_clip(new_model ? *asset : crowd_->asset(), settings.clips);
   if (new_model) {
-    auto asset = load_crowd_asset(settings.model);  // throws before anything changes
     renderer_.reset();  // it refers to the old crowd
     LodOptions lod;
     lod.enabled = settings.lod;
@@ -99,14 +115,18 @@ std::uint32_t StudioScene::draw(const Camera& camera) {
   return draws_;
 }
 
-void StudioScene::apply(const ActorEdit& edit) {
+std::uint32_t StudioScene::apply(const ActorEdit& edit) {
   const std::vector<Actor> actors = crowd_->actors();
-  if (edit.actor >= actors.size()) {
+  const auto found = std::find_if(actors.begin(), actors.end(), [&](const Actor& a) {
+    return edit.actor.empty() || a.id() == edit.actor;
+  });
+  if (found == actors.end()) {
     throw Error("select", "unknown_actor",
-                "actor " + std::to_string(edit.actor) + " does not exist (" +
-                    std::to_string(actors.size()) + " actors)");
+                fmt::format("no actor has the id '{}' ({} actors{})", edit.actor, actors.size(),
+                            actors.empty() ? std::string()
+                                           : fmt::format(": {} to {}", actors.front().id(), actors.back().id())));
   }
-  Actor actor = actors[edit.actor];
+  Actor actor = *found;
   if (edit.clip) {
     SelectClipOptions options;
     options.crossfade_seconds = edit.crossfade;
@@ -115,6 +135,7 @@ void StudioScene::apply(const ActorEdit& edit) {
   if (edit.speed) actor.set_speed(*edit.speed);
   if (edit.seek) actor.seek(*edit.seek);
   if (edit.paused) *edit.paused ? actor.pause() : actor.play();
+  return static_cast<std::uint32_t>(found - actors.begin());  // actors() is in slot order
 }
 
 std::vector<int> StudioScene::actor_levels() const {

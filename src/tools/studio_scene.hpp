@@ -40,18 +40,20 @@ struct FrameTimes {
 class StudioScene {
  public:
   // Brings the crowd in line with `settings`: a new model rebuilds crowd and renderer, a new
-  // actor count or clip assignment re-adds the actors, a new palette storage rebuilds the
-  // renderer, LOD controls are applied in place. Throws Error when the model does not load (the
-  // previous crowd is kept); a palette storage the context cannot run falls back to automatic
-  // and is reported by palette_error().
+  // actor count or clip assignment re-adds the actors (ids actor-0, actor-1, ... in slot order),
+  // a new palette storage rebuilds the renderer, LOD controls are applied in place. Throws Error
+  // when the model does not load, or (path "clip", rule "unknown_clip", listing the clips) when
+  // a newly chosen single clip is not one of the model's; the previous crowd is kept. A model
+  // switch keeps an unknown clip name, whose actors then play the first clip. A palette storage
+  // the context cannot run falls back to automatic and is reported by palette_error().
   void sync(const StudioSettings& settings);
   // Advances animation by `seconds` (0 while animation is paused) and classifies LOD for `view`.
   void update(float seconds, const LodView& view);
   // Draws into the bound framebuffer and viewport; returns the number of draws.
   std::uint32_t draw(const Camera& camera);
-  // Applies a table edit to the actor in slot order `edit.actor`. Throws Error for an unknown
-  // actor or clip.
-  void apply(const ActorEdit& edit);
+  // Applies a table edit to the actor with id `edit.actor` (the first actor for "") and returns
+  // its slot. Throws Error for an unknown actor (path "select", rule "unknown_actor") or clip.
+  std::uint32_t apply(const ActorEdit& edit);
 
   Crowd& crowd() { return *crowd_; }
   const Crowd& crowd() const { return *crowd_; }

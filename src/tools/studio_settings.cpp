@@ -109,7 +109,8 @@ void apply_setting(std::string_view assignment, StudioSettings& settings,
   } else if (key == "zoom") {
     s.camera.zoom = parse_number(key, value, 0.05f, 20.0f);
   } else if (key == "select") {
-    actor_edit().actor = static_cast<std::uint32_t>(parse_count(key, value, 0, 999'999));
+    if (value.empty()) bad_value(key, value, "an actor id as the table shows it, such as actor-3");
+    actor_edit().actor = std::string(value);
   } else if (key == "actor.clip") {
     actor_edit().clip = std::string(value);
   } else if (key == "actor.crossfade") {

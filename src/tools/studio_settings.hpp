@@ -32,7 +32,7 @@ struct StudioSettings {
 // A request on one actor of the table: select it, then change its clip (crossfading over
 // `crossfade` seconds), speed, pause state or time.
 struct ActorEdit {
-  std::uint32_t actor = 0;           // slot order, as the table lists actors
+  std::string actor;                 // its id, as the table shows it ("actor-3"); "" = the first
   std::optional<std::string> clip;
   float crossfade = 0.4f;
   std::optional<float> speed;
@@ -44,9 +44,10 @@ struct ActorEdit {
 // `resolve_model`), actors, capacity, clips (cycle|single|random), clip, seed, phase_spread,
 // speed_spread, animation, orbit, lod (on|off), bias, budget, update_rate (on|off), palette
 // (storage|texture|auto),
-// azimuth, elevation, zoom; and the actor table's select, actor.clip, actor.crossfade,
-// actor.speed, actor.pause, actor.seek, which fill `edit`. Throws Error (path "--set <key>",
-// rules "set_syntax", "set_key", "set_value") and then changes nothing.
+// azimuth, elevation, zoom; and the actor table's select (an actor id), actor.clip,
+// actor.crossfade, actor.speed, actor.pause, actor.seek, which fill `edit`. Throws Error (path
+// "--set <key>", rules "set_syntax", "set_key", "set_value") and then changes nothing. Names
+// that need the asset (clip, the actor id) are checked when the scene applies them.
 void apply_setting(std::string_view assignment, StudioSettings& settings,
                    std::optional<ActorEdit>& edit,
                    const std::function<std::string(std::string_view)>& resolve_model);

@@ -1,0 +1,85 @@
+#include "tools/cli_numbers.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include <fmt/format.h>
+
+namespace gltf_crowd::tools {
+namespace {
+
+// The whole of `text` as a T, or false.
+template <typename T>
+bool parse_all(std::string_view text, T& value) {
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size() && !text.empty();
+}
+
+// `requirement` completes "it must be ..."; `accepts` is called with a finite value.
+CLI::Validator finite_validator(std::string requirement, std::function<bool(double)> accepts) {
+  return CLI::Validator(
+      [requirement, accepts](std::string& text) -> std::string {
+        double x = 0.0;
+        const char* problem = nullptr;
+        // from_chars reads "nan" and "inf", and gives result_out_of_range for 1e999.
+        if (!parse_all(text, x)) {
+          problem = std::from_chars(text.data(), text.data() + text.size(), x).ec == std::errc::result_out_of_range
+                        ? "is out of range"
+                        : "is not a number";
+        } else if (!std::isfinite(x) || std::abs(x) > std::numeric_limits<float>::max()) {
+          problem = "is not finite";
+        } else if (!accepts(x)) {
+          problem = "is out of range";
+        }
+        return problem == nullptr ? std::string()
+                                  : fmt::format("'{}' {}; it must be {}", text, problem, requirement);
+      },
+      requirement);
+}
+
+}  // namespace
+
+CLI::Validator integer_in(std::uint64_t min, std::uint64_t max) {
+  const std::string requirement = fmt::format("an integer in [{}, {}]", min, max);
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        std::uint64_t n = 0;
+        std::int64_t negative = 0;
+        const char* problem = nullptr;
+        if (parse_all(text, n)) {
+          if (n < min || n > max) problem = "is out of range";
+        } else {
+          // A negative integer, or one beyond 64 bits, is an integer out of range.
+          const bool integer = parse_all(text, negative) ||
+                               std::from_chars(text.data(), text.data() + text.size(), n).ec ==
+                                   std::errc::result_out_of_range;
+          problem = integer ? "is out of range" : "is not an integer";
+        }
+        return problem == nullptr ? std::string()
+                                  : fmt::format("'{}' {}; it must be {}", text, problem, requirement);
+      },
+      requirement);
+}
+
+CLI::Validator finite_number() {
+  return finite_validator("finite", [](double) { return true; });
+}
+
+CLI::Validator finite_in(double min, double max) {
+  return finite_validator(fmt::format("finite and in [{}, {}]", min, max),
+                          [=](double x) { return x >= min && x <= max; });
+}
+
+CLI::Validator finite_above(double min) {
+  return finite_validator(fmt::format("finite and > {}", min), [=](double x) { return x > min; });
+}
+
+CLI::Validator finite_at_least(double min) {
+  return finite_validator(fmt::format("finite and >= {}", min), [=](double x) { return x >= min; });
+}
+
+}  // namespace gltf_crowd::tools

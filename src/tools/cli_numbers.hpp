@@ -1,0 +1,25 @@
+// CLI11 validators for the tools' numeric options (issue 14). CLI11's own Range and
+// PositiveNumber let "nan" through (every comparison with NaN is false), call a word "not in
+// range" and print their bounds as 309-digit numbers; these say in words what is wrong. CLI11
+// prefixes each message with the option's name ("--actors: 'abc' is not an integer; ...").
+#pragma once
+
+#include <cstdint>
+
+#include <CLI/CLI.hpp>
+
+namespace gltf_crowd::tools {
+
+// An integer in [min, max], in decimal: "'abc' is not an integer; it must be an integer in
+// [1, 1000000]", "'0' is out of range; it must be an integer in [1, 1000000]".
+CLI::Validator integer_in(std::uint64_t min, std::uint64_t max);
+
+// Floating-point values, finite as a float (every floating-point option of the tools is a float)
+// and within a range: "'nan' is not finite; it must be finite and > 0", "'abc' is not a number;
+// ...", "'0' is out of range; it must be finite and > 0".
+CLI::Validator finite_number();                    // any finite value
+CLI::Validator finite_in(double min, double max);  // min <= x <= max
+CLI::Validator finite_above(double min);           // x > min
+CLI::Validator finite_at_least(double min);        // x >= min
+
+}  // namespace gltf_crowd::tools

@@ -1,0 +1,283 @@
+// What a new user hit on the command line (issue 14, item 8): the built tool is run with bad
+// arguments and its exit status and messages are checked, across subcommands. Every run has a
+// `timeout`, so an argument that made the tool hang fails the test instead of hanging it.
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <epoxy/gl.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/default_character.hpp"
+#include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/version.hpp"
+#include "test_support.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+using test::CommandOutput;
+using test::quoted;
+
+// The tool with `arguments` (quoted by the caller), standard output and error together.
+CommandOutput tool(const std::string& arguments) {
+  return test::run_command("timeout 120 " + quoted(test::tool_path().string()) + " " + arguments + " 2>&1");
+}
+
+// The built-in character as a GLB file in `dir`, written by the library (not by the tool under
+// test, whose export-default options are themselves tested below).
+std::string character_file(const std::filesystem::path& dir) {
+  const std::vector<std::uint8_t> glb = default_character_glb();
+  const auto file = dir / "character.glb";
+  std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(glb.data()),
+                                              static_cast<std::streamsize>(glb.size()));
+  return file.string();
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+TEST(CliTool, NonFiniteNumbersAreRejectedNamingTheOption) {
+  const auto dir = test::scratch_dir("cli_non_finite");
+  const std::string asset = quoted(character_file(dir));
+  const std::string out = quoted((dir / "x.png").string());
+  const std::string glb = quoted((dir / "x.glb").string());
+  struct Case {
+    std::string arguments;
+    std::string option;
+  };
+  const std::vector<Case> cases = {
+      {"render --seconds nan --actors 1 --out " + out, "--seconds"},
+      {"render --seconds inf --actors 1 --out " + out, "--seconds"},
+      {"render --seconds 1e999 --actors 1 --out " + out, "--seconds"},
+      {"render --lod --lod-bias nan --actors 1 --out " + out, "--lod-bias"},
+      {"render --lod --lod-bias inf --actors 1 --out " + out, "--lod-bias"},
+      {"render --lod --min-coverage nan --actors 1 --out " + out, "--min-coverage"},
+      {"pose " + asset + " --clip 0 --time nan", "--time"},
+      {"pose " + asset + " --clip 0 --time -inf", "--time"},
+      {"lod " + asset + " --ratios 0.5,nan --out " + glb, "--ratios"},
+      {"lod " + asset + " --ratios 0.5 --screen-coverage inf,0.1 --out " + glb, "--screen-coverage"},
+  };
+  for (const Case& c : cases) {
+    const CommandOutput r = tool(c.arguments);
+    EXPECT_GT(r.exit_code, 0) << c.arguments << ": " << r.out;  // not 124: the timeout
+    EXPECT_NE(r.exit_code, 124) << c.arguments << " hung";
+    EXPECT_TRUE(contains(r.out, c.option + ": '")) << c.arguments << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, "finite")) << c.arguments << ": " << r.out;
+  }
+}
+
+TEST(CliTool, MissingAssetGivesOneMessageAndExitCodeEverywhere) {
+  const auto dir = test::scratch_dir("cli_missing");
+  const std::string missing = (dir / "absent.glb").string();
+  const std::string expected = "gltf-crowd: error: " + missing + ": is not a readable file [file_open]";
+  for (const std::string& arguments :
+       {"render " + quoted(missing) + " --actors 1 --out " + quoted((dir / "x.png").string()), "info " + quoted(missing),
+        "pose " + quoted(missing), "lod " + quoted(missing) + " --out " + quoted((dir / "x.glb").string()),
+        "bench " + quoted(missing) + " --actors 1 --frames 1"}) {
+    const CommandOutput r = tool(arguments);
+    EXPECT_EQ(r.exit_code, 1) << arguments << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, expected)) << arguments << ": " << r.out;
+  }
+}
+
+// The 8-byte PNG signature and the start of an IHDR chunk, as a file named .glb.
+std::filesystem::path png_named_glb(const std::filesystem::path& dir) {
+  const unsigned char bytes[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                                 0,    0,   0,   1,   0,    0,    0,    1,    8, 6, 0, 0, 0};
+  const auto file = dir / "picture.glb";
+  std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes), sizeof bytes);
+  return file;
+}
+
+TEST(CliTool, PngRenamedGlbIsNotAGltfFile) {
+  const auto dir = test::scratch_dir("cli_png");
+  const auto file = png_named_glb(dir);
+  try {
+    (void)load_asset(file);
+    ADD_FAILURE() << "a PNG loaded";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.rule(), "not_gltf") << e.what();
+    EXPECT_EQ(e.path(), file.string()) << e.what();
+    EXPECT_TRUE(contains(e.what(), "not a glTF or GLB file")) << e.what();
+  }
+  for (const std::string& arguments :
+       {"info " + quoted(file.string()), "render " + quoted(file.string()) + " --actors 1 --out " +
+                                             quoted((dir / "x.png").string())}) {
+    const CommandOutput r = tool(arguments);
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_TRUE(contains(r.out, file.string() + ": not a glTF or GLB file")) << r.out;
+    EXPECT_TRUE(contains(r.out, "[not_gltf]")) << r.out;
+  }
+}
+
+TEST(CliTool, CountsThatAreNotIntegersSaySo) {
+  for (const std::string& arguments : {"render --actors abc", "render --actors 1.5", "bench --actors abc",
+                                       "bench --frames 2.5", "studio --capacity ten"}) {
+    const CommandOutput r = tool(arguments);
+    EXPECT_GT(r.exit_code, 0) << arguments << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, "is not an integer")) << arguments << ": " << r.out;
+    EXPECT_FALSE(contains(r.out, "not in range")) << arguments << ": " << r.out;
+  }
+  const CommandOutput zero = tool("render --actors 0");
+  EXPECT_GT(zero.exit_code, 0) << zero.out;
+  EXPECT_TRUE(contains(zero.out, "--actors: '0' is out of range; it must be an integer in [1, 1000000]")) << zero.out;
+}
+
+TEST(CliTool, LodBiasZeroHasAReadableMessage) {
+  const CommandOutput r = tool("render --lod --lod-bias 0");
+  EXPECT_GT(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "--lod-bias: '0' is out of range; it must be finite and > 0")) << r.out;
+  EXPECT_FALSE(std::regex_search(r.out, std::regex("[0-9]{20}"))) << "an absurd number: " << r.out;
+}
+
+TEST(CliTool, VersionPrintsTheProjectVersion) {
+  const CommandOutput r = tool("--version");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  std::string line = r.out;
+  while (!line.empty() && line.back() == '\n') line.pop_back();
+  EXPECT_TRUE(std::regex_match(line, std::regex(R"(gltf-crowd [0-9]+\.[0-9]+\.[0-9]+)"))) << line;
+  EXPECT_EQ(line, std::string("gltf-crowd ") + GLTF_CROWD_VERSION_STRING);
+}
+
+TEST(CliTool, ScreenCoverageNeedsOneThresholdPerLevel) {
+  const auto dir = test::scratch_dir("cli_coverage");
+  const std::string asset = quoted(character_file(dir));
+  const std::string out = quoted((dir / "x.glb").string());
+  // The built-in character reduces at these ratios: levels = ratios + 1.
+  const CommandOutput fewer = tool("lod " + asset + " --ratios 0.5,0.25 --screen-coverage 0.5 --out " + out);
+  EXPECT_EQ(fewer.exit_code, 1) << fewer.out;
+  EXPECT_TRUE(contains(fewer.out, "1 threshold for 3 levels")) << fewer.out;
+  EXPECT_TRUE(contains(fewer.out, "[lod_screen_coverage_count]")) << fewer.out;
+  const CommandOutput more = tool("lod " + asset + " --ratios 0.5 --screen-coverage 0.5,0.2,0.01 --out " + out);
+  EXPECT_EQ(more.exit_code, 1) << more.out;
+  EXPECT_TRUE(contains(more.out, "3 thresholds for 2 levels")) << more.out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.glb"));
+  const CommandOutput matching = tool("lod " + asset + " --ratios 0.5 --screen-coverage 0.4,0.05 --out " + out);
+  EXPECT_EQ(matching.exit_code, 0) << matching.out;
+  EXPECT_TRUE(contains(matching.out, "screen coverage [0.4, 0.05]")) << matching.out;
+}
+
+// 100 built-in characters on a 10 × 10 grid, with coverage scaled by a bias of 0.05 (as a crowd
+// of thousands would be): the farther ones fall below the default last threshold, 0.01, and are
+// culled, unless --min-coverage 0.
+TEST(CliTool, RenderLodReportsCulledActorsAndMinCoverageZeroKeepsThem) {
+  const auto dir = test::scratch_dir("cli_min_coverage");
+  const std::string common = "render --lod --lod-bias 0.05 --actors 100 --seconds 0 --width 64 --height 64 "
+                             "--msaa 0 --out " + quoted((dir / "x.png").string()) + " --stats ";
+  const CommandOutput culling = tool(common + quoted((dir / "default.json").string()));
+  ASSERT_EQ(culling.exit_code, 0) << culling.out;
+  const auto stats = nlohmann::json::parse(std::ifstream(dir / "default.json"));
+  const std::uint32_t visible = stats["lod"]["visible_actors"], culled = stats["lod"]["culled_actors"];
+  EXPECT_EQ(visible + culled, 100u);
+  EXPECT_GT(culled, 0u) << "no actor is small enough to be culled: the test needs a larger crowd";
+  EXPECT_NEAR(stats["min_coverage"].get<double>(), 0.01, 1e-6);
+  EXPECT_TRUE(contains(culling.out, "lod: " + std::to_string(visible) + " visible, " + std::to_string(culled) +
+                                        " culled"))
+      << culling.out;
+
+  const CommandOutput all = tool(common + quoted((dir / "all.json").string()) + " --min-coverage 0");
+  ASSERT_EQ(all.exit_code, 0) << all.out;
+  const auto kept = nlohmann::json::parse(std::ifstream(dir / "all.json"));
+  EXPECT_EQ(kept["lod"]["visible_actors"], 100);
+  EXPECT_EQ(kept["lod"]["culled_actors"], 0);
+  EXPECT_EQ(kept["min_coverage"], 0.0);
+  EXPECT_TRUE(contains(all.out, "lod: 100 visible, 0 culled")) << all.out;
+
+  const CommandOutput negative = tool(common + quoted((dir / "n.json").string()) + " --min-coverage -0.1");
+  EXPECT_GT(negative.exit_code, 0) << negative.out;
+  EXPECT_TRUE(contains(negative.out, "--min-coverage: '-0.1' is out of range; it must be finite and >= 0"))
+      << negative.out;
+}
+
+// The palette limits of SPEC §6, from the GL limits and the built-in character's skins and morph
+// targets: a storage buffer array takes 48 bytes per joint (3 vec4 rows) or 4 bytes per morph
+// weight (padded to 4) of each actor; a texture takes one texel row per actor.
+struct ExpectedLimits {
+  std::uint64_t storage = 0;
+  std::uint64_t texture = 0;
+};
+
+ExpectedLimits expected_limits() {
+  const Asset asset = load_asset_from_memory(default_character_glb());
+  std::uint64_t per_actor = 48;  // the transform rows
+  for (const Skin& skin : asset.skins) per_actor = std::max<std::uint64_t>(per_actor, 48 * skin.joints.size());
+  for (const Mesh& mesh : asset.meshes)
+    if (!mesh.primitives.empty())
+      per_actor = std::max<std::uint64_t>(per_actor, 4 * ((mesh.primitives[0].targets.size() + 3) / 4 * 4));
+  GLint64 block = 0;
+  GLint side = 0;
+  glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
+  glGetIntegerv(GL_MAX_TEXTURE_SIZE, &side);
+  return {static_cast<std::uint64_t>(block) / per_actor, static_cast<std::uint64_t>(side)};
+}
+
+TEST(CliTool, RenderRefusesMoreActorsThanThePalettesHold) {
+  const HeadlessContext context;
+  const ExpectedLimits limits = expected_limits();
+  auto character = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  const Crowd probe(character, {.capacity = 1});
+  EXPECT_EQ(crowd_capacity_limit(probe, PaletteStorage::storage_buffer).actors, limits.storage);
+  EXPECT_EQ(crowd_capacity_limit(probe, PaletteStorage::texture).actors, limits.texture);
+
+  const auto dir = test::scratch_dir("cli_actor_limit");
+  struct Case {
+    std::uint64_t limit;
+    std::string palette;
+    std::string gl_limit;
+  };
+  for (const Case& c : {Case{limits.storage, "storage", "GL_MAX_SHADER_STORAGE_BLOCK_SIZE"},
+                        Case{limits.texture, "texture", "GL_MAX_TEXTURE_SIZE"}}) {
+    if (c.limit + 1 > 1'000'000) continue;  // the tool's own maximum comes first
+    const CommandOutput r = tool("render --actors " + std::to_string(c.limit + 1) + " --palette " + c.palette +
+                                 " --width 16 --height 16 --out " + quoted((dir / "x.png").string()));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_TRUE(contains(r.out, "[too_many_actors]")) << r.out;
+    EXPECT_TRUE(contains(r.out, std::to_string(c.limit + 1) + " actors exceed the " + std::to_string(c.limit)))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, c.gl_limit)) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(dir / "x.png"));
+  }
+  // The instanced renderer agrees: at the texture limit it builds, one more actor it refuses.
+  Crowd at_limit(character, {.capacity = limits.texture});
+  EXPECT_NO_THROW({ CrowdRenderer renderer(at_limit, {.palette = PaletteStorage::texture}); });
+  Crowd over(character, {.capacity = limits.texture + 1});
+  try {
+    CrowdRenderer renderer(over, {.palette = PaletteStorage::texture});
+    ADD_FAILURE() << "a texture palette of " << limits.texture + 1 << " rows was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.rule(), "palette_too_large") << e.what();
+  }
+  const CommandOutput help = tool("render --help");
+  EXPECT_TRUE(contains(help.out, "GL_MAX_SHADER_STORAGE_BLOCK_SIZE")) << help.out;
+  EXPECT_TRUE(contains(help.out, "GL_MAX_TEXTURE_SIZE")) << help.out;
+}
+
+TEST(CliTool, ExportDefaultWritesToOut) {
+  const auto dir = test::scratch_dir("cli_export_default");
+  for (const std::string flag : {"--out", "-o"}) {
+    const auto file = dir / ("character" + flag + ".glb");
+    const CommandOutput r = tool("export-default " + flag + " " + quoted(file.string()));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    EXPECT_EQ(load_asset(file).clips.size(), load_asset_from_memory(default_character_glb()).clips.size());
+  }
+  EXPECT_GT(tool("export-default").exit_code, 0) << "the output is required";
+}
+
+TEST(CliTool, HelpStatesTheTimeStep) {
+  for (const auto& [command, step] : std::vector<std::pair<std::string, std::string>>{
+           {"render", "1/30 s"}, {"studio", "1/30 s"}, {"bench", "1/60 s"}}) {
+    const CommandOutput r = tool(command + " --help");
+    EXPECT_EQ(r.exit_code, 0) << r.out;
+    const std::size_t at = r.out.find("Time step:");
+    ASSERT_NE(at, std::string::npos) << command << ": " << r.out;
+    EXPECT_TRUE(contains(r.out.substr(at, 80), step)) << command << ": " << r.out.substr(at);
+  }
+}
+
+}  // namespace
+}  // namespace gltf_crowd
