@@ -55,7 +55,7 @@ struct LodOptions {
   // (beyond SPEC §7, where the last threshold culls): finite and >= 0; 0 never culls for size
   // (the frustum still culls). Thresholds at or below it are dropped, so actors between it and
   // the last remaining threshold draw at the lowest level reached. Absent: the last threshold.
-  std::optional<float> min_coverage;
+  std::optional<float> min_coverage{};
 };
 
 // Throws Error (path "lod.ratios[i]", "lod.screen_coverage[i]", "lod.hysteresis",

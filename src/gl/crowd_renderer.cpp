@@ -186,8 +186,8 @@ CapacityLimit crowd_capacity_limit(const Crowd& crowd, PaletteStorage storage) {
     result.per_actor = 3 * sizeof(glm::vec4);  // a transform: every stream has one
     for (std::size_t i = 0; i < streams.size(); ++i) {
       const NodeStream& s = streams[i];
-      if (s.palette_stream == i) result.per_actor = std::max<std::uint64_t>(result.per_actor, 3 * sizeof(glm::vec4) * s.joint_count);
-      result.per_actor = std::max<std::uint64_t>(result.per_actor, sizeof(float) * s.weight_stride);
+      const std::uint64_t palette = s.palette_stream == i ? 3 * sizeof(glm::vec4) * s.joint_count : 0;
+      result.per_actor = std::max({result.per_actor, palette, std::uint64_t{sizeof(float) * s.weight_stride}});
     }
     result.actors = static_cast<std::size_t>(result.limit_value / result.per_actor);
     return result;
