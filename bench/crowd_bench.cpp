@@ -1,4 +1,4 @@
-// The issue-9 benchmark suite (SPEC §10), Google Benchmark. Run it all with scripts/bench.sh;
+// The issue-9 benchmark suite (docs/spec.md §10), Google Benchmark. Run it all with scripts/bench.sh;
 // docs/benchmarks.md lists the counters and commands.
 //
 // BM_Update/asset/actors/threads/crossfade: the CPU cost of Crowd::update (clocks, sampling,

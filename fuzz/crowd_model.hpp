@@ -1,4 +1,4 @@
-// Oracle of the crowd fuzz target: the slot order SPEC §5 predicts, a byte snapshot of all
+// Oracle of the crowd fuzz target: the slot order docs/spec.md §5 predicts, a byte snapshot of all
 // observable crowd state, and the abort that turns a broken promise into a fuzz finding.
 // tests/misuse_test.cpp uses the same snapshot, so that the fuzzer and the misuse tests hold
 // the library to one definition of "an error changes nothing".
@@ -30,7 +30,7 @@ namespace gltf_crowd::fuzz {
   std::abort();
 }
 
-// Ids in slot order. Removal moves the last actor into the hole (SPEC §5 "compacts slots").
+// Ids in slot order. Removal moves the last actor into the hole (docs/spec.md §5 "compacts slots").
 // Each added actor gets an incarnation number, so handles to a removed and re-added id are
 // known to be stale.
 struct CrowdModel {

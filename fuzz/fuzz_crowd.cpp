@@ -5,7 +5,7 @@
 // set_lod_vertex_budget; set_update_rate with fuzzed policies), with extreme and non-finite
 // numbers, empty viewports, singular projections, unknown clips, odd ids and stale handles.
 //
-// After every operation it checks what SPEC §3 and §5 promise, and aborts (a finding) when:
+// After every operation it checks what docs/spec.md §3 and §5 promise, and aborts (a finding) when:
 //  - an operation throws anything but gltf_crowd::Error, or throws for valid input, or accepts
 //    invalid input (the oracle below mirrors the documented rules);
 //  - an Error left any observable state changed (count, ids, playback, packed bytes);
@@ -24,6 +24,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,7 +40,7 @@ namespace {
 
 constexpr std::size_t kMaxOps = 256;
 constexpr std::size_t kMaxFuzzCapacity = 32;  // bounds memory and per-op snapshot cost
-constexpr std::size_t kMaxCapacity = 1'000'000;  // SPEC'd bound of Crowd's constructor
+constexpr std::size_t kMaxCapacity = 1'000'000;  // documented bound of Crowd's constructor
 constexpr std::size_t kMaxIdLength = 256;
 
 const std::shared_ptr<const Asset>& character() {
@@ -273,7 +274,14 @@ class Run {
       }
       case 15: {
         const bool enabled = in.ConsumeBool();
-        crowd_.set_lod_enabled(enabled);
+        try {
+          crowd_.set_lod_enabled(enabled);
+        } catch (const Error& e) {
+          // How many levels generation yields is known only once they are built, so a
+          // screen_coverage of another count is rejected here (lod_screen_coverage_count).
+          if (e.rule() == "lod_screen_coverage_count") expected_error_ = true;
+          throw;
+        }
         lod_enabled_ = enabled;
         lod_configured_ |= enabled;
         return expected_error_;
@@ -481,7 +489,7 @@ class Run {
     }
   }
 
-  // Groups and LodStats (SPEC §5, §7): without an active view every level-0 group draws every
+  // Groups and LodStats (docs/spec.md §5, §7): without an active view every level-0 group draws every
   // slot in order; with one, each slot draws at most one level per source node.
   void check_groups(std::size_t n) const {
     const LodStats& stats = crowd_.lod_stats();
@@ -522,7 +530,7 @@ class Run {
   std::vector<Handle> handles_;
   bool expected_error_ = false;
   bool unbounded_ = false;  // an accepted placement was extreme: overflow to inf is then legitimate
-  // LOD is active (SPEC §7) once levels exist, it is enabled, and a view was set.
+  // LOD is active (docs/spec.md §7) once levels exist, it is enabled, and a view was set.
   bool lod_enabled_ = false;
   bool lod_configured_ = false;
   bool lod_view_set_ = false;
@@ -556,7 +564,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     }
     return 0;
   }
-  fuzz::Run run(capacity, lod);
-  for (std::size_t op = 0; op < fuzz::kMaxOps && in.remaining_bytes() > 0; ++op) run.step(in);
+  std::optional<fuzz::Run> run;
+  try {
+    run.emplace(capacity, lod);
+  } catch (const Error& e) {
+    // Valid options, but screen_coverage does not give one threshold per level built.
+    fuzz::require(e.rule() == "lod_screen_coverage_count" && !lod.screen_coverage.empty(),
+                  "valid LOD options were rejected: %s [%s]", e.what(), e.rule().c_str());
+    return 0;
+  }
+  for (std::size_t op = 0; op < fuzz::kMaxOps && in.remaining_bytes() > 0; ++op) run->step(in);
   return 0;
 }

@@ -1,4 +1,4 @@
-// Fuzz target (a): bytes → load_asset_from_memory, as GLB and as glTF JSON (SPEC §2: bad input
+// Fuzz target (a): bytes → load_asset_from_memory, as GLB and as glTF JSON (docs/spec.md §2: bad input
 // never crashes, hangs, reads out of bounds or allocates without bound; it raises Error).
 //
 // Each input is loaded as given (the loader picks GLB or JSON by the magic). Mutations that
@@ -53,7 +53,7 @@ void load(std::span<const std::uint8_t> bytes) {
   try {
     asset = gltf_crowd::load_asset_from_memory(bytes);
   } catch (const gltf_crowd::Error&) {
-    return;  // rejected cleanly: the behaviour the SPEC asks for
+    return;  // rejected cleanly: the behaviour docs/spec.md asks for
   }
   animate(*asset);
 }

@@ -1,4 +1,4 @@
-// Fuzz target (c): bytes → LOD generation on a small mesh (SPEC §7 "Levels").
+// Fuzz target (c): bytes → LOD generation on a small mesh (docs/spec.md §7 "Levels").
 //
 // The input describes one primitive as the loader would deliver it (finite positions, indices
 // below the vertex count, joints below the skin's joint count, weights >= 0), a few ratios and a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages gltf-crowd builds and tests with (PLATFORM.md §1).
+# Installs the Debian 12 packages gltf-crowd builds and tests with (docs/platform.md §1).
 # Skips apt entirely when everything is already installed.
 set -euo pipefail
 packages=(

@@ -1,4 +1,4 @@
-// Actor controls of SPEC §3: each takes effect at once and re-evaluates the packed pose, even for
+// Actor controls of docs/spec.md §3: each takes effect at once and re-evaluates the packed pose, even for
 // paused and finished actors; seek moves only the incoming clip of a crossfade; finished actors
 // hold their last pose and restart on play(). "The pose shown" is compared byte for byte with a
 // fresh actor created at the expected clip and time, so no expected pose comes from the code
@@ -150,7 +150,7 @@ TEST(ActorControlsTest, FinishedOnceActorHoldsItsLastPoseAndPlayRestartsIt) {
 TEST(ActorControlsTest, OnceBackwardFromPhaseZeroIsFinishedAndPlayRestartsFromTheEnd) {
   const float d = duration(*character(), "Walking");
   Crowd crowd(character(), {.capacity = 1});
-  // SPEC §3: once is finished when e <= 0 with negative speed; phase 0 is already there.
+  // docs/spec.md §3: once is finished when e <= 0 with negative speed; phase 0 is already there.
   Actor a = crowd.add_actor({.clip = "Walking", .speed = -1.0f, .loop = LoopMode::once});
   EXPECT_TRUE(a.finished());
   EXPECT_FLOAT_EQ(a.time(), 0.0f);

@@ -1,4 +1,4 @@
-// update() makes no heap allocation after warm-up (SPEC §5, DESIGN "Nothing in update allocates").
+// update() makes no heap allocation after warm-up (docs/spec.md §5, docs/architecture.md "Nothing in update allocates").
 // Counts every operator new in the process while the measured region runs.
 #include <atomic>
 #include <cstdlib>

@@ -194,7 +194,7 @@ TEST(CliTool, RenderLodReportsCulledActorsAndMinCoverageZeroKeepsThem) {
       << negative.out;
 }
 
-// The palette limits of SPEC §6, from the GL limits and the built-in character's skins and morph
+// The palette limits of docs/spec.md §6, from the GL limits and the built-in character's skins and morph
 // targets: a storage buffer array takes 48 bytes per joint (3 vec4 rows) or 4 bytes per morph
 // weight (padded to 4) of each actor; a texture takes one texel row per actor.
 struct ExpectedLimits {

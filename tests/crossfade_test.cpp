@@ -1,5 +1,5 @@
-// Crossfades of SPEC §3 never pop: at every 1/60 s frame of a 1 s crossfade, and of one
-// interrupted half-way by a third clip, the contributor weights sum to 1 and follow the SPEC's
+// Crossfades of docs/spec.md §3 never pop: at every 1/60 s frame of a 1 s crossfade, and of one
+// interrupted half-way by a third clip, the contributor weights sum to 1 and follow docs/spec.md's
 // linear ramp, the outgoing clips keep their own clocks, and no node moves further between two
 // frames than the clips themselves move it. The "no pop" bound is derived from the clips' own
 // motion (twice the largest per-frame displacement of any of them playing alone), and the test
@@ -182,7 +182,7 @@ TEST(CrossfadeTest, InterruptedCrossfadeScalesTheContributorsDownWithoutAPop) {
   }
 }
 
-// The blended pose equals SPEC §3's blend written out here: each contributor = rest overridden
+// The blended pose equals docs/spec.md §3's blend written out here: each contributor = rest overridden
 // by its clip at its own time; translations, scales and morph weights as weighted sums;
 // rotations sign-aligned to the first contributor, summed and normalized.
 TEST(CrossfadeTest, BlendIsTheWeightedSumOfTheContributors) {

@@ -50,7 +50,7 @@ inline bool finite(const glm::vec4& v) {
 }
 
 // A crowd driven by seeded random operations, with a model of the slot order (removal moves the
-// last actor into the hole, SPEC §5). Adds respect the crowd's current capacity, so a caller
+// last actor into the hole, docs/spec.md §5). Adds respect the crowd's current capacity, so a caller
 // may grow it with reserve between frames.
 class CrowdSoak {
  public:

@@ -1,4 +1,4 @@
-// The crowd API of SPEC §5, in the shape of the reference library's crowd tests.
+// The crowd API of docs/spec.md §5, in the shape of the reference library's crowd tests.
 #include <cstring>
 #include <memory>
 

@@ -1,4 +1,4 @@
-// Tests of the built-in character (SPEC §9): the GLB parses back with tinygltf and holds what
+// Tests of the built-in character (docs/spec.md §9): the GLB parses back with tinygltf and holds what
 // the spec promises (skin, primitives, morph targets, clips) with sound skinning data.
 #include "gltf_crowd/default_character.hpp"
 

@@ -1,4 +1,4 @@
-// Tests of the OpenGL backend (SPEC §4–§6): headless context, KHR_debug error counting,
+// Tests of the OpenGL backend (docs/spec.md §4–§6): headless context, KHR_debug error counting,
 // framebuffer read-back, PNG output, the crowd renderer's draw count, placement, skinning,
 // morphing and winding on hand-made glTF files in both palette storages, and that destroy()
 // deletes every GL object. Images are tiny; failures write the actual PNG.
@@ -129,7 +129,7 @@ TEST(HeadlessContextTest, DevicePlatformWorksToo) {
   EXPECT_NE(glGetString(GL_VERSION), nullptr);
 }
 
-// Mesa returns the highest compatible version for a 3.3 request (PLATFORM.md P4).
+// Mesa returns the highest compatible version for a 3.3 request (docs/platform.md P4).
 TEST(HeadlessContextTest, Gl33RequestGivesACoreContext) {
   HeadlessContext context({.api = GlApi::gl33_core});
   EXPECT_EQ(context.api(), GlApi::gl33_core);

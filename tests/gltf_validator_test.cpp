@@ -1,4 +1,4 @@
-// The exported built-in character passes the Khronos glTF-Validator with 0 errors (SPEC §9).
+// The exported built-in character passes the Khronos glTF-Validator with 0 errors (docs/spec.md §9).
 // scripts/install-deps.sh installs the npm package gltf-validator into
 // $GLTF_CROWD_NODE_DIR (default $HOME/.cache/gltf-crowd/node); without it the test is skipped
 // with a message, unless CI is set: then it fails.
@@ -41,7 +41,7 @@ TEST(GltfValidator, ExportedBuiltInCharacterHasNoErrors) {
   ASSERT_EQ(exported.exit_code, 0) << exported.out;
 
   // The script sits next to this file in the source tree.
-  const std::filesystem::path script = std::filesystem::path(__FILE__).parent_path() / "validate_gltf.js";
+  const std::filesystem::path script = std::filesystem::path(GLTF_CROWD_TESTS_DIR) / "validate_gltf.js";
   const CommandOutput report =
       run_command("NODE_PATH=" + quoted(modules) + " node " + quoted(script) + " " + quoted(glb) + " 2>&1");
   ASSERT_EQ(report.exit_code, 0) << report.out;

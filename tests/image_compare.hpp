@@ -1,4 +1,4 @@
-// Pixel comparison of rendered images for the GL tests (STYLE "Filament" golden-image model):
+// Pixel comparison of rendered images for the GL tests (Filament's golden-image model):
 // the fraction of pixels whose largest channel difference exceeds a tolerance, and on failure
 // the actual, expected and diff PNGs in the test's scratch directory.
 #pragma once

@@ -1,5 +1,5 @@
 // `gltf-crowd info --json` on every shared asset against the numbers of ../shared/assets/README.md
-// (written here as literals), on the built-in character (SPEC §9), and on a bad file (SPEC §8:
+// (written here as literals), on the built-in character (docs/spec.md §9), and on a bad file (docs/spec.md §8:
 // error on stderr, non-zero exit).
 #include <algorithm>
 #include <fstream>

@@ -1,4 +1,4 @@
-// SPEC §2 loading features on documents built in the test, each expected value from the glTF 2.0
+// docs/spec.md §2 loading features on documents built in the test, each expected value from the glTF 2.0
 // specification or computed here independently of the loader.
 #include <cmath>
 #include <cstring>
@@ -102,7 +102,7 @@ TEST(LoaderFeatures, EightInfluencesAreRenormalizedOverBothSets) {
   EXPECT_EQ(p.weights0[0], glm::vec4(0.25f, 0.25f, 0, 0));
   EXPECT_EQ(p.weights1[0], glm::vec4(0.25f, 0, 0, 0.25f));
   EXPECT_EQ(p.weights0[1], glm::vec4(1, 0, 0, 0));
-  // Missing inverseBindMatrices are identity (SPEC §2).
+  // Missing inverseBindMatrices are identity (docs/spec.md §2).
   EXPECT_EQ(a.skins[0].inverse_bind_matrices.at(0), glm::mat4(1.0f));
 
   // Vertex 2 with normalized bytes: 64/255 each in set 0 and set 1, renormalized to 1/2 each.
@@ -200,7 +200,7 @@ TEST(LoaderFeatures, PointerChannelsAreSkippedWithAWarningNamingThem) {
   EXPECT_EQ(a.clips[0].channels[0].node, 3u);
   ASSERT_EQ(a.warnings.size(), 1u);
   EXPECT_EQ(a.warnings[0].rfind("animations[0].channels[0]: ", 0), 0u) << a.warnings[0];
-  // SPEC §1: the duration is the last key over every sampler, the skipped channel's included.
+  // docs/spec.md §1: the duration is the last key over every sampler, the skipped channel's included.
   EXPECT_EQ(a.clips[0].duration_seconds, 4.0f);
   // A broken channel after the skipped one is named by its index in the file.
   animation["channels"][1]["target"]["path"] = "colour";
@@ -210,7 +210,7 @@ TEST(LoaderFeatures, PointerChannelsAreSkippedWithAWarningNamingThem) {
   } catch (const Error& e) {
     EXPECT_EQ(e.path(), "animations[0].channels[1].target.path");
   }
-  // Required, the extension is refused (SPEC §2).
+  // Required, the extension is refused (docs/spec.md §2).
   d.json["extensionsRequired"] = {"KHR_animation_pointer"};
   EXPECT_THROW(load_asset_from_memory(d.gltf()), Error);
 }

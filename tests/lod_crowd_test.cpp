@@ -1,4 +1,4 @@
-// Levels of detail inside a crowd (SPEC §5, §7): level groups, instance lists per level,
+// Levels of detail inside a crowd (docs/spec.md §5, §7): level groups, instance lists per level,
 // culling, hysteresis, bias, vertex budget and lod_stats, with the reference numbers of
 // SimpleSkinLOD (90° vertical field of view, 512 × 512).
 #include <algorithm>

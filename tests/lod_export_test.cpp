@@ -1,4 +1,4 @@
-// `gltf-crowd lod` (SPEC §8): generated levels written as MSFT_lod load back as authored levels
+// `gltf-crowd lod` (docs/spec.md §8): generated levels written as MSFT_lod load back as authored levels
 // with the same index counts, and the output passes the Khronos glTF-Validator.
 // The validator is the npm package gltf-validator that scripts/install-deps.sh installs into
 // $GLTF_CROWD_NODE_DIR (default $HOME/.cache/gltf-crowd/node); without it those checks are
@@ -35,7 +35,7 @@ int validator_errors(const std::filesystem::path& file, std::string& why) {
     why = "gltf-validator or node is not installed (run scripts/install-deps.sh)";
     return -1;
   }
-  const std::filesystem::path script = std::filesystem::path(__FILE__).parent_path() / "validate_gltf.js";
+  const std::filesystem::path script = std::filesystem::path(GLTF_CROWD_TESTS_DIR) / "validate_gltf.js";
   const CommandOutput report =
       run_command("NODE_PATH=" + quoted(node_modules()) + " node " + quoted(script) + " " + quoted(file) + " 2>&1");
   why = report.out;

@@ -1,4 +1,4 @@
-// Levels of detail of an asset (SPEC §7 "Levels", "Thresholds"): option and MSFT_lod validity,
+// Levels of detail of an asset (docs/spec.md §7 "Levels", "Thresholds"): option and MSFT_lod validity,
 // authored levels mapped to their highest-detail node, generated index-only levels.
 #include <fstream>
 #include <iterator>

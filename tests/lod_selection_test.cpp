@@ -1,4 +1,4 @@
-// Per-actor LOD decisions (SPEC §7): coverage, frustum culling, threshold bands with hysteresis,
+// Per-actor LOD decisions (docs/spec.md §7): coverage, frustum culling, threshold bands with hysteresis,
 // and the deterministic vertex budget. Expected values are worked out by hand in comments.
 #include <cmath>
 #include <limits>

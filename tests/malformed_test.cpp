@@ -1,4 +1,4 @@
-// Hostile and broken input (SPEC §2): every case is a small valid document (test_documents.hpp)
+// Hostile and broken input (docs/spec.md §2): every case is a small valid document (test_documents.hpp)
 // with one thing broken, and must raise gltf_crowd::Error with the rule broken and the JSON path
 // of the offending object; never a crash, a hang or an out-of-bounds read (run under ASan/UBSan).
 #include <cmath>

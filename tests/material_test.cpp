@@ -223,7 +223,7 @@ TEST(MaterialTest, NormalMapsTiltTowardTheTangent) {
   }
 }
 
-// Normals follow the inverse transpose (SPEC §4). The quad turned 45° about y, then stretched
+// Normals follow the inverse transpose (docs/spec.md §4). The quad turned 45° about y, then stretched
 // 3× along world x, has the true normal (1, 0, 3)/√10, whose n·l with a light from the viewer is
 // 0.95; transforming the normal like a direction would give (3, 0, 1)/√10 and n·l = 0.32.
 // A white dielectric lit by 0.95 without ambient encodes to about 245; by 0.32 to about 155.

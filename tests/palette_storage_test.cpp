@@ -1,4 +1,4 @@
-// Palette storage selection and limits (SPEC §6): storage buffers on OpenGL 4.3+, textures on
+// Palette storage selection and limits (docs/spec.md §6): storage buffers on OpenGL 4.3+, textures on
 // OpenGL ES 3.0 (and on request), and an error naming the driver limit, never a per-actor
 // fallback, when a crowd's arrays cannot fit.
 #include <string>

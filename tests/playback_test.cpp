@@ -1,7 +1,7 @@
-// The playback clock of SPEC §3 "Time" as one table: (loop mode, repetitions, speed sign,
+// The playback clock of docs/spec.md §3 "Time" as one table: (loop mode, repetitions, speed sign,
 // elapsed) → (clip time, finished). Elapsed and time are written in units of the duration D and
 // the table runs for several D, so exact multiples of an inexact D are covered too. Every
-// expected value is worked out by hand from the SPEC's formulas (comment on each row), then the
+// expected value is worked out by hand from docs/spec.md's formulas (comment on each row), then the
 // same table drives real actors of the built-in character, through add_actors and update.
 #include <cmath>
 #include <memory>

@@ -1,6 +1,6 @@
 // `gltf-crowd pose`: the printed pose against values read here from the raw glTF data with
 // tinygltf (key values, rest TRS, inverse bind matrices) and matrices composed here; the
-// `--script` mode against SPEC §3 (weights, clocks, finished, placement).
+// `--script` mode against docs/spec.md §3 (weights, clocks, finished, placement).
 #include <cstring>
 #include <fstream>
 #include <string>

@@ -1,5 +1,5 @@
-// The instanced images agree with the reference path on real assets (SPEC §4, §6; STYLE example
-// 15): for each asset a crowd of actors with mixed clips, phases, speeds, crossfades and some
+// The instanced images agree with the reference path on real assets (docs/spec.md §4, §6): for
+// each asset a crowd of actors with mixed clips, phases, speeds, crossfades and some
 // mirrored placements is drawn by CrowdRenderer with storage buffers and with textures (OpenGL
 // 4.5 core and OpenGL ES), and by ReferenceRenderer, which skins and morphs on the CPU from
 // Actor::node_world and Actor::morph_weights. At most 0.5% of the pixels may differ by more than

@@ -1,8 +1,8 @@
-// End-to-end tests of `gltf-crowd render` (SPEC §8): run the built tool, then check its JSON
-// statistics and decode its PNG. Sizes stay small because llvmpipe is vertex-bound (PLATFORM.md
+// End-to-end tests of `gltf-crowd render` (docs/spec.md §8): run the built tool, then check its JSON
+// statistics and decode its PNG. Sizes stay small because llvmpipe is vertex-bound (docs/platform.md
 // P14): at most 100 actors at 256 × 192. The palette storages on OpenGL 3.3 and ES 3.0 contexts
 // (which the tool caps through Mesa's version overrides, read once per process) are compared
-// with `--reference` images here (SPEC §6).
+// with `--reference` images here (docs/spec.md §6).
 #include <cstdint>
 #include <ostream>
 #include <string>

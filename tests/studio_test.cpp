@@ -1,4 +1,4 @@
-// End-to-end tests of `gltf-crowd studio` (SPEC §8) driven headless under xvfb-run: --set applies
+// End-to-end tests of `gltf-crowd studio` (docs/spec.md §8) driven headless under xvfb-run: --set applies
 // controls, --frames runs fixed frames, --screenshot reads the back buffer and --stats writes
 // render's statistics keys plus the window layout. Skipped (outside CI) without xvfb-run.
 #include <algorithm>
@@ -107,7 +107,7 @@ TEST(StudioTool, SmallBudgetDemotesAsSpecified) {
   EXPECT_TRUE(lod["budget_satisfied"].get<bool>()) << lod.dump();
   EXPECT_NE(r.output.find("budget satisfied true"), std::string::npos) << r.output;
 
-  // SPEC §7: a budget below every actor's lowest level is not satisfied, and nobody is culled
+  // docs/spec.md §7: a budget below every actor's lowest level is not satisfied, and nobody is culled
   // for it.
   const StudioRun tiny = run_studio("tiny_budget", {"--set", "model=RobotExpressive", "--set",
                                               "actors=10", "--set", "lod=on", "--set", "budget=100"});

@@ -74,7 +74,7 @@ ImageRun run_for_image(const std::string& command, const std::filesystem::path& 
 }  // namespace gltf_crowd::test
 
 // Keeps Mesa's driver mapped until exit so LeakSanitizer can attribute its allocations instead
-// of reporting them as leaks from an unloaded module (PLATFORM.md §9).
+// of reporting them as leaks from an unloaded module (docs/platform.md §9).
 __attribute__((constructor)) static void keep_mesa_driver() {
   dlopen("/usr/lib/x86_64-linux-gnu/dri/swrast_dri.so", RTLD_NOW | RTLD_GLOBAL | RTLD_NODELETE);
 }

@@ -1,4 +1,4 @@
-// Affine transforms in the packed GPU layout (SPEC §4): three rows of a 3×4 matrix, 48 bytes.
+// Affine transforms in the packed GPU layout (docs/spec.md §4): three rows of a 3×4 matrix, 48 bytes.
 // p' = (dot(rows[0], p), dot(rows[1], p), dot(rows[2], p)) for p = (x, y, z, 1). The hot path
 // composes these directly, so world matrices, palettes and instance transforms need no
 // conversion before packing.

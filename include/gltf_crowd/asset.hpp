@@ -43,7 +43,7 @@ struct Channel {
   std::uint32_t components = 0;
 };
 
-// One glTF animation. duration_seconds = max over its samplers of the last input time (SPEC §1).
+// One glTF animation. duration_seconds = max over its samplers of the last input time (docs/spec.md §1).
 struct Clip {
   std::string name;  // the glTF name; "" when unnamed
   float duration_seconds = 0.0f;
@@ -155,7 +155,7 @@ struct Skin {
 };
 
 // glTF node. Local transform is TRS; an authored `matrix` is decomposed to TRS when animated and
-// otherwise kept in `matrix` with has_matrix = true (SPEC §2).
+// otherwise kept in `matrix` with has_matrix = true (docs/spec.md §2).
 struct Node {
   std::string name;
   std::int32_t parent = -1;                 // -1 for roots and detached nodes
@@ -209,7 +209,7 @@ struct Asset {
 };
 
 // Loads a .gltf or .glb file (by content: GLB magic "glTF" or JSON).
-// Throws Error naming the JSON path and rule for any malformed or unsupported input (SPEC §2);
+// Throws Error naming the JSON path and rule for any malformed or unsupported input (docs/spec.md §2);
 // content that is neither JSON nor GLB (an image renamed .glb) gets rule "not_gltf" with the
 // file as path ("document" from memory).
 Asset load_asset(const std::filesystem::path& path);

@@ -47,7 +47,7 @@ struct Bounds {
 };
 
 // The times, in seconds within [0, duration], at which animated_bounds (and the LOD layer's
-// animated spheres, SPEC §7) pose a clip: every key time of its channels and a uniform grid from
+// animated spheres, docs/spec.md §7) pose a clip: every key time of its channels and a uniform grid from
 // 0 to the duration in ceil(30 × duration) steps, at most 1,024 (clips longer than 34 s get a
 // coarser grid), sorted and without duplicates. More than 2,048 such times are thinned to 2,048
 // spread evenly over them, first and last kept, which bounds the cost of a clip with very many

@@ -1,5 +1,5 @@
 // Layer 4, crowd: actors of one asset, dense instance slots, primitive groups and the packed
-// per-frame arrays a GPU backend draws from. GPU-free (SPEC §5).
+// per-frame arrays a GPU backend draws from. GPU-free (docs/spec.md §5).
 //
 // Frame:  crowd.update(Δ, view) → advances playing actors, picks each actor's level of detail
 //                                 (or culls it), evaluates poses, packs every stream
@@ -8,7 +8,7 @@
 // Packed layout (what the GPU reads), for the `actor_count()` live slots only:
 //  - per drawn node (NodeStream): transforms[slot] = 3 rows (vec4) of world(node), 48 bytes;
 //    for a skinned node also palette[slot * joint_count + joint] = 3 rows of
-//    inverse(world(node)) · world(joint) · IBM (SPEC §4), 48 bytes per joint, held by the
+//    inverse(world(node)) · world(joint) · IBM (docs/spec.md §4), 48 bytes per joint, held by the
 //    stream `palette_stream` names (nodes with identical palettes share one);
 //    for a node with morph targets also weights[slot * weight_stride + i].
 //  - per primitive group: `instances` lists the slots it draws (one instanced draw). With LOD
@@ -46,7 +46,7 @@ struct Scratch;
 // detect a destroyed one instead of reading freed memory. Private to the implementation.
 struct CrowdLink;
 
-// Options of one new actor (SPEC §3). Defaults: auto id, first clip, phase 0, speed 1, repeat,
+// Options of one new actor (docs/spec.md §3). Defaults: auto id, first clip, phase 0, speed 1, repeat,
 // unbounded repetitions, playing, identity placement.
 struct ActorOptions {
   std::string id;                       // "" = automatic "actor-N"
@@ -60,7 +60,7 @@ struct ActorOptions {
   glm::mat4 transform{1.0f};            // placement; must be finite
 };
 
-// Options of select_clip (SPEC §3 "Controls"). Defaults: hard switch, start at time 0.
+// Options of select_clip (docs/spec.md §3 "Controls"). Defaults: hard switch, start at time 0.
 struct SelectClipOptions {
   float crossfade_seconds = 0.0f;       // >= 0; 0 = hard switch; else fade length in scaled
                                         // seconds |Δ·speed|
@@ -75,7 +75,7 @@ struct Contributor {
   float weight = 0.0f;                  // in [0, 1]; all contributors' weights sum to 1
 };
 
-// A light handle to one actor of a crowd (SPEC §3): copyable, it shares a small control block
+// A light handle to one actor of a crowd (docs/spec.md §3): copyable, it shares a small control block
 // with the crowd (CrowdLink). It stays valid until the actor is removed or the crowd destroyed
 // (destroy(), or the Crowd object's destruction); then every call throws Error (rule
 // "stale_actor", or "destroyed"), never reads freed memory. When the crowd is moved, handles
@@ -113,7 +113,7 @@ class Actor {
   // actor, add_actors, remove_actors, reserve() or destroy() of the crowd, or its destruction.
   const glm::mat4& transform() const;
 
-  // Each control takes effect at once and re-evaluates the pose, even when paused (SPEC §3
+  // Each control takes effect at once and re-evaluates the pose, even when paused (docs/spec.md §3
   // "Controls"). Errors: Error with the argument's path ("seek.seconds") and rule
   // ("not_finite", "negative", "unknown_clip"); then nothing changes.
 
@@ -139,7 +139,7 @@ class Actor {
   void set_transform(const glm::mat4& placement);
 
   // The actor's current local pose: every node's TRS and the morph weights, blended from its
-  // contributors (SPEC §3 "Pose"). Allocates the returned Pose.
+  // contributors (docs/spec.md §3 "Pose"). Allocates the returned Pose.
   Pose local_pose() const;
   // World matrix of any node (index or name) for attachments, including placement. Errors:
   // "node_index" / "unknown_node" (path "node_world.node").
@@ -161,7 +161,7 @@ class Actor {
 // How a primitive group's vertices are deformed.
 enum class PaletteKind : std::uint8_t { rigid, skinned };
 
-// One instanced draw: (node, primitive, level). SPEC §5.
+// One instanced draw: (node, primitive, level). docs/spec.md §5.
 struct PrimitiveGroup {
   std::uint32_t node = 0;           // node whose mesh primitive is drawn
   std::uint32_t source_node = 0;    // node whose animation and placement drive it
@@ -192,7 +192,7 @@ struct NodeStream {
   std::vector<float> weights;         // weight_stride per slot
 };
 
-// CPU cost and output of the last update (SPEC §5 introspection).
+// CPU cost and output of the last update (docs/spec.md §5 introspection).
 struct FrameStats {
   std::uint32_t actors_evaluated = 0; // poses evaluated and packed by this update
   std::uint32_t actors_deferred = 0;  // advanced but left to a later frame (update-rate LOD)
@@ -207,7 +207,7 @@ struct FrameStats {
   double packing_ms = 0.0;
 };
 
-// Animation update-rate LOD (beyond SPEC §7; the idea of Unreal's Animation Budget Allocator
+// Animation update-rate LOD (docs/spec.md §11; the idea of Unreal's Animation Budget Allocator
 // and URO): actors that cover little of the screen are evaluated every periods[i]-th frame
 // instead of every frame. Their clocks still advance every frame, so time(), crossfade weights
 // and the finished rule are exactly those of an every-frame crowd; only the packed pose is
@@ -229,7 +229,7 @@ struct UpdateRateOptions {
 // update-rate LOD off.
 struct CrowdOptions {
   std::size_t capacity = 16;          // fixed; reserve() grows it
-  LodOptions lod{};                   // SPEC §7; levels are prepared when enabled or auto_generate
+  LodOptions lod{};                   // docs/spec.md §7; levels are prepared when enabled or auto_generate
   UpdateRateOptions update_rate{};
 };
 
@@ -286,7 +286,7 @@ class Crowd {
   // The same after set_lod_view(view), validated together: on error nothing changes.
   void update(float delta_seconds, const LodView& view);
 
-  // LOD controls (SPEC §7). Each reclassifies every actor at once; none recreates actors,
+  // LOD controls (docs/spec.md §7). Each reclassifies every actor at once; none recreates actors,
   // streams or existing groups. Until a view is set, or while LOD is disabled, every actor draws
   // at level 0 and nothing is culled or budgeted. Enabling a crowd created without levels
   // prepares them then (adding level groups; streams and actors are kept).

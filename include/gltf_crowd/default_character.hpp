@@ -1,4 +1,4 @@
-// The built-in character (SPEC §9): a procedurally generated, skinned, multi-primitive humanoid
+// The built-in character (docs/spec.md §9): a procedurally generated, skinned, multi-primitive humanoid
 // with morph targets and named clips, built in memory as a glTF 2.0 binary (GLB), so that the
 // main job and the tests run on a fresh machine with no downloads.
 //

@@ -1,5 +1,5 @@
 // Layer 5, gl: the OpenGL backend. It turns a Crowd's packed arrays into one instanced draw per
-// non-empty primitive group (SPEC §4–§6), draws the same crowd one actor at a time with
+// non-empty primitive group (docs/spec.md §4–§6), draws the same crowd one actor at a time with
 // CPU-skinned vertices as the correctness oracle (ReferenceRenderer), and provides the headless
 // context, offscreen framebuffer and PNG writer the tools and tests need.
 //
@@ -16,7 +16,7 @@
 //   renderer.draw(crowd, camera);                   // uploads live slots once, then draws
 //   auto rgba = target.read_pixels();               // top row first
 //
-// Palette storage (SPEC §6): shader storage buffers on OpenGL 4.3+, else RGBA32F textures read
+// Palette storage (docs/spec.md §6): shader storage buffers on OpenGL 4.3+, else RGBA32F textures read
 // with texelFetch (OpenGL 3.3 core, OpenGL ES 3.0); both run the same GLSL body behind a small
 // per-dialect prelude (GLSL 430 core, 330 core, 300 es) and the same material code:
 // glTF metallic-roughness with base color, metallic-roughness, normal, occlusion and emissive
@@ -69,7 +69,7 @@ GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 // Which client API and version a HeadlessContext requests. Mesa hands out the highest
-// compatible version (a 3.3 request gets 4.5, an ES 3.0 request ES 3.2; PLATFORM.md P4), so
+// compatible version (a 3.3 request gets 4.5, an ES 3.0 request ES 3.2; docs/platform.md P4), so
 // this is a minimum, not a cap.
 enum class GlApi : std::uint8_t {
   gl43_core,  // desktop OpenGL 4.3 core: palettes in shader storage buffers
@@ -80,7 +80,7 @@ enum class GlApi : std::uint8_t {
 // Which EGL platform a HeadlessContext opens its display on.
 enum class EglPlatform : std::uint8_t {
   automatic,    // surfaceless when the EGL client offers it, else device
-  surfaceless,  // EGL_PLATFORM_SURFACELESS_MESA (Mesa; PLATFORM.md §2)
+  surfaceless,  // EGL_PLATFORM_SURFACELESS_MESA (Mesa; docs/platform.md §2)
   device,       // EGL_PLATFORM_DEVICE_EXT on the first enumerated device (also vendor drivers)
 };
 
@@ -209,7 +209,7 @@ struct RenderStats {
 };
 
 // Where CrowdRenderer keeps palettes, instance transforms, slot lists, morph deltas and morph
-// weights (SPEC §6).
+// weights (docs/spec.md §6).
 enum class PaletteStorage : std::uint8_t {
   automatic,       // storage_buffer on desktop OpenGL 4.3+, else texture
   storage_buffer,  // std430 shader storage buffers (desktop OpenGL 4.3+, GLSL 430)
@@ -253,7 +253,7 @@ CapacityLimit crowd_capacity_limit(const Crowd& crowd,
 // diagnostic for tests: after every CrowdRenderer and Framebuffer is destroyed it is 0.
 std::size_t gl_object_count() noexcept;
 
-// The instanced GL backend for one Crowd (SPEC §4–§6). Construction picks the palette storage,
+// The instanced GL backend for one Crowd (docs/spec.md §4–§6). Construction picks the palette storage,
 // uploads each source primitive's vertex, index and morph delta data and the materials'
 // textures, and allocates per-node stream storage for the crowd's capacity. In the vertex
 // shader: morph (POSITION/NORMAL/TANGENT deltas × the actor's weights), then skin (Σ wᵢ ·
@@ -309,7 +309,7 @@ class CrowdRenderer {
   RenderStats stats_;
 };
 
-// The reference path (SPEC §6): every actor drawn separately, the "separate scenegraphs"
+// The reference path (docs/spec.md §6): every actor drawn separately, the "separate scenegraphs"
 // baseline and the oracle the instanced images are compared with. Per actor and primitive
 // group, every vertex is morphed with Actor::morph_weights() and skinned on the CPU with joint
 // matrices built from Actor::node_world and the skin's inverse bind matrices (glTF 2.0 §3.7.3:

@@ -1,4 +1,4 @@
-// Layer 3, lod: levels of detail (SPEC §7). GPU-free.
+// Layer 3, lod: levels of detail (docs/spec.md §7). GPU-free.
 //
 // Once per crowd, build_lod_model() turns the immutable Asset into a LodModel: the source nodes
 // the crowd draws, their levels (authored MSFT_lod nodes, or index-only levels generated with
@@ -31,13 +31,13 @@
 GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
-// Where a LodModel's levels came from (SPEC §7 "Levels").
+// Where a LodModel's levels came from (docs/spec.md §7 "Levels").
 enum class LodSource : std::uint8_t { none, authored, generated };
 
 // "none", "authored" or "generated", the names lod_stats uses in JSON.
 std::string_view to_string(LodSource source) noexcept;
 
-// LOD options of a crowd (SPEC §7). Defaults: disabled, no generation, ratios [0.5, 0.25],
+// LOD options of a crowd (docs/spec.md §7). Defaults: disabled, no generation, ratios [0.5, 0.25],
 // boundaries free, thresholds from the asset (else [0.5, 0.2, 0.01]), hysteresis 0.1, no budget,
 // culling below the last threshold. A crowd builds its levels when `enabled` or `auto_generate`
 // is set at construction.
@@ -52,7 +52,7 @@ struct LodOptions {
   float hysteresis = 0.1f;               // relative dead band, in [0, 1)
   std::uint64_t vertex_budget = 0;       // max submitted index references; 0 = unlimited
   // Coverage below which an actor is culled for its size, in place of the last threshold
-  // (beyond SPEC §7, where the last threshold culls): finite and >= 0; 0 never culls for size
+  // (docs/spec.md §11, where the last threshold culls): finite and >= 0; 0 never culls for size
   // (the frustum still culls). Thresholds at or below it are dropped, so actors between it and
   // the last remaining threshold draw at the lowest level reached. Absent: the last threshold.
   std::optional<float> min_coverage{};
@@ -110,7 +110,7 @@ struct LodSourceNode {
   std::vector<LodNodeLevel> levels;
 };
 
-// Everything LOD needs from an asset, built once (SPEC §7).
+// Everything LOD needs from an asset, built once (docs/spec.md §7).
 struct LodModel {
   LodSource source = LodSource::none;
   std::uint32_t level_count = 1;          // max over sources of levels.size(); >= 1
@@ -144,7 +144,7 @@ struct LodModel {
 LodModel build_lod_model(const Asset& asset, const LodOptions& options);
 
 // The file `asset` was loaded from, as one self-contained GLB with `model`'s generated levels
-// added as MSFT_lod alternatives (SPEC §8 `gltf-crowd lod`): per source node and level >= 1 a
+// added as MSFT_lod alternatives (docs/spec.md §8 `gltf-crowd lod`): per source node and level >= 1 a
 // detached node (same skin and morph weights) drawing a copy of its mesh whose reduced primitives
 // get new index accessors into the shared vertex data; the source node gets MSFT_lod.ids and
 // extras.MSFT_screencoverage = model.thresholds. Buffers and images move into the BIN chunk;
@@ -179,7 +179,7 @@ std::uint32_t triangle_count(PrimitiveMode mode, std::size_t indices) noexcept;
 // Largest axis scale of an affine placement: the longest of its first three columns.
 float max_axis_scale(const glm::mat4& placement) noexcept;
 
-// Coverage (SPEC §7) = r · s · |P[1][1]| / w_clip × (H / min(W, H)) × bias, with r the rest
+// Coverage (docs/spec.md §7) = r · s · |P[1][1]| / w_clip × (H / min(W, H)) × bias, with r the rest
 // sphere radius, s = max_axis_scale(placement), w_clip the clip-space w of the sphere centre.
 // A centre at or behind the eye plane (w_clip <= 0) has infinite coverage.
 float lod_coverage(const Sphere& rest_sphere, const glm::mat4& placement, const LodView& view,
@@ -195,7 +195,7 @@ bool outside_frustum(std::span<const glm::vec4, 6> planes, const Sphere& sphere)
 // No band yet: the first classification uses the plain thresholds.
 inline constexpr std::uint32_t kNoBand = 0xFFFFFFFFu;
 
-// Threshold band of `coverage` with hysteresis h (SPEC §7): the plain band is the first i with
+// Threshold band of `coverage` with hysteresis h (docs/spec.md §7): the plain band is the first i with
 // coverage >= thresholds[i] (thresholds.size() when none: culled). From `current`, move to lower
 // detail only when coverage < thresholds[current] · (1 − h), then to the plain band; to higher
 // detail only to the first band j in [plain, current) with coverage >= thresholds[j] · (1 + h).
@@ -210,7 +210,7 @@ struct BudgetResult {
   bool satisfied = true;             // vertices <= budget (always true for budget 0)
 };
 
-// The vertex budget of SPEC §7 over n visible actors. While Σ level_indices[levels[i]] > budget,
+// The vertex budget of docs/spec.md §7 over n visible actors. While Σ level_indices[levels[i]] > budget,
 // demotes the actor with the smallest coverage (ties: smaller insertion number) one level at a
 // time until it is at the last level, then the next one. Never culls. `budget` 0 = unlimited
 // (nothing changes). Spans: coverage, insertion, levels (in: preferred, out: final) and scratch
@@ -227,7 +227,7 @@ struct LodLevelStats {
   std::uint64_t triangles = 0;       // their submitted triangles
 };
 
-// What the last LOD classification submitted (SPEC §7 `lod_stats`).
+// What the last LOD classification submitted (docs/spec.md §7 `lod_stats`).
 struct LodStats {
   LodSource source = LodSource::none;
   std::uint32_t visible_actors = 0;

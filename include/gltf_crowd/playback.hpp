@@ -1,4 +1,4 @@
-// Layer 2, anim: the playback clock of SPEC §3, a pure function of an unbounded elapsed clock.
+// Layer 2, anim: the playback clock of docs/spec.md §3, a pure function of an unbounded elapsed clock.
 //
 // An actor's clip does not store its time; it stores an elapsed clock e (seconds, any sign) that
 // update(Δ) advances by Δ·speed. The clip time and the finished flag are derived from e by the
@@ -13,7 +13,7 @@
 GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
-// How a clip's time follows the elapsed clock (SPEC §3).
+// How a clip's time follows the elapsed clock (docs/spec.md §3).
 enum class LoopMode : std::uint8_t { once, repeat, ping_pong };
 
 // "once", "repeat", "ping-pong".
@@ -26,7 +26,7 @@ struct ClipTime {
 };
 
 // Maps elapsed seconds e (unbounded, negative allowed) onto a clip of `duration_seconds` D >= 0
-// (SPEC §3 "Time"):
+// (docs/spec.md §3 "Time"):
 //  - repeat: e mod D in [0, D); an exact multiple of D gives 0, negative e wraps backward.
 //  - ping-pong: traversal k = floor(e / D); e mod D for even k, D - (e mod D) for odd k. The
 //    result is symmetric in e (t(-e) = t(e)), so the direction of play only moves the start.
@@ -41,7 +41,7 @@ struct ClipTime {
 ClipTime clip_time(double elapsed_seconds, float duration_seconds, LoopMode loop,
                    std::uint32_t repetitions, bool backward) noexcept;
 
-// The elapsed clock from which a finished clip restarts (SPEC §3: "play() on a finished actor
+// The elapsed clock from which a finished clip restarts (docs/spec.md §3: "play() on a finished actor
 // restarts from the start (from D for negative speed)"): D for once played backward, else 0.
 // Repeat and ping-pong restart at 0 in both directions: it is where their repetitions are
 // counted from, repeat at e = 0⁻ already shows D, and ping-pong is symmetric in e.

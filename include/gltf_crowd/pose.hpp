@@ -1,4 +1,4 @@
-// Layer 2, anim: pose storage, blending, hierarchy and palettes (SPEC §3 "Pose", §4).
+// Layer 2, anim: pose storage, blending, hierarchy and palettes (docs/spec.md §3 "Pose", §4).
 #pragma once
 
 #include <span>
@@ -28,7 +28,7 @@ struct Pose {
   PoseView view() noexcept { return {translations, rotations, scales, weights}; }
 };
 
-// Adds `weight` × `source` into `accumulator` (SPEC §3 "Pose"): translations, scales and morph
+// Adds `weight` × `source` into `accumulator` (docs/spec.md §3 "Pose"): translations, scales and morph
 // weights as weighted sums; rotations sign-aligned to `reference` (the first contributor) before
 // summing. With `first`, the accumulator is overwritten instead. Call normalize_rotations after
 // the last contributor.

@@ -1,4 +1,4 @@
-// Based on: SPEC §3 "Pose" — weighted sums, sign-aligned normalized quaternion sums (a cheap,
+// Based on: docs/spec.md §3 "Pose" — weighted sums, sign-aligned normalized quaternion sums (a cheap,
 // order-independent approximation of a weighted slerp that is exact for one contributor).
 #include <cassert>
 

@@ -1,4 +1,4 @@
-// Based on: SPEC §3 "Time" (the elapsed-clock rules for once, repeat, ping-pong, repetitions).
+// Based on: docs/spec.md §3 "Time" (the elapsed-clock rules for once, repeat, ping-pong, repetitions).
 // The clock is kept in double: a float clock loses sub-frame precision after a few hours of
 // playback, and the wrap below must see exact multiples of D as exact.
 #include "gltf_crowd/playback.hpp"

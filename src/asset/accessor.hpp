@@ -10,7 +10,7 @@
 
 namespace gltf_crowd::detail {
 
-// Most elements one accessor may declare (SPEC §2: bad input never allocates without bound).
+// Most elements one accessor may declare (docs/spec.md §2: bad input never allocates without bound).
 inline constexpr std::uint64_t kMaxAccessorCount = std::uint64_t{1} << 28;
 
 // Bytes per component of a glTF componentType; 0 for unknown types (and for DOUBLE, which glTF
@@ -43,7 +43,7 @@ struct DecodedAccessor {
 
 // Decodes accessors of one document, charging every decoded value against one budget, so that a
 // small file cannot make the loader allocate without bound by declaring huge zero-filled
-// accessors or by referencing one large accessor from thousands of places (SPEC §2).
+// accessors or by referencing one large accessor from thousands of places (docs/spec.md §2).
 class AccessorReader {
  public:
   // `value_budget`: the most values (floats or uints) all reads together may produce.

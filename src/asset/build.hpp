@@ -1,4 +1,4 @@
-// The passes that turn input bytes into a validated Asset (SPEC §2), in the order load.cpp runs
+// The passes that turn input bytes into a validated Asset (docs/spec.md §2), in the order load.cpp runs
 // them:
 //   parse_glb → parse_json → preflight → give_fallback_buffers_data → tinygltf (with the image
 //   loader of images.cpp) → decode_meshopt → build_materials → build_meshes → build_nodes →
@@ -79,7 +79,7 @@ struct PreflightResult {
   // Per animation: the JSON index of each channel tinygltf keeps. It drops channels whose target
   // has no node (KHR_animation_pointer), which would shift every later channel's path.
   std::vector<std::vector<std::size_t>> kept_channels;
-  std::vector<std::string> warnings;  // one per dropped channel, naming it (SPEC §2)
+  std::vector<std::string> warnings;  // one per dropped channel, naming it (docs/spec.md §2)
 };
 
 // Checks what tinygltf trusts, on the raw JSON: container shapes, required properties, every

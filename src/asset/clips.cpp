@@ -1,7 +1,7 @@
 // Animations → clips (glTF 2.0 §3.11): channels resolved to nodes, keys decoded and validated
-// once, so sampling can trust them (STYLE: validate at the boundary, trust inside).
-// Key times must be finite, >= 0 and strictly increasing (glTF 2.0 §3.11, SPEC §2); the duration
-// is the last key time over every sampler, including samplers only skipped channels use (SPEC §1).
+// once, so sampling can trust them (validate at the boundary, trust inside).
+// Key times must be finite, >= 0 and strictly increasing (glTF 2.0 §3.11, docs/spec.md §2); the duration
+// is the last key time over every sampler, including samplers only skipped channels use (docs/spec.md §1).
 #include <algorithm>
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// The built-in character (SPEC §9): skeleton, capsule-tube geometry, morph targets and clips,
+// The built-in character (docs/spec.md §9): skeleton, capsule-tube geometry, morph targets and clips,
 // serialized as GLB by tinygltf's writer.
 //
 // Based on: glTF 2.0 §3.6 (accessors, bounds, alignment), §3.7.2.2 (morph targets), §3.7.3

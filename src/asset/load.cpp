@@ -1,4 +1,4 @@
-// Front door of layer 1: bytes → checked JSON → tinygltf::Model → validated Asset (SPEC §2).
+// Front door of layer 1: bytes → checked JSON → tinygltf::Model → validated Asset (docs/spec.md §2).
 // The order of the passes, and why each comes where it does, is in asset/build.hpp.
 #include <fstream>
 #include <iterator>

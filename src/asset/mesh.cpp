@@ -1,5 +1,5 @@
 // Meshes and primitives (glTF 2.0 §3.7.2): attributes decoded to float, indices range-checked,
-// skin weights renormalized (SPEC §2), morph targets (§3.7.2.2).
+// skin weights renormalized (docs/spec.md §2), morph targets (§3.7.2.2).
 #include <cmath>
 
 #include <fmt/format.h>

@@ -21,7 +21,7 @@ using nlohmann::json;
 // Most bytes all buffers and external images of one document may hold together.
 constexpr std::uint64_t kMaxDocumentDataBytes = std::uint64_t{1} << 31;
 
-// Required extensions whose meaning the loader implements (SPEC §2).
+// Required extensions whose meaning the loader implements (docs/spec.md §2).
 constexpr std::string_view kSupportedRequired[] = {"KHR_mesh_quantization", "KHR_node_visibility", "MSFT_lod",
                                                    "EXT_meshopt_compression", "KHR_materials_emissive_strength"};
 

@@ -1,4 +1,4 @@
-// Actor controls and read-back (SPEC §3 "Controls"): each control validates every argument
+// Actor controls and read-back (docs/spec.md §3 "Controls"): each control validates every argument
 // first, then changes the playback state through actor_playback.cpp, then re-evaluates the
 // actor's packed rows at once, so paused and finished actors show the change too.
 #include <cmath>

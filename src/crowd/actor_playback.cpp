@@ -1,4 +1,4 @@
-// Based on: SPEC §3 "Time", "Crossfades" and "Pose": an actor's contributors, their clocks and
+// Based on: docs/spec.md §3 "Time", "Crossfades" and "Pose": an actor's contributors, their clocks and
 // weights, and the blend of their poses. Two failure modes of the reference library (luma.gl 9.4)
 // are designed out here:
 //  - an interrupted crossfade restarted the fade from the previous clip alone, so the clips that

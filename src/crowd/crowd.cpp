@@ -1,5 +1,5 @@
 // Layer 4: the crowd — actor lifetime, slots, primitive groups, parallel update and packing.
-// Based on: SPEC §4 (palettes, instance data) and §5 (crowd); DESIGN.md (one frame).
+// Based on: docs/spec.md §4 (palettes, instance data) and §5 (crowd); docs/architecture.md ("One frame").
 #include "gltf_crowd/crowd.hpp"
 
 #include <algorithm>
@@ -415,7 +415,7 @@ void Crowd::update(float delta_seconds) {
   const auto n = static_cast<std::uint32_t>(st.size());
   for (std::uint32_t slot = 0; slot < n; ++slot)
     if (advance_playback(asset, st.playback[slot], delta_seconds)) st.stale[slot] = 1;
-  // Levels follow the camera, placements and clips of this frame (SPEC §7).
+  // Levels follow the camera, placements and clips of this frame (docs/spec.md §7).
   refresh_instances();
   std::uint32_t evaluated = 0, deferred = 0;
   for (std::uint32_t slot = 0; slot < n; ++slot) {

@@ -1,7 +1,7 @@
-// Layer 4: levels of detail inside the crowd (SPEC §5, §7) — one primitive group per (source
+// Layer 4: levels of detail inside the crowd (docs/spec.md §5, §7) — one primitive group per (source
 // node, level, primitive) sharing the source node's stream, and the per-frame classification
 // that fills each group's instance list: coverage → band with hysteresis → culling → budget.
-// Based on: SPEC §7; the pure functions of gltf_crowd/lod.hpp.
+// Based on: docs/spec.md §7; the pure functions of gltf_crowd/lod.hpp.
 #include <algorithm>
 #include <cmath>
 

@@ -1,4 +1,4 @@
-// The per-actor frame path: sampling with key cursors, blending, hierarchy (SPEC §3 "Pose",
+// The per-actor frame path: sampling with key cursors, blending, hierarchy (docs/spec.md §3 "Pose",
 // glTF 2.0 §3.5.3 and Appendix C). It touches only the nodes the actor's clips animate: their
 // rest TRS is copied in, their channels sampled, their local transform composed; every other
 // node keeps its precomputed rest transform. The straightforward full-pose path (full_pose in

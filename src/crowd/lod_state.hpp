@@ -1,4 +1,4 @@
-// Private LOD state of a Crowd (SPEC §7): the prepared levels, the live controls, per-actor
+// Private LOD state of a Crowd (docs/spec.md §7): the prepared levels, the live controls, per-actor
 // hysteresis and insertion order, and the per-frame scratch of classification.
 #pragma once
 

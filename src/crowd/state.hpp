@@ -28,7 +28,7 @@ inline constexpr std::size_t kMaxCapacity = 1'000'000;
 inline constexpr std::size_t kMaxIdLength = 256;
 inline constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
 
-// One clip blended into an actor's pose (SPEC §3 "Crossfades").
+// One clip blended into an actor's pose (docs/spec.md §3 "Crossfades").
 struct ContributorState {
   std::uint32_t clip = 0;
   double elapsed = 0.0;      // the clip's own unbounded clock, seconds (see clip_time)
@@ -39,7 +39,7 @@ struct ContributorState {
   std::array<std::uint16_t, kCursorTimelines> cursors{};
 };
 
-// One actor's playback (SPEC §3). contributors[0] is the active (incoming) clip; the others are
+// One actor's playback (docs/spec.md §3). contributors[0] is the active (incoming) clip; the others are
 // outgoing clips, each advancing its own clock until its weight reaches 0.
 // Invariants: count == 0 only when the asset has no clips; count > 1 only during a crossfade;
 // finished only when count == 1 (a crossfade still moves the pose even if its incoming clip
@@ -143,7 +143,7 @@ void refresh_finished(const Asset& asset, Playback& p) noexcept;
 void switch_clip(const Asset& asset, Playback& p, std::uint32_t clip, double seconds) noexcept;
 
 // Starts a crossfade of `fade_seconds` > 0 to `clip` at elapsed `seconds`: the current
-// contributors keep their weights as the base that the fade scales down (SPEC §3 "Crossfades").
+// contributors keep their weights as the base that the fade scales down (docs/spec.md §3 "Crossfades").
 void start_crossfade(const Asset& asset, Playback& p, std::uint32_t clip, double seconds,
                      double fade_seconds) noexcept;
 

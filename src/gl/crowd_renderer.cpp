@@ -1,4 +1,4 @@
-// The instanced crowd backend (SPEC §4–§6): static data uploaded once, the crowd's live slots
+// The instanced crowd backend (docs/spec.md §4–§6): static data uploaded once, the crowd's live slots
 // uploaded once per frame into the chosen palette storage, one glDrawElementsInstanced per
 // non-empty primitive group.
 #include "gltf_crowd/gl.hpp"

@@ -1,5 +1,5 @@
 // Move-only owners of GL names, counted process-wide so tests can prove every object created
-// by the backend is deleted again (SPEC §5 "destroy()"), plus GL error checking helpers.
+// by the backend is deleted again (docs/spec.md §5 "destroy()"), plus GL error checking helpers.
 #pragma once
 
 #include <cstddef>

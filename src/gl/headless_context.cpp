@@ -1,4 +1,4 @@
-// A headless EGL context (PLATFORM.md §2): EGL_PLATFORM_SURFACELESS_MESA, or the first
+// A headless EGL context (docs/platform.md §2): EGL_PLATFORM_SURFACELESS_MESA, or the first
 // EGL_PLATFORM_DEVICE_EXT device where Mesa's surfaceless platform is missing (vendor drivers),
 // opened through eglGetPlatformDisplayEXT (libepoxy cannot resolve the EGL 1.5 core entry point
 // before a display exists, pitfall P1); a configless context (EGL_KHR_no_config_context) and no

@@ -1,4 +1,4 @@
-// Allocation (with the limit checks SPEC §6 asks for: an error, never a per-actor fallback)
+// Allocation (with the limit checks docs/spec.md §6 asks for: an error, never a per-actor fallback)
 // and per-frame upload of the crowd's packed arrays, in storage buffers or data textures.
 #include "gl/palette_store.hpp"
 

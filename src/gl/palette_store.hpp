@@ -1,4 +1,4 @@
-// The per-frame data of CrowdRenderer in either palette storage (SPEC §6): per NodeStream the
+// The per-frame data of CrowdRenderer in either palette storage (docs/spec.md §6): per NodeStream the
 // instance transforms, joint palette and morph weights, per primitive group its slot list.
 // Storage buffers hold the NodeStream arrays byte for byte; textures hold the same bytes as
 // RGBA32F texel rows, one row per slot (3 texels per transform, 3 per joint, 1 per 4 weights),

@@ -1,5 +1,5 @@
 // PNG output through stb_image_write. Debian's libstb already contains the implementation, so
-// no STB_IMAGE_WRITE_IMPLEMENTATION here (PLATFORM.md P7).
+// no STB_IMAGE_WRITE_IMPLEMENTATION here (docs/platform.md P7).
 #include "gltf_crowd/gl.hpp"
 
 #include <limits>

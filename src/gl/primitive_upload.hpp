@@ -32,7 +32,7 @@ struct AttributeLayout {
 enum class DeltaStorage : std::uint8_t { none, buffer, texture };
 
 // One source primitive's vertex data, shared by every group and level that draws it (generated
-// levels are index-only, SPEC §7).
+// levels are index-only, docs/spec.md §7).
 struct PrimitiveGpu {
   Object vertices;       // attribute blocks back to back, see layout
   // vec4 deltas, blocks of T × V texels: positions, then normals (if any target has them), then

@@ -1,6 +1,6 @@
 // GLSL texts, embedded so the library never loads files at run time. Based on: glTF 2.0
 // §3.7.2.1 (attributes), §3.7.3 (skinning), §3.9 and Appendix B (metallic-roughness BRDF:
-// GGX distribution, height-correlated Smith visibility, Schlick Fresnel), SPEC §4 (palettes as
+// GGX distribution, height-correlated Smith visibility, Schlick Fresnel), docs/spec.md §4 (palettes as
 // three affine rows), Schüler 2006 "Normal Mapping without Precomputed Tangents" (the tangent
 // frame from screen-space derivatives when a primitive has no TANGENT).
 #include "gl/shaders.hpp"
@@ -127,7 +127,7 @@ void main() {
   mat4 instance = affine(transform_row(slot, 0u), transform_row(slot, 1u), transform_row(slot, 2u));
   mat4 model = instance;
   if (u_skinned) {
-    // Linear blend skinning: Σ wᵢ · paletteᵢ, blended row by row (SPEC §4).
+    // Linear blend skinning: Σ wᵢ · paletteᵢ, blended row by row (docs/spec.md §4).
     vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
     for (int k = 0; k < 4; ++k) {
       float w = a_weights0[k];

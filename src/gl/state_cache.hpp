@@ -1,5 +1,5 @@
 // The one door through which the renderers bind, upload and draw: it skips redundant binds
-// within a frame and counts draws and uploaded bytes (STYLE "sokol_gfx" model). Invalidate at
+// within a frame and counts draws and uploaded bytes (the sokol_gfx model). Invalidate at
 // the start of every frame, since the application may change GL state between frames.
 #pragma once
 

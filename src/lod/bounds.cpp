@@ -1,5 +1,5 @@
 // Bounding spheres for LOD: the rest-pose sphere that coverage measures, and one conservative
-// sphere per clip that culling tests (SPEC §7).
+// sphere per clip that culling tests (docs/spec.md §7).
 // Based on: glTF 2.0 §3.7.3 (skinned vertex = Σ wᵢ · world(jointᵢ) · IBMᵢ · v, so it lies in the
 // convex hull of its joints' transformed points) and §3.7.2.2 (morph targets add Σ wₜ · Δₜ).
 //

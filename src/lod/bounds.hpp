@@ -1,4 +1,4 @@
-// Bounding spheres of a LodModel (SPEC §7: rest-pose sphere for coverage, conservative animated
+// Bounding spheres of a LodModel (docs/spec.md §7: rest-pose sphere for coverage, conservative animated
 // sphere per clip for culling). Private to the lod layer.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The deterministic vertex budget of SPEC §7: demote the smallest actors first, never cull.
+// The deterministic vertex budget of docs/spec.md §7: demote the smallest actors first, never cull.
 // Coverage does not change while demoting, so the actor with the smallest coverage stays the
 // smallest: one sort, then each actor is lowered as far as needed before the next one.
 #include <algorithm>

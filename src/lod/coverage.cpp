@@ -1,5 +1,5 @@
-// Screen coverage and frustum culling of one actor (SPEC §7).
-// Based on: SPEC §7 "Coverage"; Gribb & Hartmann, "Fast Extraction of Viewing Frustum Planes
+// Screen coverage and frustum culling of one actor (docs/spec.md §7).
+// Based on: docs/spec.md §7 "Coverage"; Gribb & Hartmann, "Fast Extraction of Viewing Frustum Planes
 // from the World-View-Projection Matrix" (2001).
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-// Generated levels written back as glTF (SPEC §8 `gltf-crowd lod`): the source document patched
+// Generated levels written back as glTF (docs/spec.md §8 `gltf-crowd lod`): the source document patched
 // with one detached MSFT_lod node and mesh per level, in one self-contained GLB.
 // Based on: glTF 2.0 §4.4 (GLB container), §3.6 (buffers, bufferViews, accessors), §2.8 (URIs);
 // MSFT_lod (ids of lower-detail nodes, extras.MSFT_screencoverage).

@@ -1,4 +1,4 @@
-// The levels of an asset (SPEC §7 "Levels", "Thresholds"): authored MSFT_lod levels mapped back
+// The levels of an asset (docs/spec.md §7 "Levels", "Thresholds"): authored MSFT_lod levels mapped back
 // to their highest-detail node, else generated index-only levels, else none; thresholds; the
 // per-level cost of one actor that the vertex budget spends.
 // Based on: MSFT_lod (github.com/KhronosGroup/glTF, extensions/2.0/Vendor/MSFT_lod): node ids

@@ -1,4 +1,4 @@
-// Threshold band of one actor with hysteresis (SPEC §7 "Thresholds", "Hysteresis").
+// Threshold band of one actor with hysteresis (docs/spec.md §7 "Thresholds", "Hysteresis").
 // Bands index the thresholds; band == thresholds.size() means culled, so entering and leaving
 // the culled state obeys the same dead band as any other level change.
 #include <cassert>

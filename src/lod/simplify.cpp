@@ -1,4 +1,4 @@
-// Index-only level generation with joint-domain protection (SPEC §7 "Levels").
+// Index-only level generation with joint-domain protection (docs/spec.md §7 "Levels").
 // Based on: meshoptimizer 0.18 meshopt_simplify (Garland & Heckbert 1997 quadric edge
 // collapses onto existing vertices, so the vertex buffers stay shared); glTF 2.0 §3.7.3.1
 // (JOINTS_n / WEIGHTS_n).

@@ -1,4 +1,4 @@
-// Subcommands of the gltf-crowd tool (SPEC §8). Each lives in its own file and registers itself
+// Subcommands of the gltf-crowd tool (docs/spec.md §8). Each lives in its own file and registers itself
 // on the root CLI11 app; its callback runs the command and throws on failure (main reports the
 // error on stderr and exits non-zero).
 #pragma once

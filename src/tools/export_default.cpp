@@ -1,4 +1,4 @@
-// `gltf-crowd export-default --out out.glb`: writes the built-in character (SPEC §9) as a GLB,
+// `gltf-crowd export-default --out out.glb`: writes the built-in character (docs/spec.md §9) as a GLB,
 // so it can be inspected with `gltf-crowd info` or checked with the Khronos glTF-Validator.
 #include <fstream>
 #include <memory>

@@ -1,8 +1,8 @@
 // `gltf-crowd info <asset> [--json]`: what a crowd made from the asset would draw and animate
-// (SPEC §8): meshes and primitives (all, and reachable from the default scene counting a mesh once
+// (docs/spec.md §8): meshes and primitives (all, and reachable from the default scene counting a mesh once
 // per node that uses it), skins, clips with durations, morph targets, MSFT_lod levels, materials,
 // extensions, and the rest-pose and animated bounds (gltf_crowd/bounds.hpp). Loading runs the
-// full validation of SPEC §2, so a bad file exits non-zero with the error (JSON path and rule) on
+// full validation of docs/spec.md §2, so a bad file exits non-zero with the error (JSON path and rule) on
 // stderr.
 #include <cstdio>
 #include <memory>

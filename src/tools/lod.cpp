@@ -1,5 +1,5 @@
 // `gltf-crowd lod`: generates index-only levels of detail with meshoptimizer and writes them as
-// an MSFT_lod glTF (SPEC §7, §8), which loads back with levels of source `authored`.
+// an MSFT_lod glTF (docs/spec.md §7, §8), which loads back with levels of source `authored`.
 #include <fstream>
 #include <memory>
 #include <string>
@@ -20,7 +20,7 @@ namespace {
 struct LodCommandOptions {
   std::string asset;
   std::vector<float> ratios{0.5f, 0.25f};
-  std::vector<float> screen_coverage;  // empty: the defaults of SPEC §7
+  std::vector<float> screen_coverage;  // empty: the defaults of docs/spec.md §7
   bool preserve_boundary = false;
   std::string out;
 };

@@ -1,4 +1,4 @@
-// LodStats as JSON with the field names of SPEC §7, for the tools' statistics files.
+// LodStats as JSON with the field names of docs/spec.md §7, for the tools' statistics files.
 #pragma once
 
 #include <string>

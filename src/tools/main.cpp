@@ -1,4 +1,4 @@
-// gltf-crowd: the command line tool (SPEC §8). One subcommand per file; see commands.hpp.
+// gltf-crowd: the command line tool (docs/spec.md §8). One subcommand per file; see commands.hpp.
 #include <cstdio>
 #include <exception>
 

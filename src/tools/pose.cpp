@@ -1,6 +1,6 @@
 // `gltf-crowd pose <asset> [--clip NAME_OR_INDEX --time T] [--json] [--script FILE]`: prints
 // poses, so that sampling, blending, hierarchy and skinning can be compared with other glTF
-// implementations (SPEC §3, §4).
+// implementations (docs/spec.md §3, §4).
 //  - Without --script: one clip sampled directly at T (no wrapping: Appendix C clamps to the
 //    keys), or the rest pose without --clip. Every node's local TRS and world matrix, every
 //    skin's joint matrices world(joint) · IBM, every morphing node's weights.

@@ -1,6 +1,6 @@
 // `gltf-crowd render`: N actors of one asset on a square grid, each with its own clip, phase and
 // speed, advanced T seconds in 1/30 s steps, drawn headless (EGL) with one instanced draw per
-// primitive group, then written as a PNG and a JSON of statistics (SPEC §8). The actor count is
+// primitive group, then written as a PNG and a JSON of statistics (docs/spec.md §8). The actor count is
 // checked against the GPU's palette limits before the crowd is built.
 #include <algorithm>
 #include <chrono>
@@ -37,18 +37,18 @@ struct RenderOptions {
   std::uint32_t width = 640;
   std::uint32_t height = 480;
   std::uint32_t msaa = 4;
-  bool lod = false;                // SPEC §7: authored levels when present, else generated
+  bool lod = false;                // docs/spec.md §7: authored levels when present, else generated
   float lod_bias = 1.0f;
   std::uint64_t vertex_budget = 0;  // 0 = unlimited
-  std::optional<float> min_coverage;  // absent: the last threshold culls (SPEC §7)
+  std::optional<float> min_coverage;  // absent: the last threshold culls (docs/spec.md §7)
   std::string palette = "auto";     // CrowdRenderer palette storage: storage, texture or auto
   std::string gl = "4.3";           // context: 4.3, 3.3 or es3.0
-  bool reference = false;           // draw every actor separately, CPU-skinned (SPEC §6)
+  bool reference = false;           // draw every actor separately, CPU-skinned (docs/spec.md §6)
 };
 
 constexpr double frame_seconds = 1.0 / 30.0;
 
-// The context `gl` names. Mesa hands out its highest version for any request (PLATFORM.md P4)
+// The context `gl` names. Mesa hands out its highest version for any request (docs/platform.md P4)
 // and reads its version overrides once, before the first context, so the tool caps the version
 // here to really run on OpenGL 3.3 / ES 3.0; a value already in the environment wins.
 GlApi select_api(const std::string& gl) {
@@ -197,7 +197,7 @@ void register_render(CLI::App& app) {
       ->capture_default_str()
       ->check(integer_in(0, 16));
   render->add_flag("--lod", options->lod,
-                   "levels of detail (SPEC §7): the asset's MSFT_lod levels, else generated ones; "
+                   "levels of detail (docs/spec.md §7): the asset's MSFT_lod levels, else generated ones; "
                    "actors outside the view or below the smallest screen coverage are culled "
                    "(counts printed)");
   render->add_option("--lod-bias", options->lod_bias, "coverage multiplier; > 1 keeps detail longer (with --lod)")
@@ -213,7 +213,7 @@ void register_render(CLI::App& app) {
       ->capture_default_str()
       ->check(integer_in(0, ~std::uint64_t{0}));
   render->add_option("--palette", options->palette,
-                     "palette storage of the instanced renderer (SPEC §6): storage (shader storage "
+                     "palette storage of the instanced renderer (docs/spec.md §6): storage (shader storage "
                      "buffers, OpenGL 4.3), texture (RGBA32F textures, OpenGL 3.3 / ES 3.0) or "
                      "auto (by capability)")
       ->capture_default_str()

@@ -1,6 +1,6 @@
 // Sanitizer builds only: keeps Mesa's driver mapped until exit, so LeakSanitizer can attribute
 // the driver's allocations instead of reporting them as leaks from a module that eglTerminate
-// already unloaded (PLATFORM.md §9; suppression files cannot match those frames). The test
+// already unloaded (docs/platform.md §9; suppression files cannot match those frames). The test
 // binary does the same in tests/test_support.cpp; this covers the tool the tests run. Normal
 // builds compile this file to nothing.
 #if defined(__SANITIZE_ADDRESS__)

@@ -1,4 +1,4 @@
-// `gltf-crowd studio`: the interactive crowd window (GLFW + Dear ImGui, SPEC §8). The crowd fills
+// `gltf-crowd studio`: the interactive crowd window (GLFW + Dear ImGui, docs/spec.md §8). The crowd fills
 // the left of the window, the control panel (studio_panel.cpp) the right. With --frames the
 // studio runs that many fixed 1/30 s frames, optionally writes a screenshot of the last one and
 // its statistics, and exits: the headless path tests and README images use (under xvfb-run).

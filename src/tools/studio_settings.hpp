@@ -1,4 +1,4 @@
-// What the studio's controls set (SPEC §8 `studio`), and `--set key=value`, which applies a
+// What the studio's controls set (docs/spec.md §8 `studio`), and `--set key=value`, which applies a
 // control by name exactly as the panel would, for headless runs and tests.
 #pragma once
 
