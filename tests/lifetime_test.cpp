@@ -215,7 +215,7 @@ std::vector<float> expected_weights(const Asset& asset, const Actor& actor) {
   return want.weights;
 }
 
-void expect_near(const std::vector<float>& got, const std::vector<float>& want, const char* what) {
+void expect_near(std::span<const float> got, const std::vector<float>& want, const char* what) {
   ASSERT_EQ(got.size(), want.size()) << what;
   for (std::size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-5f) << what << ", weight " << k;
 }
