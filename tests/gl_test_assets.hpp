@@ -106,10 +106,12 @@ struct QuadSpec {
 };
 
 // A GLB with one node per quad (all scene roots, in order), `materials` (glTF material JSON)
-// and `images` (PNG files, texture i = image i with the default sampler).
+// and `images` (PNG files, texture i = image i with `sampler`: glTF sampler JSON, or null for
+// the default sampler).
 inline std::shared_ptr<const Asset> quad_asset(
     const std::vector<QuadSpec>& quads, const nlohmann::json& materials,
-    const std::vector<std::vector<std::uint8_t>>& images = {}) {
+    const std::vector<std::vector<std::uint8_t>>& images = {},
+    const nlohmann::json& sampler = nullptr) {
   GlbBuilder b;
   const std::vector<float> positions = {-0.5f, -0.5f, 0, 0.5f, -0.5f, 0, 0.5f, 0.5f, 0, -0.5f, 0.5f, 0};
   const int position = b.accessor(positions, "VEC3", 4, 5126, {-0.5, -0.5, 0}, {0.5, 0.5, 0});
@@ -183,10 +185,12 @@ inline std::shared_ptr<const Asset> quad_asset(
     nlohmann::json image_list = nlohmann::json::array(), textures = nlohmann::json::array();
     for (const auto& png : images) {
       textures.push_back({{"source", image_list.size()}});
+      if (!sampler.is_null()) textures.back()["sampler"] = 0;
       image_list.push_back({{"bufferView", b.view(png.data(), png.size())}, {"mimeType", "image/png"}});
     }
     doc["images"] = image_list;
     doc["textures"] = textures;
+    if (!sampler.is_null()) doc["samplers"] = {sampler};
   }
   return std::make_shared<const Asset>(load_asset_from_memory(b.glb(doc)));
 }

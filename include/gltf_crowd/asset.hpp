@@ -74,11 +74,20 @@ struct Texture {
   std::int32_t sampler = -1;
 };
 
-// A material's reference to a texture (glTF textureInfo).
+// A material's reference to a texture (glTF textureInfo), with its KHR_texture_transform.
+// The transform maps the TEXCOORD value uv to the texture coordinate T · R · S · (uv, 1):
+// S scales by uv_scale, R rotates by `rotation` radians, counter-clockwise in UV space (u right,
+// v down: u' = cos·u + sin·v, v' = −sin·u + cos·v; the README's worked example and the sample
+// implementations, not its GLSL listing, which has the opposite sign: KhronosGroup/glTF#1563),
+// T adds offset. Without the extension it is the identity (defaults below). tex_coord is the
+// extension's texCoord when it has one (it overrides textureInfo.texCoord).
 struct TextureRef {
   std::int32_t texture = -1;   // index into Asset::textures; -1 = none
   std::uint32_t tex_coord = 0; // TEXCOORD_n set, 0 or 1
   float scale = 1.0f;          // normalTexture.scale or occlusionTexture.strength
+  glm::vec2 offset{0.0f};      // KHR_texture_transform.offset, in UV units
+  float rotation = 0.0f;       // KHR_texture_transform.rotation, radians
+  glm::vec2 uv_scale{1.0f};    // KHR_texture_transform.scale
 };
 
 enum class AlphaMode : std::uint8_t { opaque, mask, blend };

@@ -1,6 +1,9 @@
-// Materials, textures, samplers and images (glTF 2.0 §3.8, §3.9; KHR_materials_emissive_strength).
-// Images arrive decoded to RGBA8 by the callback in images.cpp and are moved, not copied.
+// Materials, textures, samplers and images (glTF 2.0 §3.8, §3.9; KHR_materials_emissive_strength,
+// KHR_texture_transform). Images arrive decoded to RGBA8 by the callback in images.cpp and are
+// moved, not copied.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -9,13 +12,55 @@
 namespace gltf_crowd::detail {
 namespace {
 
-TextureRef texture_ref(int index, int tex_coord, double scale, std::size_t texture_count, const std::string& path) {
+// The finite number at `path`.
+float transform_number(const tinygltf::Value& value, const std::string& path) {
+  if (!value.IsNumber() || !std::isfinite(value.GetNumberAsDouble()))
+    throw Error(path, "texture_transform", "must be a finite number");
+  return static_cast<float>(value.GetNumberAsDouble());
+}
+
+// The array of 2 finite numbers at `path`.
+glm::vec2 transform_pair(const tinygltf::Value& value, const std::string& path) {
+  if (!value.IsArray() || value.ArrayLen() != 2)
+    throw Error(path, "texture_transform", "must be an array of 2 numbers");
+  return {transform_number(value.Get(0), path + "[0]"), transform_number(value.Get(1), path + "[1]")};
+}
+
+// KHR_texture_transform of one textureInfo into `ref`; its texCoord, when present, replaces
+// `tex_coord` and `tex_coord_path` so that texture_ref checks whichever applies.
+void texture_transform(const tinygltf::ExtensionMap& extensions, const std::string& path, TextureRef& ref,
+                       int& tex_coord, std::string& tex_coord_path) {
+  const auto found = extensions.find("KHR_texture_transform");
+  if (found == extensions.end()) return;
+  const std::string ext_path = path + ".extensions.KHR_texture_transform";
+  const tinygltf::Value& ext = found->second;
+  if (!ext.IsObject()) throw Error(ext_path, "texture_transform", "must be an object");
+  if (ext.Has("offset")) ref.offset = transform_pair(ext.Get("offset"), ext_path + ".offset");
+  if (ext.Has("rotation")) ref.rotation = transform_number(ext.Get("rotation"), ext_path + ".rotation");
+  if (ext.Has("scale")) ref.uv_scale = transform_pair(ext.Get("scale"), ext_path + ".scale");
+  if (ext.Has("texCoord")) {
+    tex_coord_path = ext_path + ".texCoord";
+    const tinygltf::Value& value = ext.Get("texCoord");
+    const double set = value.IsNumber() ? value.GetNumberAsDouble() : 0.5;
+    if (!std::isfinite(set) || set != std::floor(set))
+      throw Error(tex_coord_path, "texture_transform", "must be an integer");
+    // Clamped into int; anything beyond 1 fails texture_ref's check all the same.
+    tex_coord = static_cast<int>(std::clamp(set, -1.0, static_cast<double>(std::numeric_limits<int>::max())));
+  }
+}
+
+template <class Info>
+TextureRef texture_ref(const Info& info, double scale, std::size_t texture_count, const std::string& path) {
   TextureRef ref;
+  const int index = info.index;
   if (index < 0) return ref;
   if (static_cast<std::size_t>(index) >= texture_count)
     throw Error(path + ".index", "texture_index", fmt::format("texture {} does not exist", index));
+  int tex_coord = info.texCoord;
+  std::string tex_coord_path = path + ".texCoord";
+  texture_transform(info.extensions, path, ref, tex_coord, tex_coord_path);
   if (tex_coord < 0 || tex_coord > 1)
-    throw Error(path + ".texCoord", "tex_coord", fmt::format("TEXCOORD_{} is not supported (0 or 1)", tex_coord));
+    throw Error(tex_coord_path, "tex_coord", fmt::format("TEXCOORD_{} is not supported (0 or 1)", tex_coord));
   ref.texture = index;
   ref.tex_coord = static_cast<std::uint32_t>(tex_coord);
   ref.scale = static_cast<float>(scale);
@@ -90,18 +135,17 @@ void build_materials(tinygltf::Model& model, Asset& asset) {
     if (pbr.baseColorFactor.size() == 4)
       m.base_color_factor = glm::vec4(pbr.baseColorFactor[0], pbr.baseColorFactor[1], pbr.baseColorFactor[2],
                                       pbr.baseColorFactor[3]);
-    m.base_color_texture = texture_ref(pbr.baseColorTexture.index, pbr.baseColorTexture.texCoord, 1.0, textures,
-                                       path + ".pbrMetallicRoughness.baseColorTexture");
+    m.base_color_texture =
+        texture_ref(pbr.baseColorTexture, 1.0, textures, path + ".pbrMetallicRoughness.baseColorTexture");
     m.metallic_factor = static_cast<float>(pbr.metallicFactor);
     m.roughness_factor = static_cast<float>(pbr.roughnessFactor);
-    m.metallic_roughness_texture = texture_ref(pbr.metallicRoughnessTexture.index, pbr.metallicRoughnessTexture.texCoord,
-                                               1.0, textures, path + ".pbrMetallicRoughness.metallicRoughnessTexture");
-    m.normal_texture = texture_ref(source.normalTexture.index, source.normalTexture.texCoord, source.normalTexture.scale,
-                                   textures, path + ".normalTexture");
-    m.occlusion_texture = texture_ref(source.occlusionTexture.index, source.occlusionTexture.texCoord,
-                                      source.occlusionTexture.strength, textures, path + ".occlusionTexture");
-    m.emissive_texture = texture_ref(source.emissiveTexture.index, source.emissiveTexture.texCoord, 1.0, textures,
-                                     path + ".emissiveTexture");
+    m.metallic_roughness_texture = texture_ref(pbr.metallicRoughnessTexture, 1.0, textures,
+                                               path + ".pbrMetallicRoughness.metallicRoughnessTexture");
+    m.normal_texture =
+        texture_ref(source.normalTexture, source.normalTexture.scale, textures, path + ".normalTexture");
+    m.occlusion_texture = texture_ref(source.occlusionTexture, source.occlusionTexture.strength, textures,
+                                      path + ".occlusionTexture");
+    m.emissive_texture = texture_ref(source.emissiveTexture, 1.0, textures, path + ".emissiveTexture");
     if (source.emissiveFactor.size() == 3)
       m.emissive_factor = glm::vec3(source.emissiveFactor[0], source.emissiveFactor[1], source.emissiveFactor[2]);
     if (const auto strength = source.extensions.find("KHR_materials_emissive_strength");

@@ -23,7 +23,8 @@ constexpr std::uint64_t kMaxDocumentDataBytes = std::uint64_t{1} << 31;
 
 // Required extensions whose meaning the loader implements (docs/spec.md §2).
 constexpr std::string_view kSupportedRequired[] = {"KHR_mesh_quantization", "KHR_node_visibility", "MSFT_lod",
-                                                   "EXT_meshopt_compression", "KHR_materials_emissive_strength"};
+                                                   "EXT_meshopt_compression", "KHR_materials_emissive_strength",
+                                                   "KHR_texture_transform"};
 
 constexpr const char* kTopLevelArrays[] = {"accessors", "animations", "buffers", "bufferViews", "cameras",
                                            "images",    "materials",  "meshes",  "nodes",       "samplers",

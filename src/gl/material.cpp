@@ -1,6 +1,9 @@
 // Material textures, uniforms and fixed-function state. Based on: glTF 2.0 §3.8 (textures,
-// samplers: filters and wraps), §3.9 (metallic-roughness materials, alpha modes, double-sided).
+// samplers: filters and wraps), §3.9 (metallic-roughness materials, alpha modes, double-sided);
+// KHR_texture_transform (offset, rotation, scale of texture coordinates).
 #include "gl/material.hpp"
+
+#include <cmath>
 
 #include <glm/gtc/type_ptr.hpp>
 
@@ -59,6 +62,13 @@ Object upload_texture(const Asset& asset, const Texture& texture, bool srgb) {
   return object;
 }
 
+// KHR_texture_transform as the affine map T · R · S of a texture coordinate (asset.hpp,
+// TextureRef): three columns, the last one the offset, for a GLSL mat3x2.
+glm::mat3x2 uv_transform(const TextureRef& ref) {
+  const float c = std::cos(ref.rotation), s = std::sin(ref.rotation);
+  return {glm::vec2(c, -s) * ref.uv_scale.x, glm::vec2(s, c) * ref.uv_scale.y, ref.offset};
+}
+
 // The texture set of a material texture, or -1 when it has none that can be sampled.
 GLint texcoord_set(const TextureRef& ref, GLuint texture) {
   return ref.texture >= 0 && texture != 0 ? static_cast<GLint>(ref.tex_coord) : -1;
@@ -103,6 +113,11 @@ MaterialUniforms find_material_uniforms(GLuint program) {
   u.normal_uv = at("u_normal_uv");
   u.occlusion_uv = at("u_occlusion_uv");
   u.emissive_uv = at("u_emissive_uv");
+  u.base_color_uv_transform = at("u_base_color_uv_transform");
+  u.metallic_roughness_uv_transform = at("u_metallic_roughness_uv_transform");
+  u.normal_uv_transform = at("u_normal_uv_transform");
+  u.occlusion_uv_transform = at("u_occlusion_uv_transform");
+  u.emissive_uv_transform = at("u_emissive_uv_transform");
   u.alpha_mode = at("u_alpha_mode");
   u.alpha_cutoff = at("u_alpha_cutoff");
   u.double_sided = at("u_double_sided");
@@ -146,18 +161,26 @@ void bind_material(StateCache& cache, const MaterialUniforms& u, const MaterialT
     bool srgb;
     GLint unit;
     GLint uv_location;
+    GLint transform_location;
   };
-  const Slot slots[] = {{m.base_color_texture, true, unit::base_color, u.base_color_uv},
+  const Slot slots[] = {{m.base_color_texture, true, unit::base_color, u.base_color_uv,
+                         u.base_color_uv_transform},
                         {m.metallic_roughness_texture, false, unit::metallic_roughness,
-                         u.metallic_roughness_uv},
-                        {m.normal_texture, false, unit::normal, u.normal_uv},
-                        {m.occlusion_texture, false, unit::occlusion, u.occlusion_uv},
-                        {m.emissive_texture, true, unit::emissive, u.emissive_uv}};
+                         u.metallic_roughness_uv, u.metallic_roughness_uv_transform},
+                        {m.normal_texture, false, unit::normal, u.normal_uv, u.normal_uv_transform},
+                        {m.occlusion_texture, false, unit::occlusion, u.occlusion_uv,
+                         u.occlusion_uv_transform},
+                        {m.emissive_texture, true, unit::emissive, u.emissive_uv,
+                         u.emissive_uv_transform}};
   for (const Slot& slot : slots) {
     const GLuint texture = textures.get(slot.ref.texture, slot.srgb);
     const GLint set = texcoord_set(slot.ref, texture);
     glUniform1i(slot.uv_location, set);
-    if (set >= 0) cache.bind_texture(slot.unit, texture);
+    if (set >= 0) {
+      cache.bind_texture(slot.unit, texture);
+      const glm::mat3x2 transform = uv_transform(slot.ref);
+      glUniformMatrix3x2fv(slot.transform_location, 1, GL_FALSE, glm::value_ptr(transform));
+    }
   }
   glUniform4fv(u.base_color_factor, 1, glm::value_ptr(m.base_color_factor));
   glUniform1f(u.metallic_factor, m.metallic_factor);

@@ -18,6 +18,8 @@ struct MaterialUniforms {
   GLint base_color_factor = -1, metallic_factor = -1, roughness_factor = -1, emissive_factor = -1,
         normal_scale = -1, occlusion_strength = -1, base_color_uv = -1,
         metallic_roughness_uv = -1, normal_uv = -1, occlusion_uv = -1, emissive_uv = -1,
+        base_color_uv_transform = -1, metallic_roughness_uv_transform = -1,
+        normal_uv_transform = -1, occlusion_uv_transform = -1, emissive_uv_transform = -1,
         alpha_mode = -1, alpha_cutoff = -1, double_sided = -1, has_tangents = -1,
         instance_winding = -1, eye = -1, to_light = -1, light_color = -1, ambient_color = -1;
 };

@@ -2,7 +2,7 @@
 // §3.7.2.1 (attributes), §3.7.3 (skinning), §3.9 and Appendix B (metallic-roughness BRDF:
 // GGX distribution, height-correlated Smith visibility, Schlick Fresnel), docs/spec.md §4 (palettes as
 // three affine rows), Schüler 2006 "Normal Mapping without Precomputed Tangents" (the tangent
-// frame from screen-space derivatives when a primitive has no TANGENT).
+// frame from screen-space derivatives when a primitive has no TANGENT), KHR_texture_transform.
 #include "gl/shaders.hpp"
 
 #include <fmt/format.h>
@@ -207,6 +207,12 @@ uniform int u_metallic_roughness_uv;
 uniform int u_normal_uv;
 uniform int u_occlusion_uv;
 uniform int u_emissive_uv;
+// KHR_texture_transform of each material texture: uv' = M · (uv, 1) (material.cpp uv_transform).
+uniform mat3x2 u_base_color_uv_transform;
+uniform mat3x2 u_metallic_roughness_uv_transform;
+uniform mat3x2 u_normal_uv_transform;
+uniform mat3x2 u_occlusion_uv_transform;
+uniform mat3x2 u_emissive_uv_transform;
 uniform sampler2D u_base_color_texture;          // sRGB texture: sampling returns linear
 uniform sampler2D u_metallic_roughness_texture;  // linear: G roughness, B metallic
 uniform sampler2D u_normal_texture;              // linear, tangent space
@@ -226,7 +232,9 @@ out vec4 frag_color;
 
 const float pi = 3.14159265;
 
-vec2 texcoord(int set) { return set == 1 ? v_texcoord1 : v_texcoord0; }
+vec2 texcoord(int set, mat3x2 transform) {
+  return transform * vec3(set == 1 ? v_texcoord1 : v_texcoord0, 1.0);
+}
 
 vec3 srgb_encode(vec3 linear) {
   vec3 c = clamp(linear, 0.0, 1.0);
@@ -236,11 +244,13 @@ vec3 srgb_encode(vec3 linear) {
 void main() {
   // Derivatives before any discard: afterwards they are undefined in non-uniform control flow.
   vec3 dp_dx = dFdx(v_position), dp_dy = dFdy(v_position);
-  vec2 normal_uv = texcoord(u_normal_uv);
+  vec2 normal_uv = texcoord(u_normal_uv, u_normal_uv_transform);
   vec2 duv_dx = dFdx(normal_uv), duv_dy = dFdy(normal_uv);
 
   vec4 base = u_base_color_factor * v_color;
-  if (u_base_color_uv >= 0) base *= texture(u_base_color_texture, texcoord(u_base_color_uv));
+  if (u_base_color_uv >= 0) {
+    base *= texture(u_base_color_texture, texcoord(u_base_color_uv, u_base_color_uv_transform));
+  }
   if (u_alpha_mode == 1 && base.a < u_alpha_cutoff) discard;
 
   // With mixed windings the hardware cannot cull; a mirrored instance's front faces arrive
@@ -254,6 +264,17 @@ void main() {
     if (u_has_tangents) {
       t = normalize(v_tangent.xyz - n * dot(n, v_tangent.xyz));
       b = cross(n, t) * v_tangent.w;
+      // TANGENT follows the untransformed texture coordinates; the normal texture's axes are
+      // the transformed ones: d(position)/d(uv') = (t b) · A⁻¹ for the linear part A of M.
+      mat2 a = mat2(u_normal_uv_transform[0], u_normal_uv_transform[1]);
+      if (a != mat2(1.0) && determinant(a) != 0.0) {
+        mat2 inv = inverse(a);
+        vec3 t2 = t * inv[0][0] + b * inv[0][1], b2 = t * inv[1][0] + b * inv[1][1];
+        if (dot(t2, t2) > 0.0 && dot(b2, b2) > 0.0) {
+          t = normalize(t2);
+          b = normalize(b2);
+        }
+      }
     } else {
       vec3 q1 = cross(dp_dy, n), q2 = cross(n, dp_dx);
       t = q1 * duv_dx.x + q2 * duv_dy.x;
@@ -267,13 +288,14 @@ void main() {
     n = -n; t = -t; b = -b;
   }
   if (u_normal_uv >= 0) {
-    vec3 m = texture(u_normal_texture, texcoord(u_normal_uv)).xyz * 2.0 - 1.0;
+    vec3 m = texture(u_normal_texture, normal_uv).xyz * 2.0 - 1.0;
     n = normalize(mat3(t, b, n) * vec3(m.xy * u_normal_scale, m.z));
   }
 
   float metallic = u_metallic_factor, roughness = u_roughness_factor;
   if (u_metallic_roughness_uv >= 0) {
-    vec4 mr = texture(u_metallic_roughness_texture, texcoord(u_metallic_roughness_uv));
+    vec4 mr = texture(u_metallic_roughness_texture,
+                      texcoord(u_metallic_roughness_uv, u_metallic_roughness_uv_transform));
     roughness *= mr.g;
     metallic *= mr.b;
   }
@@ -282,10 +304,12 @@ void main() {
   float occlusion = 1.0;
   if (u_occlusion_uv >= 0) {
     occlusion += u_occlusion_strength *
-                 (texture(u_occlusion_texture, texcoord(u_occlusion_uv)).r - 1.0);
+                 (texture(u_occlusion_texture, texcoord(u_occlusion_uv, u_occlusion_uv_transform)).r - 1.0);
   }
   vec3 emissive = u_emissive_factor;
-  if (u_emissive_uv >= 0) emissive *= texture(u_emissive_texture, texcoord(u_emissive_uv)).rgb;
+  if (u_emissive_uv >= 0) {
+    emissive *= texture(u_emissive_texture, texcoord(u_emissive_uv, u_emissive_uv_transform)).rgb;
+  }
 
   vec3 v = normalize(u_eye.w > 0.5 ? u_eye.xyz - v_position : u_eye.xyz);
   vec3 l = u_to_light;
