@@ -20,7 +20,8 @@
 // with texelFetch (OpenGL 3.3 core, OpenGL ES 3.0); both run the same GLSL body behind a small
 // per-dialect prelude (GLSL 430 core, 330 core, 300 es) and the same material code:
 // glTF metallic-roughness with base color, metallic-roughness, normal, occlusion and emissive
-// textures (TEXCOORD_0/1, the samplers' filters and wraps), vertex colors, OPAQUE / MASK / BLEND
+// textures (TEXCOORD_0/1, the samplers' filters and wraps, KHR_texture_transform), vertex colors,
+// OPAQUE / MASK / BLEND
 // (blended groups after all others), double-sided, one directional light plus ambient.
 //
 // GL state: the renderers' constructors and draw() save the state they change and restore it
