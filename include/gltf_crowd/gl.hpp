@@ -21,8 +21,8 @@
 // per-dialect prelude (GLSL 430 core, 330 core, 300 es) and the same material code:
 // glTF metallic-roughness with base color, metallic-roughness, normal, occlusion and emissive
 // textures (TEXCOORD_0/1, the samplers' filters and wraps, KHR_texture_transform), vertex colors,
-// OPAQUE / MASK / BLEND
-// (blended groups after all others), double-sided, one directional light plus ambient.
+// OPAQUE / MASK / BLEND (blended groups after all others), double-sided, one directional light
+// plus ambient.
 //
 // GL state: the renderers' constructors and draw() save the state they change and restore it
 // before returning (also when they throw), one set of queries per call (about 70 glGet*), so

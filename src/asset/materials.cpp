@@ -49,6 +49,8 @@ void texture_transform(const tinygltf::ExtensionMap& extensions, const std::stri
   }
 }
 
+// The TextureRef of one textureInfo (TextureInfo, NormalTextureInfo or OcclusionTextureInfo);
+// `scale` is the normal scale or occlusion strength. The one place that checks texCoord.
 template <class Info>
 TextureRef texture_ref(const Info& info, double scale, std::size_t texture_count, const std::string& path) {
   TextureRef ref;
