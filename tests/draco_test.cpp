@@ -20,7 +20,9 @@
 #include "gl/reference_deform.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/crowd.hpp"
+#include "image_compare.hpp"
 #include "test_documents.hpp"
+#include "test_support.hpp"
 
 namespace gltf_crowd {
 namespace {
@@ -146,9 +148,9 @@ Document draco_document(const Encoded& e) {
   const int indices = d.add_accessor(-1, 5123, std::size_t{e.decoded->num_faces()} * 3, "SCALAR");
   json ids = json::object();
   for (const auto& [name, id] : e.ids) ids[name] = id;
-  d.json["meshes"] = {{{"primitives", {{{"attributes", attributes},
-                                        {"indices", indices},
-                                        {"extensions", {{kDraco, {{"bufferView", view}, {"attributes", ids}}}}}}}}}}};
+  json primitive = {{"attributes", attributes}, {"indices", indices}};
+  primitive["extensions"][kDraco] = {{"bufferView", view}, {"attributes", ids}};
+  d.json["meshes"] = json::array({{{"primitives", json::array({primitive})}}});
   d.json["nodes"] = {{{"mesh", 0}, {"skin", 0}}, {{"name", "Joint0"}}, {{"name", "Joint1"}, {"translation", {0, 1, 0}}}};
   d.json["scenes"] = {{{"nodes", {0, 1, 2}}}};
   d.json["skins"] = {{{"joints", {1, 2}}}};
@@ -304,6 +306,38 @@ TEST(Draco, IndicesAccessorMayHaveABufferViewThatIsIgnored) {
   expect_same_triangles(expected_triangles(source), loaded_triangles(a.meshes[0].primitives[0]), {});
 }
 
+// The skinned grid of draco_document(encode(source)) and the same grid stored uncompressed,
+// each with clip "Bend" turning Joint1 by 90° about z over one second.
+std::pair<Document, Document> skinned_pair(const SourceMesh& source, const Encoded& e) {
+  Document compressed = draco_document(e);
+  Document plain;
+  json attributes = json::object();
+  std::vector<float> positions, normals, texcoords;
+  for (const glm::vec3& v : source.positions) positions.insert(positions.end(), {v.x, v.y, v.z});
+  for (const glm::vec3& v : source.normals) normals.insert(normals.end(), {v.x, v.y, v.z});
+  for (const glm::vec2& v : source.texcoords) texcoords.insert(texcoords.end(), {v.x, v.y});
+  const std::size_t n = source.positions.size();
+  attributes["POSITION"] = plain.add_floats(positions, 3, "VEC3");
+  attributes["NORMAL"] = plain.add_floats(normals, 3, "VEC3");
+  attributes["TEXCOORD_0"] = plain.add_floats(texcoords, 2, "VEC2");
+  attributes["COLOR_0"] = plain.add_accessor(plain.add_view(source.colors), 5121, n, "VEC4", {{"normalized", true}});
+  attributes["JOINTS_0"] = plain.add_accessor(plain.add_view(source.joints), 5121, n, "VEC4");
+  attributes["WEIGHTS_0"] = plain.add_accessor(plain.add_view(source.weights), 5121, n, "VEC4", {{"normalized", true}});
+  const int indices = plain.add_accessor(plain.add_view(source.indices), 5125, source.indices.size(), "SCALAR");
+  const json primitive = {{"attributes", attributes}, {"indices", indices}};
+  plain.json["meshes"] = json::array({{{"primitives", json::array({primitive})}}});
+  for (const char* key : {"nodes", "scenes", "skins"}) plain.json[key] = compressed.json[key];
+  for (Document* d : {&compressed, &plain}) {
+    const int times = d->add_floats({0.0f, 1.0f}, 1, "SCALAR");
+    const int rotations = d->add_floats({0, 0, 0, 1, 0, 0, 0.70710678f, 0.70710678f}, 4, "VEC4");
+    const json sampler = {{"input", times}, {"output", rotations}};
+    const json channel = {{"sampler", 0}, {"target", {{"node", 2}, {"path", "rotation"}}}};
+    const json animation = {{"name", "Bend"}, {"samplers", json::array({sampler})}, {"channels", json::array({channel})}};
+    d->json["animations"] = json::array({animation});
+  }
+  return {compressed, plain};
+}
+
 // The skinned grid poses like the same grid stored uncompressed: the crowd's joint matrices and
 // the reference CPU deformation (gl/reference_deform.hpp) move each Draco vertex where the
 // uncompressed vertex at the same rest position goes.
@@ -311,28 +345,7 @@ TEST(Draco, SkinnedPrimitivePosesLikeTheUncompressedOne) {
   const SourceMesh source = grid(2, 4);
   const Encoded e = encode(source);
   ASSERT_NE(e.decoded, nullptr);
-  Document compressed = draco_document(e);
-  Document plain;
-  json attributes = json::object();
-  std::vector<float> positions, normals;
-  for (const glm::vec3& v : source.positions) positions.insert(positions.end(), {v.x, v.y, v.z});
-  for (const glm::vec3& v : source.normals) normals.insert(normals.end(), {v.x, v.y, v.z});
-  attributes["POSITION"] = plain.add_floats(positions, 3, "VEC3");
-  attributes["NORMAL"] = plain.add_floats(normals, 3, "VEC3");
-  attributes["JOINTS_0"] = plain.add_accessor(plain.add_view(source.joints), 5121, source.joints.size(), "VEC4");
-  attributes["WEIGHTS_0"] =
-      plain.add_accessor(plain.add_view(source.weights), 5121, source.weights.size(), "VEC4", {{"normalized", true}});
-  const int indices = plain.add_accessor(plain.add_view(source.indices), 5125, source.indices.size(), "SCALAR");
-  plain.json["meshes"] = {{{"primitives", {{{"attributes", attributes}, {"indices", indices}}}}}}};
-  for (const char* key : {"nodes", "scenes", "skins"}) plain.json[key] = compressed.json[key];
-  // Both documents: Joint1 bends by 90° about z over one second.
-  for (Document* d : {&compressed, &plain}) {
-    const int times = d->add_floats({0.0f, 1.0f}, 1, "SCALAR");
-    const int rotations = d->add_floats({0, 0, 0, 1, 0, 0, 0.70710678f, 0.70710678f}, 4, "VEC4");
-    d->json["animations"] = {{{"name", "Bend"},
-                              {"samplers", {{{"input", times}, {"output", rotations}}}},
-                              {"channels", {{{"sampler", 0}, {"target", {{"node", 2}, {"path", "rotation"}}}}}}}}};
-  }
+  const auto [compressed, plain] = skinned_pair(source, e);
   const auto pose = [](const Document& d) {
     const auto asset = std::make_shared<const Asset>(load_asset_from_memory(d.gltf()));
     Crowd crowd(asset, CrowdOptions{.capacity = 1});
@@ -362,6 +375,36 @@ TEST(Draco, SkinnedPrimitivePosesLikeTheUncompressedOne) {
     moved += glm::distance(posed_draco[i].position, rest_draco[i]) > 1e-3f;
   }
   EXPECT_GT(moved, 0);  // the pose is not the rest pose, so the comparison says something
+}
+
+// Rendered by the gltf-crowd tool (GL, headless), the posed Draco grid looks like the
+// uncompressed one: same framing (same bounds), same pixels up to rasterization ties.
+TEST(DracoRender, SkinnedGridRendersLikeTheUncompressedOne) {
+  const SourceMesh source = grid(4, 6);
+  const Encoded e = encode(source);
+  ASSERT_NE(e.decoded, nullptr);
+  const auto [compressed, plain] = skinned_pair(source, e);
+  const auto dir = test::scratch_dir("draco_render");
+  const auto render = [&dir](const Document& d, const std::string& name) {
+    const auto glb = dir / (name + ".glb");
+    const std::vector<std::uint8_t> bytes = d.glb();
+    std::ofstream(glb, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                               static_cast<std::streamsize>(bytes.size()));
+    const auto png = dir / (name + ".png"), stats = dir / (name + ".json");
+    const std::string command = test::quoted(test::tool_path().string()) + " render " + test::quoted(glb.string()) +
+                                " --actors 1 --seconds 0.5 --width 96 --height 96 --out " +
+                                test::quoted(png.string()) + " --stats " + test::quoted(stats.string()) +
+                                " 2>&1 >/dev/null";
+    return test::run_for_image(command, png, stats);
+  };
+  const test::ImageRun draco = render(compressed, "draco");
+  const test::ImageRun uncompressed = render(plain, "plain");
+  ASSERT_EQ(draco.exit_code, 0) << draco.output;
+  ASSERT_EQ(uncompressed.exit_code, 0) << uncompressed.output;
+  const auto& bg = uncompressed.stats.at("background");
+  const std::uint8_t background[3] = {bg[0], bg[1], bg[2]};
+  EXPECT_GT(test::foreground_fraction(uncompressed.image, background), 0.02);  // the grid is in view
+  EXPECT_TRUE(test::images_agree(dir, "draco", draco.image, uncompressed.image));
 }
 
 TEST(DracoErrors, CorruptBytesAreADecodeError) {
