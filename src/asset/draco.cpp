@@ -74,6 +74,9 @@ std::unique_ptr<draco::Mesh> decode_mesh(std::span<const std::uint8_t> bytes, co
 template <typename T>
 void append_values(const draco::PointAttribute& attribute, std::uint32_t count, std::uint32_t components,
                    std::vector<std::uint8_t>& out, const std::string& path) {
+  if (!attribute.is_mapping_identity() && attribute.indices_map_size() < count)
+    throw Error(path, "draco_attribute", fmt::format("the Draco attribute maps {} of {} points",
+                                                     attribute.indices_map_size(), count));
   T value[4];
   const std::size_t at = out.size();
   out.resize(at + std::size_t{count} * components * sizeof(T));

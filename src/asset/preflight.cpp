@@ -3,7 +3,8 @@
 // Based on: glTF 2.0 §5 (properties reference: required properties, types and minimums), §3.6
 // (buffers, bufferViews, accessors, sparse accessors, data alignment), §3.6.1.2 / §4.4
 // (GLB-stored buffer), §3.12 (extensionsRequired ⊆ extensionsUsed), EXT_meshopt_compression
-// (fallback buffers) and KHR_draco_mesh_compression (the primitive extension's schema). Every error names the JSON path of the property that breaks the rule.
+// (fallback buffers) and KHR_draco_mesh_compression (the primitive extension's schema). Every
+// error names the JSON path of the property that breaks the rule.
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -396,7 +397,8 @@ class Preflight {
         // no use for all-zero indices. Draco primitives' indices come from the compressed data.
         const bool draco = check_draco(prim, ppath, *attributes);
         if (const auto indices = index_at(prim, "indices", ppath, accessors(), false);
-            indices && !draco && member(items("accessors")[static_cast<std::size_t>(*indices)], "bufferView") == nullptr)
+            indices && !draco &&
+            member(items("accessors")[static_cast<std::size_t>(*indices)], "bufferView") == nullptr)
           throw Error(at(ppath, "indices"), "indices_bufferview",
                       fmt::format("accessors[{}] has no bufferView", *indices));
         index_at(prim, "material", ppath, materials, false);
@@ -418,7 +420,8 @@ class Preflight {
   bool check_draco(const json& prim, const std::string& ppath, const json& attributes) {
     const json* extensions = object_at(prim, "extensions", ppath, false);
     const std::string epath = at(ppath, "extensions");
-    const json* draco = extensions != nullptr ? object_at(*extensions, "KHR_draco_mesh_compression", epath, false) : nullptr;
+    const json* draco =
+        extensions != nullptr ? object_at(*extensions, "KHR_draco_mesh_compression", epath, false) : nullptr;
     if (draco == nullptr) return false;
     const std::string dpath = at(epath, "KHR_draco_mesh_compression");
     index_at(*draco, "bufferView", dpath, views(), true);
@@ -429,8 +432,11 @@ class Preflight {
         throw Error(at(at(dpath, "attributes"), name.c_str()), "draco_attribute",
                     fmt::format("{} is not an attribute of the primitive", name));
     }
-    if (const json* mode = member(prim, "mode"); mode != nullptr && mode->is_number_unsigned() && *mode != 4 && *mode != 5)
-      throw Error(at(ppath, "mode"), "draco_mode", fmt::format("mode {} is neither TRIANGLES nor TRIANGLE_STRIP", mode->dump()));
+    // A mode that is not an integer is left to the general check of the mode.
+    const json* mode = member(prim, "mode");
+    if (mode != nullptr && mode->is_number_unsigned() && *mode != 4 && *mode != 5)
+      throw Error(at(ppath, "mode"), "draco_mode",
+                  fmt::format("mode {} is neither TRIANGLES nor TRIANGLE_STRIP", mode->dump()));
     return true;
   }
 
