@@ -132,14 +132,19 @@ std::vector<glm::vec3> decoded_positions(const Encoded& e) {
   return out;
 }
 
-// One node (mesh 0, skin 0 over nodes 1 and 2) and mesh 0 = a Draco-compressed primitive whose
+// Nodes 0 (mesh 0, skin 0 over nodes 1 and 2), 1 "Joint0" with child 2 "Joint1" at y = 1; mesh 0 = a Draco-compressed primitive whose
 // accessors (no bufferView) describe `e`; the Draco bytes are bufferViews[0].
 Document draco_document(const Encoded& e) {
   Document d;
   const int view = d.add_view(e.bytes.data(), e.bytes.size());
   const std::size_t points = e.decoded->num_points();
   json attributes = json::object();
-  attributes["POSITION"] = d.add_accessor(-1, 5126, points, "VEC3");
+  glm::vec3 min(INFINITY), max(-INFINITY);
+  for (const glm::vec3& p : decoded_positions(e)) {
+    min = glm::min(min, p);
+    max = glm::max(max, p);
+  }
+  attributes["POSITION"] = d.add_accessor(-1, 5126, points, "VEC3", {{"min", {min.x, min.y, min.z}}, {"max", {max.x, max.y, max.z}}});
   attributes["NORMAL"] = d.add_accessor(-1, 5126, points, "VEC3");
   attributes["TEXCOORD_0"] = d.add_accessor(-1, 5126, points, "VEC2");
   attributes["COLOR_0"] = d.add_accessor(-1, 5121, points, "VEC4", {{"normalized", true}});
@@ -151,8 +156,10 @@ Document draco_document(const Encoded& e) {
   json primitive = {{"attributes", attributes}, {"indices", indices}};
   primitive["extensions"][kDraco] = {{"bufferView", view}, {"attributes", ids}};
   d.json["meshes"] = json::array({{{"primitives", json::array({primitive})}}});
-  d.json["nodes"] = {{{"mesh", 0}, {"skin", 0}}, {{"name", "Joint0"}}, {{"name", "Joint1"}, {"translation", {0, 1, 0}}}};
-  d.json["scenes"] = {{{"nodes", {0, 1, 2}}}};
+  d.json["nodes"] = {{{"mesh", 0}, {"skin", 0}},
+                     {{"name", "Joint0"}, {"children", {2}}},
+                     {{"name", "Joint1"}, {"translation", {0, 1, 0}}}};
+  d.json["scenes"] = {{{"nodes", {0, 1}}}};
   d.json["skins"] = {{{"joints", {1, 2}}}};
   d.json["extensionsUsed"] = {kDraco};
   d.json["extensionsRequired"] = {kDraco};
