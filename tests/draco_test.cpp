@@ -414,6 +414,30 @@ TEST(DracoRender, SkinnedGridRendersLikeTheUncompressedOne) {
   EXPECT_TRUE(test::images_agree(dir, "draco", draco.image, uncompressed.image));
 }
 
+TEST(Draco, TriangleStripLoadsAsTheTriangleListDracoStores) {
+  const SourceMesh source = grid(2, 2);
+  const Encoded e = encode(source);
+  ASSERT_NE(e.decoded, nullptr);
+  Document d = draco_document(e);
+  d.json["meshes"][0]["primitives"][0]["mode"] = 5;
+  const Asset a = load_asset_from_memory(d.gltf());
+  EXPECT_EQ(a.meshes[0].primitives[0].mode, PrimitiveMode::triangles);
+  expect_same_triangles(expected_triangles(source), loaded_triangles(a.meshes[0].primitives[0]), {});
+}
+
+// Declared sizes are charged before anything is decoded: 2^28 VEC3 floats are 3 GiB, over the
+// 1 GiB a document's decoded primitives may hold.
+TEST(DracoErrors, DecodedSizeIsCappedBeforeDecoding) {
+  const Encoded e = encode(grid(1, 1));
+  ASSERT_NE(e.decoded, nullptr);
+  Document d = draco_document(e);
+  const int position = d.json["meshes"][0]["primitives"][0]["attributes"]["POSITION"];
+  d.json["accessors"][position]["count"] = std::uint64_t{1} << 28;
+  const Error error = load_error(d.gltf());
+  EXPECT_EQ(error.path(), kExtPath);
+  EXPECT_EQ(error.rule(), "draco_size");
+}
+
 TEST(DracoErrors, CorruptBytesAreADecodeError) {
   const Encoded e = encode(grid(2, 2));
   ASSERT_NE(e.decoded, nullptr);
