@@ -31,13 +31,13 @@ install(FILES ${PROJECT_BINARY_DIR}/gltf_crowdConfig.cmake
 # pkg-config: relocatable (prefix from the file's own place). Static builds list their
 # dependencies as public requirements, since nothing else links them.
 if(GLTF_CROWD_STATIC)
-  set(GLTF_CROWD_PC_REQUIRES "glm epoxy egl tbb fmt tinygltf stb")
+  set(GLTF_CROWD_PC_REQUIRES "glm epoxy egl tbb fmt tinygltf stb draco")
   set(GLTF_CROWD_PC_REQUIRES_PRIVATE "")
   set(GLTF_CROWD_PC_LIBS_EXTRA "-lmeshoptimizer -pthread")
   set(GLTF_CROWD_PC_LIBS_PRIVATE "")
 else()
   set(GLTF_CROWD_PC_REQUIRES "glm")
-  set(GLTF_CROWD_PC_REQUIRES_PRIVATE "epoxy egl tbb fmt tinygltf stb")
+  set(GLTF_CROWD_PC_REQUIRES_PRIVATE "epoxy egl tbb fmt tinygltf stb draco")
   set(GLTF_CROWD_PC_LIBS_EXTRA "")
   set(GLTF_CROWD_PC_LIBS_PRIVATE "-lmeshoptimizer -pthread")
 endif()
@@ -71,7 +71,7 @@ gltf_crowd::gl (the OpenGL backend).")
 # What find_package(gltf_crowd) and pkg-config need to link the libraries.
 set(GLTF_CROWD_DEV_DEPENDS "libglm-dev, pkg-config")
 if(GLTF_CROWD_STATIC)
-  string(APPEND GLTF_CROWD_DEV_DEPENDS ", libtbb-dev, libtinygltf-dev, libmeshoptimizer-dev, \
+  string(APPEND GLTF_CROWD_DEV_DEPENDS ", libtbb-dev, libtinygltf-dev, libmeshoptimizer-dev, libdraco-dev, \
 libfmt-dev, nlohmann-json3-dev, libstb-dev, libepoxy-dev, libegl-dev, libgl-dev")
 endif()
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS ${GLTF_CROWD_DEV_DEPENDS})

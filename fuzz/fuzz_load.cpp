@@ -6,6 +6,9 @@
 // with its header length patched to the real size, which lets mutations reach the chunks and the
 // JSON inside. A JSON input is also wrapped into a GLB with one JSON chunk, so the container path
 // sees every mutated document too. Every document the loader accepts is then put in a crowd.
+// Compressed data (EXT_meshopt_compression views, KHR_draco_mesh_compression primitives) is
+// decoded by the loader itself, so seeds holding it (fuzz/seeds/fuzz_load) fuzz the decoders'
+// handling of hostile bytes through this same entry point.
 #include <cstdint>
 #include <cstring>
 #include <memory>

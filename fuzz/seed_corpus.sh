@@ -3,7 +3,9 @@
 # Usage: fuzz/seed_corpus.sh TARGET OUT_DIR
 #  fuzz_load:  every .glb/.gltf of ../shared/assets up to 64 KiB (larger ones slow every
 #              mutation down and are covered by the loader tests), every .glb/.gltf under
-#              tests/ (the malformed files of the loader tests), and fuzz/regressions/fuzz_load.
+#              tests/ (the malformed files of the loader tests), fuzz/seeds/fuzz_load (files
+#              no sample asset provides, e.g. a Draco-compressed mesh, written by the test
+#              Draco.DISABLED_WriteFuzzSeed) and fuzz/regressions/fuzz_load.
 #  others:     fuzz/regressions/TARGET only; their inputs are operation scripts, not files.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -19,6 +21,9 @@ if [ "$target" = fuzz_load ]; then
         cp "$file" "$out/seed-$(sha1sum < "$file" | cut -c1-16)"
       done
   done
+fi
+if [ -d "$root/fuzz/seeds/$target" ]; then
+  cp "$root/fuzz/seeds/$target"/* "$out"/
 fi
 if [ -d "$root/fuzz/regressions/$target" ]; then
   cp "$root/fuzz/regressions/$target"/* "$out"/ 2>/dev/null || true

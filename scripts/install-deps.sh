@@ -6,7 +6,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libegl-dev libegl-mesa0 libgl1-mesa-dri libgles-dev libgl-dev libepoxy-dev
   xvfb xauth libglfw3-dev libimgui-dev
-  libtinygltf-dev libmeshoptimizer-dev libglm-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libtinygltf-dev libmeshoptimizer-dev libdraco-dev libglm-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libpng-dev libstb-dev
   clang libclang-rt-14-dev
 )

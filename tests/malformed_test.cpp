@@ -114,8 +114,8 @@ const Case kCases[] = {
      "asset_version", "asset.version"},
     {"unsupported required extension", Format::gltf,
      [](Document& d) {
-       d.json["extensionsUsed"] = {"KHR_draco_mesh_compression"};
-       d.json["extensionsRequired"] = {"KHR_draco_mesh_compression"};
+       d.json["extensionsUsed"] = {"KHR_texture_basisu"};
+       d.json["extensionsRequired"] = {"KHR_texture_basisu"};
      },
      nullptr, "unsupported_required_extension", "extensionsRequired[0]"},
     {"required extension not in extensionsUsed", Format::gltf,

@@ -1,8 +1,8 @@
 // The passes that turn input bytes into a validated Asset (docs/spec.md §2), in the order load.cpp runs
 // them:
-//   parse_glb → parse_json → preflight → give_fallback_buffers_data → tinygltf (with the image
-//   loader of images.cpp) → decode_meshopt → build_materials → build_meshes → build_nodes →
-//   build_skins → build_clips.
+//   parse_glb → parse_json → preflight → give_fallback_buffers_data → stash_draco_indices →
+//   tinygltf (with the image loader of images.cpp) → decode_meshopt → decode_draco →
+//   build_materials → build_meshes → build_nodes → build_skins → build_clips.
 // tinygltf accepts many invalid files and trusts lengths and indices, so everything it would
 // trust is checked by preflight first, and every build pass re-checks the content rules it relies
 // on. Each pass throws Error naming the JSON path and rule of the first broken rule it finds.
@@ -98,6 +98,23 @@ bool give_fallback_buffers_data(nlohmann::json& doc);
 // vertex/index codecs and filters). Throws Error("bufferViews[i].extensions.EXT_meshopt_compression…")
 // for bad parameters, ranges or data.
 void decode_meshopt(tinygltf::Model& model);
+
+// --- draco.cpp (KHR_draco_mesh_compression) ---
+
+// tinygltf refuses an indices accessor without a bufferView, which is how a Draco primitive's
+// indices usually look, so each Draco primitive's `indices` moves into its extension object
+// (under a private key; one the file brought is dropped) for decode_draco. Returns whether `doc`
+// changed.
+bool stash_draco_indices(nlohmann::json& doc);
+// Decodes every primitive with KHR_draco_mesh_compression (Draco 1.5) into a new buffer, and
+// points its Draco attributes and its indices at new accessors over it: attributes keep their
+// accessor's type, componentType and normalized (the file's accessors are left alone), indices
+// become UNSIGNED_INT, the mode TRIANGLES. Throws Error("meshes[m].primitives[p].extensions.
+// KHR_draco_mesh_compression…", rule) for undecodable data (draco_decode), a missing or
+// mismatched attribute (draco_attribute), point or index counts that differ from the accessors'
+// (draco_count), indices past the points (draco_index), another mode (draco_mode) or decoded
+// data over kMaxBufferBytes in total (draco_size).
+void decode_draco(tinygltf::Model& model);
 
 // --- images.cpp ---
 

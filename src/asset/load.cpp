@@ -111,10 +111,12 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
   nlohmann::json doc = detail::parse_json({reinterpret_cast<const char*>(json_bytes.data()), json_bytes.size()});
   detail::PreflightResult checked = detail::preflight(doc, input);
 
-  // Only documents with EXT_meshopt_compression fallback buffers are rewritten for tinygltf.
+  // Only documents with EXT_meshopt_compression fallback buffers or Draco indices are rewritten
+  // for tinygltf.
   std::vector<std::uint8_t> rewritten;
   std::span<const std::uint8_t> source = bytes;
-  if (detail::give_fallback_buffers_data(doc)) {
+  const bool fallbacks = detail::give_fallback_buffers_data(doc);
+  if (detail::stash_draco_indices(doc) || fallbacks) {
     const std::string text = doc.dump();
     rewritten = input.glb ? detail::make_glb(text, glb) : std::vector<std::uint8_t>(text.begin(), text.end());
     source = rewritten;
@@ -138,6 +140,7 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
     throw Error("document", "parse", message.empty() ? "tinygltf could not parse the document" : message);
   }
   detail::decode_meshopt(model);
+  detail::decode_draco(model);
   return build(model, std::move(checked), std::move(images.warnings));
 }
 

@@ -2,8 +2,9 @@
 //
 // Based on: glTF 2.0 §5 (properties reference: required properties, types and minimums), §3.6
 // (buffers, bufferViews, accessors, sparse accessors, data alignment), §3.6.1.2 / §4.4
-// (GLB-stored buffer), §3.12 (extensionsRequired ⊆ extensionsUsed) and EXT_meshopt_compression
-// (fallback buffers). Every error names the JSON path of the property that breaks the rule.
+// (GLB-stored buffer), §3.12 (extensionsRequired ⊆ extensionsUsed), EXT_meshopt_compression
+// (fallback buffers) and KHR_draco_mesh_compression (the primitive extension's schema). Every
+// error names the JSON path of the property that breaks the rule.
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -24,7 +25,7 @@ constexpr std::uint64_t kMaxDocumentDataBytes = std::uint64_t{1} << 31;
 // Required extensions whose meaning the loader implements (docs/spec.md §2).
 constexpr std::string_view kSupportedRequired[] = {"KHR_mesh_quantization", "KHR_node_visibility", "MSFT_lod",
                                                    "EXT_meshopt_compression", "KHR_materials_emissive_strength",
-                                                   "KHR_texture_transform"};
+                                                   "KHR_texture_transform", "KHR_draco_mesh_compression"};
 
 constexpr const char* kTopLevelArrays[] = {"accessors", "animations", "buffers", "bufferViews", "cameras",
                                            "images",    "materials",  "meshes",  "nodes",       "samplers",
@@ -393,9 +394,11 @@ class Preflight {
         for (const auto& [name, value] : attributes->items())
           check_index(value, fmt::format("{}.attributes.{}", ppath, name), accessors());
         // tinygltf needs the indices' bufferView (it marks it ELEMENT_ARRAY_BUFFER), and glTF has
-        // no use for all-zero indices.
+        // no use for all-zero indices. Draco primitives' indices come from the compressed data.
+        const bool draco = check_draco(prim, ppath, *attributes);
         if (const auto indices = index_at(prim, "indices", ppath, accessors(), false);
-            indices && member(items("accessors")[static_cast<std::size_t>(*indices)], "bufferView") == nullptr)
+            indices && !draco &&
+            member(items("accessors")[static_cast<std::size_t>(*indices)], "bufferView") == nullptr)
           throw Error(at(ppath, "indices"), "indices_bufferview",
                       fmt::format("accessors[{}] has no bufferView", *indices));
         index_at(prim, "material", ppath, materials, false);
@@ -409,6 +412,32 @@ class Preflight {
         }
       }
     }
+  }
+
+  // KHR_draco_mesh_compression on a primitive: its bufferView exists (preflight has checked its
+  // range), each attribute id is an integer for one of the primitive's attributes, and the mode
+  // is TRIANGLES or TRIANGLE_STRIP. Returns whether the primitive is Draco-compressed.
+  bool check_draco(const json& prim, const std::string& ppath, const json& attributes) {
+    const json* extensions = object_at(prim, "extensions", ppath, false);
+    const std::string epath = at(ppath, "extensions");
+    const json* draco =
+        extensions != nullptr ? object_at(*extensions, "KHR_draco_mesh_compression", epath, false) : nullptr;
+    if (draco == nullptr) return false;
+    const std::string dpath = at(epath, "KHR_draco_mesh_compression");
+    index_at(*draco, "bufferView", dpath, views(), true);
+    const json* ids = object_at(*draco, "attributes", dpath, true);
+    for (const auto& [name, value] : ids->items()) {
+      uint_at(*ids, name.c_str(), at(dpath, "attributes"), true);
+      if (!attributes.contains(name))
+        throw Error(at(at(dpath, "attributes"), name.c_str()), "draco_attribute",
+                    fmt::format("{} is not an attribute of the primitive", name));
+    }
+    // A mode that is not an integer is left to the general check of the mode.
+    const json* mode = member(prim, "mode");
+    if (mode != nullptr && mode->is_number_unsigned() && *mode != 4 && *mode != 5)
+      throw Error(at(ppath, "mode"), "draco_mode",
+                  fmt::format("mode {} is neither TRIANGLES nor TRIANGLE_STRIP", mode->dump()));
+    return true;
   }
 
   void check_nodes_and_scenes() {
