@@ -173,6 +173,15 @@ struct Node {
   std::vector<float> lod_screen_coverage;   // extras.MSFT_screencoverage, may be empty
 };
 
+// Something a loaded document does that the glTF specification allows but that is suspicious or
+// not drawn (docs/spec.md §2.8 lists each rule): the document loaded, and this says what was
+// ignored or assumed. Same vocabulary as Error.
+struct Warning {
+  std::string path;     // JSON path of the object ("animations[0].channels[2]", "glb.length")
+  std::string rule;     // stable snake_case id of the loading-policy rule ("channel_skipped")
+  std::string message;  // human-readable detail
+};
+
 // An immutable, validated glTF document.
 struct Asset {
   std::filesystem::path source;             // file it came from; empty for memory loads
@@ -187,7 +196,7 @@ struct Asset {
   std::vector<std::uint32_t> scene_roots;   // nodes of the default scene (scene 0 if unset)
   std::vector<std::string> extensions_used;
   std::vector<std::string> extensions_required;  // each one is supported (else loading fails)
-  std::vector<std::string> warnings;        // e.g. skipped KHR_animation_pointer channels
+  std::vector<Warning> warnings;            // in load order; empty for a clean file (docs/spec.md §2.8)
 
   // Derived at load, for the animation hot path.
   // Every node exactly once, parents before children (detached nodes included).

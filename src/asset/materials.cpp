@@ -9,13 +9,21 @@
 namespace gltf_crowd::detail {
 namespace {
 
-TextureRef texture_ref(int index, int tex_coord, double scale, std::size_t texture_count, const std::string& path) {
+TextureRef texture_ref(int index, int tex_coord, double scale, std::size_t texture_count, const std::string& path,
+                       std::vector<Warning>& warnings) {
   TextureRef ref;
   if (index < 0) return ref;
   if (static_cast<std::size_t>(index) >= texture_count)
     throw Error(path + ".index", "texture_index", fmt::format("texture {} does not exist", index));
-  if (tex_coord < 0 || tex_coord > 1)
-    throw Error(path + ".texCoord", "tex_coord", fmt::format("TEXCOORD_{} is not supported (0 or 1)", tex_coord));
+  if (tex_coord < 0) throw Error(path + ".texCoord", "tex_coord", fmt::format("texCoord {} is negative", tex_coord));
+  // The renderers carry two UV sets; a texture on a later set is drawn as if absent rather than
+  // with the wrong coordinates.
+  if (tex_coord > 1) {
+    warnings.push_back({path, "tex_coord_ignored",
+                        fmt::format("uses TEXCOORD_{}; only TEXCOORD_0 and TEXCOORD_1 are drawn, so the texture is ignored",
+                                    tex_coord)});
+    return ref;
+  }
   ref.texture = index;
   ref.tex_coord = static_cast<std::uint32_t>(tex_coord);
   ref.scale = static_cast<float>(scale);
@@ -91,17 +99,19 @@ void build_materials(tinygltf::Model& model, Asset& asset) {
       m.base_color_factor = glm::vec4(pbr.baseColorFactor[0], pbr.baseColorFactor[1], pbr.baseColorFactor[2],
                                       pbr.baseColorFactor[3]);
     m.base_color_texture = texture_ref(pbr.baseColorTexture.index, pbr.baseColorTexture.texCoord, 1.0, textures,
-                                       path + ".pbrMetallicRoughness.baseColorTexture");
+                                       path + ".pbrMetallicRoughness.baseColorTexture", asset.warnings);
     m.metallic_factor = static_cast<float>(pbr.metallicFactor);
     m.roughness_factor = static_cast<float>(pbr.roughnessFactor);
     m.metallic_roughness_texture = texture_ref(pbr.metallicRoughnessTexture.index, pbr.metallicRoughnessTexture.texCoord,
-                                               1.0, textures, path + ".pbrMetallicRoughness.metallicRoughnessTexture");
+                                               1.0, textures, path + ".pbrMetallicRoughness.metallicRoughnessTexture",
+                                               asset.warnings);
     m.normal_texture = texture_ref(source.normalTexture.index, source.normalTexture.texCoord, source.normalTexture.scale,
-                                   textures, path + ".normalTexture");
+                                   textures, path + ".normalTexture", asset.warnings);
     m.occlusion_texture = texture_ref(source.occlusionTexture.index, source.occlusionTexture.texCoord,
-                                      source.occlusionTexture.strength, textures, path + ".occlusionTexture");
+                                      source.occlusionTexture.strength, textures, path + ".occlusionTexture",
+                                      asset.warnings);
     m.emissive_texture = texture_ref(source.emissiveTexture.index, source.emissiveTexture.texCoord, 1.0, textures,
-                                     path + ".emissiveTexture");
+                                     path + ".emissiveTexture", asset.warnings);
     if (source.emissiveFactor.size() == 3)
       m.emissive_factor = glm::vec3(source.emissiveFactor[0], source.emissiveFactor[1], source.emissiveFactor[2]);
     if (const auto strength = source.extensions.find("KHR_materials_emissive_strength");

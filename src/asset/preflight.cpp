@@ -132,6 +132,13 @@ std::uint32_t components_of(const std::string& type) {
   return 0;
 }
 
+// Vertex attributes build_meshes decodes (docs/spec.md §2.2); others are ignored.
+bool is_decoded_attribute(const std::string& name) {
+  static constexpr std::string_view kDecoded[] = {"POSITION",   "NORMAL",  "TANGENT",  "TEXCOORD_0", "TEXCOORD_1",
+                                                  "COLOR_0",    "JOINTS_0", "JOINTS_1", "WEIGHTS_0",  "WEIGHTS_1"};
+  return std::find(std::begin(kDecoded), std::end(kDecoded), name) != std::end(kDecoded);
+}
+
 struct ViewInfo {
   std::uint64_t offset = 0;
   std::uint64_t length = 0;
@@ -186,14 +193,29 @@ class Preflight {
   Target nodes() const { return target("nodes", "node_index", "node"); }
   Target views() const { return target("bufferViews", "bufferview_index", "bufferView"); }
 
+  // glTF 2.0 §3.2: "2.x" strings; a minor version is compared as a number ("2.10" > "2.9").
+  static std::optional<std::uint64_t> minor_version(const std::string& version) {
+    if (version.size() < 3 || version.size() > 12 || version.substr(0, 2) != "2." ||
+        !std::all_of(version.begin() + 2, version.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    return std::stoull(version.substr(2));
+  }
+
   void check_asset() {
     const json* asset = object_at(doc_, "asset", "", true);
     const std::string version = *string_at(*asset, "version", "asset", true);
-    if (version.size() < 3 || version.substr(0, 2) != "2." ||
-        !std::all_of(version.begin() + 2, version.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      throw Error("asset.version", "asset_version", fmt::format("version \"{}\" is not 2.x", version));
-    if (const auto min_version = string_at(*asset, "minVersion", "asset", false); min_version && *min_version != "2.0")
-      throw Error("asset.minVersion", "asset_version", fmt::format("minVersion \"{}\" is not supported", *min_version));
+    const auto minor = minor_version(version);
+    if (!minor) throw Error("asset.version", "asset_version", fmt::format("version \"{}\" is not 2.x", version));
+    if (const auto min_version = string_at(*asset, "minVersion", "asset", false)) {
+      const auto min_minor = minor_version(*min_version);
+      if (!min_minor || *min_minor > *minor)
+        throw Error("asset.minVersion", "asset_version",
+                    fmt::format("minVersion \"{}\" is not 2.x or exceeds version \"{}\"", *min_version, version));
+      // A 2.x reader must load every 2.y file (§3.2); anything a later minor version adds is unknown here.
+      if (*min_minor > 0)
+        result_.warnings.push_back({"asset.minVersion", "asset_min_version",
+                                    fmt::format("the file needs glTF {}; only glTF 2.0 features are read", *min_version)});
+    }
   }
 
   void check_extensions() {
@@ -213,6 +235,14 @@ class Preflight {
       if (std::find(used.begin(), used.end(), name) == used.end())
         throw Error(path, "extension_not_used", fmt::format("{} is required but not in extensionsUsed", name));
     }
+    // Optional extensions (glTF 2.0 §3.12) may be ignored; say which ones are, since they may
+    // change how the file looks elsewhere. KHR_animation_pointer gets per-channel warnings.
+    for (std::size_t i = 0; i < used.size(); ++i)
+      if (std::find(std::begin(kSupportedRequired), std::end(kSupportedRequired), used[i]) ==
+              std::end(kSupportedRequired) &&
+          used[i] != "KHR_animation_pointer")
+        result_.warnings.push_back({at("extensionsUsed", i), "extension_ignored",
+                                    fmt::format("optional extension {} is not implemented and is ignored", used[i])});
   }
 
   void check_buffers() {
@@ -227,6 +257,7 @@ class Preflight {
       const bool fallback = is_meshopt_fallback(b, path);
       buffer_lengths_.push_back(length);
       buffer_is_fallback_.push_back(fallback && !uri);
+      buffer_is_placeholder_.push_back(false);
       if (uri && is_data_uri(*uri)) {
         const DataUri data = parse_data_uri(*uri, at(path, "uri"));
         if (data.media_type != "application/octet-stream" && data.media_type != "application/gltf-buffer")
@@ -250,9 +281,15 @@ class Preflight {
         if (length > input_.bin_chunk_bytes)
           throw Error(at(path, "byteLength"), "glb_bin_length",
                       fmt::format("byteLength {} exceeds the BIN chunk's {} bytes", length, input_.bin_chunk_bytes));
+      } else if (input_.glb) {
+        // glTF 2.0 §4.4.3.2 binds only buffers[0] to the BIN chunk; another buffer without a uri
+        // has no data. Harmless until something reads it (check_accessors, check_images).
+        buffer_is_placeholder_.back() = true;
+        result_.placeholder_buffers.push_back(i);
+        result_.warnings.push_back({path, "buffer_without_data",
+                                    "a GLB buffer other than buffers[0] without a uri has no data; nothing may read it"});
       } else {
-        throw Error(at(path, "uri"), "buffer_uri_missing",
-                    input_.glb ? "only buffers[0] may use the GLB BIN chunk" : "a buffer needs a uri");
+        throw Error(at(path, "uri"), "buffer_uri_missing", "a buffer needs a uri");
       }
     }
   }
@@ -289,6 +326,33 @@ class Preflight {
     }
   }
 
+  // A view into a GLB placeholder buffer has no bytes to read.
+  void require_data(std::size_t view, const std::string& path) {
+    const std::size_t buffer = views_[view].buffer;
+    if (buffer_is_placeholder_[buffer])
+      throw Error(path, "buffer_without_data",
+                  fmt::format("bufferViews[{}] lies in buffers[{}], which has no uri and no data", view, buffer));
+  }
+
+  // An accessor a mesh, skin or animation reads; an unknown type is only an error here.
+  void use_accessor(const json& value, const std::string& path) {
+    check_index(value, path, accessors());
+    const auto index = value.get<std::size_t>();
+    if (std::find(result_.unknown_type_accessors.begin(), result_.unknown_type_accessors.end(), index) !=
+        result_.unknown_type_accessors.end())
+      throw Error(at(at("accessors", index), "type"), "accessor_type",
+                  fmt::format("unknown type \"{}\" of an accessor {} uses",
+                              items("accessors")[index]["type"].get<std::string>(), path));
+  }
+  void use_accessor_at(const json& o, const char* key, const std::string& path, bool required) {
+    const json* v = member(o, key);
+    if (v == nullptr) {
+      if (required) throw Error(at(path, key), "missing_property", "is required");
+      return;
+    }
+    use_accessor(*v, at(path, key));
+  }
+
   void check_accessors() {
     const json& list = items("accessors");
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -306,12 +370,15 @@ class Preflight {
         throw Error(at(path, "count"), "accessor_count", fmt::format("count {} is not in [1, 2^28]", count));
       const std::string type = *string_at(a, "type", path, true);
       const std::uint32_t components = components_of(type);
-      if (components == 0) throw Error(at(path, "type"), "accessor_type", fmt::format("unknown type \"{}\"", type));
-      // §3.6.2.4: byte and short matrix columns are padded to 4 bytes; nothing in glTF's own
-      // attribute set uses them, so they are rejected rather than read wrongly.
-      if ((type == "MAT2" && csize == 1) || (type == "MAT3" && csize < 4))
-        throw Error(at(path, "type"), "accessor_matrix_padding",
-                    fmt::format("{} with {}-byte components is not supported", type, csize));
+      if (components == 0) {
+        // glTF 2.0 §3.6.2 lists the types, but an accessor nothing reads cannot draw wrong.
+        result_.unknown_type_accessors.push_back(i);
+        result_.warnings.push_back({at(path, "type"), "accessor_type_unknown",
+                                    fmt::format("unknown type \"{}\"; the accessor is unused and ignored", type)});
+        continue;
+      }
+      // §3.6.2.4: matrix columns start on 4-byte boundaries (MAT2 of bytes, MAT3 of bytes or shorts).
+      const std::uint64_t element = element_layout(components, type.starts_with("MAT"), csize).size;
       if (const json* normalized = member(a, "normalized")) {
         if (!normalized->is_boolean()) throw Error(at(path, "normalized"), "not_boolean", "must be true or false");
         if (normalized->get<bool>() && (component_type == 5125 || component_type == 5126))
@@ -323,9 +390,10 @@ class Preflight {
           throw Error(at(path, "byteOffset"), "accessor_alignment",
                       fmt::format("offset {} in the buffer is not a multiple of the component size {}", v.offset + offset,
                                   csize));
-        check_element_range({offset, count, std::uint64_t{csize} * components, v.stride, v.length}, path);
+        require_data(static_cast<std::size_t>(*view), at(path, "bufferView"));
+        check_element_range({offset, count, element, v.stride, v.length}, path);
       }
-      if (const json* sparse = object_at(a, "sparse", path, false)) check_sparse(*sparse, path + ".sparse", count, csize * components);
+      if (const json* sparse = object_at(a, "sparse", path, false)) check_sparse(*sparse, path + ".sparse", count, element);
     }
   }
 
@@ -344,6 +412,8 @@ class Preflight {
                   fmt::format("componentType {} is not an unsigned integer type", itype));
     const auto vview = *index_at(*values, "bufferView", vpath, views(), true);
     const std::uint64_t voffset = uint_at(*values, "byteOffset", vpath, false).value_or(0);
+    require_data(static_cast<std::size_t>(iview), at(ipath, "bufferView"));
+    require_data(static_cast<std::size_t>(vview), at(vpath, "bufferView"));
     const ViewInfo& iv = views_[static_cast<std::size_t>(iview)];
     const ViewInfo& vv = views_[static_cast<std::size_t>(vview)];
     check_element_range({ioffset, sparse_count, component_size(static_cast<int>(itype)), 0, iv.length}, ipath);
@@ -361,6 +431,7 @@ class Preflight {
         throw Error(path, "image_source", "an image needs exactly one of uri and bufferView");
       if (view) {
         string_at(image, "mimeType", path, true);
+        require_data(static_cast<std::size_t>(*view), at(path, "bufferView"));
         const std::size_t buffer = views_[static_cast<std::size_t>(*view)].buffer;
         if (buffer_is_fallback_[buffer])
           throw Error(at(path, "bufferView"), "image_in_fallback_buffer",
@@ -389,14 +460,14 @@ class Preflight {
         const std::string ppath = at(at(path, "primitives"), p);
         if (!prim.is_object()) throw Error(ppath, "not_object", "must be an object");
         const json* attributes = object_at(prim, "attributes", ppath, true);
-        for (const auto& [name, value] : attributes->items())
-          check_index(value, fmt::format("{}.attributes.{}", ppath, name), accessors());
-        // tinygltf needs the indices' bufferView (it marks it ELEMENT_ARRAY_BUFFER), and glTF has
-        // no use for all-zero indices.
-        if (const auto indices = index_at(prim, "indices", ppath, accessors(), false);
-            indices && member(items("accessors")[static_cast<std::size_t>(*indices)], "bufferView") == nullptr)
-          throw Error(at(ppath, "indices"), "indices_bufferview",
-                      fmt::format("accessors[{}] has no bufferView", *indices));
+        for (const auto& [name, value] : attributes->items()) {
+          const std::string apath = fmt::format("{}.attributes.{}", ppath, name);
+          use_accessor(value, apath);
+          if (!name.starts_with("_") && !is_decoded_attribute(name))
+            result_.warnings.push_back(
+                {apath, "attribute_ignored", fmt::format("{} is not used by the renderers and is not decoded", name)});
+        }
+        use_accessor_at(prim, "indices", ppath, false);
         index_at(prim, "material", ppath, materials, false);
         if (const auto mode = uint_at(prim, "mode", ppath, false); mode && *mode > 6)
           throw Error(at(ppath, "mode"), "primitive_mode", fmt::format("unknown mode {}", *mode));
@@ -404,7 +475,7 @@ class Preflight {
         for (std::size_t t = 0; targets != nullptr && t < targets->size(); ++t) {
           const std::string tpath = at(at(ppath, "targets"), t);
           if (!(*targets)[t].is_object()) throw Error(tpath, "not_object", "must be an object");
-          for (const auto& [name, value] : (*targets)[t].items()) check_index(value, tpath + "." + name, accessors());
+          for (const auto& [name, value] : (*targets)[t].items()) use_accessor(value, tpath + "." + name);
         }
       }
     }
@@ -436,7 +507,7 @@ class Preflight {
     for (std::size_t s = 0; s < list.size(); ++s) {
       const std::string path = at("skins", s);
       index_array_at(list[s], "joints", path, nodes(), true, true);
-      index_at(list[s], "inverseBindMatrices", path, accessors(), false);
+      use_accessor_at(list[s], "inverseBindMatrices", path, false);
       index_at(list[s], "skeleton", path, nodes(), false);
     }
   }
@@ -450,8 +521,8 @@ class Preflight {
       for (std::size_t s = 0; s < samplers->size(); ++s) {
         const std::string spath = at(at(path, "samplers"), s);
         if (!(*samplers)[s].is_object()) throw Error(spath, "not_object", "must be an object");
-        index_at((*samplers)[s], "input", spath, accessors(), true);
-        index_at((*samplers)[s], "output", spath, accessors(), true);
+        use_accessor_at((*samplers)[s], "input", spath, true);
+        use_accessor_at((*samplers)[s], "output", spath, true);
         string_at((*samplers)[s], "interpolation", spath, false);
       }
       std::vector<std::size_t>& kept = result_.kept_channels.emplace_back();
@@ -463,7 +534,7 @@ class Preflight {
         const std::string target_path = *string_at(*t, "path", at(cpath, "target"), true);
         if (index_at(*t, "node", at(cpath, "target"), nodes(), false)) kept.push_back(c);
         else result_.warnings.push_back(
-                 fmt::format("{}: target has no node (path \"{}\"); channel skipped", cpath, target_path));
+                 {cpath, "channel_skipped", fmt::format("target has no node (path \"{}\"); channel skipped", target_path)});
       }
     }
   }
@@ -498,6 +569,7 @@ class Preflight {
   const PreflightInput& input_;
   std::vector<std::uint64_t> buffer_lengths_;
   std::vector<bool> buffer_is_fallback_;
+  std::vector<bool> buffer_is_placeholder_;
   std::vector<ViewInfo> views_;
   PreflightResult result_;
   std::uint64_t data_bytes_ = 0;
