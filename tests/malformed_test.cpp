@@ -145,9 +145,13 @@ const Case kCases[] = {
     {"buffer with an http uri", Format::gltf,
      [](Document& d) { d.json["buffers"][0]["uri"] = "http://example.com/a.bin"; }, nullptr, "uri_scheme",
      "buffers[0].uri"},
-    {"gltf buffer without uri", Format::gltf,
-     [](Document& d) { d.json["buffers"].push_back({{"byteLength", 4}}); }, nullptr, "buffer_uri_missing",
-     "buffers[1].uri"},
+    {"gltf buffer without uri read by an accessor", Format::gltf,
+     [](Document& d) {
+       d.json["buffers"].push_back({{"byteLength", 64}});
+       d.json["bufferViews"].push_back({{"buffer", 1}, {"byteLength", 64}});
+       d.json["accessors"][0]["bufferView"] = d.json["bufferViews"].size() - 1;
+     },
+     nullptr, "buffer_without_data", "accessors[0].bufferView"},
     {"buffer byteLength beyond 1 GiB", Format::gltf,
      [](Document& d) { d.json["buffers"][0]["byteLength"] = std::uint64_t{1} << 40; }, nullptr, "integer_range",
      "buffers[0].byteLength"},

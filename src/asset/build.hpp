@@ -90,7 +90,7 @@ struct PreflightResult {
   // Accessors whose `type` is unknown; nothing uses them (else preflight threw), and
   // rewrite_for_tinygltf turns them into harmless placeholders because tinygltf rejects them.
   std::vector<std::size_t> unknown_type_accessors;
-  // GLB buffers other than buffers[0] without a uri: placeholders nothing reads (else preflight threw).
+  // Buffers without a uri (other than a GLB's buffers[0]): placeholders nothing reads (else preflight threw).
   std::vector<std::size_t> placeholder_buffers;
 };
 
@@ -117,7 +117,7 @@ struct TinygltfRewrite {
   std::vector<std::array<std::size_t, 3>> zero_indices;
 };
 // Makes a preflighted document acceptable to tinygltf without changing what it means:
-// EXT_meshopt_compression fallback buffers and unread GLB placeholder buffers get a tiny data URI,
+// EXT_meshopt_compression fallback buffers and unread placeholder buffers get a tiny data URI,
 // accessors of unknown type (unused) become 1-element placeholders, and indices without a
 // bufferView are detached (see TinygltfRewrite).
 TinygltfRewrite rewrite_for_tinygltf(nlohmann::json& doc, const PreflightResult& checked);

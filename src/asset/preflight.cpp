@@ -281,15 +281,15 @@ class Preflight {
         if (length > input_.bin_chunk_bytes)
           throw Error(at(path, "byteLength"), "glb_bin_length",
                       fmt::format("byteLength {} exceeds the BIN chunk's {} bytes", length, input_.bin_chunk_bytes));
-      } else if (input_.glb) {
-        // glTF 2.0 §4.4.3.2 binds only buffers[0] to the BIN chunk; another buffer without a uri
-        // has no data. Harmless until something reads it (check_accessors, check_images).
+      } else {
+        // glTF 2.0 §4.4.3.2 binds only a GLB's buffers[0] to the BIN chunk; any other buffer
+        // without a uri has no data. Harmless until something reads it (check_accessors,
+        // check_images).
         buffer_is_placeholder_.back() = true;
         result_.placeholder_buffers.push_back(i);
         result_.warnings.push_back({path, "buffer_without_data",
-                                    "a GLB buffer other than buffers[0] without a uri has no data; nothing may read it"});
-      } else {
-        throw Error(at(path, "uri"), "buffer_uri_missing", "a buffer needs a uri");
+                                    input_.glb ? "a GLB buffer other than buffers[0] without a uri has no data"
+                                               : "a buffer without a uri has no data"});
       }
     }
   }
