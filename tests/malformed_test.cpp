@@ -92,13 +92,13 @@ const Case kCases[] = {
      "buffers[0].byteLength"},
     {"glb buffer without uri and without BIN chunk", Format::glb, [](Document& d) { d.bin.clear(); }, nullptr,
      "glb_bin_missing", "buffers[0]"},
-    {"glb placeholder buffer read by an accessor", Format::glb,
+    {"glb placeholder buffer read by an image", Format::glb,
      [](Document& d) {
        d.json["buffers"].push_back({{"byteLength", 64}});
        d.json["bufferViews"].push_back({{"buffer", 1}, {"byteLength", 64}});
-       d.json["accessors"][0]["bufferView"] = d.json["bufferViews"].size() - 1;
+       d.json["images"] = {{{"bufferView", d.json["bufferViews"].size() - 1}, {"mimeType", "image/png"}}};
      },
-     nullptr, "buffer_without_data", "accessors[0].bufferView"},
+     nullptr, "buffer_without_data", "images[0].bufferView"},
     // JSON.
     {"truncated JSON", Format::gltf, nullptr, [](auto& b) { b.resize(b.size() / 2); }, "json_syntax", "document"},
     {"JSON nested 100 deep", Format::gltf,
@@ -131,8 +131,8 @@ const Case kCases[] = {
     {"data URI with non-base64 characters", Format::gltf,
      [](Document& d) { d.json["buffers"][0]["uri"] = "data:application/octet-stream;base64,AA!A"; }, nullptr,
      "data_uri_base64", "buffers[0].uri"},
-    {"data URI without base64", Format::gltf,
-     [](Document& d) { d.json["buffers"][0]["uri"] = "data:application/octet-stream,AAAA"; }, nullptr, "data_uri",
+    {"data URI with a bad percent escape", Format::gltf,
+     [](Document& d) { d.json["buffers"][0]["uri"] = "data:application/octet-stream,AA%G0"; }, nullptr, "data_uri",
      "buffers[0].uri"},
     {"data URI shorter than byteLength", Format::gltf,
      [](Document& d) { d.json["buffers"][0]["uri"] = "data:application/octet-stream;base64,AAAA"; }, nullptr,
@@ -145,13 +145,13 @@ const Case kCases[] = {
     {"buffer with an http uri", Format::gltf,
      [](Document& d) { d.json["buffers"][0]["uri"] = "http://example.com/a.bin"; }, nullptr, "uri_scheme",
      "buffers[0].uri"},
-    {"gltf buffer without uri read by an accessor", Format::gltf,
+    {"gltf buffer without uri read by an image", Format::gltf,
      [](Document& d) {
        d.json["buffers"].push_back({{"byteLength", 64}});
        d.json["bufferViews"].push_back({{"buffer", 1}, {"byteLength", 64}});
-       d.json["accessors"][0]["bufferView"] = d.json["bufferViews"].size() - 1;
+       d.json["images"] = {{{"bufferView", d.json["bufferViews"].size() - 1}, {"mimeType", "image/png"}}};
      },
-     nullptr, "buffer_without_data", "accessors[0].bufferView"},
+     nullptr, "buffer_without_data", "images[0].bufferView"},
     {"buffer byteLength beyond 1 GiB", Format::gltf,
      [](Document& d) { d.json["buffers"][0]["byteLength"] = std::uint64_t{1} << 40; }, nullptr, "integer_range",
      "buffers[0].byteLength"},
@@ -288,7 +288,7 @@ const Case kCases[] = {
        set_float(d, 5, 1, 0.5f);
      },
      nullptr, "key_time_order", "accessors[5]"},
-    {"repeated key time", Format::gltf, [](Document& d) { set_float(d, 5, 1, 0.0f); }, nullptr, "key_time_order",
+    {"decreasing key time", Format::gltf, [](Document& d) { set_float(d, 5, 0, 2.0f); }, nullptr, "key_time_order",
      "accessors[5]"},
     {"output count differs from the keys", Format::gltf, [](Document& d) { d.json["accessors"][6]["count"] = 1; }, nullptr,
      "output_count", "animations[0].samplers[0].output"},

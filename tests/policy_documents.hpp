@@ -1,5 +1,6 @@
 // Hand-made documents for the loading policy (docs/spec.md §2.8): each is valid glTF 2.0 (the
-// Khronos validator reports no errors for it) but exercises one thing the loader once refused.
+// Khronos validator reports no errors for it; one exception is marked) but exercises one thing
+// the loader once refused.
 // Built from the specification's rules, not copied from any corpus. Header-only.
 #pragma once
 
@@ -19,6 +20,9 @@ struct PolicyDocument {
   std::string name;  // also the seed file name under tests/policy_seeds/
   std::vector<std::uint8_t> bytes;
   bool glb = false;
+  // False for the one document the validator reports an error for (GLB_UNEXPECTED_END_OF_CHUNK_HEADER)
+  // that the loader still accepts, because nothing it would read is affected.
+  bool validator_valid = true;
 };
 
 // A 1 × 1 grey-alpha PNG (the widely used minimal example file), for texture references.
@@ -139,6 +143,16 @@ inline Document policy_custom_properties() {
   return d;
 }
 
+// buffers[0] as a percent-encoded data URI (RFC 2397 without ";base64"): every byte as %XX.
+inline Document policy_percent_data_uri() {
+  Document d = policy_triangle();
+  std::string uri = "data:application/octet-stream,";
+  static const char* hex = "0123456789ABCDEF";
+  for (std::uint8_t b : d.bin) uri += std::string{'%', hex[b >> 4], hex[b & 15]};
+  d.json["buffers"][0]["uri"] = uri;
+  return d;
+}
+
 // An optional extension the loader does not implement, used on a node.
 inline Document policy_unknown_extension() {
   Document d = policy_triangle();
@@ -167,7 +181,8 @@ inline Document policy_placeholder_buffer() {
   return d;
 }
 
-// Every valid policy document, as written to the seed corpus and given to the validator.
+// Every policy document that loads, as written to the seed corpus and (where validator_valid)
+// given to the validator.
 inline std::vector<PolicyDocument> policy_documents() {
   return {
       {"texcoord2.gltf", policy_texcoord2().gltf(), false},
@@ -179,8 +194,9 @@ inline std::vector<PolicyDocument> policy_documents() {
       {"padded_matrices.gltf", policy_padded_matrices().gltf(), false},
       {"custom_properties.gltf", policy_custom_properties().gltf(), false},
       {"unknown_extension.gltf", policy_unknown_extension().gltf(), false},
+      {"percent_data_uri.gltf", policy_percent_data_uri().gltf(), false},
       {"trailing_outside.glb", policy_glb_trailing(false), true},
-      {"trailing_inside.glb", policy_glb_trailing(true), true},
+      {"trailing_inside.glb", policy_glb_trailing(true), true, false},
       {"placeholder_buffer.glb", policy_placeholder_buffer().glb(), true},
   };
 }

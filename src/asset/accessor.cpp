@@ -73,6 +73,9 @@ ViewBytes view_bytes(const tinygltf::Model& model, int view, const std::string& 
   if (bv.buffer < 0 || static_cast<std::size_t>(bv.buffer) >= model.buffers.size())
     throw Error(path + ".buffer", "buffer_index", fmt::format("buffer {} does not exist", bv.buffer));
   const auto& buffer = model.buffers[static_cast<std::size_t>(bv.buffer)];
+  // A placeholder: the view's length of zeros, read from no memory (data == nullptr).
+  if (buffer.uri == kPlaceholderBufferUri)
+    return {nullptr, bv.byteLength, static_cast<std::uint32_t>(bv.byteStride)};
   const std::uint64_t offset = bv.byteOffset, length = bv.byteLength;
   if (offset > buffer.data.size() || length > buffer.data.size() - offset)
     throw Error(path, "bufferview_out_of_bounds",
@@ -89,8 +92,12 @@ void read_elements(const ViewBytes& view, std::uint64_t byte_offset, std::uint64
                    Convert convert) {
   const std::uint32_t csize = component_size(component_type);
   const ElementLayout layout = element_layout(components, matrix, csize);
-  check_element_range({byte_offset, count, layout.size, view.stride, view.size}, path);
+  check_element_range({byte_offset, count, layout.size, view.stride, view.size, layout.extent}, path);
   const std::uint64_t stride = view.stride != 0 ? view.stride : layout.size;
+  if (view.data == nullptr) {  // a placeholder buffer's zeros
+    for (std::uint64_t i = 0; i < count * components; ++i) out[i] = T{};
+    return;
+  }
   for (std::uint64_t i = 0; i < count; ++i) {
     const std::uint8_t* p = view.data + byte_offset + i * stride;
     for (std::uint32_t c = 0; c < components; ++c) out[i * components + c] = convert(p + layout.offset(c, csize));
@@ -134,7 +141,9 @@ ElementLayout element_layout(std::uint32_t components, bool matrix, std::uint32_
   layout.rows = !matrix ? components : components == 4 ? 2 : components == 9 ? 3 : 4;
   const std::uint32_t column = layout.rows * component_bytes;
   layout.column_bytes = matrix ? (column + 3) / 4 * 4 : column;
-  layout.size = std::uint64_t{layout.column_bytes} * (components / std::max(layout.rows, 1u));
+  const std::uint32_t columns = components / std::max(layout.rows, 1u);
+  layout.size = std::uint64_t{layout.column_bytes} * columns;
+  layout.extent = columns == 0 ? 0 : std::uint64_t{layout.column_bytes} * (columns - 1) + column;
   return layout;
 }
 
@@ -144,10 +153,11 @@ void check_element_range(const ElementRange& r, const std::string& path) {
                 fmt::format("byteStride {} is smaller than the element size {}", r.stride, r.element_size));
   if (r.count == 0) return;
   const std::uint64_t stride = r.stride != 0 ? r.stride : r.element_size;
-  // byte_offset + (count - 1) · stride + element_size <= view_length, each step checked against
-  // what is left so nothing can wrap.
-  const bool fits = r.byte_offset <= r.view_length && r.element_size <= r.view_length - r.byte_offset &&
-                    (stride == 0 || (r.count - 1) <= (r.view_length - r.byte_offset - r.element_size) / stride);
+  const std::uint64_t last = r.last_element_size != 0 ? r.last_element_size : r.element_size;
+  // byte_offset + (count - 1) · stride + last <= view_length, each step checked against what is
+  // left so nothing can wrap.
+  const bool fits = r.byte_offset <= r.view_length && last <= r.view_length - r.byte_offset &&
+                    (stride == 0 || (r.count - 1) <= (r.view_length - r.byte_offset - last) / stride);
   if (!fits)
     throw Error(path, "accessor_out_of_bounds",
                 fmt::format("{} elements of {} bytes at offset {} (stride {}) exceed the bufferView's {} bytes",

@@ -58,11 +58,15 @@ std::vector<std::uint8_t> make_glb(std::string_view json, const GlbChunks& origi
 struct DataUri {
   std::string media_type;      // "application/octet-stream", "image/png", ... ("" when omitted)
   std::uint64_t decoded_bytes = 0;
+  bool base64 = true;          // false: percent-encoded octets (RFC 2397), which tinygltf cannot read
 };
 // True when `uri` starts with "data:".
 bool is_data_uri(std::string_view uri) noexcept;
-// Validates a base64 data URI strictly. Throws Error(path, "data_uri" | "data_uri_base64").
+// Validates a data URI strictly: base64, or percent-encoded octets (RFC 2397 allows both).
+// Throws Error(path, "data_uri" | "data_uri_base64").
 DataUri parse_data_uri(std::string_view uri, const std::string& path);
+// The same URI as base64 ("data:<media type>;base64,..."), for a valid percent-encoded one.
+std::string data_uri_as_base64(std::string_view uri);
 // The file a relative URI names under base_dir (percent escapes decoded). Throws Error(path, rule)
 // for schemes, absolute paths, bad escapes, memory loads (empty base_dir) and missing files.
 std::filesystem::path resolve_external_uri(std::string_view uri, const std::filesystem::path& base_dir,
@@ -90,7 +94,8 @@ struct PreflightResult {
   // Accessors whose `type` is unknown; nothing uses them (else preflight threw), and
   // rewrite_for_tinygltf turns them into harmless placeholders because tinygltf rejects them.
   std::vector<std::size_t> unknown_type_accessors;
-  // Buffers without a uri (other than a GLB's buffers[0]): placeholders nothing reads (else preflight threw).
+  // Buffers without a uri (other than a GLB's buffers[0]): placeholders whose bytes read as zeros
+  // (rewrite_for_tinygltf gives them kPlaceholderBufferUri, which AccessorReader recognizes).
   std::vector<std::size_t> placeholder_buffers;
 };
 

@@ -15,9 +15,6 @@ namespace {
 
 using nlohmann::json;
 
-// 4 zero bytes: data for buffers nothing reads.
-constexpr const char* kPlaceholderUri = "data:application/octet-stream;base64,AAAAAA==";
-
 // An integral float becomes an integer; anything else (fractions, strings, huge values) is left
 // for preflight to reject with its usual rule.
 bool fix_integer(json& value) {
@@ -129,10 +126,23 @@ bool normalize_integers(json& doc) {
 TinygltfRewrite rewrite_for_tinygltf(json& doc, const PreflightResult& checked) {
   TinygltfRewrite rewrite;
   rewrite.changed = give_fallback_buffers_data(doc);
+  // tinygltf decodes only base64 data URIs; preflight has validated the percent-encoded ones.
+  for (const char* list : {"buffers", "images"}) {
+    const auto items = doc.find(list);
+    if (items == doc.end()) continue;
+    for (json& item : *items) {
+      const auto uri = item.find("uri");
+      if (uri == item.end() || !uri->is_string()) continue;
+      const std::string& text = uri->get_ref<const std::string&>();
+      if (!is_data_uri(text) || parse_data_uri(text, "").base64) continue;
+      *uri = data_uri_as_base64(text);
+      rewrite.changed = true;
+    }
+  }
   // preflight has checked every shape and index below, so the lookups cannot throw.
   for (std::size_t b : checked.placeholder_buffers) {
-    doc["buffers"][b]["uri"] = kPlaceholderUri;
-    doc["buffers"][b]["byteLength"] = 4;
+    doc["buffers"][b]["uri"] = kPlaceholderBufferUri;
+    doc["buffers"][b]["byteLength"] = 8;
     rewrite.changed = true;
   }
   for (std::size_t a : checked.unknown_type_accessors) {

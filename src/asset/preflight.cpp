@@ -6,6 +6,7 @@
 // (fallback buffers). Every error names the JSON path of the property that breaks the rule.
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <system_error>
 
@@ -326,18 +327,32 @@ class Preflight {
     }
   }
 
-  // A view into a GLB placeholder buffer has no bytes to read.
-  void require_data(std::size_t view, const std::string& path) {
+  // A view into a placeholder buffer has no bytes to read: the error, when it does.
+  std::optional<Error> data_fault(std::size_t view, const std::string& path) const {
     const std::size_t buffer = views_[view].buffer;
-    if (buffer_is_placeholder_[buffer])
-      throw Error(path, "buffer_without_data",
-                  fmt::format("bufferViews[{}] lies in buffers[{}], which has no uri and no data", view, buffer));
+    if (!buffer_is_placeholder_[buffer]) return std::nullopt;
+    return Error(path, "buffer_without_data",
+                 fmt::format("bufferViews[{}] lies in buffers[{}], which has no uri and no data", view, buffer));
+  }
+  void require_data(std::size_t view, const std::string& path) const {
+    if (auto fault = data_fault(view, path)) throw *fault;
+  }
+  // An accessor reading a placeholder buffer reads zeros; use_accessor warns once it is used.
+  void note_data_fault(std::size_t accessor, std::size_t view, const std::string& path) {
+    if (auto fault = data_fault(view, path); fault && !no_data_.contains(accessor)) no_data_.emplace(accessor, *fault);
   }
 
   // An accessor a mesh, skin or animation reads; an unknown type is only an error here.
   void use_accessor(const json& value, const std::string& path) {
     check_index(value, path, accessors());
     const auto index = value.get<std::size_t>();
+    if (const auto fault = no_data_.find(index); fault != no_data_.end()) {
+      // The buffer's bytes are undefined; zeros, as for an accessor without a bufferView, draw
+      // nothing rather than garbage. Warned once per accessor.
+      result_.warnings.push_back({fault->second.path(), "accessor_reads_no_data",
+                                  fmt::format("{} (used by {}); read as zeros", fault->second.what(), path)});
+      no_data_.erase(fault);
+    }
     if (std::find(result_.unknown_type_accessors.begin(), result_.unknown_type_accessors.end(), index) !=
         result_.unknown_type_accessors.end())
       throw Error(at(at("accessors", index), "type"), "accessor_type",
@@ -378,7 +393,7 @@ class Preflight {
         continue;
       }
       // §3.6.2.4: matrix columns start on 4-byte boundaries (MAT2 of bytes, MAT3 of bytes or shorts).
-      const std::uint64_t element = element_layout(components, type.starts_with("MAT"), csize).size;
+      const ElementLayout layout = element_layout(components, type.starts_with("MAT"), csize);
       if (const json* normalized = member(a, "normalized")) {
         if (!normalized->is_boolean()) throw Error(at(path, "normalized"), "not_boolean", "must be true or false");
         if (normalized->get<bool>() && (component_type == 5125 || component_type == 5126))
@@ -390,14 +405,16 @@ class Preflight {
           throw Error(at(path, "byteOffset"), "accessor_alignment",
                       fmt::format("offset {} in the buffer is not a multiple of the component size {}", v.offset + offset,
                                   csize));
-        require_data(static_cast<std::size_t>(*view), at(path, "bufferView"));
-        check_element_range({offset, count, element, v.stride, v.length}, path);
+        note_data_fault(i, static_cast<std::size_t>(*view), at(path, "bufferView"));
+        check_element_range({offset, count, layout.size, v.stride, v.length, layout.extent}, path);
       }
-      if (const json* sparse = object_at(a, "sparse", path, false)) check_sparse(*sparse, path + ".sparse", count, element);
+      if (const json* sparse = object_at(a, "sparse", path, false))
+        check_sparse(*sparse, path + ".sparse", count, layout, i);
     }
   }
 
-  void check_sparse(const json& sparse, const std::string& path, std::uint64_t count, std::uint64_t element) {
+  void check_sparse(const json& sparse, const std::string& path, std::uint64_t count, const ElementLayout& element,
+                    std::size_t accessor) {
     const std::uint64_t sparse_count = *uint_at(sparse, "count", path, true);
     if (sparse_count == 0 || sparse_count > count)
       throw Error(at(path, "count"), "sparse_count", fmt::format("sparse count {} is not in [1, {}]", sparse_count, count));
@@ -412,12 +429,12 @@ class Preflight {
                   fmt::format("componentType {} is not an unsigned integer type", itype));
     const auto vview = *index_at(*values, "bufferView", vpath, views(), true);
     const std::uint64_t voffset = uint_at(*values, "byteOffset", vpath, false).value_or(0);
-    require_data(static_cast<std::size_t>(iview), at(ipath, "bufferView"));
-    require_data(static_cast<std::size_t>(vview), at(vpath, "bufferView"));
+    note_data_fault(accessor, static_cast<std::size_t>(iview), at(ipath, "bufferView"));
+    note_data_fault(accessor, static_cast<std::size_t>(vview), at(vpath, "bufferView"));
     const ViewInfo& iv = views_[static_cast<std::size_t>(iview)];
     const ViewInfo& vv = views_[static_cast<std::size_t>(vview)];
     check_element_range({ioffset, sparse_count, component_size(static_cast<int>(itype)), 0, iv.length}, ipath);
-    check_element_range({voffset, sparse_count, element, 0, vv.length}, vpath);
+    check_element_range({voffset, sparse_count, element.size, 0, vv.length, element.extent}, vpath);
   }
 
   void check_images() {
@@ -570,6 +587,7 @@ class Preflight {
   std::vector<std::uint64_t> buffer_lengths_;
   std::vector<bool> buffer_is_fallback_;
   std::vector<bool> buffer_is_placeholder_;
+  std::map<std::size_t, Error> no_data_;  // accessors reading placeholder buffers
   std::vector<ViewInfo> views_;
   PreflightResult result_;
   std::uint64_t data_bytes_ = 0;
