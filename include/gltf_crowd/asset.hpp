@@ -76,7 +76,7 @@ struct Texture {
 
 // A material's reference to a texture (glTF textureInfo).
 struct TextureRef {
-  std::int32_t texture = -1;   // index into Asset::textures; -1 = none
+  std::int32_t texture = -1;   // index into Asset::textures; -1 = none (also for texCoord >= 2, spec §2.8)
   std::uint32_t tex_coord = 0; // TEXCOORD_n set, 0 or 1
   float scale = 1.0f;          // normalTexture.scale or occlusionTexture.strength
 };
@@ -117,6 +117,8 @@ enum class PrimitiveMode : std::uint8_t {
 // Every non-empty attribute array has vertex_count() elements. `indices` is always filled
 // (0..n-1 for non-indexed primitives) and every index is < vertex_count() (validated).
 // Skin weights are renormalized to sum 1 over both sets where the file's sum was off.
+// A file primitive without POSITION loads with no vertices and no indices (it draws nothing,
+// docs/spec.md §2.2) and keeps its morph target count.
 struct Primitive {
   PrimitiveMode mode = PrimitiveMode::triangles;
   std::vector<glm::vec3> positions;
