@@ -3,8 +3,10 @@
 # Usage: fuzz/seed_corpus.sh TARGET OUT_DIR
 #  fuzz_load:  every .glb/.gltf of ../shared/assets up to 64 KiB (larger ones slow every
 #              mutation down and are covered by the loader tests), every .glb/.gltf under
-#              tests/ (the malformed files of the loader tests), fuzz/seeds/fuzz_load (files
-#              no sample asset provides, e.g. a Draco-compressed mesh, written by the test
+#              tests/ (the malformed files of the loader tests, and tests/policy_seeds: the
+#              loading-policy documents of tests/policy_documents.hpp, kept in step by
+#              LoadingPolicy.SeedFilesMatchTheDocuments), fuzz/seeds/fuzz_load (files no sample
+#              asset provides, e.g. a Draco-compressed mesh, written by the test
 #              Draco.DISABLED_WriteFuzzSeed) and fuzz/regressions/fuzz_load.
 #  others:     fuzz/regressions/TARGET only; their inputs are operation scripts, not files.
 set -euo pipefail

@@ -199,7 +199,8 @@ TEST(LoaderFeatures, PointerChannelsAreSkippedWithAWarningNamingThem) {
   ASSERT_EQ(a.clips[0].channels.size(), 1u);
   EXPECT_EQ(a.clips[0].channels[0].node, 3u);
   ASSERT_EQ(a.warnings.size(), 1u);
-  EXPECT_EQ(a.warnings[0].rfind("animations[0].channels[0]: ", 0), 0u) << a.warnings[0];
+  EXPECT_EQ(a.warnings[0].path, "animations[0].channels[0]") << a.warnings[0].message;
+  EXPECT_EQ(a.warnings[0].rule, "channel_skipped");
   // docs/spec.md §1: the duration is the last key over every sampler, the skipped channel's included.
   EXPECT_EQ(a.clips[0].duration_seconds, 4.0f);
   // A broken channel after the skipped one is named by its index in the file.

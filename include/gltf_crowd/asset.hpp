@@ -82,7 +82,7 @@ struct Texture {
 // T adds offset. Without the extension it is the identity (defaults below). tex_coord is the
 // extension's texCoord when it has one (it overrides textureInfo.texCoord).
 struct TextureRef {
-  std::int32_t texture = -1;   // index into Asset::textures; -1 = none
+  std::int32_t texture = -1;   // index into Asset::textures; -1 = none (also for texCoord >= 2, spec §2.8)
   std::uint32_t tex_coord = 0; // TEXCOORD_n set, 0 or 1
   float scale = 1.0f;          // normalTexture.scale or occlusionTexture.strength
   glm::vec2 offset{0.0f};      // KHR_texture_transform.offset, in UV units
@@ -126,6 +126,8 @@ enum class PrimitiveMode : std::uint8_t {
 // Every non-empty attribute array has vertex_count() elements. `indices` is always filled
 // (0..n-1 for non-indexed primitives) and every index is < vertex_count() (validated).
 // Skin weights are renormalized to sum 1 over both sets where the file's sum was off.
+// A file primitive without POSITION loads with no vertices and no indices (it draws nothing,
+// docs/spec.md §2.2) and keeps its morph target count.
 struct Primitive {
   PrimitiveMode mode = PrimitiveMode::triangles;
   std::vector<glm::vec3> positions;
@@ -182,6 +184,15 @@ struct Node {
   std::vector<float> lod_screen_coverage;   // extras.MSFT_screencoverage, may be empty
 };
 
+// Something a loaded document does that the glTF specification allows but that is suspicious or
+// not drawn (docs/spec.md §2.8 lists each rule): the document loaded, and this says what was
+// ignored or assumed. Same vocabulary as Error.
+struct Warning {
+  std::string path;     // JSON path of the object ("animations[0].channels[2]", "glb.length")
+  std::string rule;     // stable snake_case id of the loading-policy rule ("channel_skipped")
+  std::string message;  // human-readable detail
+};
+
 // An immutable, validated glTF document.
 struct Asset {
   std::filesystem::path source;             // file it came from; empty for memory loads
@@ -196,7 +207,7 @@ struct Asset {
   std::vector<std::uint32_t> scene_roots;   // nodes of the default scene (scene 0 if unset)
   std::vector<std::string> extensions_used;
   std::vector<std::string> extensions_required;  // each one is supported (else loading fails)
-  std::vector<std::string> warnings;        // e.g. skipped KHR_animation_pointer channels
+  std::vector<Warning> warnings;            // in load order; empty for a clean file (docs/spec.md §2.8)
 
   // Derived at load, for the animation hot path.
   // Every node exactly once, parents before children (detached nodes included).

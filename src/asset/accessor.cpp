@@ -73,6 +73,9 @@ ViewBytes view_bytes(const tinygltf::Model& model, int view, const std::string& 
   if (bv.buffer < 0 || static_cast<std::size_t>(bv.buffer) >= model.buffers.size())
     throw Error(path + ".buffer", "buffer_index", fmt::format("buffer {} does not exist", bv.buffer));
   const auto& buffer = model.buffers[static_cast<std::size_t>(bv.buffer)];
+  // A placeholder: the view's length of zeros, read from no memory (data == nullptr).
+  if (buffer.uri == kPlaceholderBufferUri)
+    return {nullptr, bv.byteLength, static_cast<std::uint32_t>(bv.byteStride)};
   const std::uint64_t offset = bv.byteOffset, length = bv.byteLength;
   if (offset > buffer.data.size() || length > buffer.data.size() - offset)
     throw Error(path, "bufferview_out_of_bounds",
@@ -82,18 +85,27 @@ ViewBytes view_bytes(const tinygltf::Model& model, int view, const std::string& 
 }
 
 // Reads `count` elements of `components` components from a view into out[0, count·components).
+// `matrix`: the elements are MAT2/3/4, whose columns are 4-byte aligned (element_layout).
 template <typename T, typename Convert>
 void read_elements(const ViewBytes& view, std::uint64_t byte_offset, std::uint64_t count,
-                   std::uint32_t components, int component_type, const std::string& path, T* out,
+                   std::uint32_t components, bool matrix, int component_type, const std::string& path, T* out,
                    Convert convert) {
-  const std::uint64_t csize = component_size(component_type);
-  const std::uint64_t element = csize * components;
-  check_element_range({byte_offset, count, element, view.stride, view.size}, path);
-  const std::uint64_t stride = view.stride != 0 ? view.stride : element;
+  const std::uint32_t csize = component_size(component_type);
+  const ElementLayout layout = element_layout(components, matrix, csize);
+  check_element_range({byte_offset, count, layout.size, view.stride, view.size, layout.extent}, path);
+  const std::uint64_t stride = view.stride != 0 ? view.stride : layout.size;
+  if (view.data == nullptr) {  // a placeholder buffer's zeros
+    for (std::uint64_t i = 0; i < count * components; ++i) out[i] = T{};
+    return;
+  }
   for (std::uint64_t i = 0; i < count; ++i) {
     const std::uint8_t* p = view.data + byte_offset + i * stride;
-    for (std::uint32_t c = 0; c < components; ++c) out[i * components + c] = convert(p + c * csize);
+    for (std::uint32_t c = 0; c < components; ++c) out[i * components + c] = convert(p + layout.offset(c, csize));
   }
+}
+
+bool is_matrix(int type) noexcept {
+  return type == TINYGLTF_TYPE_MAT2 || type == TINYGLTF_TYPE_MAT3 || type == TINYGLTF_TYPE_MAT4;
 }
 
 }  // namespace
@@ -123,16 +135,29 @@ std::uint32_t component_count(int type) noexcept {
   }
 }
 
+ElementLayout element_layout(std::uint32_t components, bool matrix, std::uint32_t component_bytes) noexcept {
+  ElementLayout layout;
+  // MAT2 / MAT3 / MAT4 have 2 / 3 / 4 rows (4 / 9 / 16 components).
+  layout.rows = !matrix ? components : components == 4 ? 2 : components == 9 ? 3 : 4;
+  const std::uint32_t column = layout.rows * component_bytes;
+  layout.column_bytes = matrix ? (column + 3) / 4 * 4 : column;
+  const std::uint32_t columns = components / std::max(layout.rows, 1u);
+  layout.size = std::uint64_t{layout.column_bytes} * columns;
+  layout.extent = columns == 0 ? 0 : std::uint64_t{layout.column_bytes} * (columns - 1) + column;
+  return layout;
+}
+
 void check_element_range(const ElementRange& r, const std::string& path) {
   if (r.stride != 0 && r.stride < r.element_size)
     throw Error(path, "accessor_stride",
                 fmt::format("byteStride {} is smaller than the element size {}", r.stride, r.element_size));
   if (r.count == 0) return;
   const std::uint64_t stride = r.stride != 0 ? r.stride : r.element_size;
-  // byte_offset + (count - 1) · stride + element_size <= view_length, each step checked against
-  // what is left so nothing can wrap.
-  const bool fits = r.byte_offset <= r.view_length && r.element_size <= r.view_length - r.byte_offset &&
-                    (stride == 0 || (r.count - 1) <= (r.view_length - r.byte_offset - r.element_size) / stride);
+  const std::uint64_t last = r.last_element_size != 0 ? r.last_element_size : r.element_size;
+  // byte_offset + (count - 1) · stride + last <= view_length, each step checked against what is
+  // left so nothing can wrap.
+  const bool fits = r.byte_offset <= r.view_length && last <= r.view_length - r.byte_offset &&
+                    (stride == 0 || (r.count - 1) <= (r.view_length - r.byte_offset - last) / stride);
   if (!fits)
     throw Error(path, "accessor_out_of_bounds",
                 fmt::format("{} elements of {} bytes at offset {} (stride {}) exceed the bufferView's {} bytes",
@@ -171,7 +196,8 @@ void decode(const tinygltf::Model& model, const tinygltf::Accessor& a, const std
   out.assign(std::size_t{a.count} * components, T{});  // zeros unless a view or sparse says otherwise
   if (a.bufferView >= 0) {
     const ViewBytes view = view_bytes(model, a.bufferView, path + ".bufferView");
-    read_elements(view, a.byteOffset, a.count, components, a.componentType, path, out.data(), convert);
+    read_elements(view, a.byteOffset, a.count, components, is_matrix(a.type), a.componentType, path, out.data(),
+                  convert);
   }
   if (!a.sparse.isSparse) return;
   const std::string sparse_path = path + ".sparse";
@@ -190,10 +216,10 @@ void decode(const tinygltf::Model& model, const tinygltf::Accessor& a, const std
   iview.stride = vview.stride = 0;  // sparse data is always tightly packed (§3.6.2.3)
   std::vector<std::uint32_t> indices(sparse_count);
   std::vector<T> substitutes(sparse_count * components);
-  read_elements(iview, static_cast<std::uint64_t>(a.sparse.indices.byteOffset), sparse_count, 1, itype,
+  read_elements(iview, static_cast<std::uint64_t>(a.sparse.indices.byteOffset), sparse_count, 1, false, itype,
                 sparse_path + ".indices", indices.data(), [itype](const std::uint8_t* p) { return to_uint(p, itype); });
   read_elements(vview, static_cast<std::uint64_t>(a.sparse.values.byteOffset), sparse_count, components,
-                a.componentType, sparse_path + ".values", substitutes.data(), convert);
+                is_matrix(a.type), a.componentType, sparse_path + ".values", substitutes.data(), convert);
   for (std::size_t i = 0; i < indices.size(); ++i) {
     if (indices[i] >= a.count || (i > 0 && indices[i] <= indices[i - 1]))
       throw Error(fmt::format("{}.indices", sparse_path), "sparse_index",

@@ -10,6 +10,10 @@
 
 namespace gltf_crowd::detail {
 
+// The data URI rewrite_for_tinygltf gives a buffer without data (8 zero bytes): views into such a
+// buffer read as zeros of the view's length, without allocating it (docs/spec.md §2.8).
+inline constexpr const char* kPlaceholderBufferUri = "data:application/octet-stream;base64,AAAAAAAAAAA=";
+
 // Most elements one accessor may declare (docs/spec.md §2: bad input never allocates without bound).
 inline constexpr std::uint64_t kMaxAccessorCount = std::uint64_t{1} << 28;
 
@@ -19,6 +23,23 @@ std::uint32_t component_size(int component_type) noexcept;
 // Components per element of a tinygltf accessor type (SCALAR 1 .. MAT4 16); 0 when unknown.
 std::uint32_t component_count(int type) noexcept;
 
+// Byte layout of one accessor element (glTF 2.0 §3.6.2.4 "Data alignment"): each matrix column
+// starts on a 4-byte boundary, so MAT2 of 1-byte and MAT3 of 1- or 2-byte components carry
+// padding; other types are tightly packed.
+struct ElementLayout {
+  std::uint32_t rows = 1;          // components per column (= components for non-matrices)
+  std::uint32_t column_bytes = 0;  // bytes from one column to the next, padding included
+  std::uint64_t size = 0;          // bytes of one element, padding included
+  std::uint64_t extent = 0;        // bytes read from one element: size less the last column's padding
+
+  // Byte offset of component `c` inside an element.
+  std::uint64_t offset(std::uint32_t c, std::uint32_t component_bytes) const noexcept {
+    return std::uint64_t{c / rows} * column_bytes + std::uint64_t{c % rows} * component_bytes;
+  }
+};
+// The layout of `components` components of `component_bytes` bytes; `matrix` for MAT2/3/4.
+ElementLayout element_layout(std::uint32_t components, bool matrix, std::uint32_t component_bytes) noexcept;
+
 // `count` elements of `element_size` bytes, `stride` apart (0 = tightly packed), starting at
 // `byte_offset` inside a bufferView of `view_length` bytes.
 struct ElementRange {
@@ -27,6 +48,9 @@ struct ElementRange {
   std::uint64_t element_size = 0;
   std::uint64_t stride = 0;
   std::uint64_t view_length = 0;
+  // Bytes the last element needs: element_size without trailing matrix-column padding, which
+  // need not be in the view (0 = element_size).
+  std::uint64_t last_element_size = 0;
 };
 
 // Throws Error(path, "accessor_stride") when a stride is below the element size and

@@ -1,13 +1,16 @@
 // The passes that turn input bytes into a validated Asset (docs/spec.md §2), in the order load.cpp runs
 // them:
-//   parse_glb → parse_json → preflight → give_fallback_buffers_data → stash_draco_indices →
-//   tinygltf (with the image loader of images.cpp) → decode_meshopt → decode_draco →
-//   build_materials → build_meshes → build_nodes → build_skins → build_clips.
+//   parse_glb → parse_json → normalize_integers → preflight → stash_draco_indices →
+//   rewrite_for_tinygltf (with give_fallback_buffers_data) → tinygltf (with the image loader of
+//   images.cpp) → restore_after_tinygltf → decode_meshopt → decode_draco → build_materials →
+//   build_meshes → build_nodes → build_skins → build_clips.
+// Every pass that accepts something suspicious records a Warning (docs/spec.md §2.8).
 // tinygltf accepts many invalid files and trusts lengths and indices, so everything it would
 // trust is checked by preflight first, and every build pass re-checks the content rules it relies
 // on. Each pass throws Error naming the JSON path and rule of the first broken rule it finds.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <filesystem>
 #include <span>
@@ -35,13 +38,17 @@ struct GlbChunks {
   std::span<const std::uint8_t> json;
   std::span<const std::uint8_t> bin;  // empty when there is no BIN chunk
   bool has_bin = false;
+  std::size_t length = 0;              // bytes the header declares; what tinygltf must be given
+  std::vector<Warning> warnings;       // bytes after the last chunk ("glb_trailing_bytes")
 };
 
 // True when `bytes` start with the GLB magic "glTF".
 bool is_glb(std::span<const std::uint8_t> bytes) noexcept;
 // Splits a GLB into chunks. Throws Error("glb…", rule) for a short header, a version other than
-// 2, a header length that differs from the size, chunk lengths that run past the end or are not
-// multiples of 4, a first chunk that is not JSON, or a second one that is not BIN.
+// 2, a header length larger than the size, chunk lengths that run past the end or are not
+// multiples of 4, a first chunk that is not JSON, or a second one that is not BIN. Bytes after
+// the declared length, or fewer than a chunk header after the last chunk, are ignored with a
+// warning (glTF 2.0 §4.4 defines nothing after the last chunk, so nothing there is read).
 GlbChunks parse_glb(std::span<const std::uint8_t> bytes);
 // A GLB with `json` as its JSON chunk (space-padded) and the BIN chunk of `original`.
 std::vector<std::uint8_t> make_glb(std::string_view json, const GlbChunks& original);
@@ -51,11 +58,15 @@ std::vector<std::uint8_t> make_glb(std::string_view json, const GlbChunks& origi
 struct DataUri {
   std::string media_type;      // "application/octet-stream", "image/png", ... ("" when omitted)
   std::uint64_t decoded_bytes = 0;
+  bool base64 = true;          // false: percent-encoded octets (RFC 2397), which tinygltf cannot read
 };
 // True when `uri` starts with "data:".
 bool is_data_uri(std::string_view uri) noexcept;
-// Validates a base64 data URI strictly. Throws Error(path, "data_uri" | "data_uri_base64").
+// Validates a data URI strictly: base64, or percent-encoded octets (RFC 2397 allows both).
+// Throws Error(path, "data_uri" | "data_uri_base64").
 DataUri parse_data_uri(std::string_view uri, const std::string& path);
+// The same URI as base64 ("data:<media type>;base64,..."), for a valid percent-encoded one.
+std::string data_uri_as_base64(std::string_view uri);
 // The file a relative URI names under base_dir (percent escapes decoded). Throws Error(path, rule)
 // for schemes, absolute paths, bad escapes, memory loads (empty base_dir) and missing files.
 std::filesystem::path resolve_external_uri(std::string_view uri, const std::filesystem::path& base_dir,
@@ -79,7 +90,13 @@ struct PreflightResult {
   // Per animation: the JSON index of each channel tinygltf keeps. It drops channels whose target
   // has no node (KHR_animation_pointer), which would shift every later channel's path.
   std::vector<std::vector<std::size_t>> kept_channels;
-  std::vector<std::string> warnings;  // one per dropped channel, naming it (docs/spec.md §2)
+  std::vector<Warning> warnings;  // dropped channels, unused oddities (docs/spec.md §2.8)
+  // Accessors whose `type` is unknown; nothing uses them (else preflight threw), and
+  // rewrite_for_tinygltf turns them into harmless placeholders because tinygltf rejects them.
+  std::vector<std::size_t> unknown_type_accessors;
+  // Buffers without a uri (other than a GLB's buffers[0]): placeholders whose bytes read as zeros
+  // (rewrite_for_tinygltf gives them kPlaceholderBufferUri, which AccessorReader recognizes).
+  std::vector<std::size_t> placeholder_buffers;
 };
 
 // Checks what tinygltf trusts, on the raw JSON: container shapes, required properties, every
@@ -87,6 +104,30 @@ struct PreflightResult {
 // sources (data URIs, external files, the GLB BIN chunk) and their byteLength, bufferView,
 // accessor and sparse ranges with overflow-safe arithmetic, alignment and image sources.
 PreflightResult preflight(const nlohmann::json& doc, const PreflightInput& input);
+
+// --- normalize.cpp ---
+
+// Rewrites integer-valued numbers written as floats ("byteLength": 12.0) into integers, for the
+// properties the glTF 2.0 JSON schema types as integer only (indices, counts, offsets, enums);
+// extension and extras values, which may be floats, are never touched. JSON makes 12 and 12.0 the
+// same number, so this changes no meaning. Returns whether `doc` changed.
+bool normalize_integers(nlohmann::json& doc);
+
+// How rewrite_for_tinygltf changed the document, to be undone on tinygltf's Model.
+struct TinygltfRewrite {
+  bool changed = false;
+  // {mesh, primitive, accessor}: `indices` accessors without a bufferView (all zeros, glTF 2.0
+  // §3.6.2.1, maybe with sparse substitution). tinygltf refuses them, so they are removed from
+  // the JSON and put back on the Model by restore_after_tinygltf.
+  std::vector<std::array<std::size_t, 3>> zero_indices;
+};
+// Makes a preflighted document acceptable to tinygltf without changing what it means:
+// EXT_meshopt_compression fallback buffers and unread placeholder buffers get a tiny data URI,
+// accessors of unknown type (unused) become 1-element placeholders, and indices without a
+// bufferView are detached (see TinygltfRewrite).
+TinygltfRewrite rewrite_for_tinygltf(nlohmann::json& doc, const PreflightResult& checked);
+// Puts back on `model` what rewrite_for_tinygltf detached.
+void restore_after_tinygltf(tinygltf::Model& model, const TinygltfRewrite& rewrite);
 
 // --- meshopt.cpp (EXT_meshopt_compression) ---
 
@@ -122,7 +163,7 @@ void decode_draco(tinygltf::Model& model);
 // and remembers why an image failed, so the error can name it.
 struct ImageDecoding {
   std::uint64_t pixels_left = std::uint64_t{1} << 28;
-  std::vector<std::string> warnings;
+  std::vector<Warning> warnings;
   std::string failed_path;  // set when a decode failed fatally
   std::string failed_rule;
   std::string failed_message;

@@ -26,9 +26,12 @@ struct SamplerKeys {
   Interpolation interpolation = Interpolation::linear;
   std::string interpolation_name;
   DecodedAccessor times;
+  // Keys in the file when they all share one time and were collapsed to one key (0 otherwise).
+  std::uint32_t collapsed_from = 0;
 };
 
-SamplerKeys read_sampler(const tinygltf::AnimationSampler& sampler, AccessorReader& accessors, const std::string& spath) {
+SamplerKeys read_sampler(const tinygltf::AnimationSampler& sampler, AccessorReader& accessors, const std::string& spath,
+                         std::vector<Warning>& warnings) {
   SamplerKeys keys;
   keys.interpolation_name = sampler.interpolation.empty() ? "LINEAR" : sampler.interpolation;
   if (keys.interpolation_name == "LINEAR") keys.interpolation = Interpolation::linear;
@@ -38,7 +41,19 @@ SamplerKeys read_sampler(const tinygltf::AnimationSampler& sampler, AccessorRead
   keys.times = accessors.read_floats(sampler.input, spath + ".input");
   if (keys.times.components != 1) throw Error(spath + ".input", "input_type", "keyframe times must be SCALAR");
   const std::string ipath = fmt::format("accessors[{}]", sampler.input);
-  const std::vector<float>& t = keys.times.floats;
+  std::vector<float>& t = keys.times.floats;
+  // An input accessor without a bufferView holds zeros (glTF 2.0 §3.6.2.1): every key at one
+  // time. Sampling such a sampler is a step at that time, so it is kept as a single key holding
+  // the last key's value (what a time past every key samples), with a warning.
+  if (t.size() > 1 && std::isfinite(t[0]) && t[0] >= 0.0f &&
+      std::all_of(t.begin(), t.end(), [&](float v) { return v == t[0]; })) {
+    warnings.push_back({spath + ".input", "key_times_equal",
+                        fmt::format("all {} key times are {}; kept as one key with the last key's value", t.size(), t[0])});
+    keys.collapsed_from = keys.times.count;
+    keys.times.count = 1;
+    t.resize(1);
+    if (keys.interpolation == Interpolation::cubic_spline) keys.interpolation = Interpolation::linear;
+  }
   for (std::size_t k = 0; k < t.size(); ++k) {
     if (!std::isfinite(t[k]) || t[k] < 0.0f)
       throw Error(ipath, "key_time", fmt::format("{}: time {} of key {} is not finite and >= 0", spath, t[k], k));
@@ -74,7 +89,8 @@ void build_clips(const tinygltf::Model& model, AccessorReader& accessors,
     clip.name = source.name;
     std::vector<SamplerKeys> samplers;
     for (std::size_t s = 0; s < source.samplers.size(); ++s) {
-      samplers.push_back(read_sampler(source.samplers[s], accessors, fmt::format("{}.samplers[{}]", path, s)));
+      samplers.push_back(
+          read_sampler(source.samplers[s], accessors, fmt::format("{}.samplers[{}]", path, s), asset.warnings));
       clip.duration_seconds = std::max(clip.duration_seconds, samplers.back().times.floats.back());
     }
     for (std::size_t c = 0; c < source.channels.size(); ++c) {
@@ -107,10 +123,13 @@ void build_clips(const tinygltf::Model& model, AccessorReader& accessors,
       const tinygltf::AnimationSampler& sampler = source.samplers[static_cast<std::size_t>(ch.sampler)];
       const std::string spath = fmt::format("{}.samplers[{}]", path, ch.sampler);
       channel.interpolation = keys.interpolation;
-      const DecodedAccessor output = accessors.read_floats(sampler.output, spath + ".output");
+      DecodedAccessor output = accessors.read_floats(sampler.output, spath + ".output");
       channel.components = components_for(channel.path, weight_count);
-      const std::uint32_t per_key = channel.interpolation == Interpolation::cubic_spline ? 3u : 1u;
-      const std::uint64_t expected = std::uint64_t{keys.times.count} * per_key * channel.components;
+      // The file's layout: a collapsed sampler's output still holds every original key.
+      const std::uint32_t file_keys = keys.collapsed_from != 0 ? keys.collapsed_from : keys.times.count;
+      const bool file_cubic = keys.interpolation_name == "CUBICSPLINE";
+      const std::uint32_t per_key = file_cubic ? 3u : 1u;
+      const std::uint64_t expected = std::uint64_t{file_keys} * per_key * channel.components;
       const std::uint64_t actual = std::uint64_t{output.count} * output.components;
       const std::uint32_t expected_components = channel.path == ChannelPath::weights ? 1 : channel.components;
       if (output.components != expected_components)
@@ -118,12 +137,18 @@ void build_clips(const tinygltf::Model& model, AccessorReader& accessors,
                     fmt::format("{} components per element, expected {}", output.components, expected_components));
       if (actual != expected)
         throw Error(spath + ".output", "output_count",
-                    fmt::format("{} values for {} keys of {} ({}), expected {}", actual, keys.times.count,
+                    fmt::format("{} values for {} keys of {} ({}), expected {}", actual, file_keys,
                                 keys.interpolation_name, ch.target_path, expected));
       for (std::size_t k = 0; k < output.floats.size(); ++k)
         if (!std::isfinite(output.floats[k]))
           throw Error(fmt::format("accessors[{}]", sampler.output), "key_value",
                       fmt::format("{}: value {} is not finite", spath + ".output", k));
+      if (keys.collapsed_from != 0) {
+        // Keep the last key's value (the middle element of a CUBICSPLINE triple).
+        const std::size_t first = (std::size_t{file_keys - 1} * per_key + (file_cubic ? 1 : 0)) * channel.components;
+        output.floats.erase(output.floats.begin(), output.floats.begin() + static_cast<std::ptrdiff_t>(first));
+        output.floats.resize(channel.components);
+      }
       channel.key_count = keys.times.count;
       channel.times_offset = static_cast<std::uint32_t>(clip.times.size());
       channel.values_offset = static_cast<std::uint32_t>(clip.values.size());

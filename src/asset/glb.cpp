@@ -34,13 +34,26 @@ GlbChunks parse_glb(std::span<const std::uint8_t> bytes) {
   const std::uint32_t version = read_u32(bytes.data() + 4);
   const std::uint32_t length = read_u32(bytes.data() + 8);
   if (version != 2) throw Error("glb.version", "glb_version", fmt::format("version {} is not 2", version));
-  if (length != bytes.size())
-    throw Error("glb.length", "glb_length", fmt::format("header length {} != file size {}", length, bytes.size()));
+  if (length > bytes.size())
+    throw Error("glb.length", "glb_length", fmt::format("header length {} > file size {}", length, bytes.size()));
+  if (length < 12) throw Error("glb.length", "glb_length", fmt::format("header length {} < 12", length));
   GlbChunks chunks;
+  chunks.length = length;
+  if (length < bytes.size())
+    chunks.warnings.push_back({"glb.length", "glb_trailing_bytes",
+                               fmt::format("{} bytes after the declared length {} are ignored", bytes.size() - length,
+                                           length)});
+  bytes = bytes.first(length);
   std::size_t offset = 12;
   for (int chunk = 0; offset < bytes.size() || chunk == 0; ++chunk) {
     const std::string path = fmt::format("glb.chunks[{}]", chunk);
-    if (bytes.size() - offset < 8) throw Error(path, "glb_chunk_truncated", "chunk header truncated");
+    if (bytes.size() - offset < 8) {
+      if (chunk == 0) throw Error(path, "glb_chunk_truncated", "chunk header truncated");
+      // Padding shorter than a chunk header cannot be a chunk; nothing reads it.
+      chunks.warnings.push_back({path, "glb_trailing_bytes",
+                                 fmt::format("{} bytes after the last chunk are ignored", bytes.size() - offset)});
+      break;
+    }
     const std::uint32_t chunk_length = read_u32(bytes.data() + offset);
     const std::uint32_t type = read_u32(bytes.data() + offset + 4);
     if (chunk_length > bytes.size() - offset - 8)

@@ -89,7 +89,8 @@ bool load_image(tinygltf::Image* image, int index, std::string* err, std::string
   std::optional<ImageSize> header = png_size(bytes, length);
   if (!header) header = jpeg_size(bytes, length);
   if (!header) {
-    state.warnings.push_back(fmt::format("images[{}]: not a PNG or JPEG image; left undecoded", index));
+    state.warnings.push_back({fmt::format("images[{}]", index), "image_not_decoded",
+                              "not a PNG or JPEG image; left undecoded"});
     return true;
   }
   const std::uint64_t pixels = std::uint64_t{header->width} * header->height;

@@ -75,12 +75,11 @@ void require_gltf_signature(std::span<const std::uint8_t> bytes, const std::stri
                 "not a glTF or GLB file: it starts with neither JSON text nor the GLB magic 'glTF'");
 }
 
-Asset build(tinygltf::Model& model, detail::PreflightResult preflight, std::vector<std::string> image_warnings) {
+Asset build(tinygltf::Model& model, detail::PreflightResult preflight, std::vector<Warning> warnings) {
   Asset asset;
   asset.extensions_used = model.extensionsUsed;
   asset.extensions_required = model.extensionsRequired;
-  asset.warnings = std::move(preflight.warnings);
-  asset.warnings.insert(asset.warnings.end(), image_warnings.begin(), image_warnings.end());
+  asset.warnings = std::move(warnings);
   detail::AccessorReader accessors(model, value_budget(model));
   detail::build_materials(model, asset);
   detail::build_meshes(model, accessors, asset);
@@ -102,21 +101,29 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
   input.base_dir = base_dir;
   detail::GlbChunks glb;
   std::span<const std::uint8_t> json_bytes = bytes;
+  std::vector<Warning> warnings;
+  bool glb_trailing_bytes = false;  // tinygltf misreads padding after the last chunk as a BIN chunk
   if (detail::is_glb(bytes)) {
     glb = detail::parse_glb(bytes);
     input.glb = true;
     input.bin_chunk_bytes = glb.bin.size();
     json_bytes = glb.json;
+    glb_trailing_bytes = !glb.warnings.empty();
+    warnings = std::move(glb.warnings);
   }
   nlohmann::json doc = detail::parse_json({reinterpret_cast<const char*>(json_bytes.data()), json_bytes.size()});
+  const bool renumbered = detail::normalize_integers(doc);
   detail::PreflightResult checked = detail::preflight(doc, input);
+  warnings.insert(warnings.end(), checked.warnings.begin(), checked.warnings.end());
 
-  // Only documents with EXT_meshopt_compression fallback buffers or Draco indices are rewritten
-  // for tinygltf.
+  // Only documents that tinygltf would misread as they are get rewritten: Draco primitives'
+  // indices, GLBs with bytes after their last chunk, and the cases of normalize.cpp. Draco
+  // indices are stashed first, so rewrite_for_tinygltf never detaches them as all-zero indices.
+  const bool draco_indices = detail::stash_draco_indices(doc);
+  const detail::TinygltfRewrite rewrite = detail::rewrite_for_tinygltf(doc, checked);
   std::vector<std::uint8_t> rewritten;
   std::span<const std::uint8_t> source = bytes;
-  const bool fallbacks = detail::give_fallback_buffers_data(doc);
-  if (detail::stash_draco_indices(doc) || fallbacks) {
+  if (rewrite.changed || renumbered || glb_trailing_bytes || draco_indices) {
     const std::string text = doc.dump();
     rewritten = input.glb ? detail::make_glb(text, glb) : std::vector<std::uint8_t>(text.begin(), text.end());
     source = rewritten;
@@ -139,9 +146,11 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
     while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
     throw Error("document", "parse", message.empty() ? "tinygltf could not parse the document" : message);
   }
+  detail::restore_after_tinygltf(model, rewrite);
   detail::decode_meshopt(model);
   detail::decode_draco(model);
-  return build(model, std::move(checked), std::move(images.warnings));
+  warnings.insert(warnings.end(), images.warnings.begin(), images.warnings.end());
+  return build(model, std::move(checked), std::move(warnings));
 }
 
 Asset load_asset(const std::filesystem::path& path) {

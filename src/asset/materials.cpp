@@ -52,7 +52,8 @@ void texture_transform(const tinygltf::ExtensionMap& extensions, const std::stri
 // The TextureRef of one textureInfo (TextureInfo, NormalTextureInfo or OcclusionTextureInfo);
 // `scale` is the normal scale or occlusion strength. The one place that checks texCoord.
 template <class Info>
-TextureRef texture_ref(const Info& info, double scale, std::size_t texture_count, const std::string& path) {
+TextureRef texture_ref(const Info& info, double scale, std::size_t texture_count, const std::string& path,
+                       std::vector<Warning>& warnings) {
   TextureRef ref;
   const int index = info.index;
   if (index < 0) return ref;
@@ -61,8 +62,15 @@ TextureRef texture_ref(const Info& info, double scale, std::size_t texture_count
   int tex_coord = info.texCoord;
   std::string tex_coord_path = path + ".texCoord";
   texture_transform(info.extensions, path, ref, tex_coord, tex_coord_path);
-  if (tex_coord < 0 || tex_coord > 1)
-    throw Error(tex_coord_path, "tex_coord", fmt::format("TEXCOORD_{} is not supported (0 or 1)", tex_coord));
+  if (tex_coord < 0) throw Error(tex_coord_path, "tex_coord", fmt::format("texCoord {} is negative", tex_coord));
+  // The renderers carry two UV sets; a texture on a later set is drawn as if absent rather than
+  // with the wrong coordinates.
+  if (tex_coord > 1) {
+    warnings.push_back({tex_coord_path, "tex_coord_ignored",
+                        fmt::format("uses TEXCOORD_{}; only TEXCOORD_0 and TEXCOORD_1 are drawn, so the texture is ignored",
+                                    tex_coord)});
+    return TextureRef{};
+  }
   ref.texture = index;
   ref.tex_coord = static_cast<std::uint32_t>(tex_coord);
   ref.scale = static_cast<float>(scale);
@@ -137,17 +145,19 @@ void build_materials(tinygltf::Model& model, Asset& asset) {
     if (pbr.baseColorFactor.size() == 4)
       m.base_color_factor = glm::vec4(pbr.baseColorFactor[0], pbr.baseColorFactor[1], pbr.baseColorFactor[2],
                                       pbr.baseColorFactor[3]);
-    m.base_color_texture =
-        texture_ref(pbr.baseColorTexture, 1.0, textures, path + ".pbrMetallicRoughness.baseColorTexture");
+    m.base_color_texture = texture_ref(pbr.baseColorTexture, 1.0, textures,
+                                       path + ".pbrMetallicRoughness.baseColorTexture", asset.warnings);
     m.metallic_factor = static_cast<float>(pbr.metallicFactor);
     m.roughness_factor = static_cast<float>(pbr.roughnessFactor);
     m.metallic_roughness_texture = texture_ref(pbr.metallicRoughnessTexture, 1.0, textures,
-                                               path + ".pbrMetallicRoughness.metallicRoughnessTexture");
-    m.normal_texture =
-        texture_ref(source.normalTexture, source.normalTexture.scale, textures, path + ".normalTexture");
+                                               path + ".pbrMetallicRoughness.metallicRoughnessTexture",
+                                               asset.warnings);
+    m.normal_texture = texture_ref(source.normalTexture, source.normalTexture.scale, textures,
+                                   path + ".normalTexture", asset.warnings);
     m.occlusion_texture = texture_ref(source.occlusionTexture, source.occlusionTexture.strength, textures,
-                                      path + ".occlusionTexture");
-    m.emissive_texture = texture_ref(source.emissiveTexture, 1.0, textures, path + ".emissiveTexture");
+                                      path + ".occlusionTexture", asset.warnings);
+    m.emissive_texture = texture_ref(source.emissiveTexture, 1.0, textures, path + ".emissiveTexture",
+                                     asset.warnings);
     if (source.emissiveFactor.size() == 3)
       m.emissive_factor = glm::vec3(source.emissiveFactor[0], source.emissiveFactor[1], source.emissiveFactor[2]);
     if (const auto strength = source.extensions.find("KHR_materials_emissive_strength");

@@ -83,7 +83,7 @@ void compute_bounds(Primitive& prim) {
 }
 
 Primitive build_primitive(AccessorReader& accessors, const tinygltf::Primitive& source,
-                          const std::string& path, std::size_t material_count) {
+                          const std::string& path, std::size_t material_count, std::vector<Warning>& warnings) {
   Primitive prim;
   if (source.mode < 0 || source.mode > 6) throw Error(path + ".mode", "primitive_mode", fmt::format("unknown mode {}", source.mode));
   prim.mode = static_cast<PrimitiveMode>(source.mode);
@@ -96,7 +96,14 @@ Primitive build_primitive(AccessorReader& accessors, const tinygltf::Primitive& 
   };
   const std::string attributes = path + ".attributes.";
   const int position = attribute("POSITION");
-  if (position < 0) throw Error(attributes + "POSITION", "position_missing", "a primitive needs POSITION");
+  if (position < 0) {
+    // glTF 2.0 §3.7.2.1 leaves such a primitive's meaning to the engine (an extension may supply
+    // positions); without them nothing can be drawn, so it stays in place, empty, keeping the
+    // file's primitive indices. Morph targets keep their count so the mesh's weights still match.
+    warnings.push_back({path, "primitive_without_position", "has no POSITION attribute and draws nothing"});
+    prim.targets.resize(source.targets.size());
+    return prim;
+  }
   prim.positions = read_vectors<glm::vec3>(accessors, position, attributes + "POSITION", 3, 0);
   const std::size_t n = prim.positions.size();
   if (int a = attribute("NORMAL"); a >= 0) prim.normals = read_vectors<glm::vec3>(accessors, a, attributes + "NORMAL", 3, n);
@@ -153,7 +160,7 @@ void build_meshes(const tinygltf::Model& model, AccessorReader& accessors, Asset
     if (source.primitives.empty()) throw Error(path + ".primitives", "mesh_empty", "a mesh needs a primitive");
     for (std::size_t p = 0; p < source.primitives.size(); ++p) {
       mesh.primitives.push_back(build_primitive(accessors, source.primitives[p], fmt::format("{}.primitives[{}]", path, p),
-                                                asset.materials.size()));
+                                                asset.materials.size(), asset.warnings));
       if (mesh.primitives[p].targets.size() != mesh.primitives[0].targets.size())
         throw Error(fmt::format("{}.primitives[{}].targets", path, p), "morph_target_count",
                     "all primitives of a mesh must have the same number of morph targets");

@@ -7,6 +7,7 @@
 // error names the JSON path of the property that breaks the rule.
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <optional>
 #include <system_error>
 
@@ -134,6 +135,13 @@ std::uint32_t components_of(const std::string& type) {
   return 0;
 }
 
+// Vertex attributes build_meshes decodes (docs/spec.md §2.2); others are ignored.
+bool is_decoded_attribute(const std::string& name) {
+  static constexpr std::string_view kDecoded[] = {"POSITION",   "NORMAL",  "TANGENT",  "TEXCOORD_0", "TEXCOORD_1",
+                                                  "COLOR_0",    "JOINTS_0", "JOINTS_1", "WEIGHTS_0",  "WEIGHTS_1"};
+  return std::find(std::begin(kDecoded), std::end(kDecoded), name) != std::end(kDecoded);
+}
+
 struct ViewInfo {
   std::uint64_t offset = 0;
   std::uint64_t length = 0;
@@ -188,14 +196,29 @@ class Preflight {
   Target nodes() const { return target("nodes", "node_index", "node"); }
   Target views() const { return target("bufferViews", "bufferview_index", "bufferView"); }
 
+  // glTF 2.0 §3.2: "2.x" strings; a minor version is compared as a number ("2.10" > "2.9").
+  static std::optional<std::uint64_t> minor_version(const std::string& version) {
+    if (version.size() < 3 || version.size() > 12 || version.substr(0, 2) != "2." ||
+        !std::all_of(version.begin() + 2, version.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    return std::stoull(version.substr(2));
+  }
+
   void check_asset() {
     const json* asset = object_at(doc_, "asset", "", true);
     const std::string version = *string_at(*asset, "version", "asset", true);
-    if (version.size() < 3 || version.substr(0, 2) != "2." ||
-        !std::all_of(version.begin() + 2, version.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      throw Error("asset.version", "asset_version", fmt::format("version \"{}\" is not 2.x", version));
-    if (const auto min_version = string_at(*asset, "minVersion", "asset", false); min_version && *min_version != "2.0")
-      throw Error("asset.minVersion", "asset_version", fmt::format("minVersion \"{}\" is not supported", *min_version));
+    const auto minor = minor_version(version);
+    if (!minor) throw Error("asset.version", "asset_version", fmt::format("version \"{}\" is not 2.x", version));
+    if (const auto min_version = string_at(*asset, "minVersion", "asset", false)) {
+      const auto min_minor = minor_version(*min_version);
+      if (!min_minor || *min_minor > *minor)
+        throw Error("asset.minVersion", "asset_version",
+                    fmt::format("minVersion \"{}\" is not 2.x or exceeds version \"{}\"", *min_version, version));
+      // A 2.x reader must load every 2.y file (§3.2); anything a later minor version adds is unknown here.
+      if (*min_minor > 0)
+        result_.warnings.push_back({"asset.minVersion", "asset_min_version",
+                                    fmt::format("the file needs glTF {}; only glTF 2.0 features are read", *min_version)});
+    }
   }
 
   void check_extensions() {
@@ -215,6 +238,14 @@ class Preflight {
       if (std::find(used.begin(), used.end(), name) == used.end())
         throw Error(path, "extension_not_used", fmt::format("{} is required but not in extensionsUsed", name));
     }
+    // Optional extensions (glTF 2.0 §3.12) may be ignored; say which ones are, since they may
+    // change how the file looks elsewhere. KHR_animation_pointer gets per-channel warnings.
+    for (std::size_t i = 0; i < used.size(); ++i)
+      if (std::find(std::begin(kSupportedRequired), std::end(kSupportedRequired), used[i]) ==
+              std::end(kSupportedRequired) &&
+          used[i] != "KHR_animation_pointer")
+        result_.warnings.push_back({at("extensionsUsed", i), "extension_ignored",
+                                    fmt::format("optional extension {} is not implemented and is ignored", used[i])});
   }
 
   void check_buffers() {
@@ -229,6 +260,7 @@ class Preflight {
       const bool fallback = is_meshopt_fallback(b, path);
       buffer_lengths_.push_back(length);
       buffer_is_fallback_.push_back(fallback && !uri);
+      buffer_is_placeholder_.push_back(false);
       if (uri && is_data_uri(*uri)) {
         const DataUri data = parse_data_uri(*uri, at(path, "uri"));
         if (data.media_type != "application/octet-stream" && data.media_type != "application/gltf-buffer")
@@ -253,8 +285,14 @@ class Preflight {
           throw Error(at(path, "byteLength"), "glb_bin_length",
                       fmt::format("byteLength {} exceeds the BIN chunk's {} bytes", length, input_.bin_chunk_bytes));
       } else {
-        throw Error(at(path, "uri"), "buffer_uri_missing",
-                    input_.glb ? "only buffers[0] may use the GLB BIN chunk" : "a buffer needs a uri");
+        // glTF 2.0 §4.4.3.2 binds only a GLB's buffers[0] to the BIN chunk; any other buffer
+        // without a uri has no data. Harmless until something reads it (check_accessors,
+        // check_images).
+        buffer_is_placeholder_.back() = true;
+        result_.placeholder_buffers.push_back(i);
+        result_.warnings.push_back({path, "buffer_without_data",
+                                    input_.glb ? "a GLB buffer other than buffers[0] without a uri has no data"
+                                               : "a buffer without a uri has no data"});
       }
     }
   }
@@ -291,6 +329,47 @@ class Preflight {
     }
   }
 
+  // A view into a placeholder buffer has no bytes to read: the error, when it does.
+  std::optional<Error> data_fault(std::size_t view, const std::string& path) const {
+    const std::size_t buffer = views_[view].buffer;
+    if (!buffer_is_placeholder_[buffer]) return std::nullopt;
+    return Error(path, "buffer_without_data",
+                 fmt::format("bufferViews[{}] lies in buffers[{}], which has no uri and no data", view, buffer));
+  }
+  void require_data(std::size_t view, const std::string& path) const {
+    if (auto fault = data_fault(view, path)) throw *fault;
+  }
+  // An accessor reading a placeholder buffer reads zeros; use_accessor warns once it is used.
+  void note_data_fault(std::size_t accessor, std::size_t view, const std::string& path) {
+    if (auto fault = data_fault(view, path); fault && !no_data_.contains(accessor)) no_data_.emplace(accessor, *fault);
+  }
+
+  // An accessor a mesh, skin or animation reads; an unknown type is only an error here.
+  void use_accessor(const json& value, const std::string& path) {
+    check_index(value, path, accessors());
+    const auto index = value.get<std::size_t>();
+    if (const auto fault = no_data_.find(index); fault != no_data_.end()) {
+      // The buffer's bytes are undefined; zeros, as for an accessor without a bufferView, draw
+      // nothing rather than garbage. Warned once per accessor.
+      result_.warnings.push_back({fault->second.path(), "accessor_reads_no_data",
+                                  fmt::format("{} (used by {}); read as zeros", fault->second.what(), path)});
+      no_data_.erase(fault);
+    }
+    if (std::find(result_.unknown_type_accessors.begin(), result_.unknown_type_accessors.end(), index) !=
+        result_.unknown_type_accessors.end())
+      throw Error(at(at("accessors", index), "type"), "accessor_type",
+                  fmt::format("unknown type \"{}\" of an accessor {} uses",
+                              items("accessors")[index]["type"].get<std::string>(), path));
+  }
+  void use_accessor_at(const json& o, const char* key, const std::string& path, bool required) {
+    const json* v = member(o, key);
+    if (v == nullptr) {
+      if (required) throw Error(at(path, key), "missing_property", "is required");
+      return;
+    }
+    use_accessor(*v, at(path, key));
+  }
+
   void check_accessors() {
     const json& list = items("accessors");
     for (std::size_t i = 0; i < list.size(); ++i) {
@@ -308,12 +387,15 @@ class Preflight {
         throw Error(at(path, "count"), "accessor_count", fmt::format("count {} is not in [1, 2^28]", count));
       const std::string type = *string_at(a, "type", path, true);
       const std::uint32_t components = components_of(type);
-      if (components == 0) throw Error(at(path, "type"), "accessor_type", fmt::format("unknown type \"{}\"", type));
-      // §3.6.2.4: byte and short matrix columns are padded to 4 bytes; nothing in glTF's own
-      // attribute set uses them, so they are rejected rather than read wrongly.
-      if ((type == "MAT2" && csize == 1) || (type == "MAT3" && csize < 4))
-        throw Error(at(path, "type"), "accessor_matrix_padding",
-                    fmt::format("{} with {}-byte components is not supported", type, csize));
+      if (components == 0) {
+        // glTF 2.0 §3.6.2 lists the types, but an accessor nothing reads cannot draw wrong.
+        result_.unknown_type_accessors.push_back(i);
+        result_.warnings.push_back({at(path, "type"), "accessor_type_unknown",
+                                    fmt::format("unknown type \"{}\"; the accessor is unused and ignored", type)});
+        continue;
+      }
+      // §3.6.2.4: matrix columns start on 4-byte boundaries (MAT2 of bytes, MAT3 of bytes or shorts).
+      const ElementLayout layout = element_layout(components, type.starts_with("MAT"), csize);
       if (const json* normalized = member(a, "normalized")) {
         if (!normalized->is_boolean()) throw Error(at(path, "normalized"), "not_boolean", "must be true or false");
         if (normalized->get<bool>() && (component_type == 5125 || component_type == 5126))
@@ -325,13 +407,16 @@ class Preflight {
           throw Error(at(path, "byteOffset"), "accessor_alignment",
                       fmt::format("offset {} in the buffer is not a multiple of the component size {}", v.offset + offset,
                                   csize));
-        check_element_range({offset, count, std::uint64_t{csize} * components, v.stride, v.length}, path);
+        note_data_fault(i, static_cast<std::size_t>(*view), at(path, "bufferView"));
+        check_element_range({offset, count, layout.size, v.stride, v.length, layout.extent}, path);
       }
-      if (const json* sparse = object_at(a, "sparse", path, false)) check_sparse(*sparse, path + ".sparse", count, csize * components);
+      if (const json* sparse = object_at(a, "sparse", path, false))
+        check_sparse(*sparse, path + ".sparse", count, layout, i);
     }
   }
 
-  void check_sparse(const json& sparse, const std::string& path, std::uint64_t count, std::uint64_t element) {
+  void check_sparse(const json& sparse, const std::string& path, std::uint64_t count, const ElementLayout& element,
+                    std::size_t accessor) {
     const std::uint64_t sparse_count = *uint_at(sparse, "count", path, true);
     if (sparse_count == 0 || sparse_count > count)
       throw Error(at(path, "count"), "sparse_count", fmt::format("sparse count {} is not in [1, {}]", sparse_count, count));
@@ -346,10 +431,12 @@ class Preflight {
                   fmt::format("componentType {} is not an unsigned integer type", itype));
     const auto vview = *index_at(*values, "bufferView", vpath, views(), true);
     const std::uint64_t voffset = uint_at(*values, "byteOffset", vpath, false).value_or(0);
+    note_data_fault(accessor, static_cast<std::size_t>(iview), at(ipath, "bufferView"));
+    note_data_fault(accessor, static_cast<std::size_t>(vview), at(vpath, "bufferView"));
     const ViewInfo& iv = views_[static_cast<std::size_t>(iview)];
     const ViewInfo& vv = views_[static_cast<std::size_t>(vview)];
     check_element_range({ioffset, sparse_count, component_size(static_cast<int>(itype)), 0, iv.length}, ipath);
-    check_element_range({voffset, sparse_count, element, 0, vv.length}, vpath);
+    check_element_range({voffset, sparse_count, element.size, 0, vv.length, element.extent}, vpath);
   }
 
   void check_images() {
@@ -363,6 +450,7 @@ class Preflight {
         throw Error(path, "image_source", "an image needs exactly one of uri and bufferView");
       if (view) {
         string_at(image, "mimeType", path, true);
+        require_data(static_cast<std::size_t>(*view), at(path, "bufferView"));
         const std::size_t buffer = views_[static_cast<std::size_t>(*view)].buffer;
         if (buffer_is_fallback_[buffer])
           throw Error(at(path, "bufferView"), "image_in_fallback_buffer",
@@ -391,16 +479,16 @@ class Preflight {
         const std::string ppath = at(at(path, "primitives"), p);
         if (!prim.is_object()) throw Error(ppath, "not_object", "must be an object");
         const json* attributes = object_at(prim, "attributes", ppath, true);
-        for (const auto& [name, value] : attributes->items())
-          check_index(value, fmt::format("{}.attributes.{}", ppath, name), accessors());
-        // tinygltf needs the indices' bufferView (it marks it ELEMENT_ARRAY_BUFFER), and glTF has
-        // no use for all-zero indices. Draco primitives' indices come from the compressed data.
-        const bool draco = check_draco(prim, ppath, *attributes);
-        if (const auto indices = index_at(prim, "indices", ppath, accessors(), false);
-            indices && !draco &&
-            member(items("accessors")[static_cast<std::size_t>(*indices)], "bufferView") == nullptr)
-          throw Error(at(ppath, "indices"), "indices_bufferview",
-                      fmt::format("accessors[{}] has no bufferView", *indices));
+        for (const auto& [name, value] : attributes->items()) {
+          const std::string apath = fmt::format("{}.attributes.{}", ppath, name);
+          use_accessor(value, apath);
+          if (!name.starts_with("_") && !is_decoded_attribute(name))
+            result_.warnings.push_back(
+                {apath, "attribute_ignored", fmt::format("{} is not used by the renderers and is not decoded", name)});
+        }
+        // Draco primitives' attributes and indices come from the compressed data (draco.cpp).
+        check_draco(prim, ppath, *attributes);
+        use_accessor_at(prim, "indices", ppath, false);
         index_at(prim, "material", ppath, materials, false);
         if (const auto mode = uint_at(prim, "mode", ppath, false); mode && *mode > 6)
           throw Error(at(ppath, "mode"), "primitive_mode", fmt::format("unknown mode {}", *mode));
@@ -408,7 +496,7 @@ class Preflight {
         for (std::size_t t = 0; targets != nullptr && t < targets->size(); ++t) {
           const std::string tpath = at(at(ppath, "targets"), t);
           if (!(*targets)[t].is_object()) throw Error(tpath, "not_object", "must be an object");
-          for (const auto& [name, value] : (*targets)[t].items()) check_index(value, tpath + "." + name, accessors());
+          for (const auto& [name, value] : (*targets)[t].items()) use_accessor(value, tpath + "." + name);
         }
       }
     }
@@ -466,7 +554,7 @@ class Preflight {
     for (std::size_t s = 0; s < list.size(); ++s) {
       const std::string path = at("skins", s);
       index_array_at(list[s], "joints", path, nodes(), true, true);
-      index_at(list[s], "inverseBindMatrices", path, accessors(), false);
+      use_accessor_at(list[s], "inverseBindMatrices", path, false);
       index_at(list[s], "skeleton", path, nodes(), false);
     }
   }
@@ -480,8 +568,8 @@ class Preflight {
       for (std::size_t s = 0; s < samplers->size(); ++s) {
         const std::string spath = at(at(path, "samplers"), s);
         if (!(*samplers)[s].is_object()) throw Error(spath, "not_object", "must be an object");
-        index_at((*samplers)[s], "input", spath, accessors(), true);
-        index_at((*samplers)[s], "output", spath, accessors(), true);
+        use_accessor_at((*samplers)[s], "input", spath, true);
+        use_accessor_at((*samplers)[s], "output", spath, true);
         string_at((*samplers)[s], "interpolation", spath, false);
       }
       std::vector<std::size_t>& kept = result_.kept_channels.emplace_back();
@@ -493,7 +581,7 @@ class Preflight {
         const std::string target_path = *string_at(*t, "path", at(cpath, "target"), true);
         if (index_at(*t, "node", at(cpath, "target"), nodes(), false)) kept.push_back(c);
         else result_.warnings.push_back(
-                 fmt::format("{}: target has no node (path \"{}\"); channel skipped", cpath, target_path));
+                 {cpath, "channel_skipped", fmt::format("target has no node (path \"{}\"); channel skipped", target_path)});
       }
     }
   }
@@ -528,6 +616,8 @@ class Preflight {
   const PreflightInput& input_;
   std::vector<std::uint64_t> buffer_lengths_;
   std::vector<bool> buffer_is_fallback_;
+  std::vector<bool> buffer_is_placeholder_;
+  std::map<std::size_t, Error> no_data_;  // accessors reading placeholder buffers
   std::vector<ViewInfo> views_;
   PreflightResult result_;
   std::uint64_t data_bytes_ = 0;

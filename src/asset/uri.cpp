@@ -1,5 +1,5 @@
-// Based on: glTF 2.0 §2.8 (URIs: RFC 3986 relative references or RFC 2397 `data:` URIs with
-// base64 payloads) and RFC 4648 §4 (base64 alphabet and padding). tinygltf decodes base64
+// Based on: glTF 2.0 §2.8 (URIs: RFC 3986 relative references or RFC 2397 `data:` URIs, base64
+// or percent-encoded) and RFC 4648 §4 (base64 alphabet and padding). tinygltf decodes base64
 // leniently (it stops at the first bad character), so payloads are validated strictly here.
 #include <system_error>
 
@@ -31,9 +31,19 @@ DataUri parse_data_uri(std::string_view uri, const std::string& path) {
     throw Error(path, "data_uri", "a data URI has the form data:<media type>;base64,<payload>");
   const std::string_view header = uri.substr(5, comma - 5);
   constexpr std::string_view base64_suffix = ";base64";
-  if (header.size() < base64_suffix.size() || header.substr(header.size() - base64_suffix.size()) != base64_suffix)
-    throw Error(path, "data_uri", "only base64 data URIs are allowed");
   const std::string_view payload = uri.substr(comma + 1);
+  if (header.size() < base64_suffix.size() || header.substr(header.size() - base64_suffix.size()) != base64_suffix) {
+    // RFC 2397 without ";base64": the payload is URL-encoded octets.
+    std::uint64_t bytes = 0;
+    for (std::size_t i = 0; i < payload.size(); ++i, ++bytes) {
+      if (payload[i] != '%') continue;
+      if (i + 2 >= payload.size() || hex_value(payload[i + 1]) < 0 || hex_value(payload[i + 2]) < 0)
+        throw Error(path, "data_uri", fmt::format("bad percent escape at character {} of the payload", i));
+      i += 2;
+    }
+    const std::string_view media = header.substr(0, header.find(';'));
+    return {std::string(media), bytes, false};
+  }
   std::size_t padding = 0;
   while (padding < 2 && padding < payload.size() && payload[payload.size() - 1 - padding] == '=') ++padding;
   const std::size_t chars = payload.size() - padding;
@@ -44,6 +54,32 @@ DataUri parse_data_uri(std::string_view uri, const std::string& path) {
   if ((padding > 0 && payload.size() % 4 != 0) || chars % 4 == 1)
     throw Error(path, "data_uri_base64", fmt::format("a base64 payload of {} characters is truncated", payload.size()));
   return {std::string(header.substr(0, header.size() - base64_suffix.size())), chars * 6 / 8};
+}
+
+std::string data_uri_as_base64(std::string_view uri) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const std::size_t comma = uri.find(',');
+  const std::string_view header = uri.substr(5, comma - 5);
+  const std::string_view payload = uri.substr(comma + 1);
+  std::string bytes;
+  for (std::size_t i = 0; i < payload.size(); ++i) {
+    if (payload[i] == '%') {
+      bytes.push_back(static_cast<char>(hex_value(payload[i + 1]) * 16 + hex_value(payload[i + 2])));
+      i += 2;
+    } else {
+      bytes.push_back(payload[i]);
+    }
+  }
+  std::string out = fmt::format("data:{};base64,", header.substr(0, header.find(';')));
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const auto byte = [&](std::size_t k) { return k < bytes.size() ? static_cast<std::uint8_t>(bytes[k]) : 0u; };
+    const std::uint32_t n = (std::uint32_t{byte(i)} << 16) | (std::uint32_t{byte(i + 1)} << 8) | byte(i + 2);
+    out += kAlphabet[(n >> 18) & 63];
+    out += kAlphabet[(n >> 12) & 63];
+    out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? kAlphabet[n & 63] : '=';
+  }
+  return out;
 }
 
 std::filesystem::path resolve_external_uri(std::string_view uri, const std::filesystem::path& base_dir,

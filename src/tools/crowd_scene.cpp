@@ -56,6 +56,15 @@ std::shared_ptr<const Asset> load_crowd_asset(const std::string& path) {
   return std::make_shared<const Asset>(load_asset(path));
 }
 
+void print_load_warnings(const Asset& asset, const std::string& label, std::size_t shown) {
+  if (asset.warnings.empty()) return;
+  fmt::print(stderr, "{}: {} loading warning{}{}\n", label, asset.warnings.size(), asset.warnings.size() == 1 ? "" : "s",
+             asset.warnings.size() > shown ? fmt::format(" (first {}; gltf-crowd info lists all)", shown) : "");
+  for (std::size_t i = 0; i < asset.warnings.size() && i < shown; ++i)
+    fmt::print(stderr, "  warning: {} [{}] {}\n", asset.warnings[i].path, asset.warnings[i].rule,
+               asset.warnings[i].message);
+}
+
 Layout grid_layout(const Asset& asset, std::uint32_t count, const ClipAssignment& clips) {
   Bounds character = rest_bounds(asset);
   const bool drawn = !character.empty();

@@ -24,6 +24,10 @@ inline constexpr std::uint8_t background_rgb[3] = {40, 46, 56};
 // The built-in character for an empty path, else the asset at `path`.
 std::shared_ptr<const Asset> load_crowd_asset(const std::string& path);
 
+// Prints to stderr how many loading warnings `asset` has and the first `shown` of them
+// ("warning: <path> [<rule>] <message>"); nothing for a clean asset. `info` lists them all.
+void print_load_warnings(const Asset& asset, const std::string& label, std::size_t shown = 5);
+
 struct Layout {
   std::vector<glm::mat4> placements;
   Bounds crowd_bounds;  // what the actors draw over their clips, with a margin (grid_layout)

@@ -90,6 +90,9 @@ nlohmann::json summarize(const Asset& asset, const std::string& file) {
                      {"channels", clip.channels.size()},
                      {"bounds", bounds_json(clip_bounds)}});
   }
+  nlohmann::json warnings = nlohmann::json::array();
+  for (const Warning& w : asset.warnings)
+    warnings.push_back({{"path", w.path}, {"rule", w.rule}, {"message", w.message}});
   return {{"file", file},
           {"nodes", asset.nodes.size()},
           {"scene_roots", asset.scene_roots},
@@ -111,7 +114,7 @@ nlohmann::json summarize(const Asset& asset, const std::string& file) {
           {"images", asset.images.size()},
           {"extensions_used", asset.extensions_used},
           {"extensions_required", asset.extensions_required},
-          {"warnings", asset.warnings}};
+          {"warnings", warnings}};
 }
 
 std::string list_or_dash(const nlohmann::json& strings) {
@@ -156,7 +159,9 @@ void print_text(const nlohmann::json& s) {
              s["textures"].get<std::size_t>(), s["images"].get<std::size_t>());
   fmt::print("  extensions used: {}; required: {}\n", list_or_dash(s["extensions_used"]),
              list_or_dash(s["extensions_required"]));
-  for (const auto& warning : s["warnings"]) fmt::print("  warning: {}\n", warning.get<std::string>());
+  for (const auto& w : s["warnings"])
+    fmt::print("  warning: {} [{}] {}\n", w["path"].get<std::string>(), w["rule"].get<std::string>(),
+               w["message"].get<std::string>());
 }
 
 void run_info(const InfoOptions& options) {

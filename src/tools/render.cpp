@@ -87,6 +87,7 @@ void check_actor_limit(const Crowd& crowd, std::uint32_t actors, PaletteStorage 
 
 void run_render(const RenderOptions& options) {
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
+  print_load_warnings(*asset, options.asset.empty() ? "built-in character" : options.asset);
   // Declaration order matters: GL objects are deleted before the context goes.
   HeadlessContext context({.api = select_api(options.gl)});
   LodOptions lod;

@@ -60,6 +60,7 @@ void StudioScene::sync(const StudioSettings& settings) {
   const bool new_model = !built_ || built_->model != settings.model;
   // Everything that can throw comes before anything changes.
   std::shared_ptr<const Asset> asset = new_model ? load_crowd_asset(settings.model) : nullptr;
+  if (asset) print_load_warnings(*asset, settings.model.empty() ? "built-in character" : settings.model);
   const bool new_clip = !built_ || built_->clips.clip != settings.clips.clip;
   if (new_clip) check_clip(new_model ? *asset : crowd_->asset(), settings.clips);
   if (new_model) {
