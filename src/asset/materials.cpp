@@ -66,9 +66,9 @@ TextureRef texture_ref(const Info& info, double scale, std::size_t texture_count
   // The renderers carry two UV sets; a texture on a later set is drawn as if absent rather than
   // with the wrong coordinates.
   if (tex_coord > 1) {
-    warnings.push_back({tex_coord_path, "tex_coord_ignored",
-                        fmt::format("uses TEXCOORD_{}; only TEXCOORD_0 and TEXCOORD_1 are drawn, so the texture is ignored",
-                                    tex_coord)});
+    warnings.push_back({path, "tex_coord_ignored",
+                        fmt::format("{} selects TEXCOORD_{}; only TEXCOORD_0 and TEXCOORD_1 are drawn, so the texture "
+                                    "is ignored", tex_coord_path, tex_coord)});
     return TextureRef{};
   }
   ref.texture = index;
