@@ -1,5 +1,6 @@
 // The packed instance transform and palette skin a vertex exactly as glTF 2.0 §3.7.3 says:
-// v' = Σ wᵢ · world(jointᵢ) · IBMᵢ · v, with world() recomputed here by walking parent chains.
+// v' = Σ wᵢ · world(jointᵢ) · IBMᵢ · v, with the pose sampled and world() recomputed by the test's
+// own scalar code (scalar_pose.hpp), not by the library's sampling or hierarchy.
 #include <functional>
 #include <memory>
 
@@ -7,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "gltf_crowd/crowd.hpp"
-#include "gltf_crowd/pose.hpp"
+#include "scalar_pose.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -15,17 +16,6 @@ namespace {
 
 glm::vec3 apply_rows(const glm::vec4* rows, const glm::vec4& p) {
   return {glm::dot(rows[0], p), glm::dot(rows[1], p), glm::dot(rows[2], p)};
-}
-
-// World matrix of `node` from the local pose, recursively, independent of hierarchy_order.
-glm::mat4 world_of(const Asset& asset, const Pose& pose, std::int32_t node, const glm::mat4& placement) {
-  if (node < 0) return placement;
-  const Node& n = asset.nodes[static_cast<std::size_t>(node)];
-  const auto i = static_cast<std::size_t>(node);
-  const glm::mat4 local = n.has_matrix ? n.matrix
-                                       : glm::translate(glm::mat4(1.0f), pose.translations[i]) *
-                                             glm::mat4_cast(pose.rotations[i]) * glm::scale(glm::mat4(1.0f), pose.scales[i]);
-  return world_of(asset, pose, n.parent, placement) * local;
 }
 
 void check_packed_skinning(const std::string& file) {
@@ -50,11 +40,11 @@ void check_packed_skinning(const std::string& file) {
     const Node& node = asset->nodes[group.node];
     const Primitive& prim = asset->meshes[group.mesh].primitives[group.primitive];
     for (std::uint32_t slot = 0; slot < actors.size(); ++slot) {
-      // The test's own pose: rest + the active clip sampled at the actor's time.
-      Pose pose(*asset);
-      write_rest_pose(*asset, pose.view());
+      // The test's own pose: rest + the active clip sampled at the actor's time (scalar_pose.hpp).
       const int clip = asset->find_clip(actors[slot].active_clip());
-      sample_clip(*asset, asset->clips[static_cast<std::size_t>(clip)], actors[slot].time(), pose.view());
+      const test::ScalarPose pose =
+          test::scalar_clip_pose(*asset, asset->clips[static_cast<std::size_t>(clip)], actors[slot].time());
+      const auto world_of = [&](std::int32_t node, const glm::mat4& root) { return test::scalar_world(*asset, pose, node, root); };
       const glm::mat4& placement = options[slot].transform;
       const glm::vec4* instance = stream.transforms.data() + slot * 3;
       for (std::size_t v = 0; v < prim.vertex_count(); v += std::max<std::size_t>(1, prim.vertex_count() / 25)) {
@@ -66,7 +56,7 @@ void check_packed_skinning(const std::string& file) {
           for (int k = 0; k < 4; ++k) {
             const float w = prim.weights0[v][k];
             const std::uint32_t j = prim.joints0[v][k];
-            want += w * glm::vec3(world_of(*asset, pose, static_cast<std::int32_t>(skin.joints[j]), placement) *
+            want += w * glm::vec3(world_of(static_cast<std::int32_t>(skin.joints[j]), placement) *
                                   skin.inverse_bind_matrices[j] * p);
             const NodeStream& owner = crowd.node_streams()[stream.palette_stream];  // shared or own
             const glm::vec4* rows = owner.palette.data() + (std::size_t{slot} * stream.joint_count + j) * 3;
@@ -74,7 +64,7 @@ void check_packed_skinning(const std::string& file) {
           }
           got = apply_rows(instance, glm::vec4(glm::vec3(skinned_local), 1.0f));
         } else {
-          want = glm::vec3(world_of(*asset, pose, static_cast<std::int32_t>(group.node), placement) * p);
+          want = glm::vec3(world_of(static_cast<std::int32_t>(group.node), placement) * p);
           got = apply_rows(instance, p);
         }
         for (int c = 0; c < 3; ++c)

@@ -6,7 +6,6 @@
 
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
-#include <emmintrin.h>
 
 #include "gltf_crowd/export.hpp"
 
@@ -43,25 +42,9 @@ inline Affine compose_trs(const glm::vec3& t, const glm::quat& q, const glm::vec
   return a;
 }
 
-// a × b (apply b first). Written with SSE because it is the innermost operation of the
-// hierarchy and palette stages (about two per joint per actor per frame); inline for the same
-// reason.
-inline Affine operator*(const Affine& a, const Affine& b) noexcept {
-  const __m128 b0 = _mm_loadu_ps(&b.rows[0].x);
-  const __m128 b1 = _mm_loadu_ps(&b.rows[1].x);
-  const __m128 b2 = _mm_loadu_ps(&b.rows[2].x);
-  const __m128 w_only = _mm_castsi128_ps(_mm_set_epi32(-1, 0, 0, 0));
-  Affine out;
-  for (int r = 0; r < 3; ++r) {
-    const __m128 ar = _mm_loadu_ps(&a.rows[r].x);
-    __m128 v = _mm_mul_ps(_mm_shuffle_ps(ar, ar, 0x00), b0);
-    v = _mm_add_ps(v, _mm_mul_ps(_mm_shuffle_ps(ar, ar, 0x55), b1));
-    v = _mm_add_ps(v, _mm_mul_ps(_mm_shuffle_ps(ar, ar, 0xAA), b2));
-    v = _mm_add_ps(v, _mm_and_ps(ar, w_only));  // b's implicit last row (0, 0, 0, 1)
-    _mm_storeu_ps(&out.rows[r].x, v);
-  }
-  return out;
-}
+// a × b (apply b first), with the affine kernels the jobs use (jobs.hpp affine_kernel_name), so
+// a product computed here equals the same product inside a job to the last bit.
+Affine operator*(const Affine& a, const Affine& b) noexcept;
 
 // Inverse of an invertible affine transform.
 Affine inverse(const Affine& a) noexcept;

@@ -40,7 +40,6 @@ GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 class Crowd;
-struct Scratch;
 // Where a Crowd object lives now, shared by the crowd with its Actor handles and renderers:
 // moves repoint it and the crowd's destructor clears it, so holders follow a moved crowd and
 // detect a destroyed one instead of reading freed memory. Private to the implementation.
@@ -304,9 +303,9 @@ class Crowd {
   // thresholds that are not finite, > 0 and descending, or periods outside [1, 64]; nothing
   // changes then.
   void set_update_rate(const UpdateRateOptions& options);
-  const UpdateRateOptions& update_rate() const noexcept { return update_rate_; }
+  const UpdateRateOptions& update_rate() const noexcept;
   // What the last classification submitted.
-  const LodStats& lod_stats() const noexcept { return lod_stats_; }
+  const LodStats& lod_stats() const noexcept;
   // The prepared levels; null when the crowd has none (LOD never configured). Valid until
   // destroy() or the crowd's destruction.
   const LodModel* lod_model() const noexcept;
@@ -320,73 +319,38 @@ class Crowd {
   // without them (the groups are rebuilt), destroy(), or the crowd's destruction; empty when
   // destroyed. Each group's `instances` change with every update, add/remove and LOD
   // control, and reserve() reallocates them.
-  std::span<const PrimitiveGroup> primitive_groups() const noexcept { return groups_; }
+  std::span<const PrimitiveGroup> primitive_groups() const noexcept;
   // The span is valid until set_lod_enabled(true) first prepares levels (a level's source node
   // may add a stream), destroy(), or the crowd's destruction; empty when destroyed. The arrays
   // inside each stream are reallocated by reserve(); their rows change with every update,
   // control and add/remove.
-  std::span<const NodeStream> node_streams() const noexcept { return streams_; }
+  std::span<const NodeStream> node_streams() const noexcept;
   // Change tracking for uploads: every change of packed rows (an update, a control, a slot
   // moved by removal) raises packed_generation(), and slot_generations()[slot] is the
   // generation at which that slot's rows in every stream were last written. A backend that
   // uploaded everything at generation g need only re-upload slots whose value exceeds g.
   // slot_generations() is sized actor_count() at the call; the span is valid until the next
   // add_actors, remove_actors, reserve(), destroy() or the crowd's destruction.
-  std::uint64_t packed_generation() const noexcept { return generation_; }
+  std::uint64_t packed_generation() const noexcept;
   std::span<const std::uint64_t> slot_generations() const noexcept;
-  const FrameStats& frame_stats() const noexcept { return stats_; }
+  const FrameStats& frame_stats() const noexcept;
 
   // Idempotent; afterwards actor operations throw Error (rule "destroyed") and groups are empty.
   // Frees the actors and packed arrays: every span from this crowd becomes invalid.
   void destroy() noexcept;
-  bool destroyed() const noexcept { return destroyed_; }
+  bool destroyed() const noexcept { return state_ == nullptr; }
 
-  struct State;     // actor state, private to the implementation
-  struct LodState;  // prepared levels and classification state, private too
+  // Everything but the asset and the link: actors, groups, streams, LOD, statistics (private
+  // to the implementation, src/crowd/state.hpp); null once destroyed or moved from.
+  struct State;
 
  private:
   friend class Actor;
-  // Takes everything from `other` and leaves it destroyed (the moves).
-  void take(Crowd& other) noexcept;
-  void check_alive() const;
-  std::uint32_t slot_of(std::uint32_t key, std::uint32_t generation) const;
-  // Evaluates the pose of one slot and packs it into every stream, stamping it with the
-  // current generation; the one-argument form (controls) first raises the generation. `timed`
-  // adds the time of each stage to scratch.ticks (update times a sample of the actors).
-  void evaluate(std::uint32_t slot, Scratch& scratch, bool timed = false);
-  void evaluate(std::uint32_t slot);
-  // Prefetches a slot's instance rows and playback ahead of its evaluation.
-  void prefetch_rows(std::uint32_t slot) const noexcept;
-  // Whether a slot advanced (stale) this update is evaluated now (update-rate LOD).
-  bool scheduled(std::uint32_t slot) const noexcept;
-  // refresh_instances for a LOD control: actors that update-rate LOD left unevaluated while
-  // culled, and that the control makes visible, are evaluated at once (their rows may be many
-  // periods old), so nothing is drawn with a stale pose.
-  void reclassify();
-  // Evaluates every stale actor that is drawn (update-rate LOD turned off).
-  void evaluate_stale_drawn();
-  void build_groups();
-  void resize_streams();
-  // Assigns every slot its level (or culls it) and refills every group's instance list.
-  void refresh_instances();
-  // Validates `options`, then builds either the plain groups or the levels and level groups.
-  void init_lod(const LodOptions& options);
-  // Builds the LodModel and one group per (source node, level, primitive).
-  void prepare_lod_levels();
-  // Which groups each level draws, and one actor's cost per level.
-  void index_lod_groups();
+  // The state, or Error "destroyed".
+  State& live() const;
 
   std::shared_ptr<const Asset> asset_;
   std::unique_ptr<State> state_;
-  std::vector<PrimitiveGroup> groups_;
-  std::vector<NodeStream> streams_;
-  FrameStats stats_;
-  std::unique_ptr<LodState> lod_;
-  LodStats lod_stats_;
-  UpdateRateOptions update_rate_;
-  std::uint64_t generation_ = 0;      // see packed_generation()
-  std::uint64_t frames_ = 0;          // updates so far: the update-rate schedule's clock
-  bool destroyed_ = false;
   std::shared_ptr<CrowdLink> link_;   // points at this object; null once moved from
 };
 

@@ -9,6 +9,8 @@
 
 #include "gltf_crowd/affine.hpp"
 #include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/jobs.hpp"
+#include "gltf_crowd/rig.hpp"
 #include "gltf_crowd/sampling.hpp"
 #include "gltf_crowd/export.hpp"
 
@@ -28,22 +30,57 @@ struct Pose {
   PoseView view() noexcept { return {translations, rotations, scales, weights}; }
 };
 
-// Adds `weight` × `source` into `accumulator` (docs/spec.md §3 "Pose"): translations, scales and morph
-// weights as weighted sums; rotations sign-aligned to `reference` (the first contributor) before
-// summing. With `first`, the accumulator is overwritten instead. Call normalize_rotations after
-// the last contributor.
+// One pose of a whole asset at a time, by the jobs (jobs.hpp) over its full rig (every node,
+// unframed) with every clip compiled once: what tools, bounds and other one-pose-at-a-time
+// callers use instead of a crowd. Keeps a reference to `asset`, which must outlive it. Not
+// thread-safe; one per thread.
+class AssetPose {
+ public:
+  explicit AssetPose(const Asset& asset);
+
+  // The rest pose (node TRS, authored matrices, default morph weights).
+  void set_rest() noexcept;
+  // The rest pose with clip `clip` (< asset.clips.size()) sampled at `seconds` over it.
+  void set_clip(std::size_t clip, float seconds) noexcept;
+
+  // The current local pose in glTF node order (nodes.size() entries) and its morph weights.
+  Pose local_pose() const;
+  // Morph weights of the current pose (Asset::weight_offsets layout); valid until the next set_*.
+  std::span<const float> weights() const noexcept { return weights_; }
+  // root × world of every node (glTF 2.0 §3.5.3) into `world` (nodes.size() entries).
+  void world_matrices(const glm::mat4& root, std::span<glm::mat4> world) noexcept;
+
+  const Rig& rig() const noexcept { return rig_; }
+
+ private:
+  const Asset& asset_;
+  Rig rig_;
+  std::vector<ClipTracks> clips_;
+  std::vector<glm::vec3> translations_, scales_;
+  std::vector<glm::quat> rotations_;
+  std::vector<float> weights_;
+  std::vector<std::uint32_t> mark_;
+  std::uint32_t stamp_ = 1;
+  std::vector<std::uint8_t> moved_;
+  std::vector<KeyPosition> keys_;
+  std::vector<Affine> model_;
+};
+
+// Adds `weight` × `source` into `accumulator` (docs/spec.md §3 "Pose") as one BlendJob layer over
+// every node: translations, scales and morph weights as weighted sums; rotations sign-aligned to
+// `reference` (the first contributor) before summing. With `first`, the accumulator is
+// overwritten instead. Call normalize_rotations after the last contributor.
 void accumulate_pose(const PoseView& source, float weight, bool first, std::span<const glm::quat> reference,
                      const PoseView& accumulator) noexcept;
 
-// Normalizes every rotation of the pose (the end of a blend).
+// Normalizes every rotation of the pose (the end of a blend; a zero sum becomes the identity).
 void normalize_rotations(const PoseView& pose) noexcept;
 
-// world[n] = world[parent(n)] × local(n) for every node as 4×4 matrices, roots relative to
-// `root` (placement or identity), for read-back calls, tools and bounds; the crowd's per-frame
-// path runs its own 3×4 kernels over the nodes it needs. `world` has nodes.size() entries.
-// Source: glTF 2.0 §3.5.3.
+// world[n] = world[parent(n)] × local(n) for every node, roots relative to `root` (placement or
+// identity), by LocalToModelJob over the asset's full rig. Builds that rig on every call: loops
+// should keep an AssetPose. `world` has nodes.size() entries. Source: glTF 2.0 §3.5.3.
 void compute_world_matrices(const Asset& asset, const PoseView& pose, const glm::mat4& root,
-                            std::span<glm::mat4> world) noexcept;
+                            std::span<glm::mat4> world);
 
 }  // namespace gltf_crowd
 GLTF_CROWD_API_END

@@ -80,8 +80,9 @@ void sample_channel(const Clip& clip, const Channel& channel, float seconds,
                     std::span<float> out) noexcept;
 
 // Overwrites the nodes the clip animates with its channels sampled at `seconds`; every other
-// entry of `out` is left as is (callers start from the rest pose).
-void sample_clip(const Asset& asset, const Clip& clip, float seconds, const PoseView& out) noexcept;
+// entry of `out` is left as is (callers start from the rest pose). Runs SampleJob (jobs.hpp)
+// over a rig and tracks compiled on every call: loops should keep an AssetPose (pose.hpp).
+void sample_clip(const Asset& asset, const Clip& clip, float seconds, const PoseView& out);
 
 }  // namespace gltf_crowd
 GLTF_CROWD_API_END

@@ -3,7 +3,15 @@
 
 #include <cmath>
 
+#include "anim/kernels.hpp"
+
 namespace gltf_crowd {
+
+Affine operator*(const Affine& a, const Affine& b) noexcept {
+  Affine out;
+  affine_kernels().multiply(a, b, out);
+  return out;
+}
 
 float abs_determinant(const Affine& a) noexcept {
   const glm::mat3 m(glm::vec3(a.rows[0]), glm::vec3(a.rows[1]), glm::vec3(a.rows[2]));

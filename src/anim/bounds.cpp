@@ -34,36 +34,33 @@ std::vector<std::uint32_t> drawn_nodes(const Asset& asset) {
   return drawn;
 }
 
-// Poses the drawn vertices and adds them to `bounds`; `world` and `scratch` are reused buffers.
-class PosedBounds {
- public:
-  explicit PosedBounds(const Asset& asset) : asset_(asset), drawn_(drawn_nodes(asset)), world_(asset.nodes.size()) {}
+// Poses the drawn vertices at the current pose of `pose` and adds them to `bounds`.
+struct PosedBounds {
+  explicit PosedBounds(const Asset& a) : asset(a), pose(a), drawn(drawn_nodes(a)), world(a.nodes.size()) {}
 
-  void add(const PoseView& pose, Bounds& bounds) {
-    compute_world_matrices(asset_, pose, glm::mat4(1.0f), world_);
-    for (std::uint32_t n : drawn_) {
-      for (const Primitive& primitive : asset_.meshes[static_cast<std::size_t>(asset_.nodes[n].mesh)].primitives) {
-        scratch_.clear();
-        detail::append_posed_positions(asset_, n, primitive, world_, pose.weights, scratch_);
-        for (const glm::vec3& p : scratch_) bounds.add(p);
+  void add(Bounds& bounds) {
+    pose.world_matrices(glm::mat4(1.0f), world);
+    for (std::uint32_t n : drawn) {
+      for (const Primitive& primitive : asset.meshes[static_cast<std::size_t>(asset.nodes[n].mesh)].primitives) {
+        scratch.clear();
+        detail::append_posed_positions(asset, n, primitive, world, pose.weights(), scratch);
+        for (const glm::vec3& p : scratch) bounds.add(p);
       }
     }
   }
 
- private:
-  const Asset& asset_;
-  std::vector<std::uint32_t> drawn_;
-  std::vector<glm::mat4> world_;
-  std::vector<glm::vec3> scratch_;
+  const Asset& asset;
+  AssetPose pose;
+  std::vector<std::uint32_t> drawn;
+  std::vector<glm::mat4> world;
+  std::vector<glm::vec3> scratch;
 };
 
-Bounds clip_bounds(const Asset& asset, const Clip& clip, PosedBounds& posed, Pose& pose) {
+Bounds clip_bounds(const Asset& asset, std::size_t clip, PosedBounds& posed) {
   Bounds bounds;
-  // Every sample overwrites the same channels, so the rest of the pose is written once.
-  write_rest_pose(asset, pose.view());
-  for (float t : bounds_sample_times(clip)) {
-    sample_clip(asset, clip, t, pose.view());
-    posed.add(pose.view(), bounds);
+  for (float t : bounds_sample_times(asset.clips[clip])) {
+    posed.pose.set_clip(clip, t);
+    posed.add(bounds);
   }
   return bounds;
 }
@@ -84,11 +81,9 @@ std::vector<float> bounds_sample_times(const Clip& clip) {
 }
 
 Bounds rest_bounds(const Asset& asset) {
-  Pose pose(asset);
-  write_rest_pose(asset, pose.view());
   PosedBounds posed(asset);
   Bounds bounds;
-  posed.add(pose.view(), bounds);
+  posed.add(bounds);
   return bounds;
 }
 
@@ -96,17 +91,15 @@ Bounds animated_bounds(const Asset& asset, std::size_t clip) {
   if (clip >= asset.clips.size())
     throw Error("animated_bounds.clip", "unknown_clip",
                 fmt::format("clip index {} does not exist (the asset has {} clips)", clip, asset.clips.size()));
-  Pose pose(asset);
   PosedBounds posed(asset);
-  return clip_bounds(asset, asset.clips[clip], posed, pose);
+  return clip_bounds(asset, clip, posed);
 }
 
 Bounds animated_bounds(const Asset& asset) {
   if (asset.clips.empty()) return rest_bounds(asset);
-  Pose pose(asset);
   PosedBounds posed(asset);
   Bounds bounds;
-  for (const Clip& clip : asset.clips) bounds.add(clip_bounds(asset, clip, posed, pose));
+  for (std::size_t clip = 0; clip < asset.clips.size(); ++clip) bounds.add(clip_bounds(asset, clip, posed));
   return bounds;
 }
 

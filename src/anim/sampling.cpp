@@ -154,28 +154,4 @@ void write_rest_pose(const Asset& asset, const PoseView& out) noexcept {
   std::copy(asset.rest_weights.begin(), asset.rest_weights.end(), out.weights.begin());
 }
 
-void sample_clip(const Asset& asset, const Clip& clip, float seconds, const PoseView& out) noexcept {
-  float buffer[4];
-  for (const Channel& channel : clip.channels) {
-    switch (channel.path) {
-      case ChannelPath::translation:
-        sample_channel(clip, channel, seconds, buffer);
-        out.translations[channel.node] = glm::vec3(buffer[0], buffer[1], buffer[2]);
-        break;
-      case ChannelPath::rotation:
-        sample_channel(clip, channel, seconds, buffer);
-        out.rotations[channel.node] = glm::quat(buffer[3], buffer[0], buffer[1], buffer[2]);
-        break;
-      case ChannelPath::scale:
-        sample_channel(clip, channel, seconds, buffer);
-        out.scales[channel.node] = glm::vec3(buffer[0], buffer[1], buffer[2]);
-        break;
-      case ChannelPath::weights:
-        sample_channel(clip, channel, seconds,
-                       out.weights.subspan(asset.weight_offsets[channel.node], channel.components));
-        break;
-    }
-  }
-}
-
 }  // namespace gltf_crowd

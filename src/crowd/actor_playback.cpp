@@ -1,5 +1,5 @@
-// Based on: docs/spec.md §3 "Time", "Crossfades" and "Pose": an actor's contributors, their clocks and
-// weights, and the blend of their poses. Two failure modes of the reference library (luma.gl 9.4)
+// Based on: docs/spec.md §3 "Time" and "Crossfades": an actor's contributors, their clocks and
+// weights (pack.cpp blends their poses). Two failure modes of the reference library (luma.gl 9.4)
 // are designed out here:
 //  - an interrupted crossfade restarted the fade from the previous clip alone, so the clips that
 //    were still fading out vanished at once (a pop). Here every current contributor keeps its
@@ -83,33 +83,6 @@ bool advance_playback(const Asset& asset, Playback& p, double delta_seconds) noe
   }
   refresh_finished(asset, p);
   return true;
-}
-
-Pose full_pose(const Asset& asset, const Playback& p) {
-  Pose out(asset);
-  const PoseView view = out.view();
-  write_rest_pose(asset, view);
-  if (p.count == 0) return out;
-  if (p.count == 1) {
-    const ContributorState& c = p.contributors[0];
-    sample_clip(asset, asset.clips[c.clip], contributor_time(asset, p, c).seconds, view);
-    return out;
-  }
-  Pose one_pose(asset);
-  const PoseView one = one_pose.view();
-  std::vector<glm::quat> reference;
-  for (std::uint32_t i = 0; i < p.count; ++i) {
-    const ContributorState& c = p.contributors[i];
-    // The first contributor is sampled even at weight 0 (a fade's first frame): it is the sign
-    // reference the spec names.
-    if (i > 0 && !(c.weight > 0.0f)) continue;
-    write_rest_pose(asset, one);
-    sample_clip(asset, asset.clips[c.clip], contributor_time(asset, p, c).seconds, one);
-    if (i == 0) reference = one_pose.rotations;
-    accumulate_pose(one, c.weight, i == 0, reference, view);
-  }
-  normalize_rotations(view);
-  return out;
 }
 
 }  // namespace gltf_crowd

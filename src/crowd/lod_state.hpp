@@ -14,7 +14,7 @@ namespace gltf_crowd {
 // A slot that draws nothing this frame.
 inline constexpr std::uint32_t kCulledLevel = 0xFFFFFFFFu;
 
-struct Crowd::LodState {
+struct LodState {
   LodOptions options;              // enabled, hysteresis and vertex_budget change with controls
   bool configured = false;         // levels prepared: `model` and the level groups exist
   LodModel model;

@@ -1,20 +1,19 @@
 // Private state of a Crowd: per-slot actor data in structure-of-arrays form, stable actor keys,
-// and per-thread evaluation scratch.
+// the groups and packed streams, LOD and update-rate state, and the compiled rig the jobs run
+// over. The crowd's .cpp files are functions over this struct.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#include <tbb/task_arena.h>
-
-#include "crowd/evaluation_plan.hpp"
+#include "crowd/lod_state.hpp"
 #include "gltf_crowd/crowd.hpp"
-#include "gltf_crowd/pose.hpp"
-#include "gltf_crowd/sampling.hpp"
+#include "gltf_crowd/rig.hpp"
 
 namespace gltf_crowd {
 
@@ -27,6 +26,10 @@ inline constexpr std::size_t kMaxContributors = 8;
 inline constexpr std::size_t kMaxCapacity = 1'000'000;
 inline constexpr std::size_t kMaxIdLength = 256;
 inline constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
+// Key cursors kept per contributor (Playback); a clip's timelines beyond this many are located
+// by binary search. Exporters usually key every channel of a clip on one timeline
+// (RobotExpressive, Fox: one; CesiumMan: 19 accessors with equal times, merged to one).
+inline constexpr std::size_t kCursorTimelines = 4;
 
 // One clip blended into an actor's pose (docs/spec.md §3 "Crossfades").
 struct ContributorState {
@@ -59,37 +62,26 @@ struct alignas(64) Playback {
 };
 static_assert(offsetof(Playback, contributors) == 32 && sizeof(ContributorState) == 32);
 
-// Evaluation scratch of one worker thread; sized once, reused every frame. Pose arrays are
-// indexed by the plan's dense node numbers. Only nodes marked with the current `stamp` hold a
-// sampled pose; every other node uses its rest transform, so nothing is reset between actors.
-struct Scratch {
-  explicit Scratch(const EvaluationPlan& plan, std::size_t total_weights);
-  std::vector<glm::vec3> translations, scales;  // the blended local pose
-  std::vector<glm::quat> rotations;
-  std::vector<glm::vec3> one_translations, one_scales;  // one contributor of a crossfade
-  std::vector<glm::quat> one_rotations;
-  std::vector<glm::quat> reference;  // the first contributor's rotations: the blend's sign reference
-  std::vector<float> weights, one_weights;  // morph weights, Asset::weight_offsets layout
-  std::vector<std::uint32_t> mark;   // per dense node: == stamp when animated this evaluation
-  std::uint32_t stamp = 0;
-  std::vector<std::uint8_t> moved;   // per dense node: not at rest (kernels.hpp HierarchyPass)
-  std::vector<std::uint32_t> touched;  // dense nodes marked this evaluation (crossfades)
-  std::vector<KeyPosition> keys;     // per timeline of the clip being sampled
-  std::vector<Affine> world;         // model space, per dense node
-  // Time-stamp ticks of this update: per stage (sampling, hierarchy, palettes, packing) over
-  // the timed sample of actors, and in total over every chunk this thread evaluated.
-  std::array<std::uint64_t, 4> ticks{};
-  std::uint64_t chunk_ticks = 0;
-};
-
 // See crowd.hpp. Written only by the crowd's constructor, moves and destructor.
 struct CrowdLink {
   Crowd* crowd = nullptr;  // null once the crowd object was destroyed
 };
 
-struct Crowd::State {
-  State() { arena.initialize(); }
+// A rig with its compiled clips: the jobs' read-only input.
+struct CompiledRig {
+  Rig rig;
+  std::vector<ClipTracks> clips;
+  std::size_t max_timelines = 0;  // over clips
+};
 
+struct Scratch;     // one worker's evaluation arrays (pack.hpp)
+struct WorkerPool;  // the crowd's thread arena and every worker's Scratch (schedule.cpp)
+
+struct Crowd::State {
+  explicit State(const Asset& a);
+  ~State();
+
+  const Asset& asset;  // the crowd's, shared and immutable
   std::size_t capacity = 0;
   // Stable keys → slots; a handle holds (key, generation).
   std::vector<std::uint32_t> key_slot;
@@ -102,65 +94,91 @@ struct Crowd::State {
   std::vector<glm::mat4> placements;
   std::vector<float> weights;  // asset.total_weights per slot
   std::vector<std::uint8_t> due;  // per slot, this update: evaluate now
-  // Per slot: advanced (or changed) since its rows were last packed; frame (Crowd::frames_) of
-  // that packing; generation (Crowd::packed_generation) of the rows. Sized for capacity.
+  // Per slot: advanced (or changed) since its rows were last packed; frame (`frames`) of that
+  // packing; generation (`generation`) of the rows. Sized for capacity.
   std::vector<std::uint8_t> stale;
   std::vector<std::uint64_t> packed_frame;
   std::vector<std::uint64_t> packed_generation;
   std::unordered_map<std::string, std::uint32_t> key_of_id;
   std::uint64_t next_auto_id = 0;
-  EvaluationPlan plan;
-  // update() runs in its own arena, so a worker's slot index (current_thread_index) picks its
-  // scratch; all of them are built with the plan, none lazily inside a frame. Calls outside
-  // update (controls, add_actors) run on the caller's thread and use scratch[0].
-  tbb::task_arena arena;
-  std::vector<Scratch> scratch;
 
-  // Rebuilds every thread's scratch for the current plan.
-  void make_scratch(std::size_t total_weights) {
-    scratch.clear();
-    for (int i = 0; i < arena.max_concurrency(); ++i) scratch.emplace_back(plan, total_weights);
-  }
-  Scratch& caller_scratch() noexcept { return scratch[0]; }
+  std::vector<PrimitiveGroup> groups;
+  std::vector<NodeStream> streams;
+  FrameStats stats;
+  LodState lod;
+  LodStats lod_stats;
+  UpdateRateOptions update_rate;
+  std::uint64_t generation = 0;  // see Crowd::packed_generation()
+  std::uint64_t frames = 0;      // updates so far: the update-rate schedule's clock
+
+  // The drawn streams' rig (framed, only the nodes they need), and the whole asset's for
+  // read-back of any node (unframed, every node).
+  CompiledRig draw;
+  CompiledRig full;
+  std::unique_ptr<WorkerPool> workers;
 
   std::size_t size() const noexcept { return slot_key.size(); }
 };
 
+// Throws Error for capacity 0 or above kMaxCapacity.
+void check_capacity(std::size_t capacity);
+
+// --- groups.cpp ---
+// The plain groups: one stream per drawn node, one group per primitive of its mesh.
+void build_groups(Crowd::State& st);
+// The levels (LodModel) and one group per (source node, level, primitive), reusing a source
+// node's stream or adding one.
+void prepare_lod_levels(Crowd::State& st);
+// Which groups each level draws, and one actor's cost per level.
+void index_lod_groups(Crowd::State& st);
+// Compiles the rigs for the current streams, sets each stream's palette_stream, rebuilds the
+// workers' scratch and sizes every per-slot array for the capacity.
+void compile_streams(Crowd::State& st);
+// Sizes streams, instance lists and per-slot arrays for st.capacity.
+void resize_streams(Crowd::State& st);
+
+// --- lod.cpp ---
+// Assigns every slot its level (or culls it) and refills every group's instance list.
+void refresh_instances(Crowd::State& st);
+// refresh_instances for a LOD control: actors that update-rate LOD left unevaluated while
+// culled, and that the control makes visible, are evaluated at once.
+void reclassify(Crowd::State& st);
+
+// --- update_rate.cpp ---
 // Throws Error for an invalid policy (Crowd::set_update_rate).
 void validate_update_rate(const UpdateRateOptions& options);
+// Whether a slot advanced (stale) this update is evaluated now (update-rate LOD).
+bool scheduled(const Crowd::State& st, std::uint32_t slot) noexcept;
+// Evaluates every stale actor that is drawn (update-rate LOD turned off).
+void evaluate_stale_drawn(Crowd::State& st);
 
-// Playback state transitions (src/crowd/actor_playback.cpp). None allocates or throws; the
-// public controls validate their arguments before calling them.
+// --- schedule.cpp ---
+// Builds the worker pool (thread arena and one Scratch per worker) for st.draw.
+void make_workers(Crowd::State& st);
+// Raises the generation and evaluates one slot on the caller's thread (controls, add_actors).
+void evaluate_now(Crowd::State& st, std::uint32_t slot);
+// Evaluates these slots on the caller's thread under one new generation.
+void evaluate_now(Crowd::State& st, std::span<const std::uint32_t> slots);
+// One update: clocks, classification, schedule, parallel evaluation, stats.
+void run_update(Crowd::State& st, float delta_seconds);
+
+// --- actor_playback.cpp --- Playback state transitions. None allocates or throws; the public
+// controls validate their arguments before calling them.
 
 // Time of contributor c under the actor's loop rules.
 ClipTime contributor_time(const Asset& asset, const Playback& p, const ContributorState& c) noexcept;
-
 // Recomputes p.finished from the active clip's clock (false during a crossfade) and, when it is
 // finished, settles its clock at the end (settle_elapsed).
 void refresh_finished(const Asset& asset, Playback& p) noexcept;
-
 // Hard switch: `clip` at elapsed `seconds` becomes the only contributor, weight 1.
 void switch_clip(const Asset& asset, Playback& p, std::uint32_t clip, double seconds) noexcept;
-
 // Starts a crossfade of `fade_seconds` > 0 to `clip` at elapsed `seconds`: the current
 // contributors keep their weights as the base that the fade scales down (docs/spec.md §3 "Crossfades").
 void start_crossfade(const Asset& asset, Playback& p, std::uint32_t clip, double seconds,
                      double fade_seconds) noexcept;
-
 // Advances a playing actor by delta_seconds: every contributor's clock by Δ·speed, the crossfade
 // by |Δ·speed|, then the finished rule. Returns false, changing nothing, for paused, finished or
 // clip-less actors (they keep their packed pose).
 bool advance_playback(const Asset& asset, Playback& p, double delta_seconds) noexcept;
-
-// The actor's local pose over all nodes, blended from its contributors (the rest pose when it
-// has none), by the straightforward anim functions; for read-back calls, not the frame loop.
-Pose full_pose(const Asset& asset, const Playback& p);
-
-// Blends the actor's contributors into scratch's local pose: sampled nodes get the current
-// stamp (evaluate.cpp). Advances the contributors' key cursors.
-void evaluate_local_pose(const Asset& asset, const EvaluationPlan& plan, Playback& p, Scratch& scratch) noexcept;
-
-// scratch.world from scratch's local pose (glTF 2.0 §3.5.3), in the plan's framed model space.
-void evaluate_hierarchy(const EvaluationPlan& plan, Scratch& scratch) noexcept;
 
 }  // namespace gltf_crowd

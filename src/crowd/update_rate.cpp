@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "crowd/lod_state.hpp"
 #include "crowd/state.hpp"
 
 namespace gltf_crowd {
@@ -30,46 +29,46 @@ void validate_update_rate(const UpdateRateOptions& options) {
 }
 
 void Crowd::set_update_rate(const UpdateRateOptions& options) {
-  check_alive();
+  State& st = live();
   validate_update_rate(options);
-  update_rate_ = options;
-  if (!options.enabled) evaluate_stale_drawn();
+  st.update_rate = options;
+  if (!options.enabled) evaluate_stale_drawn(st);
 }
 
-void Crowd::evaluate_stale_drawn() {
-  State& st = *state_;
-  const LodState& lod = *lod_;
-  ++generation_;
+const UpdateRateOptions& Crowd::update_rate() const noexcept {
+  static const UpdateRateOptions none;
+  return state_ ? state_->update_rate : none;
+}
+
+void evaluate_stale_drawn(Crowd::State& st) {
+  std::vector<std::uint32_t> slots;
   for (std::uint32_t slot = 0; slot < st.size(); ++slot)
-    if (st.stale[slot] && lod.level[slot] != kCulledLevel) evaluate(slot, st.caller_scratch());
+    if (st.stale[slot] && st.lod.level[slot] != kCulledLevel) slots.push_back(slot);
+  evaluate_now(st, slots);
 }
 
-void Crowd::reclassify() {
-  State& st = *state_;
-  const LodState& lod = *lod_;
+void reclassify(Crowd::State& st) {
   std::vector<std::uint32_t> hidden;  // stale and not drawn before this control
   for (std::uint32_t slot = 0; slot < st.size(); ++slot)
-    if (st.stale[slot] && lod.level[slot] == kCulledLevel) hidden.push_back(slot);
-  refresh_instances();
+    if (st.stale[slot] && st.lod.level[slot] == kCulledLevel) hidden.push_back(slot);
+  refresh_instances(st);
   if (hidden.empty()) return;
-  ++generation_;
-  for (std::uint32_t slot : hidden)
-    if (lod.level[slot] != kCulledLevel) evaluate(slot, st.caller_scratch());
+  std::erase_if(hidden, [&](std::uint32_t slot) { return st.lod.level[slot] == kCulledLevel; });
+  evaluate_now(st, hidden);
 }
 
-bool Crowd::scheduled(std::uint32_t slot) const noexcept {
-  const LodState& lod = *lod_;
-  if (!update_rate_.enabled || !(lod.configured && lod.options.enabled && lod.view.has_value())) return true;
+bool scheduled(const Crowd::State& st, std::uint32_t slot) noexcept {
+  const LodState& lod = st.lod;
+  const UpdateRateOptions& rate = st.update_rate;
+  if (!rate.enabled || !(lod.configured && lod.options.enabled && lod.view.has_value())) return true;
   if (lod.level[slot] == kCulledLevel) return false;  // not drawn: evaluated when visible again
   const float coverage = lod.coverage[slot];
   std::uint32_t period = 1;
-  for (std::size_t i = 0; i < update_rate_.coverage.size() && coverage < update_rate_.coverage[i]; ++i)
-    period = update_rate_.periods[i];
+  for (std::size_t i = 0; i < rate.coverage.size() && coverage < rate.coverage[i]; ++i) period = rate.periods[i];
   if (period <= 1) return true;
-  const State& st = *state_;
   // Staggered by the stable key so an equal share of each band is due every frame; an actor
   // whose rows are a whole period old (newly visible, or its band just changed) is due now.
-  return (frames_ + st.slot_key[slot]) % period == 0 || frames_ - st.packed_frame[slot] >= period;
+  return (st.frames + st.slot_key[slot]) % period == 0 || st.frames - st.packed_frame[slot] >= period;
 }
 
 }  // namespace gltf_crowd

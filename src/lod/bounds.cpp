@@ -116,10 +116,9 @@ void place_elements(const std::vector<Element>& elements, std::span<const glm::m
 }  // namespace
 
 void compute_lod_bounds(const Asset& asset, LodModel& model) {
-  Pose pose(asset);
+  AssetPose pose(asset);
   std::vector<glm::mat4> world(asset.nodes.size());
-  write_rest_pose(asset, pose.view());
-  compute_world_matrices(asset, pose.view(), glm::mat4(1.0f), world);
+  pose.world_matrices(glm::mat4(1.0f), world);
 
   std::vector<glm::vec3> rest_points;
   std::vector<Element> elements;
@@ -132,7 +131,7 @@ void compute_lod_bounds(const Asset& asset, LodModel& model) {
         const Primitive& primitive = mesh.primitives[p.primitive];
         add_elements(asset, source.node, primitive, elements);
         if (l != 0) continue;
-        append_posed_positions(asset, source.node, primitive, world, pose.weights, rest_points);
+        append_posed_positions(asset, source.node, primitive, world, pose.weights(), rest_points);
       }
     }
   }
@@ -140,19 +139,19 @@ void compute_lod_bounds(const Asset& asset, LodModel& model) {
 
   std::vector<Sphere> spheres;
   std::vector<glm::vec3> centers, previous;
-  place_elements(elements, world, pose.weights, spheres, centers);
+  place_elements(elements, world, pose.weights(), spheres, centers);
   model.rest_pose_bounds = enclose_spheres(spheres);
 
   model.clip_spheres.clear();
-  for (const Clip& clip : asset.clips) {
+  for (std::size_t c = 0; c < asset.clips.size(); ++c) {
+    const Clip& clip = asset.clips[c];
     spheres.clear();
     float motion = 0.0f;
     const std::vector<float> times = bounds_sample_times(clip);
     for (std::size_t s = 0; s < times.size(); ++s) {
-      write_rest_pose(asset, pose.view());
-      sample_clip(asset, clip, times[s], pose.view());
-      compute_world_matrices(asset, pose.view(), glm::mat4(1.0f), world);
-      place_elements(elements, world, pose.weights, spheres, centers);
+      pose.set_clip(c, times[s]);
+      pose.world_matrices(glm::mat4(1.0f), world);
+      place_elements(elements, world, pose.weights(), spheres, centers);
       if (s > 0)
         for (std::size_t e = 0; e < centers.size(); ++e) motion = std::max(motion, glm::length(centers[e] - previous[e]));
       std::swap(centers, previous);

@@ -161,8 +161,7 @@ void print_text(const Asset& asset, const Json& doc) {
 }
 
 void run_single(const Asset& asset, const PoseOptions& o) {
-  Pose pose(asset);
-  write_rest_pose(asset, pose.view());
+  AssetPose posed(asset);
   Json doc;
   if (o.clip.empty()) {
     doc["clip"] = nullptr;
@@ -170,11 +169,12 @@ void run_single(const Asset& asset, const PoseOptions& o) {
   } else {
     if (!std::isfinite(o.time)) throw Error("--time", "not_finite", fmt::format("{} is not finite", o.time));
     const std::uint32_t clip = resolve_clip(asset, o.clip);
-    sample_clip(asset, asset.clips[clip], o.time, pose.view());
+    posed.set_clip(clip, o.time);
     doc["clip"] = asset.clips[clip].name;
     doc["clip_index"] = clip;
     doc["time"] = o.time;
   }
+  Pose pose = posed.local_pose();
   append_pose(asset, pose, glm::mat4(1.0f), doc);
   if (o.json)
     fmt::print("{}\n", json_text(doc));

@@ -1,10 +1,12 @@
 // Actor controls and read-back (docs/spec.md §3 "Controls"): each control validates every argument
 // first, then changes the playback state through actor_playback.cpp, then re-evaluates the
-// actor's packed rows at once, so paused and finished actors show the change too.
+// actor's packed rows at once, so paused and finished actors show the change too. Read-back
+// (local_pose, node_world) runs the same jobs over the whole asset's rig (readback.cpp).
 #include <cmath>
 
 #include <fmt/format.h>
 
+#include "crowd/readback.hpp"
 #include "crowd/state.hpp"
 #include "gltf_crowd/crowd.hpp"
 
@@ -43,7 +45,12 @@ Crowd& Actor::crowd() const {
   return *link_->crowd;
 }
 
-std::uint32_t Actor::slot() const { return crowd().slot_of(key_, generation_); }
+std::uint32_t Actor::slot() const {
+  const Crowd::State& st = crowd().live();
+  if (key_ >= st.key_slot.size() || st.key_generation[key_] != generation_ || st.key_slot[key_] == kNoSlot)
+    throw Error("actor", "stale_actor", "the actor was removed");
+  return st.key_slot[key_];
+}
 
 // Every accessor calls slot() before touching state_: once the crowd was destroyed (or its
 // object is gone) it throws, and state_ may be null.
@@ -138,7 +145,7 @@ void Actor::select_clip(std::string_view name, const SelectClipOptions& options)
     start_crossfade(asset, p, index, seconds, options.crossfade_seconds);
   else
     switch_clip(asset, p, index, seconds);
-  crowd().evaluate(s);
+  evaluate_now(*crowd().state_, s);
 }
 
 void Actor::seek(float seconds) {
@@ -148,7 +155,7 @@ void Actor::seek(float seconds) {
   if (p.count == 0) return;
   p.contributors[0].elapsed = seconds;
   refresh_finished(*crowd().asset_, p);
-  crowd().evaluate(s);
+  evaluate_now(*crowd().state_, s);
 }
 
 void Actor::set_phase(float phase) {
@@ -158,7 +165,7 @@ void Actor::set_phase(float phase) {
   if (p.count == 0) return;
   p.contributors[0].elapsed = seconds;
   refresh_finished(*crowd().asset_, p);
-  crowd().evaluate(s);
+  evaluate_now(*crowd().state_, s);
 }
 
 void Actor::set_speed(float speed) {
@@ -167,7 +174,7 @@ void Actor::set_speed(float speed) {
   Playback& p = crowd().state_->playback[s];
   p.speed = speed;
   refresh_finished(*crowd().asset_, p);  // the sign decides when `once` is finished
-  crowd().evaluate(s);
+  evaluate_now(*crowd().state_, s);
 }
 
 void Actor::set_loop(LoopMode mode, std::uint32_t repetitions) {
@@ -178,7 +185,7 @@ void Actor::set_loop(LoopMode mode, std::uint32_t repetitions) {
   p.loop = mode;
   p.repetitions = repetitions;
   refresh_finished(*crowd().asset_, p);
-  crowd().evaluate(s);
+  evaluate_now(*crowd().state_, s);
 }
 
 void Actor::play() {
@@ -190,13 +197,13 @@ void Actor::play() {
     const std::uint32_t clip = p.contributors[0].clip;
     switch_clip(asset, p, clip, restart_elapsed(asset.clips[clip].duration_seconds, p.loop, p.speed < 0.0f));
   }
-  crowd().evaluate(s);
+  evaluate_now(*crowd().state_, s);
 }
 
 void Actor::pause() {
   const std::uint32_t s = slot();
   crowd().state_->playback[s].paused = true;
-  crowd().evaluate(s);
+  evaluate_now(*crowd().state_, s);
 }
 
 void Actor::set_transform(const glm::mat4& placement) {
@@ -206,12 +213,12 @@ void Actor::set_transform(const glm::mat4& placement) {
       if (!std::isfinite(placement[c][r]))
         throw Error("set_transform.placement", "not_finite", fmt::format("entry [{}][{}] is not finite", c, r));
   crowd().state_->placements[s] = placement;
-  crowd().evaluate(s);
+  evaluate_now(*crowd().state_, s);
 }
 
 Pose Actor::local_pose() const {
   const std::uint32_t s = slot();
-  return full_pose(*crowd().asset_, crowd().state_->playback[s]);
+  return readback_pose(*crowd().state_, s);
 }
 
 glm::mat4 Actor::node_world(std::uint32_t node) const {
@@ -219,10 +226,7 @@ glm::mat4 Actor::node_world(std::uint32_t node) const {
   const Asset& asset = *crowd().asset_;
   if (node >= asset.nodes.size())
     throw Error("node_world.node", "node_index", fmt::format("node {} does not exist ({} nodes)", node, asset.nodes.size()));
-  Pose pose = local_pose();
-  std::vector<glm::mat4> world(asset.nodes.size());
-  compute_world_matrices(asset, pose.view(), crowd().state_->placements[s], world);
-  return world[node];
+  return readback_world(*crowd().state_, s, node);
 }
 
 glm::mat4 Actor::node_world(std::string_view node_name) const {

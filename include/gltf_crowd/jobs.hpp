@@ -1,0 +1,112 @@
+// Layer 2, anim: the animation jobs, after ozz-animation's SamplingJob, BlendingJob,
+// LocalToModelJob and skinning matrices. Each job is a plain struct of inputs and output spans
+// over a Rig's arrays: validate() checks the spans once (sizes, null pointers) and run() does
+// the work with no allocation, no virtual call and no search by name, returning false (and
+// writing nothing) when validate() would. A crowd's per-frame update, its read-back calls, the
+// tools and the reference renderer all evaluate poses with these jobs.
+//
+// Local poses are in rig order (Rig::asset_node) with a mark per node: a node whose mark equals
+// the evaluation's stamp holds a sampled TRS, every other node is at rest, so a job touches
+// only the nodes a clip animates and nothing is reset between evaluations.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
+
+#include "gltf_crowd/affine.hpp"
+#include "gltf_crowd/rig.hpp"
+#include "gltf_crowd/sampling.hpp"
+#include "gltf_crowd/export.hpp"
+
+GLTF_CROWD_API_BEGIN
+namespace gltf_crowd {
+
+// A writable local pose in structure-of-arrays form: Rig::node_count() TRS entries in rig
+// order, and the flat morph weights (Asset::weight_offsets layout, Asset::total_weights).
+struct RigPose {
+  std::span<glm::vec3> translations;
+  std::span<glm::quat> rotations;  // unit quaternions where marked
+  std::span<glm::vec3> scales;
+  std::span<float> weights;
+};
+
+// Samples one clip at `seconds` (clamped to its keys; glTF 2.0 Appendix C) into `output`: every
+// node the clip animates first gets its rest TRS (a clip may animate only some of a node's
+// properties) and is marked with `stamp`, the morph weights are reset to rest, then the channels
+// are sampled over them. Other nodes are not written.
+struct SampleJob {
+  const Rig* rig = nullptr;
+  const ClipTracks* clip = nullptr;
+  float seconds = 0.0f;
+  // Key hints per timeline (locate_key), updated; timelines past its size search. May be empty.
+  std::span<std::uint16_t> cursors;
+  std::span<KeyPosition> keys;             // scratch, >= clip->timelines.size()
+  std::span<std::uint32_t> mark;           // node_count(), written for animated nodes
+  std::uint32_t stamp = 0;
+  // false: the caller already put the rest pose into the nodes it animates and the weights (a
+  // blend resets every node any layer animates), so the rest copy is skipped.
+  bool from_rest = true;
+  RigPose output;
+
+  bool validate() const noexcept;
+  bool run() const noexcept;
+};
+
+// Adds one layer to a weighted blend of local poses (docs/spec.md §3 "Pose"): translations,
+// scales and morph weights as weighted sums, rotations as a sum sign-aligned to the first
+// layer's (q and -q are one rotation), normalized after the last layer (a normalized linear
+// blend: order-independent and exact for one layer). Run it once per layer, `first` on the
+// first (which overwrites `output`), `last` on the last; only `nodes` are blended (every node
+// in [0, output size) when empty), the morph weights always all.
+struct BlendJob {
+  RigPose layer;                           // read only
+  float weight = 0.0f;                     // finite
+  bool first = false;
+  bool last = false;
+  std::span<const std::uint32_t> nodes;
+  // The first layer's rotations, node-indexed; read by the later layers (unused by the first).
+  std::span<const glm::quat> reference;
+  RigPose output;
+
+  bool validate() const noexcept;
+  bool run() const noexcept;
+};
+
+// world'[n] = world'[parent] × local(n) over the rig (glTF 2.0 §3.5.2–3.5.3), in the rig's frame
+// (roots: frame × local): local(n) = T × R × S of the input where mark[n] == stamp, else the
+// rest local transform; a node with no marked node on its chain takes its rest world.
+struct LocalToModelJob {
+  const Rig* rig = nullptr;
+  std::span<const glm::vec3> translations;
+  std::span<const glm::quat> rotations;
+  std::span<const glm::vec3> scales;
+  std::span<const std::uint32_t> mark;
+  std::uint32_t stamp = 0;
+  std::span<std::uint8_t> moved;           // scratch, node_count()
+  std::span<Affine> output;                // node_count()
+
+  bool validate() const noexcept;
+  bool run() const noexcept;
+};
+
+// The joint palette of one rig skin from the model-space pose (RigSkin): 3 rows per joint,
+// written to `output` (16-byte aligned rows are written with non-temporal stores).
+struct PaletteJob {
+  const Rig* rig = nullptr;
+  std::uint32_t skin = 0;                  // index into rig->skins
+  std::span<const Affine> world;           // LocalToModelJob::output
+  std::span<glm::vec4> output;             // 3 × joints.size()
+
+  bool validate() const noexcept;
+  bool run() const noexcept;
+};
+
+// Name of the affine kernel set the jobs use: "avx2+fma" where the CPU has both, else "sse2"
+// (GLTF_CROWD_SIMD=sse2 forces it). The two differ in the last bits (FMA rounds once).
+const char* affine_kernel_name() noexcept;
+
+}  // namespace gltf_crowd
+GLTF_CROWD_API_END

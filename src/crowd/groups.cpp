@@ -1,0 +1,155 @@
+// Primitive groups and node streams (docs/spec.md §5, §7): one stream per drawn node, and one
+// group per (node, level, primitive) reading its source node's stream. Built when the crowd is
+// constructed or LOD is first enabled, never per frame.
+#include <algorithm>
+
+#include "crowd/pack.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+// The stream of `node`, added when the crowd does not pack it yet.
+std::uint32_t stream_of(Crowd::State& st, std::uint32_t node) {
+  const auto it = std::find_if(st.streams.begin(), st.streams.end(), [&](const NodeStream& s) { return s.node == node; });
+  if (it != st.streams.end()) return static_cast<std::uint32_t>(it - st.streams.begin());
+  const Asset& asset = st.asset;
+  NodeStream stream;
+  stream.node = node;
+  if (asset.nodes[node].skin >= 0)
+    stream.joint_count = static_cast<std::uint32_t>(asset.skins[static_cast<std::size_t>(asset.nodes[node].skin)].joints.size());
+  stream.weight_stride = (asset.weight_counts[node] + 3u) / 4u * 4u;
+  st.streams.push_back(std::move(stream));
+  return static_cast<std::uint32_t>(st.streams.size() - 1);
+}
+
+// One group drawing primitive `primitive` of `mesh` (on `node`, at `level`) for `source`'s stream.
+PrimitiveGroup& add_group(Crowd::State& st, std::uint32_t source, std::uint32_t node, std::uint32_t mesh,
+                          std::uint32_t primitive, std::uint32_t level) {
+  const Primitive& prim = st.asset.meshes[mesh].primitives[primitive];
+  PrimitiveGroup group;
+  group.node = node;
+  group.source_node = source;
+  group.mesh = mesh;
+  group.primitive = primitive;
+  group.level = level;
+  group.stream = stream_of(st, source);
+  group.index_count = static_cast<std::uint32_t>(prim.indices.size());
+  group.triangle_count = triangle_count(prim.mode, prim.indices.size());
+  group.joint_count = prim.joints0.empty() ? 0 : st.streams[group.stream].joint_count;
+  group.palette_kind = group.joint_count > 0 ? PaletteKind::skinned : PaletteKind::rigid;
+  group.instances.reserve(st.capacity);
+  st.groups.push_back(std::move(group));
+  return st.groups.back();
+}
+
+// TEMPORARY until Asset::drawn_nodes lands.
+std::vector<std::uint32_t> drawn_nodes_of(const Asset& asset) {
+  std::vector<std::uint32_t> out;
+  std::vector<std::uint32_t> stack(asset.scene_roots.rbegin(), asset.scene_roots.rend());
+  while (!stack.empty()) {
+    const std::uint32_t n = stack.back();
+    stack.pop_back();
+    const Node& node = asset.nodes[n];
+    if (!node.visible) continue;
+    for (auto it = node.children.rbegin(); it != node.children.rend(); ++it) stack.push_back(*it);
+    if (node.mesh >= 0) out.push_back(n);
+  }
+  return out;
+}
+
+}  // namespace
+
+void build_groups(Crowd::State& st) {
+  const Asset& asset = st.asset;
+  for (std::uint32_t n : drawn_nodes_of(asset)) {
+    const auto mesh = static_cast<std::uint32_t>(asset.nodes[n].mesh);
+    stream_of(st, n);  // a mesh without primitives still packs its node
+    for (std::uint32_t p = 0; p < asset.meshes[mesh].primitives.size(); ++p) add_group(st, n, n, mesh, p, 0);
+  }
+}
+
+void prepare_lod_levels(Crowd::State& st) {
+  LodState& lod = st.lod;
+  lod.model = build_lod_model(st.asset, lod.options);
+  lod.configured = true;
+  st.groups.clear();
+  lod.group_primitive.clear();
+  for (const LodSourceNode& source : lod.model.sources) {
+    for (std::size_t l = 0; l < source.levels.size(); ++l) {
+      const LodNodeLevel& level = source.levels[l];
+      for (const LodPrimitive& p : level.primitives) {
+        PrimitiveGroup& group = add_group(st, source.node, level.node, static_cast<std::uint32_t>(level.mesh), p.primitive,
+                                          static_cast<std::uint32_t>(l));
+        group.index_count = p.index_count;
+        group.triangle_count = p.triangle_count;
+        lod.group_primitive.push_back(&p);
+      }
+    }
+  }
+}
+
+void index_lod_groups(Crowd::State& st) {
+  LodState& lod = st.lod;
+  const auto& groups = st.groups;
+  lod.plain_slots = kNoBand;
+  const std::uint32_t levels = lod.configured ? lod.model.level_count : 1;
+  lod.level_groups.assign(levels, {});
+  lod.group_primitive.resize(groups.size(), nullptr);
+  if (lod.configured) {
+    lod.level_indices = lod.model.level_indices;
+    lod.level_triangles = lod.model.level_triangles;
+    // Per source node, the highest level it has; an actor below it draws that level.
+    for (std::uint32_t l = 0; l < levels; ++l) {
+      for (std::uint32_t g = 0; g < groups.size(); ++g) {
+        std::uint32_t own = 0;
+        for (const LodSourceNode& s : lod.model.sources)
+          if (s.node == groups[g].source_node) own = static_cast<std::uint32_t>(s.levels.size() - 1);
+        if (groups[g].level == std::min(l, own)) lod.level_groups[l].push_back(g);
+      }
+    }
+    return;
+  }
+  lod.level_indices.assign(1, 0);
+  lod.level_triangles.assign(1, 0);
+  for (std::uint32_t g = 0; g < groups.size(); ++g) {
+    lod.level_groups[0].push_back(g);
+    lod.level_indices[0] += groups[g].index_count;
+    lod.level_triangles[0] += groups[g].triangle_count;
+  }
+}
+
+void compile_streams(Crowd::State& st) {
+  const Asset& asset = st.asset;
+  std::vector<std::uint32_t> drawn;
+  for (const NodeStream& s : st.streams) drawn.push_back(s.node);
+  st.draw.rig = build_rig(asset, drawn);
+  st.draw.clips = build_clip_tracks(asset, st.draw.rig);
+  st.draw.max_timelines = 0;
+  for (const ClipTracks& c : st.draw.clips) st.draw.max_timelines = std::max(st.draw.max_timelines, c.timelines.size());
+  for (std::size_t s = 0; s < st.streams.size(); ++s) st.streams[s].palette_stream = st.draw.rig.drawn[s].palette_owner;
+  make_workers(st);
+  resize_streams(st);
+}
+
+void resize_streams(Crowd::State& st) {
+  const std::size_t capacity = st.capacity;
+  for (std::size_t i = 0; i < st.streams.size(); ++i) {
+    NodeStream& s = st.streams[i];
+    s.transforms.resize(capacity * 3);
+    if (s.palette_stream == i) s.palette.resize(capacity * s.joint_count * 3);
+    s.weights.resize(capacity * s.weight_stride);
+  }
+  for (PrimitiveGroup& g : st.groups) g.instances.reserve(capacity);
+  st.lod.resize(capacity);
+  st.weights.resize(capacity * st.asset.total_weights);
+  st.due.resize(capacity);
+  st.stale.resize(capacity);
+  st.packed_frame.resize(capacity);
+  st.packed_generation.resize(capacity);
+  st.slot_key.reserve(capacity);
+  st.ids.reserve(capacity);
+  st.playback.reserve(capacity);
+  st.placements.reserve(capacity);
+}
+
+}  // namespace gltf_crowd

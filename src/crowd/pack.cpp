@@ -1,0 +1,135 @@
+// One actor's evaluation (docs/spec.md §3 "Pose", §4; glTF 2.0 §3.5.3, §3.7.3, Appendix C): the
+// jobs of jobs.hpp over a worker's scratch, touching only the nodes the actor's clips animate,
+// then the palettes straight into the packed arrays and the instance rows of every stream.
+#include "crowd/pack.hpp"
+
+#include <algorithm>
+
+#include "crowd/frame_timer.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+// A crossfade: every contributor's pose is its clip over the rest pose; the blend is their
+// weighted sum with rotations sign-aligned to the first contributor, then normalized.
+void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playback& p, Scratch& s) noexcept {
+  const Rig& rig = compiled.rig;
+  // The first contributor is blended even at weight 0 (a fade's first frame): it is the sign
+  // reference the spec names.
+  const auto used = [&p](std::uint32_t i) { return i == 0 || p.contributors[i].weight > 0.0f; };
+  s.touched.clear();
+  std::uint32_t last = 0;
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    if (!used(i)) continue;
+    last = i;
+    for (std::uint32_t a : compiled.clips[p.contributors[i].clip].animated) {
+      if (s.mark[a] == s.stamp) continue;
+      s.mark[a] = s.stamp;
+      s.touched.push_back(a);
+    }
+  }
+  const RigPose one{s.one_translations, s.one_rotations, s.one_scales, s.one_weights};
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    if (!used(i)) continue;
+    ContributorState& c = p.contributors[i];
+    for (std::uint32_t a : s.touched) {  // nodes another contributor animates are at rest in this one
+      s.one_translations[a] = rig.rest_translation[a];
+      s.one_rotations[a] = rig.rest_rotation[a];
+      s.one_scales[a] = rig.rest_scale[a];
+    }
+    std::copy(rig.rest_weights.begin(), rig.rest_weights.end(), s.one_weights.begin());
+    SampleJob sample{&rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys,
+                     s.mark, s.stamp, false, one};
+    sample.run();
+    if (i == 0)
+      for (std::uint32_t a : s.touched) s.reference[a] = s.one_rotations[a];
+    BlendJob blend{one, c.weight, i == 0, i == last, s.touched, s.reference, s.pose()};
+    blend.run();
+  }
+}
+
+}  // namespace
+
+Scratch::Scratch(const CompiledRig& compiled)
+    : translations(compiled.rig.node_count()), scales(compiled.rig.node_count()), rotations(compiled.rig.node_count()),
+      one_translations(compiled.rig.node_count()), one_scales(compiled.rig.node_count()),
+      one_rotations(compiled.rig.node_count()), reference(compiled.rig.node_count()),
+      weights(compiled.rig.rest_weights.size()), one_weights(compiled.rig.rest_weights.size()),
+      mark(compiled.rig.node_count(), 0), moved(compiled.rig.node_count(), 0), keys(compiled.max_timelines),
+      world(compiled.rig.node_count()) {
+  touched.reserve(compiled.rig.node_count());
+}
+
+void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playback& p, Scratch& s) noexcept {
+  if (++s.stamp == 0) {  // wrapped after 2^32 evaluations on this thread: clear old marks
+    std::fill(s.mark.begin(), s.mark.end(), 0u);
+    s.stamp = 1;
+  }
+  if (p.count > 1) return blend_contributors(asset, compiled, p, s);
+  if (p.count == 0) {
+    std::copy(compiled.rig.rest_weights.begin(), compiled.rig.rest_weights.end(), s.weights.begin());
+    return;
+  }
+  ContributorState& c = p.contributors[0];
+  SampleJob sample{&compiled.rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys,
+                   s.mark, s.stamp, true, s.pose()};
+  sample.run();
+}
+
+void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed) noexcept {
+  const Asset& asset = st.asset;
+  const Rig& rig = st.draw.rig;
+  StageClock clock(timed);
+  evaluate_local_pose(asset, st.draw, st.playback[slot], s);
+  clock.lap(s.ticks[0]);
+  LocalToModelJob{&rig, s.translations, s.rotations, s.scales, s.mark, s.stamp, s.moved, s.world}.run();
+  clock.lap(s.ticks[1]);
+  for (std::uint32_t k = 0; k < rig.skins.size(); ++k) {
+    NodeStream& stream = st.streams[rig.skins[k].drawn];
+    const std::size_t rows = std::size_t{stream.joint_count} * 3;
+    PaletteJob{&rig, k, s.world, std::span(stream.palette).subspan(std::size_t{slot} * rows, rows)}.run();
+  }
+  clock.lap(s.ticks[2]);
+  const Affine placement = to_affine(st.placements[slot]);
+  const Affine framed_placement = rig.framed ? placement * rig.unframe : placement;
+  const std::size_t tw = asset.total_weights;
+  std::copy_n(s.weights.begin(), tw, st.weights.begin() + slot * tw);
+  for (std::size_t d = 0; d < st.streams.size(); ++d) {
+    NodeStream& stream = st.streams[d];
+    const RigDrawn& drawn = rig.drawn[d];
+    Affine* instance = reinterpret_cast<Affine*>(stream.transforms.data() + std::size_t{slot} * 3);
+    const Affine& model = s.world[drawn.node];
+    switch (drawn.rule) {
+      case InstanceRule::rigid: *instance = framed_placement * model; break;
+      case InstanceRule::static_mesh:
+        *instance = placement * rig.skins[static_cast<std::size_t>(drawn.skin)].mesh_world;
+        break;
+      case InstanceRule::animated_mesh:  // a singular world: the palette carries it (PaletteJob)
+        *instance = abs_determinant(model) > 1e-12f ? framed_placement * model : framed_placement;
+        break;
+    }
+    if (stream.weight_stride > 0) {
+      float* out = stream.weights.data() + std::size_t{slot} * stream.weight_stride;
+      std::copy_n(s.weights.begin() + drawn.weight_offset, drawn.weight_count, out);
+      std::fill(out + drawn.weight_count, out + stream.weight_stride, 0.0f);
+    }
+  }
+  st.stale[slot] = 0;
+  st.packed_frame[slot] = st.frames;
+  st.packed_generation[slot] = st.generation;
+  clock.lap(s.ticks[3]);
+}
+
+void prefetch_rows(const Crowd::State& st, std::uint32_t slot) noexcept {
+  // The next actor's instance rows, one 48-byte row in each of the streams' arrays: fetched for
+  // writing while this actor is evaluated, so the stores of its packing do not wait for them.
+  // (Palette rows need no fetch: they are written with non-temporal stores.)
+  for (const NodeStream& stream : st.streams) {
+    const auto* row = reinterpret_cast<const char*>(stream.transforms.data() + std::size_t{slot} * 3);
+    __builtin_prefetch(row, 1);
+    __builtin_prefetch(row + 47, 1);
+  }
+  __builtin_prefetch(&st.playback[slot], 1);
+}
+
+}  // namespace gltf_crowd

@@ -1,0 +1,50 @@
+// Evaluating one actor into the packed streams: the anim jobs (sample, blend, local-to-model,
+// palette) over a worker's scratch, then the instance transforms and morph weights.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "crowd/state.hpp"
+#include "gltf_crowd/jobs.hpp"
+
+namespace gltf_crowd {
+
+// Evaluation scratch of one worker thread for one rig; sized once, reused every frame. Only
+// nodes marked with the current `stamp` hold a sampled pose (jobs.hpp).
+struct Scratch {
+  explicit Scratch(const CompiledRig& compiled);
+  std::vector<glm::vec3> translations, scales;  // the blended local pose
+  std::vector<glm::quat> rotations;
+  std::vector<glm::vec3> one_translations, one_scales;  // one contributor of a crossfade
+  std::vector<glm::quat> one_rotations;
+  std::vector<glm::quat> reference;  // the first contributor's rotations: the blend's sign reference
+  std::vector<float> weights, one_weights;  // morph weights, Asset::weight_offsets layout
+  std::vector<std::uint32_t> mark;   // per rig node: == stamp when animated this evaluation
+  std::uint32_t stamp = 0;
+  std::vector<std::uint8_t> moved;   // per rig node (LocalToModelJob)
+  std::vector<std::uint32_t> touched;  // rig nodes marked this evaluation (crossfades)
+  std::vector<KeyPosition> keys;     // per timeline of the clip being sampled
+  std::vector<Affine> world;         // world' per rig node
+  // Time-stamp ticks of this update per stage (sampling, hierarchy, palettes, packing) over the
+  // timed sample of actors (frame_timer.hpp).
+  std::array<std::uint64_t, 4> ticks{};
+  std::uint64_t chunk_ticks = 0;
+
+  RigPose pose() noexcept { return {translations, rotations, scales, weights}; }
+};
+
+// Blends the actor's contributors into scratch's local pose (the rest pose when it has none)
+// with SampleJob and BlendJob; sampled nodes get a new stamp. Advances the contributors' key
+// cursors (read-back passes a copy of the playback).
+void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playback& p, Scratch& s) noexcept;
+
+// Evaluates the pose of one slot and packs it into every stream, stamping it with the current
+// generation. `timed` adds each stage's ticks to scratch.ticks.
+void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed = false) noexcept;
+
+// Prefetches a slot's instance rows and playback ahead of its evaluation.
+void prefetch_rows(const Crowd::State& st, std::uint32_t slot) noexcept;
+
+}  // namespace gltf_crowd

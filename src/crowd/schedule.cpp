@@ -1,0 +1,94 @@
+// The crowd's frame (docs/architecture.md "One frame"): clocks, LOD classification, the
+// update-rate schedule, then the parallel loop that runs the anim jobs for every due slot into
+// the packed streams. The only file of the crowd that sees oneTBB.
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include "crowd/frame_timer.hpp"
+#include "crowd/pack.hpp"
+
+namespace gltf_crowd {
+
+// update() runs in the crowd's own arena, so a worker's slot index (current_thread_index) picks
+// its scratch; all of them are built with the rig, none lazily inside a frame. Calls outside
+// update (controls, add_actors) run on the caller's thread and use scratch[0].
+struct WorkerPool {
+  tbb::task_arena arena;
+  std::vector<Scratch> scratch;
+};
+
+// Here, where WorkerPool is complete.
+Crowd::State::State(const Asset& a) : asset(a) {}
+Crowd::State::~State() = default;
+
+void make_workers(Crowd::State& st) {
+  if (!st.workers) {
+    st.workers = std::make_unique<WorkerPool>();
+    st.workers->arena.initialize();
+  }
+  WorkerPool& pool = *st.workers;
+  pool.scratch.clear();
+  for (int i = 0; i < pool.arena.max_concurrency(); ++i) pool.scratch.emplace_back(st.draw);
+}
+
+void evaluate_now(Crowd::State& st, std::uint32_t slot) { evaluate_now(st, std::span(&slot, 1)); }
+
+void evaluate_now(Crowd::State& st, std::span<const std::uint32_t> slots) {
+  ++st.generation;
+  for (std::uint32_t slot : slots) evaluate_slot(st, slot, st.workers->scratch[0]);
+}
+
+void run_update(Crowd::State& st, float delta_seconds) {
+  const Asset& asset = st.asset;
+  const FrameTimer timer;
+  ++st.frames;
+  ++st.generation;
+  // Advance every clock (serial and cheap): clocks stay exact whether or not the pose is
+  // evaluated this frame.
+  const auto n = static_cast<std::uint32_t>(st.size());
+  for (std::uint32_t slot = 0; slot < n; ++slot)
+    if (advance_playback(asset, st.playback[slot], delta_seconds)) st.stale[slot] = 1;
+  // Levels follow the camera, placements and clips of this frame (docs/spec.md §7).
+  refresh_instances(st);
+  std::uint32_t evaluated = 0, deferred = 0;
+  for (std::uint32_t slot = 0; slot < n; ++slot) {
+    st.due[slot] = st.stale[slot] && scheduled(st, slot);
+    evaluated += st.due[slot];
+    deferred += st.stale[slot] && !st.due[slot];
+  }
+  WorkerPool& pool = *st.workers;
+  for (Scratch& s : pool.scratch) {
+    s.ticks = {};
+    s.chunk_ticks = 0;
+  }
+  // Evaluate in parallel chunks; each task writes only its own slots, so results do not depend
+  // on the thread count. Actors not advanced this frame keep their packed rows. Every 4th slot
+  // is timed per stage (frame_timer.hpp).
+  pool.arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, 32), [&](const tbb::blocked_range<std::uint32_t>& range) {
+      Scratch& scratch = pool.scratch[static_cast<std::size_t>(tbb::this_task_arena::current_thread_index())];
+      const std::uint64_t start = ticks();
+      for (std::uint32_t slot = range.begin(); slot != range.end(); ++slot) {
+        if (slot + 1 < n) prefetch_rows(st, slot + 1);
+        if (st.due[slot]) evaluate_slot(st, slot, scratch, (slot & 3u) == 0);
+      }
+      scratch.chunk_ticks += ticks() - start;
+    });
+  });
+  std::array<std::uint64_t, 4> stage{};
+  std::uint64_t chunks = 0;
+  for (const Scratch& s : pool.scratch) {
+    for (std::size_t i = 0; i < 4; ++i) stage[i] += s.ticks[i];
+    chunks += s.chunk_ticks;
+  }
+  timer.finish(stage, chunks, st.stats);
+  st.stats.actors_evaluated = evaluated;
+  st.stats.actors_deferred = deferred;
+  std::uint64_t bytes_per_actor = 0;
+  for (const NodeStream& s : st.streams)
+    bytes_per_actor += 48ull * (1 + (s.palette.empty() ? 0 : s.joint_count)) + 4ull * s.weight_stride;
+  st.stats.packed_bytes = bytes_per_actor * evaluated;
+}
+
+}  // namespace gltf_crowd

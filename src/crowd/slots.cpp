@@ -1,0 +1,183 @@
+// Actors and slots (docs/spec.md §5): adding validates a whole batch before anything changes,
+// then assigns stable keys and dense slots; removal moves the last slot into the hole.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "crowd/state.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+bool is_finite(const glm::mat4& m) {
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r)
+      if (!std::isfinite(m[c][r])) return false;
+  return true;
+}
+
+std::string clip_list(const Asset& asset) {
+  std::string names;
+  for (std::size_t i = 0; i < asset.clips.size(); ++i)
+    names += (i ? ", " : "") + (asset.clips[i].name.empty() ? fmt::format("#{}", i) : asset.clips[i].name);
+  return names.empty() ? "none" : names;
+}
+
+}  // namespace
+
+std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
+  State& st = live();
+  const Asset& asset = *asset_;
+  if (st.size() + options.size() > st.capacity)
+    throw Error("add_actors", "capacity_exceeded",
+                fmt::format("{} actors + {} new exceed capacity {}", st.size(), options.size(), st.capacity));
+  // Validate everything first; nothing changes on error.
+  std::vector<std::string> ids(options.size());
+  std::vector<std::uint32_t> clips(options.size(), 0);
+  std::unordered_map<std::string, std::size_t> batch_ids;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    const ActorOptions& o = options[i];
+    const std::string path = fmt::format("add_actors[{}]", i);
+    if (o.id.size() > kMaxIdLength)
+      throw Error(path + ".id", "id_length", fmt::format("id of {} bytes exceeds {}", o.id.size(), kMaxIdLength));
+    if (!o.id.empty()) {
+      if (st.key_of_id.contains(o.id)) throw Error(path + ".id", "duplicate_id", fmt::format("id \"{}\" is already used", o.id));
+      if (!batch_ids.emplace(o.id, i).second)
+        throw Error(path + ".id", "duplicate_id", fmt::format("id \"{}\" appears twice in the batch", o.id));
+    }
+    if (!o.clip.empty()) {
+      const int clip = asset.find_clip(o.clip);
+      if (clip < 0)
+        throw Error(path + ".clip", "unknown_clip",
+                    fmt::format("no clip named \"{}\"; available: {}", o.clip, clip_list(asset)));
+      clips[i] = static_cast<std::uint32_t>(clip);
+    }
+    if (o.time && !std::isfinite(*o.time)) throw Error(path + ".time", "not_finite", "the time must be finite");
+    if (!std::isfinite(o.speed)) throw Error(path + ".speed", "not_finite", "the speed must be finite");
+    if (o.loop != LoopMode::once && o.loop != LoopMode::repeat && o.loop != LoopMode::ping_pong)
+      throw Error(path + ".loop", "loop_mode", fmt::format("{} is not a loop mode", static_cast<int>(o.loop)));
+    // A finite phase whose time overflows would make the clock infinite and every time NaN.
+    const float duration = asset.clips.empty() ? 0.0f : asset.clips[clips[i]].duration_seconds;
+    if (!std::isfinite(o.phase) || !std::isfinite(o.phase * duration))
+      throw Error(path + ".phase", "not_finite", "the phase and phase × duration must be finite");
+    if (!is_finite(o.transform)) throw Error(path + ".transform", "not_finite", "the placement must be finite");
+  }
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    if (!options[i].id.empty()) {
+      ids[i] = options[i].id;
+      continue;
+    }
+    do ids[i] = fmt::format("actor-{}", st.next_auto_id++);
+    while (st.key_of_id.contains(ids[i]) || batch_ids.contains(ids[i]));
+  }
+  // Commit.
+  std::vector<Actor> handles;
+  handles.reserve(options.size());
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    const ActorOptions& o = options[i];
+    std::uint32_t key;
+    if (!st.free_keys.empty()) {
+      key = st.free_keys.back();
+      st.free_keys.pop_back();
+    } else {
+      key = static_cast<std::uint32_t>(st.key_slot.size());
+      st.key_slot.push_back(kNoSlot);
+      st.key_generation.push_back(0);
+    }
+    const auto slot = static_cast<std::uint32_t>(st.size());
+    st.key_slot[key] = slot;
+    st.slot_key.push_back(key);
+    st.ids.push_back(ids[i]);
+    st.key_of_id.emplace(ids[i], key);
+    st.lod.add_actor(key);
+    Playback p;
+    p.speed = o.speed;
+    p.loop = o.loop;
+    p.repetitions = o.repetitions;
+    p.paused = !o.playing;
+    if (!asset.clips.empty()) {
+      const float duration = asset.clips[clips[i]].duration_seconds;
+      switch_clip(asset, p, clips[i], o.time ? *o.time : o.phase * duration);
+    }
+    st.playback.push_back(p);
+    st.placements.push_back(o.transform);
+    handles.push_back(Actor(link_, key, st.key_generation[key]));
+  }
+  refresh_instances(st);
+  std::vector<std::uint32_t> slots(options.size());
+  for (std::size_t i = 0; i < slots.size(); ++i) slots[i] = static_cast<std::uint32_t>(st.size() - options.size() + i);
+  evaluate_now(st, slots);
+  return handles;
+}
+
+Actor Crowd::add_actor(const ActorOptions& options) { return add_actors(std::span(&options, 1)).front(); }
+
+std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
+  State& st = live();
+  std::size_t removed = 0;
+  for (const std::string& id : ids) {
+    const auto it = st.key_of_id.find(id);
+    if (it == st.key_of_id.end()) continue;
+    const std::uint32_t key = it->second;
+    const std::uint32_t slot = st.key_slot[key];
+    const auto last = static_cast<std::uint32_t>(st.size() - 1);
+    if (slot != last) {  // move the last actor into the hole: one copy per stream
+      const std::uint32_t moved_key = st.slot_key[last];
+      st.slot_key[slot] = moved_key;
+      st.key_slot[moved_key] = slot;
+      st.ids[slot] = std::move(st.ids[last]);
+      st.playback[slot] = st.playback[last];
+      st.placements[slot] = st.placements[last];
+      st.stale[slot] = st.stale[last];
+      st.packed_frame[slot] = st.packed_frame[last];
+      st.packed_generation[slot] = st.generation + 1;  // its rows moved: upload them again
+      const std::size_t tw = asset_->total_weights;
+      std::copy_n(st.weights.begin() + last * tw, tw, st.weights.begin() + slot * tw);
+      for (NodeStream& s : st.streams) {
+        std::copy_n(s.transforms.begin() + last * 3, 3, s.transforms.begin() + slot * 3);
+        if (!s.palette.empty()) {
+          const std::size_t pj = std::size_t{s.joint_count} * 3;
+          std::copy_n(s.palette.begin() + last * pj, pj, s.palette.begin() + slot * pj);
+        }
+        std::copy_n(s.weights.begin() + last * s.weight_stride, s.weight_stride, s.weights.begin() + slot * s.weight_stride);
+      }
+    }
+    st.slot_key.pop_back();
+    st.ids.pop_back();
+    st.playback.pop_back();
+    st.placements.pop_back();
+    st.key_of_id.erase(it);
+    st.key_slot[key] = kNoSlot;
+    ++st.key_generation[key];
+    st.free_keys.push_back(key);
+    ++removed;
+  }
+  if (removed > 0) {
+    ++st.generation;
+    refresh_instances(st);
+  }
+  return removed;
+}
+
+bool Crowd::remove_actor(std::string_view id) {
+  const std::string ids[1] = {std::string(id)};
+  return remove_actors(ids) == 1;
+}
+
+std::optional<Actor> Crowd::find_actor(std::string_view id) const {
+  const State& st = live();
+  const auto it = st.key_of_id.find(std::string(id));
+  if (it == st.key_of_id.end()) return std::nullopt;
+  return Actor(link_, it->second, st.key_generation[it->second]);
+}
+
+std::vector<Actor> Crowd::actors() const {
+  const State& st = live();
+  std::vector<Actor> out;
+  out.reserve(st.size());
+  for (std::uint32_t key : st.slot_key) out.push_back(Actor(link_, key, st.key_generation[key]));
+  return out;
+}
+
+}  // namespace gltf_crowd

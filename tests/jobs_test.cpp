@@ -1,0 +1,246 @@
+// The anim runtime (rig.hpp, jobs.hpp) against the scalar implementations of scalar_pose.hpp:
+// the rig keeps the nodes the glTF skinning rules need, parents first; SampleJob, BlendJob,
+// LocalToModelJob and PaletteJob give what the specification's formulas give; invalid spans
+// are refused without writing.
+#include <cmath>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gltf_crowd/default_character.hpp"
+#include "gltf_crowd/jobs.hpp"
+#include "scalar_pose.hpp"
+#include "test_support.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+void expect_mat_near(const glm::mat4& got, const glm::mat4& want, float tolerance, const std::string& what) {
+  for (int c = 0; c < 4; ++c)
+    for (int r = 0; r < 4; ++r)
+      ASSERT_NEAR(got[c][r], want[c][r], tolerance * (1.0f + std::abs(want[c][r]))) << what << " [" << c << "][" << r << "]";
+}
+
+// Mesh nodes of the default scene, depth-first (what a crowd draws).
+std::vector<std::uint32_t> mesh_nodes(const Asset& asset) {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t n = 0; n < asset.nodes.size(); ++n)
+    if (asset.nodes[n].mesh >= 0) out.push_back(n);
+  return out;
+}
+
+struct Buffers {
+  explicit Buffers(const Rig& rig, std::size_t timelines)
+      : t(rig.node_count()), r(rig.node_count()), s(rig.node_count()), w(rig.rest_weights.size()),
+        mark(rig.node_count(), 0), moved(rig.node_count()), keys(timelines), world(rig.node_count()) {}
+  std::vector<glm::vec3> t;
+  std::vector<glm::quat> r;
+  std::vector<glm::vec3> s;
+  std::vector<float> w;
+  std::vector<std::uint32_t> mark;
+  std::vector<std::uint8_t> moved;
+  std::vector<KeyPosition> keys;
+  std::vector<Affine> world;
+  RigPose pose() { return {t, r, s, w}; }
+};
+
+class JobsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::vector<std::uint8_t> glb = default_character_glb();
+    asset = std::make_shared<const Asset>(load_asset_from_memory(glb));
+    drawn = mesh_nodes(*asset);
+    rig = build_rig(*asset, drawn);
+    clips = build_clip_tracks(*asset, rig);
+  }
+  std::shared_ptr<const Asset> asset;
+  std::vector<std::uint32_t> drawn;
+  Rig rig;
+  std::vector<ClipTracks> clips;
+};
+
+TEST_F(JobsTest, RigKeepsDrawnNodesJointsAndAncestorsParentsFirst) {
+  std::vector<bool> want(asset->nodes.size(), false);
+  const auto up = [&](std::int32_t n) {
+    for (; n >= 0; n = asset->nodes[static_cast<std::size_t>(n)].parent) want[static_cast<std::size_t>(n)] = true;
+  };
+  for (std::uint32_t n : drawn) {
+    up(static_cast<std::int32_t>(n));
+    if (asset->nodes[n].skin >= 0)
+      for (std::uint32_t j : asset->skins[static_cast<std::size_t>(asset->nodes[n].skin)].joints) up(static_cast<std::int32_t>(j));
+  }
+  std::size_t kept = 0;
+  for (std::size_t n = 0; n < asset->nodes.size(); ++n) {
+    EXPECT_EQ(rig.rig_node[n] != kNotInRig, want[n]) << "node " << n;
+    kept += want[n];
+  }
+  ASSERT_EQ(rig.node_count(), kept);
+  for (std::size_t r = 0; r < rig.node_count(); ++r) {
+    EXPECT_EQ(rig.rig_node[rig.asset_node[r]], r);
+    const std::int32_t parent = asset->nodes[rig.asset_node[r]].parent;
+    EXPECT_EQ(rig.parent[r], parent < 0 ? -1 : static_cast<std::int32_t>(rig.rig_node[static_cast<std::size_t>(parent)]));
+    EXPECT_LT(rig.parent[r], static_cast<std::int32_t>(r));
+    // The framed rest world is frame × the rest world the parent chain gives.
+    const glm::mat4 world = test::scalar_world(*asset, test::scalar_rest_pose(*asset), static_cast<std::int32_t>(rig.asset_node[r]));
+    expect_mat_near(to_mat4(rig.rest_world[r]), to_mat4(rig.frame) * world, 1e-5f, "rest world");
+  }
+  ASSERT_EQ(rig.drawn.size(), drawn.size());
+  const Rig full = build_rig(*asset, {}, {.all_nodes = true, .frame = false});
+  EXPECT_EQ(full.node_count(), asset->nodes.size());
+  EXPECT_FALSE(full.framed);
+}
+
+TEST_F(JobsTest, SampleJobMatchesScalarSampling) {
+  for (std::size_t c = 0; c < asset->clips.size(); ++c) {
+    const Clip& clip = asset->clips[c];
+    Buffers b(rig, clips[c].timelines.size());
+    std::vector<std::uint16_t> cursors(clips[c].timelines.size(), 0);
+    std::uint32_t stamp = 0;
+    // Forward steady playback (cursor hints), past the end, and a seek back.
+    for (const float t : {0.0f, 0.07f, 0.31f, 0.55f, clip.duration_seconds * 0.9f, clip.duration_seconds + 1.0f, 0.2f}) {
+      ++stamp;
+      const SampleJob job{&rig, &clips[c], t, cursors, b.keys, b.mark, stamp, true, b.pose()};
+      ASSERT_TRUE(job.run());
+      const test::ScalarPose want = test::scalar_clip_pose(*asset, clip, t);
+      for (std::size_t r = 0; r < rig.node_count(); ++r) {
+        const std::uint32_t n = rig.asset_node[r];
+        if (b.mark[r] != stamp) continue;  // unmarked nodes are at rest: checked below
+        for (int i = 0; i < 3; ++i) {
+          ASSERT_NEAR(b.t[r][i], want.translations[n][i], 1e-5f) << clip.name << " t=" << t << " node " << n;
+          ASSERT_NEAR(b.s[r][i], want.scales[n][i], 1e-5f);
+        }
+        ASSERT_NEAR(std::abs(glm::dot(b.r[r], want.rotations[n])), 1.0f, 1e-5f) << clip.name << " t=" << t << " node " << n;
+      }
+      for (std::size_t r = 0; r < rig.node_count(); ++r) {
+        if (b.mark[r] == stamp) continue;
+        const std::uint32_t n = rig.asset_node[r];
+        EXPECT_EQ(want.translations[n], asset->nodes[n].translation) << "a node the clip does not animate moved";
+      }
+      for (std::size_t k = 0; k < b.w.size(); ++k) ASSERT_NEAR(b.w[k], want.weights[k], 1e-5f) << clip.name << " weight " << k;
+    }
+  }
+}
+
+TEST_F(JobsTest, BlendJobIsTheNormalizedSignAlignedWeightedSum) {
+  std::mt19937 rng(3);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const std::size_t n = 6, weights = 3;
+  const std::vector<float> layer_weights{0.5f, 0.3f, 0.2f};
+  std::vector<Buffers> layers;
+  for (std::size_t l = 0; l < layer_weights.size(); ++l) {
+    std::vector<glm::vec3> t(n), s(n);
+    std::vector<glm::quat> r(n);
+    std::vector<float> w(weights);
+    layers.emplace_back(rig, 0);
+    Buffers& b = layers.back();
+    b.t.resize(n);
+    b.r.resize(n);
+    b.s.resize(n);
+    b.w.resize(weights);
+    for (std::size_t i = 0; i < n; ++i) {
+      b.t[i] = {u(rng), u(rng), u(rng)};
+      b.s[i] = {1 + u(rng) * 0.1f, 1.0f, 1.0f};
+      b.r[i] = glm::normalize(glm::quat(u(rng), u(rng), u(rng), u(rng)));
+      if (l == 2) b.r[i] = -b.r[i];  // opposite sign: must still blend, not cancel
+    }
+    for (float& x : b.w) x = u(rng);
+  }
+  Buffers out(rig, 0);
+  out.t.resize(n);
+  out.r.resize(n);
+  out.s.resize(n);
+  out.w.resize(weights);
+  const std::vector<glm::quat> reference = layers[0].r;  // the sign reference: the first layer
+  for (std::size_t l = 0; l < layers.size(); ++l) {
+    const BlendJob job{layers[l].pose(), layer_weights[l], l == 0, l + 1 == layers.size(), {}, reference, out.pose()};
+    ASSERT_TRUE(job.run());
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    glm::vec3 t(0.0f), s(0.0f);
+    glm::vec4 q(0.0f);
+    const glm::quat& ref = layers[0].r[i];
+    for (std::size_t l = 0; l < layers.size(); ++l) {
+      t += layer_weights[l] * layers[l].t[i];
+      s += layer_weights[l] * layers[l].s[i];
+      const glm::quat& r = layers[l].r[i];
+      const float sign = (r.x * ref.x + r.y * ref.y + r.z * ref.z + r.w * ref.w) < 0.0f ? -1.0f : 1.0f;
+      q += sign * layer_weights[l] * glm::vec4(r.x, r.y, r.z, r.w);
+    }
+    q /= std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_NEAR(out.t[i][c], t[c], 1e-5f);
+      EXPECT_NEAR(out.s[i][c], s[c], 1e-5f);
+    }
+    EXPECT_NEAR(out.r[i].x, q.x, 1e-5f);
+    EXPECT_NEAR(out.r[i].y, q.y, 1e-5f);
+    EXPECT_NEAR(out.r[i].z, q.z, 1e-5f);
+    EXPECT_NEAR(out.r[i].w, q.w, 1e-5f);
+  }
+  for (std::size_t k = 0; k < weights; ++k) {
+    float want = 0.0f;
+    for (std::size_t l = 0; l < layers.size(); ++l) want += layer_weights[l] * layers[l].w[k];
+    EXPECT_NEAR(out.w[k], want, 1e-5f);
+  }
+}
+
+TEST_F(JobsTest, LocalToModelAndPaletteMatchTheSpecFormulas) {
+  const std::size_t c = 1;  // Walking
+  const Clip& clip = asset->clips[c];
+  Buffers b(rig, clips[c].timelines.size());
+  const float t = 0.43f;
+  ASSERT_TRUE((SampleJob{&rig, &clips[c], t, {}, b.keys, b.mark, 1, true, b.pose()}.run()));
+  ASSERT_TRUE((LocalToModelJob{&rig, b.t, b.r, b.s, b.mark, 1, b.moved, b.world}.run()));
+  const test::ScalarPose pose = test::scalar_clip_pose(*asset, clip, t);
+  for (std::size_t r = 0; r < rig.node_count(); ++r) {
+    const glm::mat4 want = to_mat4(rig.frame) * test::scalar_world(*asset, pose, static_cast<std::int32_t>(rig.asset_node[r]));
+    expect_mat_near(to_mat4(b.world[r]), want, 1e-4f, "world' of rig node " + std::to_string(r));
+  }
+  ASSERT_FALSE(rig.skins.empty());
+  for (std::uint32_t k = 0; k < rig.skins.size(); ++k) {
+    const RigSkin& skin = rig.skins[k];
+    const std::uint32_t mesh = drawn[skin.drawn];
+    const Skin& gltf_skin = asset->skins[static_cast<std::size_t>(asset->nodes[mesh].skin)];
+    std::vector<glm::vec4> rows(3 * gltf_skin.joints.size());
+    ASSERT_TRUE((PaletteJob{&rig, k, b.world, rows}.run()));
+    // glTF 2.0 §3.7.3: inverse(world(mesh node)) × world(joint) × IBM, in model space whatever the frame.
+    const glm::mat4 inverse_mesh = glm::inverse(test::scalar_world(*asset, pose, static_cast<std::int32_t>(mesh)));
+    for (std::size_t j = 0; j < gltf_skin.joints.size(); ++j) {
+      const glm::mat4 want = inverse_mesh * test::scalar_world(*asset, pose, static_cast<std::int32_t>(gltf_skin.joints[j])) *
+                             gltf_skin.inverse_bind_matrices[j];
+      Affine got;
+      for (int i = 0; i < 3; ++i) got.rows[i] = rows[3 * j + static_cast<std::size_t>(i)];
+      expect_mat_near(to_mat4(got), want, 1e-4f, "palette joint " + std::to_string(j));
+    }
+  }
+  // Equal palettes are shared: every drawn skinned node names an owner whose skin it uses.
+  for (std::size_t d = 0; d < rig.drawn.size(); ++d) {
+    if (rig.drawn[d].skin < 0) continue;
+    EXPECT_EQ(rig.skins[static_cast<std::size_t>(rig.drawn[d].skin)].drawn, rig.drawn[d].palette_owner);
+    EXPECT_LE(rig.drawn[d].palette_owner, d);
+  }
+}
+
+TEST_F(JobsTest, InvalidSpansAreRefusedWithoutWriting) {
+  Buffers b(rig, clips[0].timelines.size());
+  std::vector<std::uint32_t> short_mark(rig.node_count() - 1, 7);
+  const SampleJob no_rig{nullptr, &clips[0], 0.1f, {}, b.keys, b.mark, 1, true, b.pose()};
+  EXPECT_FALSE(no_rig.validate());
+  EXPECT_FALSE(no_rig.run());
+  const SampleJob short_job{&rig, &clips[0], 0.1f, {}, b.keys, short_mark, 1, true, b.pose()};
+  EXPECT_FALSE(short_job.run());
+  EXPECT_EQ(short_mark, std::vector<std::uint32_t>(rig.node_count() - 1, 7));
+  const SampleJob no_keys{&rig, &clips[0], 0.1f, {}, {}, b.mark, 1, true, b.pose()};
+  EXPECT_FALSE(no_keys.run());
+  EXPECT_FALSE((LocalToModelJob{&rig, b.t, b.r, b.s, b.mark, 1, b.moved, std::span(b.world).first(1)}.run()));
+  std::vector<glm::vec4> rows(2);
+  EXPECT_FALSE((PaletteJob{&rig, 0, b.world, rows}.run()));
+  EXPECT_FALSE((PaletteJob{&rig, static_cast<std::uint32_t>(rig.skins.size()), b.world, rows}.run()));
+  const std::vector<std::uint32_t> out_of_range{static_cast<std::uint32_t>(b.t.size())};
+  std::vector<glm::quat> reference(b.r.size());
+  EXPECT_FALSE((BlendJob{b.pose(), 1.0f, true, true, out_of_range, reference, b.pose()}.run()));
+}
+
+}  // namespace
+}  // namespace gltf_crowd
