@@ -228,6 +228,10 @@ struct Asset {
   glm::mat4 local_matrix(std::uint32_t node) const noexcept;
 };
 
+// The clip names for messages, comma-separated in clip order, an unnamed clip as "#i (unnamed)",
+// "none" without clips: "Idle, Walking, #2 (unnamed)". Every unknown_clip error lists them so.
+std::string clip_name_list(const Asset& asset);
+
 // Loads a .gltf or .glb file (by content: GLB magic "glTF" or JSON).
 // Throws Error naming the JSON path and rule for any malformed or unsupported input (docs/spec.md §2);
 // content that is neither JSON nor GLB (an image renamed .glb) gets rule "not_gltf" with the
