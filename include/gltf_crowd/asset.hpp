@@ -212,6 +212,11 @@ struct Asset {
   // Derived at load, for the animation hot path.
   // Every node exactly once, parents before children (detached nodes included).
   std::vector<std::uint32_t> hierarchy_order;
+  // The nodes a crowd draws: every node with a mesh reachable from scene_roots through visible
+  // nodes (KHR_node_visibility: a hidden node hides its subtree), each once, in depth-first
+  // pre-order with roots and children in file order. MSFT_lod alternatives that are not in the
+  // scene are not included.
+  std::vector<std::uint32_t> drawn_nodes;
   // Per node: first index of its morph weights in an actor's flat weight array, and count
   // (the mesh's target count; 0 without mesh or targets).
   std::vector<std::uint32_t> weight_offsets;

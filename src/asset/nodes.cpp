@@ -83,6 +83,22 @@ std::vector<std::uint32_t> hierarchy_order(const std::vector<Node>& nodes) {
   return order;
 }
 
+// Mesh nodes reachable from `roots` through visible nodes, depth-first pre-order, children in
+// file order (Asset::drawn_nodes). Nodes have one parent and roots are distinct, so each appears once.
+std::vector<std::uint32_t> drawn_nodes(const std::vector<Node>& nodes, const std::vector<std::uint32_t>& roots) {
+  std::vector<std::uint32_t> drawn;
+  std::vector<std::uint32_t> stack(roots.rbegin(), roots.rend());
+  while (!stack.empty()) {
+    const std::uint32_t n = stack.back();
+    stack.pop_back();
+    const Node& node = nodes[n];
+    if (!node.visible) continue;
+    stack.insert(stack.end(), node.children.rbegin(), node.children.rend());
+    if (node.mesh >= 0) drawn.push_back(n);
+  }
+  return drawn;
+}
+
 }  // namespace
 
 std::vector<bool> animated_nodes(const tinygltf::Model& model) {
@@ -202,6 +218,7 @@ void build_nodes(const tinygltf::Model& model, const std::vector<bool>& animated
       asset.scene_roots.push_back(static_cast<std::uint32_t>(root));
     }
   }
+  asset.drawn_nodes = drawn_nodes(asset.nodes, asset.scene_roots);
 }
 
 void build_skins(const tinygltf::Model& model, AccessorReader& accessors, Asset& asset) {

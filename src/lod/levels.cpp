@@ -58,19 +58,10 @@ void check_level_skin(const Asset& asset, std::uint32_t source, std::size_t k) {
   }
 }
 
-// Reachable visible mesh nodes in depth-first scene order (as the crowd draws them), minus the
-// nodes that are another drawn node's MSFT_lod alternative.
+// The drawn nodes (Asset::drawn_nodes, the crowd's order) minus the nodes that are another drawn
+// node's MSFT_lod alternative.
 std::vector<std::uint32_t> source_nodes(const Asset& asset) {
-  std::vector<std::uint32_t> drawn;
-  std::vector<std::uint32_t> stack(asset.scene_roots.rbegin(), asset.scene_roots.rend());
-  while (!stack.empty()) {
-    const std::uint32_t n = stack.back();
-    stack.pop_back();
-    const Node& node = asset.nodes[n];
-    if (!node.visible) continue;
-    stack.insert(stack.end(), node.children.rbegin(), node.children.rend());
-    if (node.mesh >= 0) drawn.push_back(n);
-  }
+  std::vector<std::uint32_t> drawn = asset.drawn_nodes;
   std::vector<bool> alternative(asset.nodes.size(), false);
   for (std::uint32_t n : drawn)
     for (std::uint32_t id : asset.nodes[n].lod_ids) alternative[id] = true;
