@@ -206,7 +206,7 @@ TEST(StudioTool, UnknownClipIsRejectedListingTheClips) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("no clip named \"Nope\""), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("[unknown_clip]"), std::string::npos) << r.output;
-  for (const char* clip : {"'Wave'", "'Dance'", "'Idle'"}) EXPECT_NE(r.output.find(clip), std::string::npos) << r.output;
+  for (const char* clip : {"available: Dance, ", " Idle, ", " Wave, "}) EXPECT_NE(r.output.find(clip), std::string::npos) << r.output;
 }
 
 // The table shows actor ids; select takes one.

@@ -25,15 +25,15 @@ bool is_finite(const glm::mat4& m) noexcept {
   return true;
 }
 
-void throw_not_finite(const std::string& path, std::string_view what) {
-  throw Error(path, Rule::not_finite, fmt::format("{} is not finite", what));
+void throw_not_finite(std::string_view path, std::string_view what) {
+  throw Error(std::string(path), Rule::not_finite, fmt::format("{} is not finite", what));
 }
 
-void check_finite(float value, const std::string& path) {
+void check_finite(float value, std::string_view path) {
   if (!std::isfinite(value)) throw_not_finite(path, fmt::format("{}", value));
 }
 
-void check_finite(const glm::mat4& m, const std::string& path) {
+void check_finite(const glm::mat4& m, std::string_view path) {
   for (int c = 0; c < 4; ++c)
     for (int r = 0; r < 4; ++r)
       if (!std::isfinite(m[c][r])) throw_not_finite(path, fmt::format("entry [{}][{}]", c, r));

@@ -15,12 +15,14 @@ namespace gltf_crowd::detail {
 bool is_finite(const glm::mat4& m) noexcept;
 
 // Throws Error(path, Rule::not_finite, "<what> is not finite"), the one wording of not_finite.
-[[noreturn]] void throw_not_finite(const std::string& path, std::string_view what);
+[[noreturn]] void throw_not_finite(std::string_view path, std::string_view what);
 // Throws as throw_not_finite with the value as `what` ("nan is not finite") unless finite.
-void check_finite(float value, const std::string& path);
+// Allocates nothing when the value is finite (the path is copied only to throw).
+void check_finite(float value, std::string_view path);
 // Throws as throw_not_finite naming the first bad entry ("entry [3][0] is not finite", [column][row])
-// unless every entry of `m` is finite.
-void check_finite(const glm::mat4& m, const std::string& path);
+// unless every entry of `m` is finite. On a hot path whose path string must be built, test
+// is_finite first and build it only to call this.
+void check_finite(const glm::mat4& m, std::string_view path);
 
 // A loading-policy warning (docs/spec.md §2.8) with its rule from the table.
 inline Warning make_warning(std::string path, Rule rule, std::string message) {

@@ -19,8 +19,9 @@ glm::vec4 row(const glm::mat4& m, int r) noexcept { return {m[0][r], m[1][r], m[
 }  // namespace
 
 void validate_lod_view(const LodView& view, std::string_view where) {
-  detail::check_finite(view.view, fmt::format("{}.view", where));
-  detail::check_finite(view.projection, fmt::format("{}.projection", where));
+  // Called every frame: the paths are built only for an error.
+  if (!detail::is_finite(view.view)) detail::check_finite(view.view, fmt::format("{}.view", where));
+  if (!detail::is_finite(view.projection)) detail::check_finite(view.projection, fmt::format("{}.projection", where));
   // Without a y scale (or any inverse) coverage and the frustum planes mean nothing.
   if (view.projection[1][1] == 0.0f || !(std::abs(glm::determinant(view.projection)) > 0.0f))
     throw Error(fmt::format("{}.projection", where), Rule::singular_projection, "the projection matrix is singular");
