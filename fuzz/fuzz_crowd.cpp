@@ -30,6 +30,7 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
+#include "asset/checks.hpp"
 #include "crowd_model.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
@@ -87,12 +88,7 @@ Placement any_placement(FuzzedDataProvider& in) {
   }
 }
 
-bool finite(const glm::mat4& m) {
-  for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r)
-      if (!std::isfinite(m[c][r])) return false;
-  return true;
-}
+using detail::is_finite;
 
 std::string any_id(FuzzedDataProvider& in, const CrowdModel& model) {
   if (!model.ids.empty() && in.ConsumeBool()) return model.ids[in.ConsumeIntegralInRange<std::size_t>(0, model.ids.size() - 1)];
@@ -153,7 +149,7 @@ LodView any_view(FuzzedDataProvider& in) {
 // The rules of validate_lod_view (lod.hpp), restated: a singular projection has no y scale or a
 // determinant that is 0 or NaN (overflowing cofactors).
 bool valid_view(const LodView& v) {
-  return finite(v.view) && finite(v.projection) && v.projection[1][1] != 0.0f &&
+  return is_finite(v.view) && is_finite(v.projection) && v.projection[1][1] != 0.0f &&
          std::abs(glm::determinant(v.projection)) > 0.0f && v.width > 0 && v.height > 0;
 }
 
@@ -279,7 +275,7 @@ class Run {
         } catch (const Error& e) {
           // How many levels generation yields is known only once they are built, so a
           // screen_coverage of another count is rejected here (lod_screen_coverage_count).
-          if (e.rule() == "lod_screen_coverage_count") expected_error_ = true;
+          if (e.rule() == rule_id(Rule::lod_screen_coverage_count)) expected_error_ = true;
           throw;
         }
         lod_enabled_ = enabled;
@@ -339,7 +335,7 @@ class Run {
                  (!o.id.empty() && std::find(batch.begin(), batch.end(), o.id) != batch.end()) || clip < 0 ||
                  (o.time && !std::isfinite(*o.time)) || !std::isfinite(o.speed) || !std::isfinite(o.phase) ||
                  (clip >= 0 && !std::isfinite(o.phase * asset.clips[static_cast<std::size_t>(clip)].duration_seconds)) ||
-                 !valid_loop(o.loop) || !finite(o.transform);
+                 !valid_loop(o.loop) || !is_finite(o.transform);
       batch.push_back(o.id);
     }
     expected_error_ |= invalid;
@@ -420,7 +416,7 @@ class Run {
       case 10: in.ConsumeBool() ? actor.play() : actor.pause(); return expected_error_;
       case 11: {
         const Placement p = any_placement(in);
-        expected_error_ |= !finite(p.matrix);
+        expected_error_ |= !is_finite(p.matrix);
         actor.set_transform(p.matrix);
         if (!p.bounded) unbounded_ = true;
         return expected_error_;
@@ -442,7 +438,7 @@ class Run {
         const auto node = in.ConsumeIntegralInRange<std::uint32_t>(0, static_cast<std::uint32_t>(asset.nodes.size()));
         expected_error_ |= node >= asset.nodes.size();
         const glm::mat4 world = actor.node_world(node);
-        require(unbounded_ || finite(world), "node_world(%u) is not finite", node);
+        require(unbounded_ || is_finite(world), "node_world(%u) is not finite", node);
         return expected_error_;
       }
     }
@@ -550,7 +546,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       Crowd crowd(fuzz::character(), {.capacity = capacity});
       fuzz::require(false, "capacity %zu was accepted", capacity);
     } catch (const Error& e) {
-      fuzz::require(e.rule() == "capacity_range", "capacity %zu: rule %s", capacity, e.rule().c_str());
+      fuzz::require(e.rule() == rule_id(Rule::capacity_range), "capacity %zu: rule %s", capacity, e.rule().c_str());
     }
     return 0;
   }
@@ -569,7 +565,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     run.emplace(capacity, lod);
   } catch (const Error& e) {
     // Valid options, but screen_coverage does not give one threshold per level built.
-    fuzz::require(e.rule() == "lod_screen_coverage_count" && !lod.screen_coverage.empty(),
+    fuzz::require(e.rule() == rule_id(Rule::lod_screen_coverage_count) && !lod.screen_coverage.empty(),
                   "valid LOD options were rejected: %s [%s]", e.what(), e.rule().c_str());
     return 0;
   }

@@ -135,6 +135,7 @@ Asset make_asset(const Input& input) {
   }
   asset.meshes.push_back(Mesh{.name = "m", .primitives = {input.primitive}, .weights = {}, .target_names = {}});
   asset.scene_roots = {0};
+  asset.drawn_nodes = {0};
   for (std::uint32_t n = 0; n < nodes; ++n) asset.hierarchy_order.push_back(n);
   asset.weight_offsets.assign(nodes, 0);
   asset.weight_counts.assign(nodes, 0);

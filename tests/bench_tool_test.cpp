@@ -48,21 +48,15 @@ PackedBytes packed_bytes_per_actor(const Asset& asset) {
   // World at rest and "some ancestor-or-self is animated", parents first.
   std::vector<glm::mat4> world(asset.nodes.size(), glm::mat4(1.0f));
   std::vector<bool> moving(asset.nodes.size(), false);
-  std::vector<std::uint32_t> drawn;
-  std::vector<std::uint32_t> stack(asset.scene_roots.rbegin(), asset.scene_roots.rend());
-  while (!stack.empty()) {
-    const std::uint32_t n = stack.back();
-    stack.pop_back();
+  for (const std::uint32_t n : asset.hierarchy_order) {
     const Node& node = asset.nodes[n];
     const bool root = node.parent < 0;
     world[n] = (root ? glm::mat4(1.0f) : world[static_cast<std::size_t>(node.parent)]) * asset.local_matrix(n);
     moving[n] = animated[n] || (!root && moving[static_cast<std::size_t>(node.parent)]);
-    if (node.mesh >= 0) drawn.push_back(n);
-    stack.insert(stack.end(), node.children.rbegin(), node.children.rend());
   }
   PackedBytes bytes;
   std::vector<std::uint32_t> palettes;  // skinned nodes whose palette is packed
-  for (const std::uint32_t n : drawn) {
+  for (const std::uint32_t n : asset.drawn_nodes) {
     const Node& node = asset.nodes[n];
     const Mesh& mesh = asset.meshes[static_cast<std::size_t>(node.mesh)];
     bytes.primitives += mesh.primitives.size();

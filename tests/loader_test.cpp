@@ -9,13 +9,8 @@ namespace {
 
 std::size_t reachable_primitives(const Asset& asset) {
   std::size_t count = 0;
-  std::vector<std::uint32_t> stack(asset.scene_roots.begin(), asset.scene_roots.end());
-  while (!stack.empty()) {
-    const Node& n = asset.nodes[stack.back()];
-    stack.pop_back();
-    if (n.mesh >= 0) count += asset.meshes[static_cast<std::size_t>(n.mesh)].primitives.size();
-    stack.insert(stack.end(), n.children.begin(), n.children.end());
-  }
+  for (const std::uint32_t n : asset.drawn_nodes)
+    count += asset.meshes[static_cast<std::size_t>(asset.nodes[n].mesh)].primitives.size();
   return count;
 }
 

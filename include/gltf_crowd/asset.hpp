@@ -212,6 +212,11 @@ struct Asset {
   // Derived at load, for the animation hot path.
   // Every node exactly once, parents before children (detached nodes included).
   std::vector<std::uint32_t> hierarchy_order;
+  // The nodes a crowd draws: every node with a mesh reachable from scene_roots through visible
+  // nodes (KHR_node_visibility: a hidden node hides its subtree), each once, in depth-first
+  // pre-order with roots and children in file order. MSFT_lod alternatives that are not in the
+  // scene are not included.
+  std::vector<std::uint32_t> drawn_nodes;
   // Per node: first index of its morph weights in an actor's flat weight array, and count
   // (the mesh's target count; 0 without mesh or targets).
   std::vector<std::uint32_t> weight_offsets;
@@ -227,6 +232,10 @@ struct Asset {
   // The node's local transform as a matrix (from TRS, or the authored matrix).
   glm::mat4 local_matrix(std::uint32_t node) const noexcept;
 };
+
+// The clip names for messages, comma-separated in clip order, an unnamed clip as "#i (unnamed)",
+// "none" without clips: "Idle, Walking, #2 (unnamed)". Every unknown_clip error lists them so.
+std::string clip_name_list(const Asset& asset);
 
 // Loads a .gltf or .glb file (by content: GLB magic "glTF" or JSON).
 // Throws Error naming the JSON path and rule for any malformed or unsupported input (docs/spec.md §2);

@@ -67,18 +67,18 @@ struct ViewBytes {
 
 ViewBytes view_bytes(const tinygltf::Model& model, int view, const std::string& who) {
   if (view < 0 || static_cast<std::size_t>(view) >= model.bufferViews.size())
-    throw Error(who, "bufferview_index", fmt::format("bufferView {} does not exist", view));
+    throw Error(who, Rule::bufferview_index, fmt::format("bufferView {} does not exist", view));
   const auto& bv = model.bufferViews[static_cast<std::size_t>(view)];
   const std::string path = fmt::format("bufferViews[{}]", view);
   if (bv.buffer < 0 || static_cast<std::size_t>(bv.buffer) >= model.buffers.size())
-    throw Error(path + ".buffer", "buffer_index", fmt::format("buffer {} does not exist", bv.buffer));
+    throw Error(path + ".buffer", Rule::buffer_index, fmt::format("buffer {} does not exist", bv.buffer));
   const auto& buffer = model.buffers[static_cast<std::size_t>(bv.buffer)];
   // A placeholder: the view's length of zeros, read from no memory (data == nullptr).
   if (buffer.uri == kPlaceholderBufferUri)
     return {nullptr, bv.byteLength, static_cast<std::uint32_t>(bv.byteStride)};
   const std::uint64_t offset = bv.byteOffset, length = bv.byteLength;
   if (offset > buffer.data.size() || length > buffer.data.size() - offset)
-    throw Error(path, "bufferview_out_of_bounds",
+    throw Error(path, Rule::bufferview_out_of_bounds,
                 fmt::format("byteOffset {} + byteLength {} exceeds buffer {} of {} bytes", offset,
                             length, bv.buffer, buffer.data.size()));
   return {buffer.data.data() + offset, length, static_cast<std::uint32_t>(bv.byteStride)};
@@ -149,7 +149,7 @@ ElementLayout element_layout(std::uint32_t components, bool matrix, std::uint32_
 
 void check_element_range(const ElementRange& r, const std::string& path) {
   if (r.stride != 0 && r.stride < r.element_size)
-    throw Error(path, "accessor_stride",
+    throw Error(path, Rule::accessor_stride,
                 fmt::format("byteStride {} is smaller than the element size {}", r.stride, r.element_size));
   if (r.count == 0) return;
   const std::uint64_t stride = r.stride != 0 ? r.stride : r.element_size;
@@ -159,27 +159,27 @@ void check_element_range(const ElementRange& r, const std::string& path) {
   const bool fits = r.byte_offset <= r.view_length && last <= r.view_length - r.byte_offset &&
                     (stride == 0 || (r.count - 1) <= (r.view_length - r.byte_offset - last) / stride);
   if (!fits)
-    throw Error(path, "accessor_out_of_bounds",
+    throw Error(path, Rule::accessor_out_of_bounds,
                 fmt::format("{} elements of {} bytes at offset {} (stride {}) exceed the bufferView's {} bytes",
                             r.count, r.element_size, r.byte_offset, stride, r.view_length));
 }
 
 const tinygltf::Accessor& AccessorReader::checked_accessor(int index, const std::string& user) {
   if (index < 0 || static_cast<std::size_t>(index) >= model_.accessors.size())
-    throw Error(user, "accessor_index", fmt::format("accessor {} does not exist", index));
+    throw Error(user, Rule::accessor_index, fmt::format("accessor {} does not exist", index));
   const auto& a = model_.accessors[static_cast<std::size_t>(index)];
   const std::string path = fmt::format("accessors[{}]", index);
   const std::uint32_t csize = component_size(a.componentType);
   const std::uint32_t components = component_count(a.type);
   if (csize == 0)
-    throw Error(path + ".componentType", "accessor_component_type",
+    throw Error(path + ".componentType", Rule::accessor_component_type,
                 fmt::format("componentType {} is not allowed", a.componentType));
-  if (components == 0) throw Error(path + ".type", "accessor_type", "unknown type");
+  if (components == 0) throw Error(path + ".type", Rule::accessor_type, "unknown type");
   if (a.count == 0 || a.count > kMaxAccessorCount)
-    throw Error(path + ".count", "accessor_count", fmt::format("count {} is not in [1, 2^28]", a.count));
+    throw Error(path + ".count", Rule::accessor_count, fmt::format("count {} is not in [1, 2^28]", a.count));
   const std::uint64_t values = std::uint64_t{a.count} * components;
   if (values > budget_left_)
-    throw Error(path, "accessor_budget",
+    throw Error(path, Rule::accessor_budget,
                 fmt::format("{} (from {}) would decode {} more values than the document's data can justify",
                             path, user, values - budget_left_));
   budget_left_ -= values;
@@ -202,14 +202,14 @@ void decode(const tinygltf::Model& model, const tinygltf::Accessor& a, const std
   if (!a.sparse.isSparse) return;
   const std::string sparse_path = path + ".sparse";
   if (a.sparse.count <= 0 || static_cast<std::size_t>(a.sparse.count) > a.count)
-    throw Error(sparse_path + ".count", "sparse_count",
+    throw Error(sparse_path + ".count", Rule::sparse_count,
                 fmt::format("sparse count {} is not in [1, {}]", a.sparse.count, a.count));
   const int itype = a.sparse.indices.componentType;
   if (!is_unsigned(itype))
-    throw Error(sparse_path + ".indices.componentType", "sparse_index_type",
+    throw Error(sparse_path + ".indices.componentType", Rule::sparse_index_type,
                 fmt::format("componentType {} is not an unsigned integer type", itype));
   if (a.sparse.indices.byteOffset < 0 || a.sparse.values.byteOffset < 0)
-    throw Error(sparse_path, "sparse_offset", "negative byteOffset");
+    throw Error(sparse_path, Rule::sparse_offset, "negative byteOffset");
   const auto sparse_count = static_cast<std::uint64_t>(a.sparse.count);
   ViewBytes iview = view_bytes(model, a.sparse.indices.bufferView, sparse_path + ".indices.bufferView");
   ViewBytes vview = view_bytes(model, a.sparse.values.bufferView, sparse_path + ".values.bufferView");
@@ -222,7 +222,7 @@ void decode(const tinygltf::Model& model, const tinygltf::Accessor& a, const std
                 is_matrix(a.type), a.componentType, sparse_path + ".values", substitutes.data(), convert);
   for (std::size_t i = 0; i < indices.size(); ++i) {
     if (indices[i] >= a.count || (i > 0 && indices[i] <= indices[i - 1]))
-      throw Error(fmt::format("{}.indices", sparse_path), "sparse_index",
+      throw Error(fmt::format("{}.indices", sparse_path), Rule::sparse_index,
                   fmt::format("index {} at {} is not strictly increasing and < count {}", indices[i], i, a.count));
     std::copy_n(substitutes.begin() + static_cast<std::ptrdiff_t>(i * components), components,
                 out.begin() + static_cast<std::ptrdiff_t>(std::size_t{indices[i]} * components));
@@ -247,7 +247,7 @@ std::vector<std::uint32_t> AccessorReader::read_uints(int index, const std::stri
                                                       std::uint32_t* components) {
   const tinygltf::Accessor& a = checked_accessor(index, user);
   if (!is_unsigned(a.componentType) || a.normalized)
-    throw Error(fmt::format("accessors[{}].componentType", index), "accessor_not_unsigned",
+    throw Error(fmt::format("accessors[{}].componentType", index), Rule::accessor_not_unsigned,
                 fmt::format("{} needs an unsigned integer accessor that is not normalized", user));
   if (components != nullptr) *components = component_count(a.type);
   std::vector<std::uint32_t> out;

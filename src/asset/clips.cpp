@@ -9,6 +9,7 @@
 
 #include "asset/accessor.hpp"
 #include "asset/build.hpp"
+#include "asset/checks.hpp"
 
 namespace gltf_crowd::detail {
 namespace {
@@ -37,9 +38,9 @@ SamplerKeys read_sampler(const tinygltf::AnimationSampler& sampler, AccessorRead
   if (keys.interpolation_name == "LINEAR") keys.interpolation = Interpolation::linear;
   else if (keys.interpolation_name == "STEP") keys.interpolation = Interpolation::step;
   else if (keys.interpolation_name == "CUBICSPLINE") keys.interpolation = Interpolation::cubic_spline;
-  else throw Error(spath + ".interpolation", "interpolation", fmt::format("unknown \"{}\"", sampler.interpolation));
+  else throw Error(spath + ".interpolation", Rule::interpolation, fmt::format("unknown \"{}\"", sampler.interpolation));
   keys.times = accessors.read_floats(sampler.input, spath + ".input");
-  if (keys.times.components != 1) throw Error(spath + ".input", "input_type", "keyframe times must be SCALAR");
+  if (keys.times.components != 1) throw Error(spath + ".input", Rule::input_type, "keyframe times must be SCALAR");
   const std::string ipath = fmt::format("accessors[{}]", sampler.input);
   std::vector<float>& t = keys.times.floats;
   // An input accessor without a bufferView holds zeros (glTF 2.0 §3.6.2.1): every key at one
@@ -47,8 +48,8 @@ SamplerKeys read_sampler(const tinygltf::AnimationSampler& sampler, AccessorRead
   // the last key's value (what a time past every key samples), with a warning.
   if (t.size() > 1 && std::isfinite(t[0]) && t[0] >= 0.0f &&
       std::all_of(t.begin(), t.end(), [&](float v) { return v == t[0]; })) {
-    warnings.push_back({spath + ".input", "key_times_equal",
-                        fmt::format("all {} key times are {}; kept as one key with the last key's value", t.size(), t[0])});
+    warnings.push_back(make_warning(spath + ".input", Rule::key_times_equal,
+                        fmt::format("all {} key times are {}; kept as one key with the last key's value", t.size(), t[0])));
     keys.collapsed_from = keys.times.count;
     keys.times.count = 1;
     t.resize(1);
@@ -56,13 +57,13 @@ SamplerKeys read_sampler(const tinygltf::AnimationSampler& sampler, AccessorRead
   }
   for (std::size_t k = 0; k < t.size(); ++k) {
     if (!std::isfinite(t[k]) || t[k] < 0.0f)
-      throw Error(ipath, "key_time", fmt::format("{}: time {} of key {} is not finite and >= 0", spath, t[k], k));
+      throw Error(ipath, Rule::key_time, fmt::format("{}: time {} of key {} is not finite and >= 0", spath, t[k], k));
     if (k > 0 && t[k] <= t[k - 1])
-      throw Error(ipath, "key_time_order",
+      throw Error(ipath, Rule::key_time_order,
                   fmt::format("{}: time {} of key {} does not increase on the previous key's {}", spath, t[k], k, t[k - 1]));
   }
   if (keys.interpolation == Interpolation::cubic_spline && t.size() < 2)
-    throw Error(spath + ".input", "cubic_spline_keys", "CUBICSPLINE needs at least 2 keys");
+    throw Error(spath + ".input", Rule::cubic_spline_keys, "CUBICSPLINE needs at least 2 keys");
   return keys;
 }
 
@@ -71,7 +72,7 @@ ChannelPath channel_path(const std::string& name, const std::string& cpath) {
   if (name == "rotation") return ChannelPath::rotation;
   if (name == "scale") return ChannelPath::scale;
   if (name == "weights") return ChannelPath::weights;
-  throw Error(cpath + ".target.path", "channel_path", fmt::format("unknown path \"{}\"", name));
+  throw Error(cpath + ".target.path", Rule::channel_path, fmt::format("unknown path \"{}\"", name));
 }
 
 }  // namespace
@@ -98,15 +99,15 @@ void build_clips(const tinygltf::Model& model, AccessorReader& accessors,
       const std::size_t json_index = a < kept_channels.size() && c < kept_channels[a].size() ? kept_channels[a][c] : c;
       const std::string cpath = fmt::format("{}.channels[{}]", path, json_index);
       if (ch.target_node < 0 || static_cast<std::size_t>(ch.target_node) >= asset.nodes.size())
-        throw Error(cpath + ".target.node", "node_index", fmt::format("node {} does not exist", ch.target_node));
+        throw Error(cpath + ".target.node", Rule::node_index, fmt::format("node {} does not exist", ch.target_node));
       if (ch.sampler < 0 || static_cast<std::size_t>(ch.sampler) >= samplers.size())
-        throw Error(cpath + ".sampler", "sampler_index", fmt::format("sampler {} does not exist", ch.sampler));
+        throw Error(cpath + ".sampler", Rule::sampler_index, fmt::format("sampler {} does not exist", ch.sampler));
       Channel channel;
       channel.node = static_cast<std::uint32_t>(ch.target_node);
       channel.path = channel_path(ch.target_path, cpath);
       std::size_t& last = targeted[std::size_t{channel.node} * 4 + static_cast<std::size_t>(channel.path)];
       if (last == a + 1)
-        throw Error(cpath + ".target", "channel_duplicate_target",
+        throw Error(cpath + ".target", Rule::channel_duplicate_target,
                     fmt::format("another channel of this animation already animates nodes[{}].{}", channel.node,
                                 ch.target_path));
       last = a + 1;
@@ -116,7 +117,7 @@ void build_clips(const tinygltf::Model& model, AccessorReader& accessors,
         if (node.mesh >= 0)
           weight_count = static_cast<std::uint32_t>(asset.meshes[static_cast<std::size_t>(node.mesh)].primitives[0].targets.size());
         if (weight_count == 0)
-          throw Error(cpath + ".target.node", "weights_without_targets",
+          throw Error(cpath + ".target.node", Rule::weights_without_targets,
                       fmt::format("node {} has no morph targets to animate", channel.node));
       }
       const SamplerKeys& keys = samplers[static_cast<std::size_t>(ch.sampler)];
@@ -133,15 +134,15 @@ void build_clips(const tinygltf::Model& model, AccessorReader& accessors,
       const std::uint64_t actual = std::uint64_t{output.count} * output.components;
       const std::uint32_t expected_components = channel.path == ChannelPath::weights ? 1 : channel.components;
       if (output.components != expected_components)
-        throw Error(spath + ".output", "output_type",
+        throw Error(spath + ".output", Rule::output_type,
                     fmt::format("{} components per element, expected {}", output.components, expected_components));
       if (actual != expected)
-        throw Error(spath + ".output", "output_count",
+        throw Error(spath + ".output", Rule::output_count,
                     fmt::format("{} values for {} keys of {} ({}), expected {}", actual, file_keys,
                                 keys.interpolation_name, ch.target_path, expected));
       for (std::size_t k = 0; k < output.floats.size(); ++k)
         if (!std::isfinite(output.floats[k]))
-          throw Error(fmt::format("accessors[{}]", sampler.output), "key_value",
+          throw Error(fmt::format("accessors[{}]", sampler.output), Rule::key_value,
                       fmt::format("{}: value {} is not finite", spath + ".output", k));
       if (keys.collapsed_from != 0) {
         // Keep the last key's value (the middle element of a CUBICSPLINE triple).

@@ -668,7 +668,7 @@ std::vector<std::uint8_t> default_character_glb(const CharacterParams& params) {
   std::ostringstream out(std::ios::binary);
   tinygltf::TinyGLTF writer;
   if (!writer.WriteGltfSceneToStream(&m, out, /*prettyPrint=*/false, /*writeBinary=*/true))
-    throw Error("default_character", "serialization_failed", "tinygltf could not write the GLB");
+    throw Error("default_character", Rule::serialization_failed, "tinygltf could not write the GLB");
   const std::string bytes = out.str();
   return {bytes.begin(), bytes.end()};
 }

@@ -29,11 +29,11 @@ constexpr const char* kStashedIndices = "gltf_crowd.indices";
 // A non-negative int member of an extension object (preflight has checked the JSON; tinygltf
 // may store numbers as int or real).
 int index_field(const tinygltf::Value& object, const char* key, const std::string& path) {
-  if (!object.Has(key)) throw Error(path + "." + key, "missing_property", "is required");
+  if (!object.Has(key)) throw Error(path + "." + key, Rule::missing_property, "is required");
   const tinygltf::Value& v = object.Get(key);
   const double d = v.IsNumber() ? v.GetNumberAsDouble() : -1.0;
   if (!v.IsNumber() || d < 0.0 || d > 2147483647.0 || d != static_cast<double>(static_cast<int>(d)))
-    throw Error(path + "." + key, "integer_range", "must be an integer in [0, 2147483647]");
+    throw Error(path + "." + key, Rule::integer_range, "must be an integer in [0, 2147483647]");
   return static_cast<int>(d);
 }
 
@@ -41,13 +41,13 @@ int index_field(const tinygltf::Value& object, const char* key, const std::strin
 // may have replaced the view, so they are checked again against the data really held).
 std::span<const std::uint8_t> view_bytes(const tinygltf::Model& model, int view, const std::string& path) {
   if (view < 0 || static_cast<std::size_t>(view) >= model.bufferViews.size())
-    throw Error(path, "bufferview_index", fmt::format("bufferView {} does not exist", view));
+    throw Error(path, Rule::bufferview_index, fmt::format("bufferView {} does not exist", view));
   const tinygltf::BufferView& bv = model.bufferViews[static_cast<std::size_t>(view)];
   if (bv.buffer < 0 || static_cast<std::size_t>(bv.buffer) >= model.buffers.size())
-    throw Error(path, "buffer_index", fmt::format("bufferViews[{}] names no buffer", view));
+    throw Error(path, Rule::buffer_index, fmt::format("bufferViews[{}] names no buffer", view));
   const std::vector<unsigned char>& data = model.buffers[static_cast<std::size_t>(bv.buffer)].data;
   if (bv.byteOffset > data.size() || bv.byteLength > data.size() - bv.byteOffset)
-    throw Error(path, "bufferview_out_of_bounds",
+    throw Error(path, Rule::bufferview_out_of_bounds,
                 fmt::format("bufferViews[{}] exceeds its buffer of {} bytes", view, data.size()));
   return {data.data() + bv.byteOffset, bv.byteLength};
 }
@@ -59,12 +59,12 @@ std::unique_ptr<draco::Mesh> decode_mesh(std::span<const std::uint8_t> bytes, co
   try {
     auto result = decoder.DecodeMeshFromBuffer(&buffer);
     if (!result.ok())
-      throw Error(path, "draco_decode", fmt::format("Draco could not decode the mesh: {}", result.status().error_msg()));
+      throw Error(path, Rule::draco_decode, fmt::format("Draco could not decode the mesh: {}", result.status().error_msg()));
     std::unique_ptr<draco::Mesh> mesh = std::move(result).value();
-    if (mesh == nullptr) throw Error(path, "draco_decode", "Draco returned no mesh");
+    if (mesh == nullptr) throw Error(path, Rule::draco_decode, "Draco returned no mesh");
     return mesh;
   } catch (const std::bad_alloc&) {
-    throw Error(path, "draco_decode", "the Draco data asks for more memory than is available");
+    throw Error(path, Rule::draco_decode, "the Draco data asks for more memory than is available");
   }
 }
 
@@ -75,7 +75,7 @@ template <typename T>
 void append_values(const draco::PointAttribute& attribute, std::uint32_t count, std::uint32_t components,
                    std::vector<std::uint8_t>& out, const std::string& path) {
   if (!attribute.is_mapping_identity() && attribute.indices_map_size() < count)
-    throw Error(path, "draco_attribute", fmt::format("the Draco attribute maps {} of {} points",
+    throw Error(path, Rule::draco_attribute, fmt::format("the Draco attribute maps {} of {} points",
                                                      attribute.indices_map_size(), count));
   T value[4];
   const std::size_t at = out.size();
@@ -84,7 +84,7 @@ void append_values(const draco::PointAttribute& attribute, std::uint32_t count, 
     const draco::AttributeValueIndex index = attribute.mapped_index(draco::PointIndex(i));
     if (index.value() >= attribute.size() ||
         !attribute.ConvertValue<T>(index, static_cast<std::int8_t>(components), value))
-      throw Error(path, "draco_attribute",
+      throw Error(path, Rule::draco_attribute,
                   fmt::format("point {} has no value of the accessor's componentType", i));
     std::memcpy(out.data() + at + std::size_t{i} * components * sizeof(T), value, components * sizeof(T));
   }
@@ -111,12 +111,13 @@ class PrimitiveDecoder {
   PrimitiveDecoder(tinygltf::Model& model, std::uint64_t& decoded_total) : model_(model), decoded_total_(decoded_total) {}
 
   void decode(tinygltf::Primitive& primitive, const tinygltf::Value& ext, const std::string& path) {
-    if (!ext.IsObject()) throw Error(path, "not_object", "must be an object");
+    if (!ext.IsObject()) throw Error(path, Rule::not_object, "must be an object");
     if (primitive.mode != TINYGLTF_MODE_TRIANGLES && primitive.mode != TINYGLTF_MODE_TRIANGLE_STRIP)
-      throw Error(path, "draco_mode", fmt::format("mode {} is neither TRIANGLES (4) nor TRIANGLE_STRIP (5)", primitive.mode));
+      throw Error(path, Rule::draco_mode,
+                  fmt::format("mode {} is neither TRIANGLES (4) nor TRIANGLE_STRIP (5)", primitive.mode));
     const int view = index_field(ext, "bufferView", path);
     if (!ext.Has("attributes") || !ext.Get("attributes").IsObject())
-      throw Error(path + ".attributes", "missing_property", "is required and must be an object");
+      throw Error(path + ".attributes", Rule::missing_property, "is required and must be an object");
     const tinygltf::Value& ids = ext.Get("attributes");
     const int indices = ext.Has(kStashedIndices) ? index_field(ext, kStashedIndices, path) : -1;
 
@@ -133,11 +134,11 @@ class PrimitiveDecoder {
       const std::string apath = path + ".attributes." + name;
       const auto it = primitive.attributes.find(name);
       if (it == primitive.attributes.end())
-        throw Error(apath, "draco_attribute", fmt::format("{} is not an attribute of the primitive", name));
+        throw Error(apath, Rule::draco_attribute, fmt::format("{} is not an attribute of the primitive", name));
       const tinygltf::Accessor& a = accessor(it->second, apath);
       const std::uint32_t components = component_count(a.type);
       if (components > 4)
-        throw Error(apath, "draco_attribute", fmt::format("accessors[{}] is not SCALAR or VEC2..4", it->second));
+        throw Error(apath, Rule::draco_attribute, fmt::format("accessors[{}] is not SCALAR or VEC2..4", it->second));
       wanted.push_back({name, static_cast<std::uint32_t>(index_field(ids, name.c_str(), path + ".attributes")),
                         it->second, components});
       bytes += a.count * components * component_size(a.componentType) + 3;
@@ -149,13 +150,13 @@ class PrimitiveDecoder {
     const std::uint32_t points = mesh->num_points();
     const std::uint64_t corners = std::uint64_t{mesh->num_faces()} * 3;
     if (corners == 0 || corners > kMaxAccessorCount)
-      throw Error(path, "draco_count", fmt::format("{} triangles decoded; 1 to 2^28 / 3 are allowed", corners / 3));
+      throw Error(path, Rule::draco_count, fmt::format("{} triangles decoded; 1 to 2^28 / 3 are allowed", corners / 3));
     check_size(bytes + corners * 4, path);
     if (indices >= 0) {
       const std::uint64_t declared = model_.accessors[static_cast<std::size_t>(indices)].count;
       const bool strip_count = primitive.mode == TINYGLTF_MODE_TRIANGLE_STRIP && declared == corners / 3 + 2;
       if (declared != corners && !strip_count)
-        throw Error(path, "draco_count",
+        throw Error(path, Rule::draco_count,
                     fmt::format("{} triangles decoded, but the indices accessor {} has count {}", corners / 3,
                                 indices, declared));
     }
@@ -166,13 +167,14 @@ class PrimitiveDecoder {
       const std::string apath = path + ".attributes." + w.name;
       const tinygltf::Accessor& a = model_.accessors[static_cast<std::size_t>(w.accessor)];
       if (points != a.count)
-        throw Error(apath, "draco_count",
+        throw Error(apath, Rule::draco_count,
                     fmt::format("{} points decoded, but accessors[{}] has count {}", points, w.accessor, a.count));
       const draco::PointAttribute* attribute = mesh->GetAttributeByUniqueId(w.unique_id);
       if (attribute == nullptr)
-        throw Error(apath, "draco_attribute", fmt::format("the Draco mesh has no attribute with unique id {}", w.unique_id));
+        throw Error(apath, Rule::draco_attribute,
+                    fmt::format("the Draco mesh has no attribute with unique id {}", w.unique_id));
       if (attribute->num_components() != w.components)
-        throw Error(apath, "draco_attribute",
+        throw Error(apath, Rule::draco_attribute,
                     fmt::format("the Draco attribute has {} components, accessors[{}] {}", attribute->num_components(),
                                 w.accessor, w.components));
       while (data.size() % 4 != 0) data.push_back(0);
@@ -187,7 +189,7 @@ class PrimitiveDecoder {
       for (int c = 0; c < 3; ++c) {
         const std::uint32_t index = face[c].value();
         if (index >= points)
-          throw Error(path, "draco_index",
+          throw Error(path, Rule::draco_index,
                       fmt::format("triangle {} uses point {}, but only {} points were decoded", f.value(), index, points));
         std::memcpy(data.data() + index_offset + (std::size_t{f.value()} * 3 + c) * 4, &index, 4);
       }
@@ -219,14 +221,14 @@ class PrimitiveDecoder {
   // many points, and many primitives may share one compressed bufferView.
   void check_size(std::uint64_t bytes, const std::string& path) const {
     if (bytes > kMaxBufferBytes - decoded_total_)
-      throw Error(path, "draco_size", fmt::format("decoded primitives would exceed {} bytes in total", kMaxBufferBytes));
+      throw Error(path, Rule::draco_size, fmt::format("decoded primitives would exceed {} bytes in total", kMaxBufferBytes));
   }
   const tinygltf::Accessor& accessor(int index, const std::string& path) const {
     if (index < 0 || static_cast<std::size_t>(index) >= model_.accessors.size())
-      throw Error(path, "accessor_index", fmt::format("accessor {} does not exist", index));
+      throw Error(path, Rule::accessor_index, fmt::format("accessor {} does not exist", index));
     const tinygltf::Accessor& a = model_.accessors[static_cast<std::size_t>(index)];
     if (component_size(a.componentType) == 0 || component_count(a.type) == 0 || a.count > kMaxAccessorCount)
-      throw Error(fmt::format("accessors[{}]", index), "accessor_type", "unusable componentType, type or count");
+      throw Error(fmt::format("accessors[{}]", index), Rule::accessor_type, "unusable componentType, type or count");
     return a;
   }
   int add_view(int buffer, std::size_t offset, std::size_t length) {

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "asset/build.hpp"
+#include "asset/checks.hpp"
 
 namespace gltf_crowd::detail {
 namespace {
@@ -62,9 +63,9 @@ std::optional<ImageSize> jpeg_size(const unsigned char* p, std::size_t size) noe
   return std::nullopt;
 }
 
-bool fail(ImageDecoding& state, int index, const char* rule, std::string message) {
+bool fail(ImageDecoding& state, int index, Rule rule, std::string message) {
   state.failed_path = fmt::format("images[{}]", index);
-  state.failed_rule = rule;
+  state.failed_rule = rule_id(rule);
   state.failed_message = std::move(message);
   return false;
 }
@@ -89,25 +90,25 @@ bool load_image(tinygltf::Image* image, int index, std::string* err, std::string
   std::optional<ImageSize> header = png_size(bytes, length);
   if (!header) header = jpeg_size(bytes, length);
   if (!header) {
-    state.warnings.push_back({fmt::format("images[{}]", index), "image_not_decoded",
-                              "not a PNG or JPEG image; left undecoded"});
+    state.warnings.push_back(make_warning(fmt::format("images[{}]", index), Rule::image_not_decoded,
+                              "not a PNG or JPEG image; left undecoded"));
     return true;
   }
   const std::uint64_t pixels = std::uint64_t{header->width} * header->height;
   if (header->width == 0 || header->height == 0 || header->width > kMaxImageSide ||
       header->height > kMaxImageSide || pixels > kMaxImagePixels)
-    return fail(state, index, "image_size",
+    return fail(state, index, Rule::image_size,
                 fmt::format("{} × {} pixels is empty or larger than {} a side / {} in all", header->width,
                             header->height, kMaxImageSide, kMaxImagePixels));
   if (pixels > state.pixels_left)
-    return fail(state, index, "image_budget", "the document's images exceed 2^28 pixels in total");
+    return fail(state, index, Rule::image_budget, "the document's images exceed 2^28 pixels in total");
   state.pixels_left -= pixels;
   std::string decode_error;
   // No options: tinygltf's default expands every image to 4 channels.
   if (!tinygltf::LoadImageData(image, index, &decode_error, warn, 0, 0, bytes, size, nullptr)) {
     while (!decode_error.empty() && decode_error.back() == '\n') decode_error.pop_back();
     if (err != nullptr) *err += decode_error;
-    return fail(state, index, "image_decode", decode_error);
+    return fail(state, index, Rule::image_decode, decode_error);
   }
   if (image->bits == 16) reduce_to_8_bits(*image);
   return true;

@@ -30,7 +30,7 @@ void build_weight_layout(Asset& asset) {
     const Mesh& mesh = asset.meshes[static_cast<std::size_t>(node.mesh)];
     const std::size_t targets = mesh.primitives.empty() ? 0 : mesh.primitives[0].targets.size();
     if (!node.weights.empty() && node.weights.size() != targets)
-      throw Error(fmt::format("nodes[{}].weights", i), "morph_weight_count",
+      throw Error(fmt::format("nodes[{}].weights", i), Rule::morph_weight_count,
                   fmt::format("{} weights for {} morph targets", node.weights.size(), targets));
     if (targets == 0) continue;
     asset.weight_counts[i] = static_cast<std::uint32_t>(targets);
@@ -71,7 +71,7 @@ void require_gltf_signature(std::span<const std::uint8_t> bytes, const std::stri
                                       rest.starts_with("true") || rest.starts_with("false") ||
                                       rest.starts_with("null"));
   if (!json)
-    throw Error(where, "not_gltf",
+    throw Error(where, Rule::not_gltf,
                 "not a glTF or GLB file: it starts with neither JSON text nor the GLB magic 'glTF'");
 }
 
@@ -93,9 +93,9 @@ Asset build(tinygltf::Model& model, detail::PreflightResult preflight, std::vect
 }  // namespace
 
 Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::filesystem::path& base_dir) {
-  if (bytes.empty()) throw Error("document", "empty", "the input is empty");
+  if (bytes.empty()) throw Error("document", Rule::empty, "the input is empty");
   if (bytes.size() > kMaxDocumentBytes)
-    throw Error("document", "too_large", fmt::format("{} bytes exceed the 2 GiB limit", bytes.size()));
+    throw Error("document", Rule::too_large, fmt::format("{} bytes exceed the 2 GiB limit", bytes.size()));
   require_gltf_signature(bytes, "document");
   detail::PreflightInput input;
   input.base_dir = base_dir;
@@ -144,7 +144,7 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
     if (!images.failed_path.empty()) throw Error(images.failed_path, images.failed_rule, images.failed_message);
     std::string message = err.empty() ? warn : err;
     while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
-    throw Error("document", "parse", message.empty() ? "tinygltf could not parse the document" : message);
+    throw Error("document", Rule::parse, message.empty() ? "tinygltf could not parse the document" : message);
   }
   detail::restore_after_tinygltf(model, rewrite);
   detail::decode_meshopt(model);
@@ -155,11 +155,11 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
 
 Asset load_asset(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw Error(path.string(), "file_open", "is not a readable file");
+  if (!std::filesystem::is_regular_file(path, ec)) throw Error(path.string(), Rule::file_open, "is not a readable file");
   if (std::filesystem::file_size(path, ec) > kMaxDocumentBytes || ec)
-    throw Error(path.string(), "too_large", "the file exceeds the 2 GiB limit");
+    throw Error(path.string(), Rule::too_large, "the file exceeds the 2 GiB limit");
   std::ifstream file(path, std::ios::binary);
-  if (!file) throw Error(path.string(), "file_open", "cannot open the file");
+  if (!file) throw Error(path.string(), Rule::file_open, "cannot open the file");
   std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (!bytes.empty()) require_gltf_signature(bytes, path.string());  // named by its file
   Asset asset = load_asset_from_memory(bytes, path.parent_path().empty() ? "." : path.parent_path());

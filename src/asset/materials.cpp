@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "asset/build.hpp"
+#include "asset/checks.hpp"
 
 namespace gltf_crowd::detail {
 namespace {
@@ -15,14 +16,14 @@ namespace {
 // The finite number at `path`.
 float transform_number(const tinygltf::Value& value, const std::string& path) {
   if (!value.IsNumber() || !std::isfinite(value.GetNumberAsDouble()))
-    throw Error(path, "texture_transform", "must be a finite number");
+    throw Error(path, Rule::texture_transform, "must be a finite number");
   return static_cast<float>(value.GetNumberAsDouble());
 }
 
 // The array of 2 finite numbers at `path`.
 glm::vec2 transform_pair(const tinygltf::Value& value, const std::string& path) {
   if (!value.IsArray() || value.ArrayLen() != 2)
-    throw Error(path, "texture_transform", "must be an array of 2 numbers");
+    throw Error(path, Rule::texture_transform, "must be an array of 2 numbers");
   return {transform_number(value.Get(0), path + "[0]"), transform_number(value.Get(1), path + "[1]")};
 }
 
@@ -34,7 +35,7 @@ void texture_transform(const tinygltf::ExtensionMap& extensions, const std::stri
   if (found == extensions.end()) return;
   const std::string ext_path = path + ".extensions.KHR_texture_transform";
   const tinygltf::Value& ext = found->second;
-  if (!ext.IsObject()) throw Error(ext_path, "texture_transform", "must be an object");
+  if (!ext.IsObject()) throw Error(ext_path, Rule::texture_transform, "must be an object");
   if (ext.Has("offset")) ref.offset = transform_pair(ext.Get("offset"), ext_path + ".offset");
   if (ext.Has("rotation")) ref.rotation = transform_number(ext.Get("rotation"), ext_path + ".rotation");
   if (ext.Has("scale")) ref.uv_scale = transform_pair(ext.Get("scale"), ext_path + ".scale");
@@ -43,7 +44,7 @@ void texture_transform(const tinygltf::ExtensionMap& extensions, const std::stri
     const tinygltf::Value& value = ext.Get("texCoord");
     const double set = value.IsNumber() ? value.GetNumberAsDouble() : 0.5;
     if (!std::isfinite(set) || set != std::floor(set))
-      throw Error(tex_coord_path, "texture_transform", "must be an integer");
+      throw Error(tex_coord_path, Rule::texture_transform, "must be an integer");
     // Clamped into int; anything beyond 1 fails texture_ref's check all the same.
     tex_coord = static_cast<int>(std::clamp(set, -1.0, static_cast<double>(std::numeric_limits<int>::max())));
   }
@@ -58,17 +59,17 @@ TextureRef texture_ref(const Info& info, double scale, std::size_t texture_count
   const int index = info.index;
   if (index < 0) return ref;
   if (static_cast<std::size_t>(index) >= texture_count)
-    throw Error(path + ".index", "texture_index", fmt::format("texture {} does not exist", index));
+    throw Error(path + ".index", Rule::texture_index, fmt::format("texture {} does not exist", index));
   int tex_coord = info.texCoord;
   std::string tex_coord_path = path + ".texCoord";
   texture_transform(info.extensions, path, ref, tex_coord, tex_coord_path);
-  if (tex_coord < 0) throw Error(tex_coord_path, "tex_coord", fmt::format("texCoord {} is negative", tex_coord));
+  if (tex_coord < 0) throw Error(tex_coord_path, Rule::tex_coord, fmt::format("texCoord {} is negative", tex_coord));
   // The renderers carry two UV sets; a texture on a later set is drawn as if absent rather than
   // with the wrong coordinates.
   if (tex_coord > 1) {
-    warnings.push_back({path, "tex_coord_ignored",
+    warnings.push_back(make_warning(path, Rule::tex_coord_ignored,
                         fmt::format("{} selects TEXCOORD_{}; only TEXCOORD_0 and TEXCOORD_1 are drawn, so the texture "
-                                    "is ignored", tex_coord_path, tex_coord)});
+                                    "is ignored", tex_coord_path, tex_coord)));
     return TextureRef{};
   }
   ref.texture = index;
@@ -81,9 +82,9 @@ TextureRef texture_ref(const Info& info, double scale, std::size_t texture_count
 // unless the property is absent (empty).
 void check_factors(const std::vector<double>& values, std::size_t size, const std::string& path) {
   if (!values.empty() && values.size() != size)
-    throw Error(path, "material_factor", fmt::format("needs {} numbers, not {}", size, values.size()));
+    throw Error(path, Rule::material_factor, fmt::format("needs {} numbers, not {}", size, values.size()));
   for (double v : values)
-    if (!std::isfinite(v) || v < 0.0) throw Error(path, "material_factor", "must be finite and >= 0");
+    if (!std::isfinite(v) || v < 0.0) throw Error(path, Rule::material_factor, "must be finite and >= 0");
 }
 
 }  // namespace
@@ -100,16 +101,17 @@ void build_materials(tinygltf::Model& model, Asset& asset) {
     const std::string path = fmt::format("images[{}]", i);
     if (source.width <= 0 || source.height <= 0 || source.image.empty()) {
       // Images only an extension uses (KHR_texture_basisu, EXT_texture_webp) stay undecoded.
-      if (used[i]) throw Error(path, "image_decode", "the image could not be decoded (PNG or JPEG expected)");
+      if (used[i]) throw Error(path, Rule::image_decode, "the image could not be decoded (PNG or JPEG expected)");
       asset.images.push_back(std::move(image));
       continue;
     }
     if (source.component != 4 || source.bits != 8)
-      throw Error(path, "image_format", fmt::format("{} components of {} bits, expected RGBA8", source.component, source.bits));
+      throw Error(path, Rule::image_format,
+                  fmt::format("{} components of {} bits, expected RGBA8", source.component, source.bits));
     image.width = static_cast<std::uint32_t>(source.width);
     image.height = static_cast<std::uint32_t>(source.height);
     if (source.image.size() != std::size_t{image.width} * image.height * 4)
-      throw Error(path, "image_size", "decoded size does not match width × height × 4");
+      throw Error(path, Rule::image_size, "decoded size does not match width × height × 4");
     image.rgba = std::move(source.image);  // decoded once, by tinygltf's callback
     asset.images.push_back(std::move(image));
   }
@@ -125,9 +127,9 @@ void build_materials(tinygltf::Model& model, Asset& asset) {
     const tinygltf::Texture& source = model.textures[i];
     const std::string path = fmt::format("textures[{}]", i);
     if (source.source >= 0 && static_cast<std::size_t>(source.source) >= asset.images.size())
-      throw Error(path + ".source", "image_index", fmt::format("image {} does not exist", source.source));
+      throw Error(path + ".source", Rule::image_index, fmt::format("image {} does not exist", source.source));
     if (source.sampler >= 0 && static_cast<std::size_t>(source.sampler) >= asset.samplers.size())
-      throw Error(path + ".sampler", "sampler_index", fmt::format("sampler {} does not exist", source.sampler));
+      throw Error(path + ".sampler", Rule::sampler_index, fmt::format("sampler {} does not exist", source.sampler));
     asset.textures.push_back({source.source < 0 ? -1 : source.source, source.sampler < 0 ? -1 : source.sampler});
   }
   const std::size_t textures = asset.textures.size();
@@ -164,14 +166,14 @@ void build_materials(tinygltf::Model& model, Asset& asset) {
         strength != source.extensions.end() && strength->second.Has("emissiveStrength")) {
       const tinygltf::Value& value = strength->second.Get("emissiveStrength");
       const std::string strength_path = path + ".extensions.KHR_materials_emissive_strength.emissiveStrength";
-      if (!value.IsNumber()) throw Error(strength_path, "not_number", "must be a number");
+      if (!value.IsNumber()) throw Error(strength_path, Rule::not_number, "must be a number");
       check_factors({value.GetNumberAsDouble()}, 1, strength_path);
       m.emissive_factor *= static_cast<float>(value.GetNumberAsDouble());
     }
     if (source.alphaMode == "MASK") m.alpha_mode = AlphaMode::mask;
     else if (source.alphaMode == "BLEND") m.alpha_mode = AlphaMode::blend;
     else if (!source.alphaMode.empty() && source.alphaMode != "OPAQUE")
-      throw Error(path + ".alphaMode", "alpha_mode", fmt::format("unknown \"{}\"", source.alphaMode));
+      throw Error(path + ".alphaMode", Rule::alpha_mode, fmt::format("unknown \"{}\"", source.alphaMode));
     m.alpha_cutoff = static_cast<float>(source.alphaCutoff);
     m.double_sided = source.doubleSided;
     asset.materials.push_back(m);

@@ -6,6 +6,7 @@
 
 #include "asset/accessor.hpp"
 #include "asset/build.hpp"
+#include "asset/checks.hpp"
 
 namespace gltf_crowd::detail {
 namespace {
@@ -15,9 +16,9 @@ std::vector<Vec> read_vectors(AccessorReader& accessors, int accessor, const std
                               std::uint32_t components, std::size_t expected_count) {
   const DecodedAccessor data = accessors.read_floats(accessor, path);
   if (data.components != components && !(components == 4 && data.components == 3))
-    throw Error(path, "attribute_type", fmt::format("has {} components, expected {}", data.components, components));
+    throw Error(path, Rule::attribute_type, fmt::format("has {} components, expected {}", data.components, components));
   if (expected_count != 0 && data.count != expected_count)
-    throw Error(path, "attribute_count",
+    throw Error(path, Rule::attribute_count,
                 fmt::format("count {} differs from POSITION count {}", data.count, expected_count));
   std::vector<Vec> out(data.count);
   for (std::size_t i = 0; i < data.count; ++i) {
@@ -25,7 +26,7 @@ std::vector<Vec> read_vectors(AccessorReader& accessors, int accessor, const std
     for (std::uint32_t c = 0; c < data.components; ++c) {
       const float f = data.floats[i * data.components + c];
       if (!std::isfinite(f))
-        throw Error(path, "not_finite", fmt::format("element {} is not finite", i));
+        throw_not_finite(path, fmt::format("element {}", i));
       v[static_cast<int>(c)] = f;
     }
     out[i] = v;
@@ -37,13 +38,14 @@ std::vector<glm::u16vec4> read_joints(AccessorReader& accessors, int accessor, c
                                       std::size_t expected_count) {
   std::uint32_t components = 0;
   const std::vector<std::uint32_t> data = accessors.read_uints(accessor, path, &components);
-  if (components != 4) throw Error(path, "attribute_type", "JOINTS_n must be VEC4");
+  if (components != 4) throw Error(path, Rule::attribute_type, "JOINTS_n must be VEC4");
   if (data.size() / 4 != expected_count)
-    throw Error(path, "attribute_count", fmt::format("count {} differs from POSITION count {}", data.size() / 4, expected_count));
+    throw Error(path, Rule::attribute_count,
+                fmt::format("count {} differs from POSITION count {}", data.size() / 4, expected_count));
   // UNSIGNED_INT joints are not glTF; refuse values a 16-bit index would silently wrap.
   for (std::size_t i = 0; i < data.size(); ++i)
     if (data[i] > 0xFFFF)
-      throw Error(path, "joint_index", fmt::format("vertex {} uses joint {}, beyond any skin", i / 4, data[i]));
+      throw Error(path, Rule::joint_index, fmt::format("vertex {} uses joint {}, beyond any skin", i / 4, data[i]));
   std::vector<glm::u16vec4> out(expected_count);
   for (std::size_t i = 0; i < expected_count; ++i)
     out[i] = glm::u16vec4(data[i * 4], data[i * 4 + 1], data[i * 4 + 2], data[i * 4 + 3]);
@@ -85,10 +87,11 @@ void compute_bounds(Primitive& prim) {
 Primitive build_primitive(AccessorReader& accessors, const tinygltf::Primitive& source,
                           const std::string& path, std::size_t material_count, std::vector<Warning>& warnings) {
   Primitive prim;
-  if (source.mode < 0 || source.mode > 6) throw Error(path + ".mode", "primitive_mode", fmt::format("unknown mode {}", source.mode));
+  if (source.mode < 0 || source.mode > 6)
+    throw Error(path + ".mode", Rule::primitive_mode, fmt::format("unknown mode {}", source.mode));
   prim.mode = static_cast<PrimitiveMode>(source.mode);
   if (source.material >= 0 && static_cast<std::size_t>(source.material) >= material_count)
-    throw Error(path + ".material", "material_index", fmt::format("material {} does not exist", source.material));
+    throw Error(path + ".material", Rule::material_index, fmt::format("material {} does not exist", source.material));
   prim.material = source.material < 0 ? -1 : source.material;
   const auto attribute = [&](const char* name) -> int {
     const auto it = source.attributes.find(name);
@@ -100,7 +103,8 @@ Primitive build_primitive(AccessorReader& accessors, const tinygltf::Primitive& 
     // glTF 2.0 §3.7.2.1 leaves such a primitive's meaning to the engine (an extension may supply
     // positions); without them nothing can be drawn, so it stays in place, empty, keeping the
     // file's primitive indices. Morph targets keep their count so the mesh's weights still match.
-    warnings.push_back({path, "primitive_without_position", "has no POSITION attribute and draws nothing"});
+    warnings.push_back(make_warning(path, Rule::primitive_without_position,
+                                            "has no POSITION attribute and draws nothing"));
     prim.targets.resize(source.targets.size());
     return prim;
   }
@@ -116,19 +120,19 @@ Primitive build_primitive(AccessorReader& accessors, const tinygltf::Primitive& 
   if (int a = attribute("JOINTS_1"); a >= 0) prim.joints1 = read_joints(accessors, a, attributes + "JOINTS_1", n);
   if (int a = attribute("WEIGHTS_1"); a >= 0) prim.weights1 = read_vectors<glm::vec4>(accessors, a, attributes + "WEIGHTS_1", 4, n);
   if (prim.joints0.empty() != prim.weights0.empty())
-    throw Error(attributes + (prim.joints0.empty() ? "WEIGHTS_0" : "JOINTS_0"), "skin_attributes",
+    throw Error(attributes + (prim.joints0.empty() ? "WEIGHTS_0" : "JOINTS_0"), Rule::skin_attributes,
                 "JOINTS_0 and WEIGHTS_0 must come together");
   if (prim.joints1.empty() != prim.weights1.empty() || (!prim.joints1.empty() && prim.joints0.empty()))
-    throw Error(attributes + "JOINTS_1", "skin_attributes", "JOINTS_1 and WEIGHTS_1 need each other and set 0");
+    throw Error(attributes + "JOINTS_1", Rule::skin_attributes, "JOINTS_1 and WEIGHTS_1 need each other and set 0");
   renormalize_weights(prim);
   if (source.indices >= 0) {
     std::uint32_t components = 0;
     prim.indices = accessors.read_uints(source.indices, path + ".indices", &components);
     if (components != 1)
-      throw Error(fmt::format("accessors[{}].type", source.indices), "indices_type", "indices must be SCALAR");
+      throw Error(fmt::format("accessors[{}].type", source.indices), Rule::indices_type, "indices must be SCALAR");
     for (std::size_t i = 0; i < prim.indices.size(); ++i)
       if (prim.indices[i] >= n)
-        throw Error(fmt::format("accessors[{}]", source.indices), "index_out_of_range",
+        throw Error(fmt::format("accessors[{}]", source.indices), Rule::index_out_of_range,
                     fmt::format("{}: index {} at {} >= vertex count {}", path + ".indices", prim.indices[i], i, n));
   } else {
     prim.indices.resize(n);
@@ -157,21 +161,21 @@ void build_meshes(const tinygltf::Model& model, AccessorReader& accessors, Asset
     Mesh& mesh = asset.meshes[m];
     const std::string path = fmt::format("meshes[{}]", m);
     mesh.name = source.name;
-    if (source.primitives.empty()) throw Error(path + ".primitives", "mesh_empty", "a mesh needs a primitive");
+    if (source.primitives.empty()) throw Error(path + ".primitives", Rule::mesh_empty, "a mesh needs a primitive");
     for (std::size_t p = 0; p < source.primitives.size(); ++p) {
       mesh.primitives.push_back(build_primitive(accessors, source.primitives[p], fmt::format("{}.primitives[{}]", path, p),
                                                 asset.materials.size(), asset.warnings));
       if (mesh.primitives[p].targets.size() != mesh.primitives[0].targets.size())
-        throw Error(fmt::format("{}.primitives[{}].targets", path, p), "morph_target_count",
+        throw Error(fmt::format("{}.primitives[{}].targets", path, p), Rule::morph_target_count,
                     "all primitives of a mesh must have the same number of morph targets");
     }
     const std::size_t targets = mesh.primitives[0].targets.size();
     for (double w : source.weights) {
-      if (!std::isfinite(w)) throw Error(path + ".weights", "not_finite", "morph weight is not finite");
+      if (!std::isfinite(w)) throw_not_finite(path + ".weights", "morph weight");
       mesh.weights.push_back(static_cast<float>(w));
     }
     if (!mesh.weights.empty() && mesh.weights.size() != targets)
-      throw Error(path + ".weights", "morph_weight_count",
+      throw Error(path + ".weights", Rule::morph_weight_count,
                   fmt::format("{} weights for {} morph targets", mesh.weights.size(), targets));
     mesh.weights.resize(targets, 0.0f);
     if (source.extras.Has("targetNames")) {

@@ -20,20 +20,20 @@ constexpr const char* kExtension = "EXT_meshopt_compression";
 std::uint64_t uint_field(const tinygltf::Value& object, const char* key, const std::string& path, bool required,
                          std::uint64_t fallback = 0) {
   if (!object.Has(key)) {
-    if (required) throw Error(path + "." + key, "missing_property", "is required");
+    if (required) throw Error(path + "." + key, Rule::missing_property, "is required");
     return fallback;
   }
   const tinygltf::Value& v = object.Get(key);
   const double d = v.IsNumber() ? v.GetNumberAsDouble() : -1.0;
   if (!v.IsNumber() || d < 0.0 || d > static_cast<double>(kMaxBufferBytes) || d != static_cast<double>(static_cast<std::uint64_t>(d)))
-    throw Error(path + "." + key, "integer_range", fmt::format("must be an integer in [0, {}]", kMaxBufferBytes));
+    throw Error(path + "." + key, Rule::integer_range, fmt::format("must be an integer in [0, {}]", kMaxBufferBytes));
   return static_cast<std::uint64_t>(d);
 }
 
 std::string string_field(const tinygltf::Value& object, const char* key, const std::string& path, const char* fallback) {
   if (!object.Has(key)) return fallback;
   const tinygltf::Value& v = object.Get(key);
-  if (!v.IsString()) throw Error(path + "." + key, "not_string", "must be a string");
+  if (!v.IsString()) throw Error(path + "." + key, Rule::not_string, "must be a string");
   return v.Get<std::string>();
 }
 
@@ -42,7 +42,7 @@ std::string string_field(const tinygltf::Value& object, const char* key, const s
 std::vector<std::uint8_t> decode_view(const tinygltf::Model& model, std::size_t source_buffers,
                                       const tinygltf::BufferView& view, const tinygltf::Value& ext,
                                       const std::string& path) {
-  if (!ext.IsObject()) throw Error(path, "not_object", "must be an object");
+  if (!ext.IsObject()) throw Error(path, Rule::not_object, "must be an object");
   const std::uint64_t buffer = uint_field(ext, "buffer", path, true);
   const std::uint64_t offset = uint_field(ext, "byteOffset", path, false);
   const std::uint64_t length = uint_field(ext, "byteLength", path, true);
@@ -51,32 +51,32 @@ std::vector<std::uint8_t> decode_view(const tinygltf::Model& model, std::size_t 
   const std::string mode = string_field(ext, "mode", path, "");
   const std::string filter = string_field(ext, "filter", path, "NONE");
   if (buffer >= source_buffers)
-    throw Error(path + ".buffer", "buffer_index", fmt::format("buffer {} does not exist", buffer));
+    throw Error(path + ".buffer", Rule::buffer_index, fmt::format("buffer {} does not exist", buffer));
   const std::vector<unsigned char>& source = model.buffers[buffer].data;
   if (offset > source.size() || length > source.size() - offset)
-    throw Error(path, "meshopt_out_of_bounds",
+    throw Error(path, Rule::meshopt_out_of_bounds,
                 fmt::format("byteOffset {} + byteLength {} exceeds buffer {} of {} bytes", offset, length, buffer,
                             source.size()));
   if (count == 0 || stride == 0 || count > kMaxBufferBytes / stride)
-    throw Error(path + ".count", "meshopt_size", fmt::format("{} elements of {} bytes", count, stride));
+    throw Error(path + ".count", Rule::meshopt_size, fmt::format("{} elements of {} bytes", count, stride));
   if (view.byteLength != count * stride)
-    throw Error(path, "meshopt_size",
+    throw Error(path, Rule::meshopt_size,
                 fmt::format("count {} × byteStride {} differs from the bufferView's byteLength {}", count, stride,
                             view.byteLength));
   if (view.byteStride != 0 && view.byteStride != stride)
-    throw Error(path + ".byteStride", "meshopt_stride",
+    throw Error(path + ".byteStride", Rule::meshopt_stride,
                 fmt::format("byteStride {} differs from the bufferView's {}", stride, view.byteStride));
   const bool index_mode = mode == "TRIANGLES" || mode == "INDICES";
   if (mode == "ATTRIBUTES" ? (stride % 4 != 0 || stride > 256) : index_mode ? (stride != 2 && stride != 4) : true)
-    throw Error(path + (index_mode || mode == "ATTRIBUTES" ? ".byteStride" : ".mode"), "meshopt_mode",
+    throw Error(path + (index_mode || mode == "ATTRIBUTES" ? ".byteStride" : ".mode"), Rule::meshopt_mode,
                 fmt::format("mode \"{}\" with byteStride {} is not allowed", mode, stride));
   if (mode == "TRIANGLES" && count % 3 != 0)
-    throw Error(path + ".count", "meshopt_mode", fmt::format("TRIANGLES needs a multiple of 3 indices, not {}", count));
+    throw Error(path + ".count", Rule::meshopt_mode, fmt::format("TRIANGLES needs a multiple of 3 indices, not {}", count));
   const bool filter_ok = filter == "NONE" || (mode == "ATTRIBUTES" && ((filter == "OCTAHEDRAL" && (stride == 4 || stride == 8)) ||
                                                                       (filter == "QUATERNION" && stride == 8) ||
                                                                       filter == "EXPONENTIAL"));
   if (!filter_ok)
-    throw Error(path + ".filter", "meshopt_filter",
+    throw Error(path + ".filter", Rule::meshopt_filter,
                 fmt::format("filter \"{}\" is not allowed with mode \"{}\" and byteStride {}", filter, mode, stride));
 
   std::vector<std::uint8_t> out(count * stride);
@@ -86,7 +86,7 @@ std::vector<std::uint8_t> decode_view(const tinygltf::Model& model, std::size_t 
   else if (mode == "TRIANGLES") rc = meshopt_decodeIndexBuffer(out.data(), count, stride, data, length);
   else rc = meshopt_decodeIndexSequence(out.data(), count, stride, data, length);
   if (rc != 0)
-    throw Error(path, "meshopt_decode", fmt::format("meshoptimizer could not decode the {} data (code {})", mode, rc));
+    throw Error(path, Rule::meshopt_decode, fmt::format("meshoptimizer could not decode the {} data (code {})", mode, rc));
   if (filter == "OCTAHEDRAL") meshopt_decodeFilterOct(out.data(), count, stride);
   else if (filter == "QUATERNION") meshopt_decodeFilterQuat(out.data(), count, stride);
   else if (filter == "EXPONENTIAL") meshopt_decodeFilterExp(out.data(), count, stride);
@@ -122,7 +122,7 @@ void decode_meshopt(tinygltf::Model& model) {
     if (ext == model.bufferViews[i].extensions.end()) continue;
     const std::string path = fmt::format("bufferViews[{}].extensions.{}", i, kExtension);
     if (model.bufferViews[i].byteLength > kMaxBufferBytes - decoded_total)
-      throw Error(path, "meshopt_size", fmt::format("decoded views would exceed {} bytes in total", kMaxBufferBytes));
+      throw Error(path, Rule::meshopt_size, fmt::format("decoded views would exceed {} bytes in total", kMaxBufferBytes));
     tinygltf::Buffer decoded;
     decoded.data = decode_view(model, source_buffers, model.bufferViews[i], ext->second, path);
     decoded_total += decoded.data.size();

@@ -26,7 +26,7 @@ PaletteStorage choose_storage(PaletteStorage requested) {
   const std::string current =
       fmt::format("{} {}.{}", desktop ? "OpenGL" : "OpenGL ES", version / 10, version % 10);
   if (requested == PaletteStorage::storage_buffer && !buffers) {
-    throw Error("CrowdRendererOptions.palette", "gl_version",
+    throw Error("CrowdRendererOptions.palette", Rule::gl_version,
                 fmt::format("storage buffer palettes need desktop OpenGL 4.3; the current "
                             "context is {}",
                             current));
@@ -219,7 +219,7 @@ CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& opt
     glGetIntegerv(GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS, &vertex_blocks);
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &state->limits.max_storage_block_bytes);
     if (vertex_blocks < static_cast<GLint>(gl::binding::count)) {
-      throw Error("CrowdRendererOptions.palette", "gl_version",
+      throw Error("CrowdRendererOptions.palette", Rule::gl_version,
                   fmt::format("GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS = {} < {}", vertex_blocks,
                               gl::binding::count));
     }

@@ -60,7 +60,7 @@ gl::Object make_target(const gl::Object& color, const gl::Object* depth) {
   gl::check_gl("glFramebufferRenderbuffer");
   GLenum status = glCheckFramebufferStatus(GL_FRAMEBUFFER);
   if (status != GL_FRAMEBUFFER_COMPLETE) {
-    throw Error("glCheckFramebufferStatus", "framebuffer_incomplete",
+    throw Error("glCheckFramebufferStatus", Rule::framebuffer_incomplete,
                 fmt::format("framebuffer incomplete: {} (0x{:04X})", status_name(status), status));
   }
   return framebuffer;
@@ -76,12 +76,12 @@ Framebuffer::Framebuffer(const FramebufferOptions& options)
   gl::check_gl("glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE)");
   auto too_big = [&](std::uint32_t v) { return v == 0 || v > static_cast<std::uint32_t>(max_size); };
   if (too_big(width_) || too_big(height_)) {
-    throw Error("FramebufferOptions.width/height", "invalid_size",
+    throw Error("FramebufferOptions.width/height", Rule::invalid_size,
                 fmt::format("{} x {} is outside 1..{} (GL_MAX_RENDERBUFFER_SIZE)", width_, height_,
                             max_size));
   }
   if (samples_ > static_cast<std::uint32_t>(max_samples)) {
-    throw Error("FramebufferOptions.samples", "invalid_size",
+    throw Error("FramebufferOptions.samples", Rule::invalid_size,
                 fmt::format("{} samples exceed GL_MAX_SAMPLES = {}", samples_, max_samples));
   }
 
@@ -101,7 +101,7 @@ Framebuffer::Framebuffer(const FramebufferOptions& options)
 Framebuffer::~Framebuffer() { destroy(); }
 
 void Framebuffer::bind() const {
-  if (!objects_) throw Error("Framebuffer", "destroyed", "the framebuffer was destroyed");
+  if (!objects_) throw Error("Framebuffer", Rule::destroyed, "the framebuffer was destroyed");
   glBindFramebuffer(GL_FRAMEBUFFER, objects_->framebuffer.name());
   glViewport(0, 0, static_cast<GLsizei>(width_), static_cast<GLsizei>(height_));
 }

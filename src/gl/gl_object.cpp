@@ -32,7 +32,7 @@ const char* gl_error_name(GLenum error) {
 Object checked(ObjectKind kind, GLuint name, const char* call) {
   if (name == 0) {
     check_gl(call);  // reports the GL error when there is one
-    throw Error(call, "gl_call_failed", fmt::format("{} returned 0", call));
+    throw Error(call, Rule::gl_call_failed, fmt::format("{} returned 0", call));
   }
   return Object(kind, name);
 }
@@ -107,7 +107,7 @@ void check_gl(std::string_view call) {
   // Drain the queue: GL may hold several flags, and a stale one would blame the next call.
   for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; ++i) {
   }
-  throw Error(std::string(call), "gl_call_failed",
+  throw Error(std::string(call), Rule::gl_call_failed,
               fmt::format("{} failed: {} (0x{:04X})", call, gl_error_name(first), first));
 }
 

@@ -54,7 +54,7 @@ const char* egl_error_name(EGLint error) {
 
 [[noreturn]] void throw_egl(const char* call, const std::string& detail = {}) {
   EGLint error = eglGetError();
-  throw Error(call, "egl_call_failed",
+  throw Error(call, Rule::egl_call_failed,
               fmt::format("{} failed: {} (0x{:04X}){}{}", call, egl_error_name(error), error,
                           detail.empty() ? "" : "; ", detail));
 }
@@ -96,7 +96,7 @@ void install_debug_callback(HeadlessContext::DebugLog* log) {
   const int version = epoxy_gl_version();
   const bool core = desktop ? version >= 43 : version >= 32;
   if (!core && !epoxy_has_gl_extension("GL_KHR_debug")) {
-    throw Error("glDebugMessageCallback", "gl_extension_missing",
+    throw Error("glDebugMessageCallback", Rule::gl_extension_missing,
                 "the debug context lacks KHR_debug");
   }
   glEnable(GL_DEBUG_OUTPUT);
@@ -118,7 +118,7 @@ void release_display(EGLDisplay display) {
 
 void require_client_extension(const char* client_extensions, const char* needed) {
   if (!has_extension(client_extensions, needed)) {
-    throw Error("eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS)", "egl_extension_missing",
+    throw Error("eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS)", Rule::egl_extension_missing,
                 fmt::format("the EGL client lacks {} (client extensions: {})", needed,
                             client_extensions ? client_extensions : "none"));
   }
@@ -140,7 +140,7 @@ EGLDisplay open_display(EglPlatform platform, const char* client_extensions) {
   EGLint count = 0;
   if (eglQueryDevicesEXT(1, &device, &count) != EGL_TRUE) throw_egl("eglQueryDevicesEXT");
   if (count < 1) {
-    throw Error("eglQueryDevicesEXT", "egl_call_failed", "eglQueryDevicesEXT found no device");
+    throw Error("eglQueryDevicesEXT", Rule::egl_call_failed, "eglQueryDevicesEXT found no device");
   }
   EGLDisplay display = eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT, device, nullptr);
   if (display == EGL_NO_DISPLAY) throw_egl("eglGetPlatformDisplayEXT(EGL_PLATFORM_DEVICE_EXT)");
@@ -168,7 +168,7 @@ HeadlessContext::HeadlessContext(const HeadlessOptions& options) : api_(options.
 
   try {
     if (!has_extension(eglQueryString(display, EGL_EXTENSIONS), "EGL_KHR_no_config_context")) {
-      throw Error("eglQueryString(EGL_EXTENSIONS)", "egl_extension_missing",
+      throw Error("eglQueryString(EGL_EXTENSIONS)", Rule::egl_extension_missing,
                   "the EGL display lacks EGL_KHR_no_config_context");
     }
     const bool es = options.api == GlApi::gles30;

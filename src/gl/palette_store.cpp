@@ -22,7 +22,7 @@ std::string where(std::uint32_t node, const char* array) {
 void check_block(std::size_t bytes, const StorageLimits& limits, std::uint32_t node,
                  const char* array, const std::string& shape) {
   if (bytes > static_cast<std::uint64_t>(limits.max_storage_block_bytes)) {
-    throw Error(where(node, array), "palette_too_large",
+    throw Error(where(node, array), Rule::palette_too_large,
                 fmt::format("{} = {} bytes exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {}", shape,
                             bytes, limits.max_storage_block_bytes));
   }
@@ -32,12 +32,12 @@ void check_texture(std::size_t width, std::size_t height, const StorageLimits& l
                    std::uint32_t node, const char* array, const char* width_meaning) {
   const auto max = static_cast<std::size_t>(limits.max_texture_size);
   if (height > max) {
-    throw Error(where(node, array), "palette_too_large",
+    throw Error(where(node, array), Rule::palette_too_large,
                 fmt::format("capacity {} (one texel row per slot) exceeds GL_MAX_TEXTURE_SIZE = {}",
                             height, max));
   }
   if (width > max) {
-    throw Error(where(node, array), "palette_too_large",
+    throw Error(where(node, array), Rule::palette_too_large,
                 fmt::format("{} = {} texels per row exceed GL_MAX_TEXTURE_SIZE = {}",
                             width_meaning, width, max));
   }

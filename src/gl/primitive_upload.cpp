@@ -168,7 +168,7 @@ PrimitiveGpu upload_primitive(const Primitive& primitive, DeltaStorage deltas,
   const auto width = static_cast<std::uint32_t>(std::min<std::int32_t>(4096, max_texture_size));
   const std::size_t rows = (packed.size() + width - 1) / width;
   if (rows > static_cast<std::size_t>(max_texture_size)) {
-    throw Error(path + ".targets", "palette_too_large",
+    throw Error(path + ".targets", Rule::palette_too_large,
                 fmt::format("{} morph delta texels need {} rows of {}, more than "
                             "GL_MAX_TEXTURE_SIZE = {}",
                             packed.size(), rows, width, max_texture_size));

@@ -34,7 +34,7 @@ Object compile(std::string_view name, const char* stage_name, GLenum stage, cons
   GLint ok = GL_FALSE;
   glGetShaderiv(shader.name(), GL_COMPILE_STATUS, &ok);
   if (ok != GL_TRUE) {
-    throw Error(fmt::format("{}.{}", name, stage_name), "shader_compile",
+    throw Error(fmt::format("{}.{}", name, stage_name), Rule::shader_compile,
                 fmt::format("glCompileShader failed: {}", shader_log(shader.name())));
   }
   return shader;
@@ -56,7 +56,7 @@ Object link_program(std::string_view name, const char* vertex_source,
   glDetachShader(program.name(), vertex.name());
   glDetachShader(program.name(), fragment.name());
   if (ok != GL_TRUE) {
-    throw Error(std::string(name), "program_link",
+    throw Error(std::string(name), Rule::program_link,
                 fmt::format("glLinkProgram failed: {}", program_log(program.name())));
   }
   check_gl("glLinkProgram");

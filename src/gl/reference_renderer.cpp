@@ -267,7 +267,7 @@ std::uint32_t ReferenceRenderer::draw(const Crowd& crowd, const Camera& camera) 
         };
         if (!job.run()) {
           throw Error(fmt::format("meshes[{}].primitives[{}]", group.mesh, group.primitive),
-                      "reference_deform", "the primitive's skin data does not match its skin");
+                      Rule::reference_deform, "the primitive's skin data does not match its skin");
         }
         cache.replace_vertices(state.vertices.name(),
                                static_cast<GLsizeiptr>(state.deformed.size() *

@@ -45,7 +45,7 @@ void release_objects(std::unique_ptr<State>& state) noexcept {
 inline void require_own_crowd(const Crowd& crowd, const std::shared_ptr<const CrowdLink>& own,
                               std::string_view renderer) {
   if (crowd.link() != own)
-    throw Error(std::string(renderer) + ".draw(crowd)", "wrong_crowd",
+    throw Error(std::string(renderer) + ".draw(crowd)", Rule::wrong_crowd,
                 "the crowd differs from the one this renderer was created for");
 }
 

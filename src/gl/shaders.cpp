@@ -342,7 +342,7 @@ ShaderDialect plain_dialect(const char* who) {
   if (desktop ? version >= 33 : version >= 30) {
     return desktop ? ShaderDialect::glsl330 : ShaderDialect::essl300;
   }
-  throw Error(who, "gl_version",
+  throw Error(who, Rule::gl_version,
               fmt::format("needs OpenGL 3.3 core or OpenGL ES 3.0; the current context is {} {}.{}",
                           desktop ? "OpenGL" : "OpenGL ES", version / 10, version % 10));
 }

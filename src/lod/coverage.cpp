@@ -7,32 +7,26 @@
 
 #include <fmt/format.h>
 
+#include "asset/checks.hpp"
 #include "gltf_crowd/error.hpp"
 #include "gltf_crowd/lod.hpp"
 
 namespace gltf_crowd {
 namespace {
 
-bool finite(const glm::mat4& m) noexcept {
-  for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r)
-      if (!std::isfinite(m[c][r])) return false;
-  return true;
-}
-
 glm::vec4 row(const glm::mat4& m, int r) noexcept { return {m[0][r], m[1][r], m[2][r], m[3][r]}; }
 
 }  // namespace
 
 void validate_lod_view(const LodView& view, std::string_view where) {
-  if (!finite(view.view)) throw Error(fmt::format("{}.view", where), "not_finite", "the view matrix must be finite");
-  if (!finite(view.projection))
-    throw Error(fmt::format("{}.projection", where), "not_finite", "the projection matrix must be finite");
+  // Called every frame: the paths are built only for an error.
+  if (!detail::is_finite(view.view)) detail::check_finite(view.view, fmt::format("{}.view", where));
+  if (!detail::is_finite(view.projection)) detail::check_finite(view.projection, fmt::format("{}.projection", where));
   // Without a y scale (or any inverse) coverage and the frustum planes mean nothing.
   if (view.projection[1][1] == 0.0f || !(std::abs(glm::determinant(view.projection)) > 0.0f))
-    throw Error(fmt::format("{}.projection", where), "singular_projection", "the projection matrix is singular");
-  if (view.width == 0) throw Error(fmt::format("{}.width", where), "viewport_size", "the viewport width must be > 0");
-  if (view.height == 0) throw Error(fmt::format("{}.height", where), "viewport_size", "the viewport height must be > 0");
+    throw Error(fmt::format("{}.projection", where), Rule::singular_projection, "the projection matrix is singular");
+  if (view.width == 0) throw Error(fmt::format("{}.width", where), Rule::viewport_size, "the viewport width must be > 0");
+  if (view.height == 0) throw Error(fmt::format("{}.height", where), Rule::viewport_size, "the viewport height must be > 0");
 }
 
 float max_axis_scale(const glm::mat4& placement) noexcept {

@@ -40,36 +40,28 @@ void check_level_skin(const Asset& asset, std::uint32_t source, std::size_t k) {
   const std::int32_t skin = asset.nodes[source].skin;
   const std::vector<std::uint32_t>* joints = skin >= 0 ? &asset.skins[static_cast<std::size_t>(skin)].joints : nullptr;
   if (level.skin >= 0 && (joints == nullptr || asset.skins[static_cast<std::size_t>(level.skin)].joints != *joints))
-    throw Error(path, "lod_skin_mismatch",
+    throw Error(path, Rule::lod_skin_mismatch,
                 fmt::format("node {} is skinned by skins[{}], whose joints differ from node {}'s skin", id, level.skin, source));
   for (const Primitive& primitive : asset.meshes[static_cast<std::size_t>(level.mesh)].primitives) {
     if (primitive.joints0.empty()) continue;
     if (joints == nullptr)
-      throw Error(path, "lod_skin_mismatch", fmt::format("node {} has skinned primitives but node {} has no skin", id, source));
+      throw Error(path, Rule::lod_skin_mismatch,
+                  fmt::format("node {} has skinned primitives but node {} has no skin", id, source));
     const auto fits = [&](const std::vector<glm::u16vec4>& set) {
       return std::all_of(set.begin(), set.end(), [&](const glm::u16vec4& j) {
         return glm::all(glm::lessThan(j, glm::u16vec4(static_cast<std::uint16_t>(std::min<std::size_t>(joints->size(), 0xFFFF)))));
       });
     };
     if (!fits(primitive.joints0) || !fits(primitive.joints1))
-      throw Error(path, "lod_skin_mismatch",
+      throw Error(path, Rule::lod_skin_mismatch,
                   fmt::format("node {} uses joints beyond the {} of node {}'s skin", id, joints->size(), source));
   }
 }
 
-// Reachable visible mesh nodes in depth-first scene order (as the crowd draws them), minus the
-// nodes that are another drawn node's MSFT_lod alternative.
+// The drawn nodes (Asset::drawn_nodes, the crowd's order) minus the nodes that are another drawn
+// node's MSFT_lod alternative.
 std::vector<std::uint32_t> source_nodes(const Asset& asset) {
-  std::vector<std::uint32_t> drawn;
-  std::vector<std::uint32_t> stack(asset.scene_roots.rbegin(), asset.scene_roots.rend());
-  while (!stack.empty()) {
-    const std::uint32_t n = stack.back();
-    stack.pop_back();
-    const Node& node = asset.nodes[n];
-    if (!node.visible) continue;
-    stack.insert(stack.end(), node.children.rbegin(), node.children.rend());
-    if (node.mesh >= 0) drawn.push_back(n);
-  }
+  std::vector<std::uint32_t> drawn = asset.drawn_nodes;
   std::vector<bool> alternative(asset.nodes.size(), false);
   for (std::uint32_t n : drawn)
     for (std::uint32_t id : asset.nodes[n].lod_ids) alternative[id] = true;
@@ -115,7 +107,7 @@ void generate_levels(const Asset& asset, const LodOptions& options, LodModel& mo
 std::vector<float> resolve_thresholds(const Asset& asset, const LodOptions& options, const LodModel& model) {
   if (!options.screen_coverage.empty()) {
     if (model.source != LodSource::none && options.screen_coverage.size() != model.level_count)
-      throw Error("lod.screen_coverage", "lod_screen_coverage_count",
+      throw Error("lod.screen_coverage", Rule::lod_screen_coverage_count,
                   fmt::format("{} {} for {} levels ({}): give one threshold per level",
                               options.screen_coverage.size(),
                               options.screen_coverage.size() == 1 ? "threshold" : "thresholds",
@@ -127,7 +119,7 @@ std::vector<float> resolve_thresholds(const Asset& asset, const LodOptions& opti
       if (const std::vector<float>& hints = asset.nodes[source.node].lod_screen_coverage; !hints.empty()) {
         for (std::size_t i = 0; i < hints.size(); ++i)
           if (!(hints[i] > 0.0f && std::isfinite(hints[i])) || (i > 0 && hints[i] > hints[i - 1]))
-            throw Error(fmt::format("nodes[{}].extras.MSFT_screencoverage[{}]", source.node, i), "lod_screen_coverage",
+            throw Error(fmt::format("nodes[{}].extras.MSFT_screencoverage[{}]", source.node, i), Rule::lod_screen_coverage,
                         fmt::format("{} must be finite, > 0 and not above the previous hint", hints[i]));
         return hints;
       }
@@ -150,19 +142,20 @@ void validate_lod_options(const LodOptions& options) {
   for (std::size_t i = 0; i < options.ratios.size(); ++i) {
     const float r = options.ratios[i];
     if (!(r > 0.0f && r < 1.0f) || (i > 0 && !(r < options.ratios[i - 1])))
-      throw Error(fmt::format("lod.ratios[{}]", i), "lod_ratio",
+      throw Error(fmt::format("lod.ratios[{}]", i), Rule::lod_ratio,
                   fmt::format("{} must be in (0, 1) and below the previous ratio", r));
   }
   for (std::size_t i = 0; i < options.screen_coverage.size(); ++i) {
     const float t = options.screen_coverage[i];
     if (!(t > 0.0f && std::isfinite(t)) || (i > 0 && t > options.screen_coverage[i - 1]))
-      throw Error(fmt::format("lod.screen_coverage[{}]", i), "lod_screen_coverage",
+      throw Error(fmt::format("lod.screen_coverage[{}]", i), Rule::lod_screen_coverage,
                   fmt::format("{} must be finite, > 0 and not above the previous threshold", t));
   }
   if (!(options.hysteresis >= 0.0f && options.hysteresis < 1.0f))
-    throw Error("lod.hysteresis", "lod_hysteresis", fmt::format("{} is not in [0, 1)", options.hysteresis));
+    throw Error("lod.hysteresis", Rule::lod_hysteresis, fmt::format("{} is not in [0, 1)", options.hysteresis));
   if (options.min_coverage && !(*options.min_coverage >= 0.0f && std::isfinite(*options.min_coverage)))
-    throw Error("lod.min_coverage", "lod_min_coverage", fmt::format("{} must be finite and >= 0", *options.min_coverage));
+    throw Error("lod.min_coverage", Rule::lod_min_coverage,
+                fmt::format("{} must be finite and >= 0", *options.min_coverage));
 }
 
 LodModel build_lod_model(const Asset& asset, const LodOptions& options) {

@@ -24,7 +24,7 @@ void populate_bench_crowd(Crowd& crowd, std::size_t actors, bool crossfade) {
   const Asset& asset = crowd.asset();
   const std::size_t clips = asset.clips.size();
   if (crossfade && clips == 0)
-    throw Error("bench.crossfade", "no_clips", "a crossfade needs an asset with at least one clip");
+    throw Error("bench.crossfade", Rule::no_clips, "a crossfade needs an asset with at least one clip");
   const auto side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(actors))));
   std::vector<ActorOptions> options(actors);
   for (std::size_t i = 0; i < actors; ++i) {

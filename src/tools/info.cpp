@@ -1,6 +1,6 @@
 // `gltf-crowd info <asset> [--json]`: what a crowd made from the asset would draw and animate
-// (docs/spec.md §8): meshes and primitives (all, and reachable from the default scene counting a mesh once
-// per node that uses it), skins, clips with durations, morph targets, MSFT_lod levels, materials,
+// (docs/spec.md §8): meshes and primitives (all, and those drawn: Asset::drawn_nodes, counting a mesh
+// once per node that uses it), skins, clips with durations, morph targets, MSFT_lod levels, materials,
 // extensions, and the rest-pose and animated bounds (gltf_crowd/bounds.hpp). Loading runs the
 // full validation of docs/spec.md §2, so a bad file exits non-zero with the error (JSON path and rule) on
 // stderr.
@@ -27,19 +27,21 @@ struct InfoOptions {
   bool json = false;
 };
 
-// Primitives of the meshes in the subtree of each root (children only: MSFT_lod levels are
-// alternates, not children). Calls `visit(node)` for every node reached.
-template <typename Visit>
-std::size_t subtree_primitives(const Asset& asset, const std::vector<std::uint32_t>& roots, Visit visit) {
+std::size_t mesh_primitives(const Asset& asset, std::uint32_t node) {
+  const std::int32_t mesh = asset.nodes[node].mesh;
+  return mesh < 0 ? 0 : asset.meshes[static_cast<std::size_t>(mesh)].primitives.size();
+}
+
+// Primitives of the meshes in the subtrees of an MSFT_lod node's levels (children only: levels
+// are alternates, not children).
+std::size_t level_primitives(const Asset& asset, const std::vector<std::uint32_t>& levels) {
   std::size_t count = 0;
-  std::vector<std::uint32_t> stack(roots.rbegin(), roots.rend());
+  std::vector<std::uint32_t> stack(levels.begin(), levels.end());
   while (!stack.empty()) {
     const std::uint32_t n = stack.back();
     stack.pop_back();
-    visit(n);
-    const Node& node = asset.nodes[n];
-    if (node.mesh >= 0) count += asset.meshes[static_cast<std::size_t>(node.mesh)].primitives.size();
-    stack.insert(stack.end(), node.children.rbegin(), node.children.rend());
+    count += mesh_primitives(asset, n);
+    stack.insert(stack.end(), asset.nodes[n].children.begin(), asset.nodes[n].children.end());
   }
   return count;
 }
@@ -61,15 +63,18 @@ nlohmann::json summarize(const Asset& asset, const std::string& file) {
       morph_primitives += p.targets.empty() ? 0 : 1;
     }
   }
+  // What the crowd draws: Asset::drawn_nodes, a mesh once per node.
+  std::size_t reachable = 0;
   std::vector<std::uint32_t> lod_nodes;
-  const std::size_t reachable = subtree_primitives(asset, asset.scene_roots, [&](std::uint32_t n) {
+  for (const std::uint32_t n : asset.drawn_nodes) {
+    reachable += mesh_primitives(asset, n);
     if (!asset.nodes[n].lod_ids.empty()) lod_nodes.push_back(n);
-  });
+  }
   std::size_t lod_primitives = 0;
   nlohmann::json lod = nlohmann::json::array();
   for (std::uint32_t n : lod_nodes) {
     const Node& node = asset.nodes[n];
-    lod_primitives += subtree_primitives(asset, node.lod_ids, [](std::uint32_t) {});
+    lod_primitives += level_primitives(asset, node.lod_ids);
     std::vector<std::uint32_t> levels{n};
     levels.insert(levels.end(), node.lod_ids.begin(), node.lod_ids.end());
     lod.push_back({{"node", n}, {"name", node.name}, {"levels", levels}, {"screen_coverage", node.lod_screen_coverage}});

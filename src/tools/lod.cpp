@@ -27,20 +27,20 @@ struct LodCommandOptions {
 
 void run_lod(const LodCommandOptions& options) {
   if (std::filesystem::path(options.out).extension() != ".glb")
-    throw Error(options.out, "lod_out_extension", "the output is a self-contained GLB: name it *.glb");
+    throw Error(options.out, Rule::lod_out_extension, "the output is a self-contained GLB: name it *.glb");
   const Asset asset = load_asset(options.asset);
   const LodModel model = build_lod_model(asset, {.auto_generate = true,
                                                  .ratios = options.ratios,
                                                  .preserve_boundary = options.preserve_boundary,
                                                  .screen_coverage = options.screen_coverage});
   if (model.source == LodSource::authored)
-    throw Error(options.asset, "lod_export_source", "the asset already has MSFT_lod levels");
+    throw Error(options.asset, Rule::lod_export_source, "the asset already has MSFT_lod levels");
   if (model.source == LodSource::none)
-    throw Error(options.asset, "lod_export_source", "no primitive could be reduced at these ratios");
+    throw Error(options.asset, Rule::lod_export_source, "no primitive could be reduced at these ratios");
   const std::vector<std::uint8_t> glb = export_lod_glb(asset, model);
   std::ofstream file(options.out, std::ios::binary);
   file.write(reinterpret_cast<const char*>(glb.data()), static_cast<std::streamsize>(glb.size()));
-  if (!file) throw Error(options.out, "write_failed", "could not write the output file");
+  if (!file) throw Error(options.out, Rule::write_failed, "could not write the output file");
   fmt::print("wrote {} levels of {} source nodes to {}: indices per actor [{}], screen coverage [{}]\n",
              model.level_count, model.sources.size(), options.out, fmt::join(model.level_indices, ", "),
              fmt::join(model.thresholds, ", "));

@@ -23,6 +23,7 @@
 #include <glm/gtx/matrix_decompose.hpp>
 #include <nlohmann/json.hpp>
 
+#include "asset/checks.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/pose.hpp"
@@ -115,13 +116,6 @@ void append_pose(const Asset& asset, Pose& pose, const glm::mat4& placement, Jso
   out["morph_weights"] = std::move(morph);
 }
 
-std::string available_clips(const Asset& asset) {
-  std::string names;
-  for (std::size_t i = 0; i < asset.clips.size(); ++i)
-    names += fmt::format("{}{} \"{}\"", i ? ", " : "", i, asset.clips[i].name);
-  return names.empty() ? "none" : names;
-}
-
 // A clip by name, else by index.
 std::uint32_t resolve_clip(const Asset& asset, const std::string& name_or_index) {
   const int by_name = asset.find_clip(name_or_index);
@@ -131,8 +125,8 @@ std::uint32_t resolve_clip(const Asset& asset, const std::string& name_or_index)
   const auto [ptr, ec] = std::from_chars(name_or_index.data(), end, index);
   if (ec == std::errc() && ptr == end && !name_or_index.empty() && index < asset.clips.size())
     return static_cast<std::uint32_t>(index);
-  throw Error("--clip", "unknown_clip",
-              fmt::format("no clip named or numbered \"{}\"; available: {}", name_or_index, available_clips(asset)));
+  throw Error("--clip", Rule::unknown_clip,
+              fmt::format("no clip named or numbered \"{}\"; available: {}", name_or_index, clip_name_list(asset)));
 }
 
 void print_text(const Asset& asset, const Json& doc) {
@@ -167,7 +161,7 @@ void run_single(const Asset& asset, const PoseOptions& o) {
     doc["clip"] = nullptr;
     doc["time"] = nullptr;
   } else {
-    if (!std::isfinite(o.time)) throw Error("--time", "not_finite", fmt::format("{} is not finite", o.time));
+    detail::check_finite(o.time, "--time");
     const std::uint32_t clip = resolve_clip(asset, o.clip);
     posed.set_clip(clip, o.time);
     doc["clip"] = asset.clips[clip].name;
@@ -195,7 +189,8 @@ class Script {
   Script(std::string file, const ScriptLine& line) : file_(std::move(file)), line_(line) {}
 
   [[noreturn]] void fail(const std::string& message) const {
-    throw Error(fmt::format("{}:{}", file_, line_.number), "script_syntax", fmt::format("{}: \"{}\"", message, line_.text));
+    throw Error(fmt::format("{}:{}", file_, line_.number), Rule::script_syntax,
+                fmt::format("{}: \"{}\"", message, line_.text));
   }
   const std::string& word(std::size_t i, const char* what) const {
     if (i >= line_.words.size()) fail(fmt::format("missing {}", what));
@@ -246,7 +241,7 @@ class Script {
 
 std::vector<ScriptLine> read_script(const std::string& file) {
   std::ifstream in(file);
-  if (!in) throw Error(file, "script_open", "cannot open the script");
+  if (!in) throw Error(file, Rule::script_open, "cannot open the script");
   std::vector<ScriptLine> lines;
   std::string text;
   for (std::size_t number = 1; std::getline(in, text); ++number) {
@@ -361,7 +356,7 @@ void run_script(const std::shared_ptr<const Asset>& asset, const PoseOptions& o)
     try {
       apply(crowd, s, lines[step]);
     } catch (const Error& e) {
-      if (e.rule() == "script_syntax") throw;
+      if (e.rule() == rule_id(Rule::script_syntax)) throw;
       throw Error(fmt::format("{}:{}", o.script, lines[step].number), e.rule(), e.what());
     }
     print_actors(crowd, step, lines[step]);

@@ -80,7 +80,7 @@ void check_actor_limit(const Crowd& crowd, std::uint32_t actors, PaletteStorage 
           ? fmt::format("{} = {} bytes per array / {} bytes per actor in its largest palette array",
                         limit.limit, limit.limit_value, limit.per_actor)
           : fmt::format("{} = {} texel rows, one per actor", limit.limit, limit.limit_value);
-  throw Error("--actors", "too_many_actors",
+  throw Error("--actors", Rule::too_many_actors,
               fmt::format("{} actors exceed the {} this asset fits in {} palettes on this GPU ({})", actors,
                           limit.actors, palette_storage_name(limit.storage), why));
 }
@@ -154,7 +154,7 @@ void run_render(const RenderOptions& options) {
     stats["gl_renderer"] = context.renderer();
     std::ofstream file(options.stats);
     file << json_text(stats, 2) << '\n';
-    if (!file) throw Error(options.stats, "write_failed", "could not write the statistics file");
+    if (!file) throw Error(options.stats, Rule::write_failed, "could not write the statistics file");
   }
   fmt::print("rendered {} actors with {} draws ({} groups) at {}x{} into {}\n",
              crowd.actor_count(), draws, groups.size(), options.width, options.height,

@@ -56,7 +56,7 @@ struct Window {
   GLFWwindow* handle = nullptr;
   Window(std::uint32_t width, std::uint32_t height) {
     if (glfwInit() != GLFW_TRUE) {
-      throw Error("studio", "no_display",
+      throw Error("studio", Rule::no_display,
                   "GLFW could not initialise (no display? run under xvfb-run for headless use)");
     }
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 4);
@@ -67,7 +67,7 @@ struct Window {
                               nullptr, nullptr);
     if (handle == nullptr) {
       glfwTerminate();
-      throw Error("studio", "no_window", "GLFW could not create an OpenGL 4.3 core window");
+      throw Error("studio", Rule::no_window, "GLFW could not create an OpenGL 4.3 core window");
     }
     glfwMakeContextCurrent(handle);
   }
@@ -240,7 +240,7 @@ void run_studio(const StudioOptions& options) {
     stats["gl_renderer"] = reinterpret_cast<const char*>(glGetString(GL_RENDERER));
     std::ofstream file(options.stats);
     file << json_text(stats, 2) << '\n';
-    if (!file) throw Error(options.stats, "write_failed", "could not write the statistics file");
+    if (!file) throw Error(options.stats, Rule::write_failed, "could not write the statistics file");
   }
   const nlohmann::json& lod = stats["lod"];
   fmt::print("studio: {} actors, {} draws, lod source {}, {} demoted, budget satisfied {}, {} frames\n",

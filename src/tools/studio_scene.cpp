@@ -20,11 +20,8 @@ double elapsed_ms(std::chrono::steady_clock::time_point start) {
 // A single clip chosen by name must be one of the asset's ("" = its first clip).
 void check_clip(const Asset& asset, const ClipAssignment& clips) {
   if (clips.mode != ClipMode::single || clips.clip.empty() || asset.find_clip(clips.clip) >= 0) return;
-  std::vector<std::string> names;
-  for (const Clip& clip : asset.clips) names.push_back('\'' + clip.name + '\'');
-  throw Error("clip", "unknown_clip",
-              fmt::format("'{}' is not a clip of this model; its clips: {}", clips.clip,
-                          names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
+  throw Error("clip", Rule::unknown_clip,
+              fmt::format("no clip named \"{}\"; available: {}", clips.clip, clip_name_list(asset)));
 }
 
 bool same_actors(const StudioSettings& a, const StudioSettings& b) {
@@ -122,7 +119,7 @@ std::uint32_t StudioScene::apply(const ActorEdit& edit) {
     return edit.actor.empty() || a.id() == edit.actor;
   });
   if (found == actors.end()) {
-    throw Error("select", "unknown_actor",
+    throw Error("select", Rule::unknown_actor,
                 fmt::format("no actor has the id '{}' ({} actors{})", edit.actor, actors.size(),
                             actors.empty() ? std::string()
                                            : fmt::format(": {} to {}", actors.front().id(), actors.back().id())));

@@ -11,7 +11,7 @@ namespace gltf_crowd::tools {
 namespace {
 
 [[noreturn]] void bad_value(std::string_view key, std::string_view value, std::string_view expected) {
-  throw Error("--set " + std::string(key), "set_value",
+  throw Error("--set " + std::string(key), Rule::set_value,
               "'" + std::string(value) + "' is not " + std::string(expected));
 }
 
@@ -54,7 +54,7 @@ void apply_setting(std::string_view assignment, StudioSettings& settings,
                    const std::function<std::string(std::string_view)>& resolve_model) {
   const std::size_t eq = assignment.find('=');
   if (eq == std::string_view::npos || eq == 0) {
-    throw Error("--set " + std::string(assignment), "set_syntax", "expected key=value");
+    throw Error("--set " + std::string(assignment), Rule::set_syntax, "expected key=value");
   }
   const std::string_view key = assignment.substr(0, eq);
   const std::string_view value = assignment.substr(eq + 1);
@@ -122,7 +122,7 @@ void apply_setting(std::string_view assignment, StudioSettings& settings,
   } else if (key == "actor.seek") {
     actor_edit().seek = parse_number(key, value, 0.0f, 1e6f);
   } else {
-    throw Error("--set " + std::string(key), "set_key",
+    throw Error("--set " + std::string(key), Rule::set_key,
                 "unknown key; known: model, actors, capacity, clips, clip, seed, phase_spread, "
                 "speed_spread, animation, orbit, lod, bias, budget, update_rate, palette, azimuth, elevation, "
                 "zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek");
