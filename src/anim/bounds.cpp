@@ -19,28 +19,13 @@ constexpr float kSamplesPerSecond = 30.0f;
 constexpr float kMaxGridSteps = 1024.0f;
 constexpr std::size_t kMaxSampleTimes = 2048;
 
-// Mesh nodes reachable from the default scene through visible nodes, as Crowd draws them.
-std::vector<std::uint32_t> drawn_nodes(const Asset& asset) {
-  std::vector<std::uint32_t> drawn;
-  std::vector<std::uint32_t> stack(asset.scene_roots.rbegin(), asset.scene_roots.rend());
-  while (!stack.empty()) {
-    const std::uint32_t n = stack.back();
-    stack.pop_back();
-    const Node& node = asset.nodes[n];
-    if (!node.visible) continue;
-    stack.insert(stack.end(), node.children.rbegin(), node.children.rend());
-    if (node.mesh >= 0) drawn.push_back(n);
-  }
-  return drawn;
-}
-
 // Poses the drawn vertices at the current pose of `pose` and adds them to `bounds`.
 struct PosedBounds {
-  explicit PosedBounds(const Asset& a) : asset(a), pose(a), drawn(drawn_nodes(a)), world(a.nodes.size()) {}
+  explicit PosedBounds(const Asset& a) : asset(a), pose(a), world(a.nodes.size()) {}
 
   void add(Bounds& bounds) {
     pose.world_matrices(glm::mat4(1.0f), world);
-    for (std::uint32_t n : drawn) {
+    for (std::uint32_t n : asset.drawn_nodes) {
       for (const Primitive& primitive : asset.meshes[static_cast<std::size_t>(asset.nodes[n].mesh)].primitives) {
         scratch.clear();
         detail::append_posed_positions(asset, n, primitive, world, pose.weights(), scratch);
@@ -51,7 +36,6 @@ struct PosedBounds {
 
   const Asset& asset;
   AssetPose pose;
-  std::vector<std::uint32_t> drawn;
   std::vector<glm::mat4> world;
   std::vector<glm::vec3> scratch;
 };
@@ -89,7 +73,7 @@ Bounds rest_bounds(const Asset& asset) {
 
 Bounds animated_bounds(const Asset& asset, std::size_t clip) {
   if (clip >= asset.clips.size())
-    throw Error("animated_bounds.clip", "unknown_clip",
+    throw Error("animated_bounds.clip", Rule::unknown_clip,
                 fmt::format("clip index {} does not exist (the asset has {} clips)", clip, asset.clips.size()));
   PosedBounds posed(asset);
   return clip_bounds(asset, clip, posed);

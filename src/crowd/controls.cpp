@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "asset/checks.hpp"
 #include "crowd/readback.hpp"
 #include "crowd/state.hpp"
 #include "gltf_crowd/crowd.hpp"
@@ -13,16 +14,11 @@
 namespace gltf_crowd {
 namespace {
 
-void require_finite(float value, const char* path) {
-  if (!std::isfinite(value)) throw Error(path, "not_finite", fmt::format("{} is not finite", value));
-}
-
 // A phase whose time overflows float would make the clock infinite and every later time NaN.
 float time_of_phase(float phase, float duration, const char* path) {
-  require_finite(phase, path);
+  detail::check_finite(phase, path);
   const float seconds = phase * duration;
-  if (!std::isfinite(seconds))
-    throw Error(path, "not_finite", fmt::format("phase {} × duration {} s overflows", phase, duration));
+  if (!std::isfinite(seconds)) detail::throw_not_finite(path, fmt::format("phase {} × duration {} s", phase, duration));
   return seconds;
 }
 
@@ -30,25 +26,18 @@ float duration_of(const Asset& asset, const Playback& p) {
   return p.count == 0 ? 0.0f : asset.clips[p.contributors[0].clip].duration_seconds;
 }
 
-std::string clip_names(const Asset& asset) {
-  std::string names;
-  for (std::size_t i = 0; i < asset.clips.size(); ++i)
-    names += (i ? ", " : "") + (asset.clips[i].name.empty() ? fmt::format("#{} (unnamed)", i) : asset.clips[i].name);
-  return names.empty() ? "none" : names;
-}
-
 }  // namespace
 
 Crowd& Actor::crowd() const {
-  if (!link_) throw Error("actor", "stale_actor", "the handle was moved from");
-  if (link_->crowd == nullptr) throw Error("crowd", "destroyed", "the crowd was destroyed");
+  if (!link_) throw Error("actor", Rule::stale_actor, "the handle was moved from");
+  if (link_->crowd == nullptr) throw Error("crowd", Rule::destroyed, "the crowd was destroyed");
   return *link_->crowd;
 }
 
 std::uint32_t Actor::slot() const {
   const Crowd::State& st = crowd().live();
   if (key_ >= st.key_slot.size() || st.key_generation[key_] != generation_ || st.key_slot[key_] == kNoSlot)
-    throw Error("actor", "stale_actor", "the actor was removed");
+    throw Error("actor", Rule::stale_actor, "the actor was removed");
   return st.key_slot[key_];
 }
 
@@ -126,16 +115,16 @@ void Actor::select_clip(std::string_view name, const SelectClipOptions& options)
   const Asset& asset = *crowd().asset_;
   const int clip = asset.find_clip(name);
   if (clip < 0)
-    throw Error("select_clip.name", "unknown_clip",
-                fmt::format("no clip named \"{}\"; available: {}", name, clip_names(asset)));
-  require_finite(options.crossfade_seconds, "select_clip.crossfade_seconds");
+    throw Error("select_clip.name", Rule::unknown_clip,
+                fmt::format("no clip named \"{}\"; available: {}", name, clip_name_list(asset)));
+  detail::check_finite(options.crossfade_seconds, "select_clip.crossfade_seconds");
   if (options.crossfade_seconds < 0.0f)
-    throw Error("select_clip.crossfade_seconds", "negative",
+    throw Error("select_clip.crossfade_seconds", Rule::negative,
                 fmt::format("crossfade of {} s; it must be >= 0", options.crossfade_seconds));
   const auto index = static_cast<std::uint32_t>(clip);
   double seconds = 0.0;
   if (options.time) {
-    require_finite(*options.time, "select_clip.time");
+    detail::check_finite(*options.time, "select_clip.time");
     seconds = *options.time;
   }
   const float from_phase = time_of_phase(options.phase, asset.clips[index].duration_seconds, "select_clip.phase");
@@ -150,7 +139,7 @@ void Actor::select_clip(std::string_view name, const SelectClipOptions& options)
 
 void Actor::seek(float seconds) {
   const std::uint32_t s = slot();
-  require_finite(seconds, "seek.seconds");
+  detail::check_finite(seconds, "seek.seconds");
   Playback& p = crowd().state_->playback[s];
   if (p.count == 0) return;
   p.contributors[0].elapsed = seconds;
@@ -170,7 +159,7 @@ void Actor::set_phase(float phase) {
 
 void Actor::set_speed(float speed) {
   const std::uint32_t s = slot();
-  require_finite(speed, "set_speed.speed");
+  detail::check_finite(speed, "set_speed.speed");
   Playback& p = crowd().state_->playback[s];
   p.speed = speed;
   refresh_finished(*crowd().asset_, p);  // the sign decides when `once` is finished
@@ -180,7 +169,7 @@ void Actor::set_speed(float speed) {
 void Actor::set_loop(LoopMode mode, std::uint32_t repetitions) {
   const std::uint32_t s = slot();
   if (mode != LoopMode::once && mode != LoopMode::repeat && mode != LoopMode::ping_pong)
-    throw Error("set_loop.mode", "loop_mode", fmt::format("{} is not a loop mode", static_cast<int>(mode)));
+    throw Error("set_loop.mode", Rule::loop_mode, fmt::format("{} is not a loop mode", static_cast<int>(mode)));
   Playback& p = crowd().state_->playback[s];
   p.loop = mode;
   p.repetitions = repetitions;
@@ -208,10 +197,7 @@ void Actor::pause() {
 
 void Actor::set_transform(const glm::mat4& placement) {
   const std::uint32_t s = slot();
-  for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r)
-      if (!std::isfinite(placement[c][r]))
-        throw Error("set_transform.placement", "not_finite", fmt::format("entry [{}][{}] is not finite", c, r));
+  detail::check_finite(placement, "set_transform.placement");
   crowd().state_->placements[s] = placement;
   evaluate_now(*crowd().state_, s);
 }
@@ -225,13 +211,13 @@ glm::mat4 Actor::node_world(std::uint32_t node) const {
   const std::uint32_t s = slot();
   const Asset& asset = *crowd().asset_;
   if (node >= asset.nodes.size())
-    throw Error("node_world.node", "node_index", fmt::format("node {} does not exist ({} nodes)", node, asset.nodes.size()));
+    throw Error("node_world.node", Rule::node_index, fmt::format("node {} does not exist ({} nodes)", node, asset.nodes.size()));
   return readback_world(*crowd().state_, s, node);
 }
 
 glm::mat4 Actor::node_world(std::string_view node_name) const {
   const int node = crowd().asset_->find_node(node_name);
-  if (node < 0) throw Error("node_world.node", "unknown_node", fmt::format("no node named \"{}\"", node_name));
+  if (node < 0) throw Error("node_world.node", Rule::unknown_node, fmt::format("no node named \"{}\"", node_name));
   return node_world(static_cast<std::uint32_t>(node));
 }
 

@@ -9,17 +9,18 @@
 
 #include <fmt/format.h>
 
+#include "asset/checks.hpp"
 #include "crowd/pack.hpp"
 
 namespace gltf_crowd {
 
 void check_capacity(std::size_t capacity) {
   if (capacity == 0 || capacity > kMaxCapacity)
-    throw Error("capacity", "capacity_range", fmt::format("capacity {} is not in [1, {}]", capacity, kMaxCapacity));
+    throw Error("capacity", Rule::capacity_range, fmt::format("capacity {} is not in [1, {}]", capacity, kMaxCapacity));
 }
 
 Crowd::Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options) : asset_(std::move(asset)) {
-  if (!asset_) throw Error("asset", "null_asset", "the asset is null");
+  if (!asset_) throw Error("asset", Rule::null_asset, "the asset is null");
   check_capacity(options.capacity);
   validate_update_rate(options.update_rate);
   validate_lod_options(options.lod);
@@ -59,7 +60,7 @@ Crowd& Crowd::operator=(Crowd&& other) noexcept {
 }
 
 Crowd::State& Crowd::live() const {
-  if (!state_) throw Error("crowd", "destroyed", "the crowd was destroyed");
+  if (!state_) throw Error("crowd", Rule::destroyed, "the crowd was destroyed");
   return *state_;
 }
 
@@ -76,8 +77,7 @@ void Crowd::reserve(std::size_t n) {
 
 void Crowd::update(float delta_seconds) {
   State& st = live();
-  if (!std::isfinite(delta_seconds))
-    throw Error("update.delta_seconds", "not_finite", fmt::format("{} is not finite", delta_seconds));
+  detail::check_finite(delta_seconds, "update.delta_seconds");
   run_update(st, delta_seconds);
 }
 

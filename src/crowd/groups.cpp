@@ -42,26 +42,11 @@ PrimitiveGroup& add_group(Crowd::State& st, std::uint32_t source, std::uint32_t 
   return st.groups.back();
 }
 
-// TEMPORARY until Asset::drawn_nodes lands.
-std::vector<std::uint32_t> drawn_nodes_of(const Asset& asset) {
-  std::vector<std::uint32_t> out;
-  std::vector<std::uint32_t> stack(asset.scene_roots.rbegin(), asset.scene_roots.rend());
-  while (!stack.empty()) {
-    const std::uint32_t n = stack.back();
-    stack.pop_back();
-    const Node& node = asset.nodes[n];
-    if (!node.visible) continue;
-    for (auto it = node.children.rbegin(); it != node.children.rend(); ++it) stack.push_back(*it);
-    if (node.mesh >= 0) out.push_back(n);
-  }
-  return out;
-}
-
 }  // namespace
 
 void build_groups(Crowd::State& st) {
   const Asset& asset = st.asset;
-  for (std::uint32_t n : drawn_nodes_of(asset)) {
+  for (std::uint32_t n : asset.drawn_nodes) {
     const auto mesh = static_cast<std::uint32_t>(asset.nodes[n].mesh);
     stream_of(st, n);  // a mesh without primitives still packs its node
     for (std::uint32_t p = 0; p < asset.meshes[mesh].primitives.size(); ++p) add_group(st, n, n, mesh, p, 0);

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "asset/checks.hpp"
 #include "crowd/state.hpp"
 
 namespace gltf_crowd {
@@ -105,8 +106,7 @@ void refresh_instances(Crowd::State& st) {
 void Crowd::update(float delta_seconds, const LodView& view) {
   State& st = live();
   validate_lod_view(view, "update.view");
-  if (!std::isfinite(delta_seconds))
-    throw Error("update.delta_seconds", "not_finite", fmt::format("{} is not finite", delta_seconds));
+  detail::check_finite(delta_seconds, "update.delta_seconds");
   st.lod.view = view;
   run_update(st, delta_seconds);
 }
@@ -133,7 +133,7 @@ void Crowd::set_lod_enabled(bool enabled) {
 void Crowd::set_lod_bias(float bias) {
   State& st = live();
   if (!(bias > 0.0f && std::isfinite(bias)))
-    throw Error("set_lod_bias.bias", "lod_bias", fmt::format("{} must be finite and > 0", bias));
+    throw Error("set_lod_bias.bias", Rule::lod_bias, fmt::format("{} must be finite and > 0", bias));
   st.lod.bias = bias;
   reclassify(st);
 }
@@ -159,7 +159,7 @@ std::span<const std::uint32_t> Crowd::group_indices(const PrimitiveGroup& group)
   const State& st = live();
   const std::vector<PrimitiveGroup>& groups = st.groups;
   if (&group < groups.data() || &group >= groups.data() + groups.size())
-    throw Error("group_indices.group", "foreign_group", "the group is not one of this crowd's primitive_groups()");
+    throw Error("group_indices.group", Rule::foreign_group, "the group is not one of this crowd's primitive_groups()");
   const LodPrimitive* prepared = st.lod.group_primitive[static_cast<std::size_t>(&group - groups.data())];
   if (prepared != nullptr && !prepared->indices.empty()) return prepared->indices;
   return st.asset.meshes[group.mesh].primitives[group.primitive].indices;

@@ -5,32 +5,16 @@
 
 #include <fmt/format.h>
 
+#include "asset/checks.hpp"
 #include "crowd/state.hpp"
 
 namespace gltf_crowd {
-namespace {
-
-bool is_finite(const glm::mat4& m) {
-  for (int c = 0; c < 4; ++c)
-    for (int r = 0; r < 4; ++r)
-      if (!std::isfinite(m[c][r])) return false;
-  return true;
-}
-
-std::string clip_list(const Asset& asset) {
-  std::string names;
-  for (std::size_t i = 0; i < asset.clips.size(); ++i)
-    names += (i ? ", " : "") + (asset.clips[i].name.empty() ? fmt::format("#{}", i) : asset.clips[i].name);
-  return names.empty() ? "none" : names;
-}
-
-}  // namespace
 
 std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
   State& st = live();
   const Asset& asset = *asset_;
   if (st.size() + options.size() > st.capacity)
-    throw Error("add_actors", "capacity_exceeded",
+    throw Error("add_actors", Rule::capacity_exceeded,
                 fmt::format("{} actors + {} new exceed capacity {}", st.size(), options.size(), st.capacity));
   // Validate everything first; nothing changes on error.
   std::vector<std::string> ids(options.size());
@@ -40,28 +24,28 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     const ActorOptions& o = options[i];
     const std::string path = fmt::format("add_actors[{}]", i);
     if (o.id.size() > kMaxIdLength)
-      throw Error(path + ".id", "id_length", fmt::format("id of {} bytes exceeds {}", o.id.size(), kMaxIdLength));
+      throw Error(path + ".id", Rule::id_length, fmt::format("id of {} bytes exceeds {}", o.id.size(), kMaxIdLength));
     if (!o.id.empty()) {
-      if (st.key_of_id.contains(o.id)) throw Error(path + ".id", "duplicate_id", fmt::format("id \"{}\" is already used", o.id));
+      if (st.key_of_id.contains(o.id)) throw Error(path + ".id", Rule::duplicate_id, fmt::format("id \"{}\" is already used", o.id));
       if (!batch_ids.emplace(o.id, i).second)
-        throw Error(path + ".id", "duplicate_id", fmt::format("id \"{}\" appears twice in the batch", o.id));
+        throw Error(path + ".id", Rule::duplicate_id, fmt::format("id \"{}\" appears twice in the batch", o.id));
     }
     if (!o.clip.empty()) {
       const int clip = asset.find_clip(o.clip);
       if (clip < 0)
-        throw Error(path + ".clip", "unknown_clip",
-                    fmt::format("no clip named \"{}\"; available: {}", o.clip, clip_list(asset)));
+        throw Error(path + ".clip", Rule::unknown_clip,
+                    fmt::format("no clip named \"{}\"; available: {}", o.clip, clip_name_list(asset)));
       clips[i] = static_cast<std::uint32_t>(clip);
     }
-    if (o.time && !std::isfinite(*o.time)) throw Error(path + ".time", "not_finite", "the time must be finite");
-    if (!std::isfinite(o.speed)) throw Error(path + ".speed", "not_finite", "the speed must be finite");
+    if (o.time) detail::check_finite(*o.time, path + ".time");
+    detail::check_finite(o.speed, path + ".speed");
     if (o.loop != LoopMode::once && o.loop != LoopMode::repeat && o.loop != LoopMode::ping_pong)
-      throw Error(path + ".loop", "loop_mode", fmt::format("{} is not a loop mode", static_cast<int>(o.loop)));
+      throw Error(path + ".loop", Rule::loop_mode, fmt::format("{} is not a loop mode", static_cast<int>(o.loop)));
     // A finite phase whose time overflows would make the clock infinite and every time NaN.
     const float duration = asset.clips.empty() ? 0.0f : asset.clips[clips[i]].duration_seconds;
     if (!std::isfinite(o.phase) || !std::isfinite(o.phase * duration))
-      throw Error(path + ".phase", "not_finite", "the phase and phase × duration must be finite");
-    if (!is_finite(o.transform)) throw Error(path + ".transform", "not_finite", "the placement must be finite");
+      detail::throw_not_finite(path + ".phase", fmt::format("phase {} × duration {} s", o.phase, duration));
+    detail::check_finite(o.transform, path + ".transform");
   }
   for (std::size_t i = 0; i < options.size(); ++i) {
     if (!options[i].id.empty()) {

@@ -12,18 +12,18 @@ inline constexpr std::uint32_t kMaxUpdatePeriod = 64;
 
 void validate_update_rate(const UpdateRateOptions& options) {
   if (options.coverage.size() != options.periods.size())
-    throw Error("update_rate", "update_rate",
+    throw Error("update_rate", Rule::update_rate,
                 fmt::format("{} coverage thresholds but {} periods", options.coverage.size(), options.periods.size()));
   for (std::size_t i = 0; i < options.coverage.size(); ++i) {
     const float c = options.coverage[i];
     if (!(std::isfinite(c) && c > 0.0f) || (i > 0 && !(c < options.coverage[i - 1])))
-      throw Error(fmt::format("update_rate.coverage[{}]", i), "update_rate_coverage",
+      throw Error(fmt::format("update_rate.coverage[{}]", i), Rule::update_rate_coverage,
                   i == 0 ? fmt::format("{} must be finite and > 0", c)
                          : fmt::format("{} must be finite, > 0 and below coverage[{}] = {}", c, i - 1,
                                        options.coverage[i - 1]));
     const std::uint32_t p = options.periods[i];
     if (p < 1 || p > kMaxUpdatePeriod)
-      throw Error(fmt::format("update_rate.periods[{}]", i), "update_rate_period",
+      throw Error(fmt::format("update_rate.periods[{}]", i), Rule::update_rate_period,
                   fmt::format("{} is not in [1, {}]", p, kMaxUpdatePeriod));
   }
 }
