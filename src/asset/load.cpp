@@ -125,7 +125,7 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
   std::span<const std::uint8_t> source = bytes;
   if (rewrite.changed || renumbered || glb_trailing_bytes || draco_indices) {
     const std::string text = doc.dump();
-    rewritten = input.glb ? detail::make_glb(text, glb) : std::vector<std::uint8_t>(text.begin(), text.end());
+    rewritten = input.glb ? detail::write_glb(text, glb.bin) : std::vector<std::uint8_t>(text.begin(), text.end());
     source = rewritten;
   }
 
