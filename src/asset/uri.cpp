@@ -141,7 +141,7 @@ std::filesystem::path resolve_external_uri(std::string_view uri, const std::file
   if (decoded.front() == '/') throw Error(path, "uri_absolute", "URIs must be relative to the glTF file");
   if (base_dir.empty())
     throw Error(path, "external_uri", "a document loaded from memory may only embed its data");
-  const std::filesystem::path file = base_dir / decoded;
+  std::filesystem::path file = base_dir / decoded;  // not const: returned by move
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))
     throw Error(path, "external_file_missing", fmt::format("\"{}\" is not a readable file", file.string()));
