@@ -15,10 +15,12 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <glm/gtc/matrix_transform.hpp>
 
+#include "asset/glb.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/crowd.hpp"
 
@@ -65,19 +67,6 @@ void put_u32(std::vector<std::uint8_t>& out, std::size_t at, std::uint32_t v) {
   std::memcpy(out.data() + at, &v, 4);
 }
 
-// A GLB container (glTF 2.0 §4.4) holding `json` as its only chunk, padded with spaces.
-std::vector<std::uint8_t> wrap_as_glb(std::span<const std::uint8_t> json) {
-  const std::size_t padded = (json.size() + 3) / 4 * 4;
-  std::vector<std::uint8_t> out(12 + 8 + padded, ' ');
-  std::memcpy(out.data(), "glTF", 4);
-  put_u32(out, 4, 2);
-  put_u32(out, 8, static_cast<std::uint32_t>(out.size()));
-  put_u32(out, 12, static_cast<std::uint32_t>(padded));
-  std::memcpy(out.data() + 16, "JSON", 4);
-  std::memcpy(out.data() + 20, json.data(), json.size());
-  return out;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -92,7 +81,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     put_u32(patched, 8, static_cast<std::uint32_t>(size));
     load(patched);
   } else if (!glb) {
-    load(wrap_as_glb(bytes));
+    // A GLB container (glTF 2.0 §4.4) holding the input as its only chunk, padded with spaces.
+    load(gltf_crowd::detail::write_glb(std::string_view(reinterpret_cast<const char*>(data), size)));
   }
   return 0;
 }

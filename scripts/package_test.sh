@@ -30,6 +30,7 @@ echo "== 1. install into a clean prefix, find_package and pkg-config"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 for f in lib/cmake/gltf_crowd/gltf_crowdConfig.cmake lib/cmake/gltf_crowd/gltf_crowdConfigVersion.cmake \
          lib/pkgconfig/gltf_crowd.pc include/gltf_crowd/crowd.hpp include/gltf_crowd/version.hpp \
+         include/gltf_crowd/gl.hpp include/gltf_crowd/gl_platform.hpp include/gltf_crowd/gl_renderers.hpp \
          lib/libgltf_crowd_core.a lib/libgltf_crowd_gl.a; do
   [ -f "$work/prefix/$f" ] || { echo "package_test: install lacks $f" >&2; exit 1; }
 done
@@ -73,7 +74,8 @@ for unwanted in CLI11_DIR GTest_DIR benchmark_DIR glfw3_DIR IMGUI_FOUND; do
   fi
 done
 cmake --build "$work/embedding/build" -j "$jobs" >/dev/null
-for target in gltf-crowd gltf_crowd_tests gltf_crowd_bench; do
+for target in gltf-crowd gltf_crowd_unit_tests gltf_crowd_gl_tests gltf_crowd_tool_tests gltf_crowd_slow_tests \
+              gltf_crowd_bench; do
   if [ -e "$work/embedding/build/gltf_crowd/$target" ]; then
     echo "package_test: embedding built $target" >&2; exit 1
   fi

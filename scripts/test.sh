@@ -11,7 +11,7 @@ jobs=$(nproc)
 # Options are given explicitly: `build` may hold scripts/demo.sh's cache (tests off, Release),
 # and an empty test run must fail rather than pass.
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLTF_CROWD_TESTS=ON -DGLTF_CROWD_BENCH=ON \
-  -DGLTF_CROWD_SANITIZE=OFF
+  -DGLTF_CROWD_SANITIZE=OFF -DGLTF_CROWD_WERROR=ON
 cmake --build build -j "$jobs"
 ctest --test-dir build --output-on-failure --no-tests=error -j "$jobs"
 
@@ -19,7 +19,7 @@ ctest --test-dir build --output-on-failure --no-tests=error -j "$jobs"
 BUILD_DIR=build JOBS=$jobs scripts/package_test.sh
 
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGLTF_CROWD_TESTS=ON -DGLTF_CROWD_SANITIZE=ON \
-  -DGLTF_CROWD_BENCH=OFF
+  -DGLTF_CROWD_BENCH=OFF -DGLTF_CROWD_WERROR=ON
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure --no-tests=error -j "$jobs"

@@ -116,8 +116,8 @@ TEST(CliTool, PngRenamedGlbIsNotAGltfFile) {
 }
 
 TEST(CliTool, CountsThatAreNotIntegersSaySo) {
-  for (const std::string& arguments : {"render --actors abc", "render --actors 1.5", "bench --actors abc",
-                                       "bench --frames 2.5", "studio --capacity ten"}) {
+  for (const char* arguments : {"render --actors abc", "render --actors 1.5", "bench --actors abc",
+                                "bench --frames 2.5", "studio --capacity ten"}) {
     const CommandOutput r = tool(arguments);
     EXPECT_GT(r.exit_code, 0) << arguments << ": " << r.out;
     EXPECT_TRUE(contains(r.out, "is not an integer")) << arguments << ": " << r.out;

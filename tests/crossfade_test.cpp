@@ -107,7 +107,7 @@ TEST(CrossfadeTest, OneSecondCrossfadeNeverPops) {
     before = now;
     EXPECT_NEAR(weight_sum(actor), 1.0f, 1e-6f) << "frame " << f;
     const std::vector<Contributor> c = actor.contributors();
-    const float w = std::min(1.0f, f * kFrame / 1.0f);  // linear ramp over F = 1 s
+    const float w = std::min(1.0f, static_cast<float>(f) * kFrame / 1.0f);  // linear ramp over F = 1 s
     if (w < 1.0f - 1e-5f) {
       ASSERT_EQ(c.size(), 2u) << "frame " << f;
       EXPECT_EQ(c[0].clip, static_cast<std::uint32_t>(running));
@@ -166,7 +166,7 @@ TEST(CrossfadeTest, InterruptedCrossfadeScalesTheContributorsDownWithoutAPop) {
     before = now;
     EXPECT_NEAR(weight_sum(actor), 1.0f, 1e-6f) << "frame " << f;
     c = actor.contributors();
-    const float w = f * kFrame;
+    const float w = static_cast<float>(f) * kFrame;
     if (w < 1.0f - 1e-5f) {
       ASSERT_EQ(c.size(), 3u);
       EXPECT_EQ(c[1].clip, static_cast<std::uint32_t>(running));

@@ -102,7 +102,9 @@ class CrowdSoak {
         EXPECT_EQ(g.instance_count, g.instances.size());
         for (std::size_t i = 0; i < g.instances.size(); ++i) {
           EXPECT_LT(g.instances[i], n) << "group slots are live";
-          if (i > 0) EXPECT_GT(g.instances[i], g.instances[i - 1]) << "group slots ascend";
+          if (i > 0) {
+            EXPECT_GT(g.instances[i], g.instances[i - 1]) << "group slots ascend";
+          }
         }
       }
     }

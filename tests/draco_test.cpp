@@ -49,9 +49,10 @@ SourceMesh grid(int cols, int rows) {
   SourceMesh m;
   for (int y = 0; y <= rows; ++y)
     for (int x = 0; x <= cols; ++x) {
-      m.positions.emplace_back(0.5f * x, 0.25f * y, 0.0625f * ((x * 3 + y) % 4));
-      m.normals.push_back(glm::normalize(glm::vec3(0.1f * x, -0.1f * y, 1.0f)));
-      m.texcoords.emplace_back(static_cast<float>(x) / cols, static_cast<float>(y) / rows);
+      const auto fx = static_cast<float>(x), fy = static_cast<float>(y);
+      m.positions.emplace_back(0.5f * fx, 0.25f * fy, 0.0625f * static_cast<float>((x * 3 + y) % 4));
+      m.normals.push_back(glm::normalize(glm::vec3(0.1f * fx, -0.1f * fy, 1.0f)));
+      m.texcoords.emplace_back(fx / static_cast<float>(cols), fy / static_cast<float>(rows));
       m.colors.emplace_back(x * 40, y * 30, 200, 255 - x - y);
       m.joints.emplace_back(0, 1, 0, 0);
       const int w1 = 255 * y / rows;
@@ -278,9 +279,9 @@ TEST(Draco, QuantizedAttributesMatchWithinTheQuantizationStep) {
   // into 2^bits − 1 steps and rounds to the nearest: error ≤ half a step, plus float rounding.
   // Normals use octahedral coordinates of `normal` bits; a step there moves a unit vector by
   // less than 4 / 2^(bits − 1) per component.
-  const Tolerance t{.position = 0.5f * 2.0f / ((1 << q.position) - 1) + 1e-6f,
-                    .normal = 4.0f / (1 << (q.normal - 1)),
-                    .texcoord = 0.5f * 1.0f / ((1 << q.texcoord) - 1) + 1e-6f};
+  const Tolerance t{.position = 0.5f * 2.0f / static_cast<float>((1 << q.position) - 1) + 1e-6f,
+                    .normal = 4.0f / static_cast<float>(1 << (q.normal - 1)),
+                    .texcoord = 0.5f * 1.0f / static_cast<float>((1 << q.texcoord) - 1) + 1e-6f};
   expect_same_triangles(expected_triangles(source), loaded_triangles(a.meshes[0].primitives[0]), t);
 }
 

@@ -57,7 +57,7 @@ class GlSoakTest : public ::testing::TestWithParam<PaletteStorage> {};
 
 INSTANTIATE_TEST_SUITE_P(Palettes, GlSoakTest,
                          ::testing::Values(PaletteStorage::storage_buffer, PaletteStorage::texture),
-                         [](const auto& info) { return std::string(palette_storage_name(info.param)); });
+                         [](const auto& test_info) { return std::string(palette_storage_name(test_info.param)); });
 
 TEST_P(GlSoakTest, RandomizedOperationsKeepTheGlObjectCountConstant) {
   GLTF_CROWD_REQUIRE_ASSETS();

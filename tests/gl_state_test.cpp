@@ -247,7 +247,7 @@ struct AppState {
     glPixelStorei(GL_UNPACK_SKIP_PIXELS, 2);
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, own());
     glPixelStorei(GL_PACK_ALIGNMENT, 2);
-    for (GLuint a = 0; a < 10; ++a) glVertexAttrib4f(a, 0.5f + a, -2.0f, 3.25f, 0.125f);
+    for (GLuint a = 0; a < 10; ++a) glVertexAttrib4f(a, 0.5f + static_cast<float>(a), -2.0f, 3.25f, 0.125f);
   }
   ~AppState() {
     glUseProgram(0);
@@ -355,7 +355,7 @@ TEST_P(GlStateTest, ApplicationUploadAndSamplerStateDoesNotChangeTheImage) {
 
 INSTANTIATE_TEST_SUITE_P(Storages, GlStateTest,
                          ::testing::Values(PaletteStorage::storage_buffer, PaletteStorage::texture),
-                         [](const auto& info) { return std::string(palette_storage_name(info.param)); });
+                         [](const auto& test_info) { return std::string(palette_storage_name(test_info.param)); });
 
 }  // namespace
 }  // namespace gltf_crowd

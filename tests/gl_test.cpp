@@ -94,7 +94,7 @@ class StorageTest : public GlTest, public ::testing::WithParamInterface<PaletteS
 
 INSTANTIATE_TEST_SUITE_P(Palettes, StorageTest,
                          ::testing::Values(PaletteStorage::storage_buffer, PaletteStorage::texture),
-                         [](const auto& info) { return std::string(palette_storage_name(info.param)); });
+                         [](const auto& test_info) { return std::string(palette_storage_name(test_info.param)); });
 
 TEST(HeadlessContextTest, CreatesACoreContextOfAtLeast43) {
   HeadlessContext context;

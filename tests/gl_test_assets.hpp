@@ -17,6 +17,7 @@
 #include <glm/glm.hpp>
 #include <nlohmann/json.hpp>
 
+#include "asset/glb.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/gl.hpp"
 #include "test_support.hpp"
@@ -56,22 +57,7 @@ class GlbBuilder {
     doc["buffers"] = {{{"byteLength", bin_.size()}}};
     doc["bufferViews"] = views_;
     doc["accessors"] = accessors_;
-    std::string json = doc.dump();
-    while (json.size() % 4 != 0) json += ' ';
-    std::vector<std::uint8_t> out;
-    auto u32 = [&out](std::uint32_t v) {
-      for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-    };
-    u32(0x46546C67u);  // "glTF"
-    u32(2);
-    u32(static_cast<std::uint32_t>(12 + 8 + json.size() + 8 + bin_.size()));
-    u32(static_cast<std::uint32_t>(json.size()));
-    u32(0x4E4F534Au);  // "JSON"
-    out.insert(out.end(), json.begin(), json.end());
-    u32(static_cast<std::uint32_t>(bin_.size()));
-    u32(0x004E4942u);  // "BIN\0"
-    out.insert(out.end(), bin_.begin(), bin_.end());
-    return out;
+    return gltf_crowd::detail::write_glb(doc.dump(), bin_);
   }
 
  private:

@@ -9,6 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "asset/uri.hpp"
+
 namespace gltf_crowd::test {
 
 // One animation channel: keyframe times (seconds) and output floats, laid out as glTF wants
@@ -56,16 +58,7 @@ inline std::vector<std::uint8_t> handmade_gltf(const nlohmann::json& nodes, cons
     }
     animations.push_back({{"name", clip.name}, {"samplers", samplers}, {"channels", channels}});
   }
-  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string base64;
-  for (std::size_t i = 0; i < bin.size(); i += 3) {
-    const std::uint32_t n = (std::uint32_t{bin[i]} << 16) | (i + 1 < bin.size() ? std::uint32_t{bin[i + 1]} << 8 : 0u) |
-                            (i + 2 < bin.size() ? std::uint32_t{bin[i + 2]} : 0u);
-    base64 += alphabet[(n >> 18) & 63];
-    base64 += alphabet[(n >> 12) & 63];
-    base64 += i + 1 < bin.size() ? alphabet[(n >> 6) & 63] : '=';
-    base64 += i + 2 < bin.size() ? alphabet[n & 63] : '=';
-  }
+  const std::string base64 = gltf_crowd::detail::base64_encode(bin);
   nlohmann::json roots = nlohmann::json::array();
   for (std::size_t i = 0; i < nodes.size(); ++i) roots.push_back(i);
   const nlohmann::json doc = {

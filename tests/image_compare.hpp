@@ -42,7 +42,7 @@ inline double foreground_fraction(const Image& image, const std::uint8_t backgro
     differing += image.rgba[i] != background[0] || image.rgba[i + 1] != background[1] ||
                  image.rgba[i + 2] != background[2];
   }
-  return image.rgba.empty() ? 0.0 : static_cast<double>(differing) / (image.rgba.size() / 4);
+  return image.rgba.empty() ? 0.0 : static_cast<double>(differing) / static_cast<double>(image.rgba.size() / 4);
 }
 
 // Writes `<dir>/<name>_actual.png`, `_expected.png` and `_diff.png` (white where a pixel differs

@@ -338,7 +338,7 @@ double foreground(const test::ImageRun& r) {
   std::size_t differing = 0;
   for (std::size_t i = 0; i + 3 < r.image.rgba.size(); i += 4)
     if (r.image.rgba[i] != bg[0] || r.image.rgba[i + 1] != bg[1] || r.image.rgba[i + 2] != bg[2]) ++differing;
-  return r.image.rgba.empty() ? 0.0 : static_cast<double>(differing) / (r.image.rgba.size() / 4);
+  return r.image.rgba.empty() ? 0.0 : static_cast<double>(differing) / static_cast<double>(r.image.rgba.size() / 4);
 }
 
 // The empty primitive reaches every consumer (upload, both renderers, LOD levels and

@@ -332,7 +332,9 @@ TEST(LodCrowd, GeneratedLevelsShareStreamsAndExposeTheirIndices) {
     const std::span<const std::uint32_t> indices = crowd.group_indices(g);
     EXPECT_EQ(indices.size(), g.index_count);
     EXPECT_EQ(g.node, g.source_node);  // index-only: same node, same vertex buffers
-    if (g.level == 0) EXPECT_EQ(indices.data(), p.indices.data());
+    if (g.level == 0) {
+      EXPECT_EQ(indices.data(), p.indices.data());
+    }
     for (std::uint32_t i : indices) ASSERT_LT(i, p.vertex_count());
     level_indices[g.level] += g.index_count;
   }

@@ -341,7 +341,9 @@ TEST(LodSimplify, PreserveBoundaryKeepsEveryBorderVertex) {
   for (std::size_t v = 0; v < p.vertex_count(); ++v) {
     const glm::vec3 q = p.positions[v];
     const bool border = q.x == 0.0f || q.y == 0.0f || q.x == n || q.y == n;
-    if (border) EXPECT_TRUE(used.contains(static_cast<std::uint32_t>(v))) << "border vertex " << v << " removed";
+    if (border) {
+      EXPECT_TRUE(used.contains(static_cast<std::uint32_t>(v))) << "border vertex " << v << " removed";
+    }
   }
 }
 

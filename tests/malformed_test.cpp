@@ -452,7 +452,7 @@ TEST(MalformedInput, CorruptingAnyByteNeverEscapesAsAnotherFailure) {
   const std::vector<std::uint8_t> glb = test::skinned_triangle().glb();
   std::size_t errors = 0;
   for (std::size_t i = 0; i < glb.size(); ++i) {
-    for (std::uint8_t flip : {0x01, 0x80, 0xFF}) {
+    for (std::uint8_t flip : {std::uint8_t{0x01}, std::uint8_t{0x80}, std::uint8_t{0xFF}}) {
       std::vector<std::uint8_t> bytes = glb;
       bytes[i] ^= flip;
       try {

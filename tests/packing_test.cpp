@@ -27,8 +27,8 @@ void check_packed_skinning(const std::string& file) {
     o.clip = asset->clips[static_cast<std::size_t>(i) % asset->clips.size()].name;
     o.phase = 0.17f * static_cast<float>(i);
     o.speed = 0.7f + 0.2f * static_cast<float>(i);
-    o.transform = glm::translate(glm::mat4(1.0f), glm::vec3(2.0f * i, 0.0f, -1.0f * i)) *
-                  glm::rotate(glm::mat4(1.0f), 0.3f * i, glm::vec3(0, 1, 0));
+    o.transform = glm::translate(glm::mat4(1.0f), glm::vec3(2.0f * static_cast<float>(i), 0.0f, -1.0f * static_cast<float>(i))) *
+                  glm::rotate(glm::mat4(1.0f), 0.3f * static_cast<float>(i), glm::vec3(0, 1, 0));
     options.push_back(o);
   }
   crowd.add_actors(options);

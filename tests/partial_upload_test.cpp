@@ -19,7 +19,7 @@ class PartialUploadTest : public ::testing::TestWithParam<PaletteStorage> {};
 
 INSTANTIATE_TEST_SUITE_P(Palettes, PartialUploadTest,
                          ::testing::Values(PaletteStorage::storage_buffer, PaletteStorage::texture),
-                         [](const auto& info) { return std::string(palette_storage_name(info.param)); });
+                         [](const auto& test_info) { return std::string(palette_storage_name(test_info.param)); });
 
 // Bytes one slot occupies on the GPU: a transform per stream, a palette per palette owner,
 // morph weights padded to 4.

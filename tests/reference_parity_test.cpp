@@ -164,7 +164,7 @@ class ReferenceParity : public ::testing::TestWithParam<AssetCase> {};
 
 INSTANTIATE_TEST_SUITE_P(Assets, ReferenceParity,
                          ::testing::Values(robot, cesium_man, fox, negative_scale, morph_cube, morph_stress),
-                         [](const auto& info) { return std::string(info.param.name); });
+                         [](const auto& test_info) { return std::string(test_info.param.name); });
 
 TEST_P(ReferenceParity, InstancedImagesMatchTheReference) {
   GLTF_CROWD_REQUIRE_ASSETS();

@@ -40,7 +40,7 @@ double foreground_fraction(const Render& r) {
   for (std::size_t i = 0; i + 3 < r.image.rgba.size(); i += 4) {
     if (r.image.rgba[i] != bg[0] || r.image.rgba[i + 1] != bg[1] || r.image.rgba[i + 2] != bg[2]) ++differing;
   }
-  return r.image.rgba.empty() ? 0.0 : static_cast<double>(differing) / (r.image.rgba.size() / 4);
+  return r.image.rgba.empty() ? 0.0 : static_cast<double>(differing) / static_cast<double>(r.image.rgba.size() / 4);
 }
 
 std::string robot() { return test::asset_path("threejs/RobotExpressive.glb").string(); }
@@ -171,7 +171,7 @@ INSTANTIATE_TEST_SUITE_P(
                       ToolCase{"NegativeScaleTest", "khronos/NegativeScaleTest.glb", "4"},
                       ToolCase{"AnimatedMorphCube", "lumagl/AnimatedMorphCube.glb", "6"},
                       ToolCase{"MorphStressTest", "khronos/MorphStressTest/MorphStressTest.gltf", "6"}),
-    [](const auto& info) { return std::string(info.param.name); });
+    [](const auto& test_info) { return std::string(test_info.param.name); });
 
 // `--gl 3.3 --palette texture` runs on a real OpenGL 3.3 core context and `--gl es3.0` on an
 // OpenGL ES 3.0 one (automatic storage: textures); both images agree with `--reference` (one

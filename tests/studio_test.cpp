@@ -65,7 +65,7 @@ RegionCounts region(const StudioRun& r, const nlohmann::json& rect) {
     }
   }
   const double n = double(w) * h;
-  return {foreground / n, bright / n, warm / n};
+  return {static_cast<double>(foreground) / n, static_cast<double>(bright) / n, static_cast<double>(warm) / n};
 }
 
 TEST(StudioTool, RobotCrowdWithPanelScreenshotAndStats) {

@@ -9,22 +9,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "asset/glb.hpp"
+#include "asset/uri.hpp"
+
 namespace gltf_crowd::test {
 
-inline std::string base64(const std::vector<std::uint8_t>& bytes) {
-  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    const std::uint32_t n = (std::uint32_t{bytes[i]} << 16) |
-                            (i + 1 < bytes.size() ? std::uint32_t{bytes[i + 1]} << 8 : 0u) |
-                            (i + 2 < bytes.size() ? std::uint32_t{bytes[i + 2]} : 0u);
-    out += alphabet[(n >> 18) & 63];
-    out += alphabet[(n >> 12) & 63];
-    out += i + 1 < bytes.size() ? alphabet[(n >> 6) & 63] : '=';
-    out += i + 2 < bytes.size() ? alphabet[n & 63] : '=';
-  }
-  return out;
-}
+inline std::string base64(const std::vector<std::uint8_t>& bytes) { return detail::base64_encode(bytes); }
 
 // A document under construction: `json` without buffers[0]'s uri, `bin` its bytes.
 struct Document {
@@ -69,30 +59,7 @@ struct Document {
     return {text.begin(), text.end()};
   }
   // .glb bytes: JSON chunk (space-padded) and, when `bin` is not empty, a zero-padded BIN chunk.
-  std::vector<std::uint8_t> glb() const {
-    std::string text = json.dump();
-    while (text.size() % 4 != 0) text += ' ';
-    std::vector<std::uint8_t> chunk = bin;
-    while (chunk.size() % 4 != 0) chunk.push_back(0);
-    std::vector<std::uint8_t> out;
-    const auto u32 = [&out](std::size_t v) {
-      const auto x = static_cast<std::uint32_t>(v);
-      out.insert(out.end(), {static_cast<std::uint8_t>(x), static_cast<std::uint8_t>(x >> 8),
-                             static_cast<std::uint8_t>(x >> 16), static_cast<std::uint8_t>(x >> 24)});
-    };
-    out.insert(out.end(), {'g', 'l', 'T', 'F'});
-    u32(2);
-    u32(12 + 8 + text.size() + (chunk.empty() ? 0 : 8 + chunk.size()));
-    u32(text.size());
-    u32(0x4E4F534Au);
-    out.insert(out.end(), text.begin(), text.end());
-    if (!chunk.empty()) {
-      u32(chunk.size());
-      u32(0x004E4942u);
-      out.insert(out.end(), chunk.begin(), chunk.end());
-    }
-    return out;
-  }
+  std::vector<std::uint8_t> glb() const { return detail::write_glb(json.dump(), bin); }
 };
 
 // A skinned, morphing, animated triangle that exercises every loader pass:

@@ -111,7 +111,9 @@ TEST(UpdateRateTest, ClocksAreExactAndEvaluatedRowsMatchAnEveryFrameCrowd) {
                                    [slot](const PrimitiveGroup& g) {
                                      return std::find(g.instances.begin(), g.instances.end(), slot) != g.instances.end();
                                    });
-    if (drawn) EXPECT_EQ(packed(sparse, slot), packed(every, slot)) << "drawn slot " << slot << " is stale";
+    if (drawn) {
+      EXPECT_EQ(packed(sparse, slot), packed(every, slot)) << "drawn slot " << slot << " is stale";
+    }
   }
   every.update(0.0f, view);
   sparse.update(0.0f, view);

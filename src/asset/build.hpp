@@ -8,6 +8,10 @@
 // tinygltf accepts many invalid files and trusts lengths and indices, so everything it would
 // trust is checked by preflight first, and every build pass re-checks the content rules it relies
 // on. Each pass throws Error naming the JSON path and rule of the first broken rule it finds.
+//
+// This header brings tinygltf and nlohmann-json: only the loader's passes include it. What needs
+// neither includes the light headers alone: asset/glb.hpp (GLB read/write), asset/uri.hpp (data
+// URIs, base64, external files), asset/json.hpp (parse_json, nlohmann-json only).
 #pragma once
 
 #include <array>
@@ -22,61 +26,19 @@
 #include <tiny_gltf.h>
 
 #include "asset/accessor.hpp"
+#include "asset/glb.hpp"
+#include "asset/json.hpp"
+#include "asset/uri.hpp"
 #include "gltf_crowd/asset.hpp"
 
 namespace gltf_crowd::detail {
 
 // Largest buffer, external file or decompressed bufferView accepted (bytes).
 inline constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
-// Deepest JSON nesting accepted; tinygltf converts extras recursively, so depth is stack depth.
-inline constexpr int kMaxJsonDepth = 64;
 
-// --- glb.cpp (glTF 2.0 §4.4) ---
-
-// The chunks of a GLB; spans point into the input bytes.
-struct GlbChunks {
-  std::span<const std::uint8_t> json;
-  std::span<const std::uint8_t> bin;  // empty when there is no BIN chunk
-  bool has_bin = false;
-  std::size_t length = 0;              // bytes the header declares; what tinygltf must be given
-  std::vector<Warning> warnings;       // bytes after the last chunk ("glb_trailing_bytes")
-};
-
-// True when `bytes` start with the GLB magic "glTF".
-bool is_glb(std::span<const std::uint8_t> bytes) noexcept;
-// Splits a GLB into chunks. Throws Error("glb…", rule) for a short header, a version other than
-// 2, a header length larger than the size, chunk lengths that run past the end or are not
-// multiples of 4, a first chunk that is not JSON, or a second one that is not BIN. Bytes after
-// the declared length, or fewer than a chunk header after the last chunk, are ignored with a
-// warning (glTF 2.0 §4.4 defines nothing after the last chunk, so nothing there is read).
-GlbChunks parse_glb(std::span<const std::uint8_t> bytes);
-// A GLB with `json` as its JSON chunk (space-padded) and the BIN chunk of `original`.
-std::vector<std::uint8_t> make_glb(std::string_view json, const GlbChunks& original);
-
-// --- uri.cpp (glTF 2.0 §2.8) ---
-
-struct DataUri {
-  std::string media_type;      // "application/octet-stream", "image/png", ... ("" when omitted)
-  std::uint64_t decoded_bytes = 0;
-  bool base64 = true;          // false: percent-encoded octets (RFC 2397), which tinygltf cannot read
-};
-// True when `uri` starts with "data:".
-bool is_data_uri(std::string_view uri) noexcept;
-// Validates a data URI strictly: base64, or percent-encoded octets (RFC 2397 allows both).
-// Throws Error(path, "data_uri" | "data_uri_base64").
-DataUri parse_data_uri(std::string_view uri, const std::string& path);
-// The same URI as base64 ("data:<media type>;base64,..."), for a valid percent-encoded one.
-std::string data_uri_as_base64(std::string_view uri);
-// The file a relative URI names under base_dir (percent escapes decoded). Throws Error(path, rule)
-// for schemes, absolute paths, bad escapes, memory loads (empty base_dir) and missing files.
-std::filesystem::path resolve_external_uri(std::string_view uri, const std::filesystem::path& base_dir,
-                                           const std::string& path);
+// glb.cpp: asset/glb.hpp; uri.cpp: asset/uri.hpp; parse_json (preflight.cpp): asset/json.hpp.
 
 // --- preflight.cpp ---
-
-// Parses JSON text after checking its nesting depth. Throws Error("document", "json_depth" |
-// "json_syntax").
-nlohmann::json parse_json(std::string_view text);
 
 // What preflight needs to know about where the JSON came from.
 struct PreflightInput {

@@ -2,10 +2,11 @@
 // an optional BIN second, unknown chunks ignored). tinygltf trusts the lengths more than we do,
 // so every length is checked here before it sees the bytes.
 #include <cstring>
+#include <string>
 
 #include <fmt/format.h>
 
-#include "asset/build.hpp"
+#include "asset/glb.hpp"
 
 namespace gltf_crowd::detail {
 namespace {
@@ -82,22 +83,24 @@ GlbChunks parse_glb(std::span<const std::uint8_t> bytes) {
   return chunks;
 }
 
-std::vector<std::uint8_t> make_glb(std::string_view json, const GlbChunks& original) {
+std::vector<std::uint8_t> write_glb(std::string_view json, std::span<const std::uint8_t> bin) {
   const std::size_t json_padded = (json.size() + 3) / 4 * 4;
-  const std::size_t total = 12 + 8 + json_padded + (original.has_bin ? 8 + original.bin.size() : 0);
-  if (total > 0xFFFFFFFFu) throw Error("glb.length", "glb_length", "the rewritten GLB exceeds 4 GiB");
+  const std::size_t bin_padded = (bin.size() + 3) / 4 * 4;
+  const std::size_t total = 12 + 8 + json_padded + (bin.empty() ? 0 : 8 + bin_padded);
+  if (total > 0xFFFFFFFFu) throw Error("glb.length", "glb_length", "the GLB would exceed 4 GiB");
   std::vector<std::uint8_t> out(total, ' ');
   std::memcpy(out.data(), "glTF", 4);
   write_u32(out, 4, 2);
   write_u32(out, 8, static_cast<std::uint32_t>(total));
   write_u32(out, 12, static_cast<std::uint32_t>(json_padded));
   write_u32(out, 16, kChunkJson);
-  std::memcpy(out.data() + 20, json.data(), json.size());
-  if (original.has_bin) {
+  if (!json.empty()) std::memcpy(out.data() + 20, json.data(), json.size());
+  if (!bin.empty()) {
     const std::size_t at = 20 + json_padded;
-    write_u32(out, at, static_cast<std::uint32_t>(original.bin.size()));
+    write_u32(out, at, static_cast<std::uint32_t>(bin_padded));
     write_u32(out, at + 4, kChunkBin);
-    std::memcpy(out.data() + at + 8, original.bin.data(), original.bin.size());
+    std::memcpy(out.data() + at + 8, bin.data(), bin.size());
+    std::memset(out.data() + at + 8 + bin.size(), 0, bin_padded - bin.size());
   }
   return out;
 }

@@ -75,7 +75,7 @@ void require_gltf_signature(std::span<const std::uint8_t> bytes, const std::stri
                 "not a glTF or GLB file: it starts with neither JSON text nor the GLB magic 'glTF'");
 }
 
-Asset build(tinygltf::Model& model, detail::PreflightResult preflight, std::vector<Warning> warnings) {
+Asset build(tinygltf::Model& model, const detail::PreflightResult& preflight, std::vector<Warning> warnings) {
   Asset asset;
   asset.extensions_used = model.extensionsUsed;
   asset.extensions_required = model.extensionsRequired;
@@ -125,7 +125,7 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
   std::span<const std::uint8_t> source = bytes;
   if (rewrite.changed || renumbered || glb_trailing_bytes || draco_indices) {
     const std::string text = doc.dump();
-    rewritten = input.glb ? detail::make_glb(text, glb) : std::vector<std::uint8_t>(text.begin(), text.end());
+    rewritten = input.glb ? detail::write_glb(text, glb.bin) : std::vector<std::uint8_t>(text.begin(), text.end());
     source = rewritten;
   }
 
@@ -150,7 +150,7 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
   detail::decode_meshopt(model);
   detail::decode_draco(model);
   warnings.insert(warnings.end(), images.warnings.begin(), images.warnings.end());
-  return build(model, std::move(checked), std::move(warnings));
+  return build(model, checked, std::move(warnings));
 }
 
 Asset load_asset(const std::filesystem::path& path) {

@@ -5,7 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "asset/build.hpp"
+#include "asset/uri.hpp"
+#include "gltf_crowd/error.hpp"
 
 namespace gltf_crowd::detail {
 namespace {
@@ -56,28 +57,64 @@ DataUri parse_data_uri(std::string_view uri, const std::string& path) {
   return {std::string(header.substr(0, header.size() - base64_suffix.size())), chars * 6 / 8};
 }
 
-std::string data_uri_as_base64(std::string_view uri) {
-  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+std::vector<std::uint8_t> data_uri_bytes(std::string_view uri) {
   const std::size_t comma = uri.find(',');
   const std::string_view header = uri.substr(5, comma - 5);
   const std::string_view payload = uri.substr(comma + 1);
-  std::string bytes;
+  constexpr std::string_view base64_suffix = ";base64";
+  if (header.size() >= base64_suffix.size() && header.substr(header.size() - base64_suffix.size()) == base64_suffix)
+    return base64_decode(payload);
+  std::vector<std::uint8_t> bytes;
+  bytes.reserve(payload.size());
   for (std::size_t i = 0; i < payload.size(); ++i) {
     if (payload[i] == '%') {
-      bytes.push_back(static_cast<char>(hex_value(payload[i + 1]) * 16 + hex_value(payload[i + 2])));
+      bytes.push_back(static_cast<std::uint8_t>(hex_value(payload[i + 1]) * 16 + hex_value(payload[i + 2])));
       i += 2;
     } else {
-      bytes.push_back(payload[i]);
+      bytes.push_back(static_cast<std::uint8_t>(payload[i]));
     }
   }
-  std::string out = fmt::format("data:{};base64,", header.substr(0, header.find(';')));
+  return bytes;
+}
+
+std::string data_uri_as_base64(std::string_view uri) {
+  const std::string_view header = uri.substr(5, uri.find(',') - 5);
+  return fmt::format("data:{};base64,", header.substr(0, header.find(';'))) + base64_encode(data_uri_bytes(uri));
+}
+
+std::string base64_encode(std::span<const std::uint8_t> bytes) {
+  static constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
   for (std::size_t i = 0; i < bytes.size(); i += 3) {
-    const auto byte = [&](std::size_t k) { return k < bytes.size() ? static_cast<std::uint8_t>(bytes[k]) : 0u; };
-    const std::uint32_t n = (std::uint32_t{byte(i)} << 16) | (std::uint32_t{byte(i + 1)} << 8) | byte(i + 2);
+    const auto byte = [&](std::size_t k) { return k < bytes.size() ? std::uint32_t{bytes[k]} : 0u; };
+    const std::uint32_t n = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
     out += kAlphabet[(n >> 18) & 63];
     out += kAlphabet[(n >> 12) & 63];
     out += i + 1 < bytes.size() ? kAlphabet[(n >> 6) & 63] : '=';
     out += i + 2 < bytes.size() ? kAlphabet[n & 63] : '=';
+  }
+  return out;
+}
+
+std::vector<std::uint8_t> base64_decode(std::string_view text) {
+  std::vector<std::uint8_t> out;
+  out.reserve(text.size() / 4 * 3);
+  std::uint32_t bits = 0;
+  int count = 0;
+  for (const char c : text) {
+    int v = -1;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+') v = 62;
+    else if (c == '/') v = 63;
+    if (v < 0) continue;  // '=' padding
+    bits = (bits << 6) | static_cast<std::uint32_t>(v);
+    if ((count += 6) >= 8) {
+      count -= 8;
+      out.push_back(static_cast<std::uint8_t>(bits >> count));
+    }
   }
   return out;
 }
@@ -104,7 +141,7 @@ std::filesystem::path resolve_external_uri(std::string_view uri, const std::file
   if (decoded.front() == '/') throw Error(path, "uri_absolute", "URIs must be relative to the glTF file");
   if (base_dir.empty())
     throw Error(path, "external_uri", "a document loaded from memory may only embed its data");
-  const std::filesystem::path file = base_dir / decoded;
+  std::filesystem::path file = base_dir / decoded;  // not const: returned by move
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))
     throw Error(path, "external_file_missing", fmt::format("\"{}\" is not a readable file", file.string()));

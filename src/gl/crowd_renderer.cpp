@@ -1,7 +1,7 @@
 // The instanced crowd backend (docs/spec.md §4–§6): static data uploaded once, the crowd's live slots
 // uploaded once per frame into the chosen palette storage, one glDrawElementsInstanced per
 // non-empty primitive group.
-#include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/gl_renderers.hpp"
 
 #include <algorithm>
 

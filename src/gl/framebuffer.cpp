@@ -1,6 +1,6 @@
 // Offscreen render target: RGBA8 + DEPTH24 renderbuffers, optionally multisampled and resolved
 // with glBlitFramebuffer into a single-sampled copy before glReadPixels.
-#include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/gl_platform.hpp"
 
 #include <algorithm>
 #include <cstring>

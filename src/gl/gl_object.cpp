@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "gltf_crowd/error.hpp"
-#include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/gl_platform.hpp"
 
 namespace gltf_crowd {
 namespace gl {

@@ -3,7 +3,7 @@
 // opened through eglGetPlatformDisplayEXT (libepoxy cannot resolve the EGL 1.5 core entry point
 // before a display exists, pitfall P1); a configless context (EGL_KHR_no_config_context) and no
 // surface: rendering goes into a Framebuffer. Debug contexts count KHR_debug error messages.
-#include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/gl_platform.hpp"
 
 #include <cstring>
 #include <map>

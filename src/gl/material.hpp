@@ -9,7 +9,7 @@
 #include "gl/gl_object.hpp"
 #include "gl/state_cache.hpp"
 #include "gltf_crowd/asset.hpp"
-#include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/gl_renderers.hpp"
 
 namespace gltf_crowd::gl {
 

@@ -1,6 +1,6 @@
 // PNG output through stb_image_write. Debian's libstb already contains the implementation, so
 // no STB_IMAGE_WRITE_IMPLEMENTATION here (docs/platform.md P7).
-#include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/gl_platform.hpp"
 
 #include <limits>
 

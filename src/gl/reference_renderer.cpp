@@ -1,7 +1,7 @@
 // The reference path (docs/spec.md §6): one draw per actor per primitive group, vertices morphed and
 // skinned on the CPU from the actor's public node_world and morph_weights, never from the
 // crowd's packed palettes, so that it can judge the instanced images.
-#include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/gl_renderers.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -12,7 +12,7 @@
 #include "gl/palette_store.hpp"
 #include "gl/primitive_upload.hpp"
 #include "gl/state_cache.hpp"
-#include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/gl_renderers.hpp"
 
 namespace gltf_crowd::gl {
 

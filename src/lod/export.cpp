@@ -14,7 +14,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "asset/build.hpp"
+#include "asset/glb.hpp"
+#include "asset/json.hpp"
+#include "asset/uri.hpp"
 #include "gltf_crowd/lod.hpp"
 
 namespace gltf_crowd {
@@ -22,9 +24,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::uint32_t kMagic = 0x46546C67u;      // "glTF"
-constexpr std::uint32_t kChunkJson = 0x4E4F534Au;  // "JSON"
-constexpr std::uint32_t kChunkBin = 0x004E4942u;   // "BIN\0"
 constexpr int kArrayBuffer = 34962;
 constexpr int kElementArrayBuffer = 34963;
 constexpr int kFloat = 5126;
@@ -37,31 +36,9 @@ std::vector<std::uint8_t> read_file(const std::filesystem::path& file) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// Payload of a base64 data URI (already validated when the asset loaded).
-std::vector<std::uint8_t> decode_data_uri(std::string_view uri) {
-  std::vector<std::uint8_t> out;
-  std::uint32_t bits = 0;
-  int count = 0;
-  for (char c : uri.substr(uri.find(',') + 1)) {
-    int v = -1;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+') v = 62;
-    else if (c == '/') v = 63;
-    if (v < 0) continue;  // '=' padding
-    bits = (bits << 6) | static_cast<std::uint32_t>(v);
-    if ((count += 6) >= 8) {
-      count -= 8;
-      out.push_back(static_cast<std::uint8_t>(bits >> count));
-    }
-  }
-  return out;
-}
-
 // Bytes a buffer or image URI refers to, relative to the source file's folder.
 std::vector<std::uint8_t> uri_bytes(const std::string& uri, const std::filesystem::path& base_dir, const std::string& path) {
-  if (detail::is_data_uri(uri)) return decode_data_uri(uri);
+  if (detail::is_data_uri(uri)) return detail::data_uri_bytes(uri);  // validated when the asset loaded
   return read_file(detail::resolve_external_uri(uri, base_dir, path));
 }
 
@@ -204,30 +181,6 @@ void add_levels(json& doc, Bin& bin, const Asset& asset, const LodModel& model) 
   if (std::find(used.begin(), used.end(), "MSFT_lod") == used.end()) used.push_back("MSFT_lod");
 }
 
-void append_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
-std::vector<std::uint8_t> make_glb(const std::string& text, std::vector<std::uint8_t> bin) {
-  const std::size_t json_padded = (text.size() + 3) / 4 * 4;
-  bin.resize((bin.size() + 3) / 4 * 4, 0);
-  const std::size_t total = 12 + 8 + json_padded + 8 + bin.size();
-  if (total > 0xFFFFFFFFu) throw Error("glb.length", "glb_length", "the exported GLB exceeds 4 GiB");
-  std::vector<std::uint8_t> out;
-  out.reserve(total);
-  append_u32(out, kMagic);
-  append_u32(out, 2);
-  append_u32(out, static_cast<std::uint32_t>(total));
-  append_u32(out, static_cast<std::uint32_t>(json_padded));
-  append_u32(out, kChunkJson);
-  out.insert(out.end(), text.begin(), text.end());
-  out.resize(out.size() + json_padded - text.size(), ' ');
-  append_u32(out, static_cast<std::uint32_t>(bin.size()));
-  append_u32(out, kChunkBin);
-  out.insert(out.end(), bin.begin(), bin.end());
-  return out;
-}
-
 }  // namespace
 
 std::vector<std::uint8_t> export_lod_glb(const Asset& asset, const LodModel& model) {
@@ -257,7 +210,7 @@ std::vector<std::uint8_t> export_lod_glb(const Asset& asset, const LodModel& mod
   write_weights(doc, bin, asset, model);
   add_levels(doc, bin, asset, model);
   doc["buffers"][0]["byteLength"] = bin.bytes.size();
-  return make_glb(doc.dump(), std::move(bin.bytes));
+  return detail::write_glb(doc.dump(), bin.bytes);
 }
 
 }  // namespace gltf_crowd

@@ -6,6 +6,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -20,9 +21,9 @@ bool parse_all(std::string_view text, T& value) {
 }
 
 // `requirement` completes "it must be ..."; `accepts` is called with a finite value.
-CLI::Validator finite_validator(std::string requirement, std::function<bool(double)> accepts) {
+CLI::Validator finite_validator(const std::string& requirement, std::function<bool(double)> accepts) {
   return CLI::Validator(
-      [requirement, accepts](std::string& text) -> std::string {
+      [requirement, accepts = std::move(accepts)](std::string& text) -> std::string {
         double x = 0.0;
         const char* problem = nullptr;
         // from_chars reads "nan" and "inf", and gives result_out_of_range for 1e999.

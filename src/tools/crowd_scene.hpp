@@ -14,7 +14,7 @@
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/bounds.hpp"
 #include "gltf_crowd/crowd.hpp"
-#include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/gl_renderers.hpp"
 
 namespace gltf_crowd::tools {
 

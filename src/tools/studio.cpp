@@ -177,7 +177,7 @@ void run_studio(const StudioOptions& options) {
     glfwGetFramebufferSize(window.handle, &fb_w, &fb_h);
     panel_width = std::min(440.0f, 0.45f * static_cast<float>(window_w));
     panel_left = static_cast<float>(window_w) - panel_width;
-    crowd_w = std::max(1, static_cast<int>(panel_left * static_cast<float>(fb_w) / std::max(window_w, 1)));
+    crowd_w = std::max(1, static_cast<int>(panel_left * static_cast<float>(fb_w) / static_cast<float>(std::max(window_w, 1))));
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();

@@ -131,7 +131,7 @@ void actor_table(StudioScene& scene, PanelState& state) {
   if (actors.empty()) return;
 
   // The selected actor's controls, applied through the same path as `--set actor.*`.
-  Actor actor = actors[state.selected_actor];
+  const Actor& actor = actors[state.selected_actor];
   const Asset& asset = scene.crowd().asset();
   ActorEdit edit;
   edit.actor = actor.id();

@@ -13,7 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "gltf_crowd/crowd.hpp"
-#include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/gl_renderers.hpp"
 #include "tools/crowd_scene.hpp"
 #include "tools/studio_settings.hpp"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/gl_renderers.hpp"
 #include "tools/crowd_scene.hpp"
 
 namespace gltf_crowd::tools {

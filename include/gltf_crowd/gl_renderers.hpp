@@ -1,0 +1,219 @@
+// Layer 5, gl, renderers: CrowdRenderer turns a Crowd's packed arrays into one instanced draw
+// per non-empty primitive group (docs/spec.md §4–§6); ReferenceRenderer draws the same crowd one
+// actor at a time with CPU-skinned vertices as the correctness oracle. The context, framebuffer
+// and PNG writer are in gltf_crowd/gl_platform.hpp; gltf_crowd/gl.hpp includes both.
+//
+// This header declares Crowd without including gltf_crowd/crowd.hpp: include that to build one.
+//
+// Palette storage (docs/spec.md §6): shader storage buffers on OpenGL 4.3+, else RGBA32F textures read
+// with texelFetch (OpenGL 3.3 core, OpenGL ES 3.0); both run the same GLSL body behind a small
+// per-dialect prelude (GLSL 430 core, 330 core, 300 es) and the same material code:
+// glTF metallic-roughness with base color, metallic-roughness, normal, occlusion and emissive
+// textures (TEXCOORD_0/1, the samplers' filters and wraps, KHR_texture_transform), vertex colors,
+// OPAQUE / MASK / BLEND (blended groups after all others), double-sided, one directional light
+// plus ambient.
+//
+// GL state: the renderers' constructors and draw() save the state they change and restore it
+// before returning (also when they throw), one set of queries per call (about 70 glGet*), so
+// the application finds its state as it left it:
+//  - the current program and vertex array (with it, its element array buffer); the
+//    GL_ARRAY_BUFFER, GL_COPY_WRITE_BUFFER and GL_PIXEL_UNPACK_BUFFER bindings;
+//  - CrowdRenderer with storage buffers: the generic GL_SHADER_STORAGE_BUFFER binding and the
+//    indexed bindings 0..4 (buffer, offset and size);
+//  - the active texture unit and, on units 0..9, the GL_TEXTURE_2D binding and sampler object;
+//  - depth test, function and write mask; face culling, cull face mode and front face;
+//    blending, blend functions and equations (RGB and alpha);
+//  - GL_UNPACK_ALIGNMENT, _ROW_LENGTH, _SKIP_ROWS and _SKIP_PIXELS;
+//  - the current values of generic vertex attributes 2..5 (the constant tangent, texture
+//    coordinates and color of primitives without them).
+// While a call runs, uploads and texture reads ignore the application's unpack buffer, pixel
+// store values and sampler objects (GL's defaults are set), and draws use depth test GL_LESS,
+// back-face culling, and for BLEND materials GL_SRC_ALPHA / GL_ONE_MINUS_SRC_ALPHA with
+// GL_FUNC_ADD. Not touched, so the application's values apply to the draws: the bound
+// framebuffer and viewport (draws go there), scissor, stencil, color mask, polygon mode and
+// offset, sample alpha-to-coverage, sRGB conversion, uniform buffer bindings and all other
+// state. destroy() only deletes the renderer's own objects, none of which is bound after a call
+// returns, so it changes no binding. Framebuffer changes GL state as its methods say.
+//
+// Every call that touches GL needs the context that was current at construction to be current.
+// Failures throw Error whose path names the failing EGL/GL call or object (e.g.
+// "eglCreateContext", "node_streams[node 3].palette") and whose rule is a stable identifier
+// ("egl_call_failed", "shader_compile", "palette_too_large", ...).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include <glm/glm.hpp>
+
+#include "gltf_crowd/error.hpp"
+#include "gltf_crowd/export.hpp"
+
+GLTF_CROWD_API_BEGIN
+namespace gltf_crowd {
+
+class Crowd;       // gltf_crowd/crowd.hpp
+struct CrowdLink;  // gltf_crowd/crowd.hpp: identifies a crowd across moves
+
+// What the application supplies per frame. Matrices are glm's (column-major, right-handed,
+// clip z in [-1, 1]); a projection whose [3][3] is 0 is perspective (the viewer sits at the
+// view's origin), otherwise orthographic (the viewer is infinitely far along the view's +z).
+// light_direction is the world-space direction the light travels (from the light toward the
+// scene); it need not be normalized. Colors are linear RGB: light_color is the irradiance of
+// the directional light on a surface facing it, ambient_color a constant ambient term.
+// Defaults: identity matrices, light from above-front-left, white light, ambient 0.3.
+struct Camera {
+  glm::mat4 view{1.0f};
+  glm::mat4 projection{1.0f};
+  glm::vec3 light_direction{-0.4f, -1.0f, -0.5f};
+  glm::vec3 light_color{1.0f};
+  glm::vec3 ambient_color{0.3f};
+};
+
+// Output of the last CrowdRenderer::draw or ReferenceRenderer::draw.
+struct RenderStats {
+  std::uint32_t draws = 0;            // draw calls issued
+  std::uint32_t instances = 0;        // Σ instance_count over drawn groups (actors × groups)
+  std::uint64_t triangles = 0;        // Σ triangle_count × instance_count
+  std::uint64_t upload_bytes = 0;     // bytes sent with glBufferSubData / glTexSubImage2D
+};
+
+// Where CrowdRenderer keeps palettes, instance transforms, slot lists, morph deltas and morph
+// weights (docs/spec.md §6).
+enum class PaletteStorage : std::uint8_t {
+  automatic,       // storage_buffer on desktop OpenGL 4.3+, else texture
+  storage_buffer,  // std430 shader storage buffers (desktop OpenGL 4.3+, GLSL 430)
+  texture,         // RGBA32F textures read with texelFetch (OpenGL 3.3 core / ES 3.0, GLSL
+                   // 330 / 300 es): texel row = instance slot, 3 texels per joint and per
+                   // instance transform, so capacity and 3 × joints must fit GL_MAX_TEXTURE_SIZE
+};
+
+// "storage", "texture" or "auto": the names the tool and statistics use.
+const char* palette_storage_name(PaletteStorage storage) noexcept;
+
+// Options of a CrowdRenderer. Default: automatic palette storage.
+struct CrowdRendererOptions {
+  PaletteStorage palette = PaletteStorage::automatic;
+};
+
+// How many actors a CrowdRenderer can hold for one crowd on the current context.
+struct CapacityLimit {
+  std::size_t actors = 0;         // largest capacity whose per-actor storage fits; 0 = none
+  PaletteStorage storage = PaletteStorage::storage_buffer;  // the storage asked about, resolved
+  const char* limit = "";         // "GL_MAX_SHADER_STORAGE_BLOCK_SIZE" or "GL_MAX_TEXTURE_SIZE"
+  std::uint64_t limit_value = 0;  // that limit: bytes per block, or texels per side
+  std::uint64_t per_actor = 0;    // storage buffers: bytes of one actor in the largest array;
+                                  // textures: texel rows of one actor (1)
+};
+
+// The capacity past which CrowdRenderer throws "palette_too_large" for `crowd`'s node streams
+// with `storage` (automatic: what the renderer would choose), so a tool can refuse an actor
+// count before building a large crowd. Storage buffers keep each array of a stream (48 bytes of
+// transform, 48 × joints of palette unless shared, 16 per 4 morph weights, per actor) in one
+// block of at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes: actors = that / the largest array's
+// bytes per actor. Textures keep one texel row per actor: actors = GL_MAX_TEXTURE_SIZE, or 0
+// when a row (3 × joints texels) is wider than that. It depends on the asset's streams only, not
+// on the crowd's capacity or actors: a crowd of capacity 1 answers for any size. Needs a current
+// context; throws Error "gl_version" as CrowdRenderer does when the context cannot run `storage`.
+CapacityLimit crowd_capacity_limit(const Crowd& crowd,
+                                   PaletteStorage storage = PaletteStorage::automatic);
+
+// The instanced GL backend for one Crowd (docs/spec.md §4–§6). Construction picks the palette storage,
+// uploads each source primitive's vertex, index and morph delta data and the materials'
+// textures, and allocates per-node stream storage for the crowd's capacity. In the vertex
+// shader: morph (POSITION/NORMAL/TANGENT deltas × the actor's weights), then skin (Σ wᵢ ·
+// paletteᵢ over up to 8 influences), then the instance transform; normals use the cofactor
+// matrix (right for non-uniform scale), tangents w = 0.
+// Throws Error: rule "gl_version" (the current context cannot run the requested storage: the
+// storage buffer path needs desktop OpenGL 4.3, the texture path OpenGL 3.3 core or ES 3.0),
+// "palette_too_large" (a stream's buffer exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE, or the
+// capacity, 3 × joints, the weights or the morph deltas exceed GL_MAX_TEXTURE_SIZE; the message
+// names the limit; never a per-actor fallback), "shader_compile" / "program_link" (with the
+// driver log), "gl_call_failed". Nothing stays allocated after a throw. The constructor and
+// draw() leave the application's GL state as it was ("GL state" above).
+class CrowdRenderer {
+ public:
+  explicit CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& options = {});
+  ~CrowdRenderer();
+  CrowdRenderer(const CrowdRenderer&) = delete;
+  CrowdRenderer& operator=(const CrowdRenderer&) = delete;
+
+  // Uploads slots [0, actor_count) of every node stream once, then issues one
+  // glDrawElementsInstanced per primitive group with instance_count > 0 into the currently bound
+  // framebuffer and viewport: opaque and MASK groups first, then BLEND groups (blending on,
+  // depth writes off), each in primitive_groups() order. Depth test on; back faces culled unless
+  // double-sided, with the winding flipped for instances whose transform has det < 0 (by
+  // glFrontFace when a group's instances agree, else per instance in the fragment shader).
+  // All that state is the application's again on return ("GL state" above).
+  // Returns the number of draws issued. `crowd` must be the crowd given at construction or,
+  // once that crowd was moved, the crowd it was moved into (the renderer follows moves as Actor
+  // handles do; the moved-from object is not it): else Error, rule "wrong_crowd". A destroyed
+  // crowd or renderer draws nothing and returns 0. Grows the stream storage when the crowd's
+  // capacity grew (Error "palette_too_large" past a limit).
+  std::uint32_t draw(const Crowd& crowd, const Camera& camera);
+
+  // The storage in use: storage_buffer or texture, never automatic.
+  PaletteStorage palette_storage() const noexcept { return storage_; }
+  // Statistics of the last draw.
+  const RenderStats& stats() const noexcept { return stats_; }
+  // GL objects this renderer currently owns.
+  std::size_t object_count() const noexcept;
+
+  // Deletes every GL object this renderer created; idempotent. Needs the creating context
+  // current; if that EGL context is no longer current (already destroyed), the names are
+  // dropped without GL calls, since they died with it.
+  void destroy() noexcept;
+  bool destroyed() const noexcept { return state_ == nullptr; }
+
+  struct State;  // GPU objects, private to the implementation
+
+ private:
+  std::shared_ptr<const CrowdLink> crowd_;  // identifies the crowd, following its moves
+  PaletteStorage storage_ = PaletteStorage::storage_buffer;
+  std::unique_ptr<State> state_;
+  RenderStats stats_;
+};
+
+// The reference path (docs/spec.md §6): every actor drawn separately, the "separate scenegraphs"
+// baseline and the oracle the instanced images are compared with. Per actor and primitive
+// group, every vertex is morphed with Actor::morph_weights() and skinned on the CPU with joint
+// matrices built from Actor::node_world and the skin's inverse bind matrices (glTF 2.0 §3.7.3:
+// v' = Σ wᵢ · world(jointᵢ) · IBMᵢ · v; rigid groups: world(node) · v), uploaded into one
+// dynamic vertex buffer and drawn with a plain, non-instanced shader that shares the crowd
+// shader's material and lighting code. It reads nothing of the crowd's packed palettes.
+// Runs on any context CrowdRenderer runs on. Throws Error like CrowdRenderer ("gl_version",
+// "shader_compile", "program_link", "gl_call_failed"). The constructor and draw() leave the
+// application's GL state as it was ("GL state" above).
+class ReferenceRenderer {
+ public:
+  explicit ReferenceRenderer(const Crowd& crowd);
+  ~ReferenceRenderer();
+  ReferenceRenderer(const ReferenceRenderer&) = delete;
+  ReferenceRenderer& operator=(const ReferenceRenderer&) = delete;
+
+  // Draws, for each primitive group (opaque and MASK first, then BLEND, as CrowdRenderer) and
+  // each slot in its instance list, that actor's deformed primitive: one glDrawElements per
+  // actor per group, so RobotExpressive's 19 groups cost 19 × N draws. Returns the number of
+  // draws. Errors and no-ops as CrowdRenderer::draw, plus "reference_deform" for a primitive
+  // whose joint indices exceed its skin (the loader rejects such files). O(actors × vertices)
+  // CPU work per frame.
+  std::uint32_t draw(const Crowd& crowd, const Camera& camera);
+
+  const RenderStats& stats() const noexcept { return stats_; }
+  // GL objects this renderer currently owns.
+  std::size_t object_count() const noexcept;
+  // As CrowdRenderer::destroy.
+  void destroy() noexcept;
+  bool destroyed() const noexcept { return state_ == nullptr; }
+
+  struct State;  // GPU objects and CPU scratch, private to the implementation
+
+ private:
+  std::shared_ptr<const CrowdLink> crowd_;  // identifies the crowd, following its moves
+  std::unique_ptr<State> state_;
+  RenderStats stats_;
+};
+
+}  // namespace gltf_crowd
+GLTF_CROWD_API_END
