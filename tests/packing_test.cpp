@@ -44,7 +44,7 @@ void check_packed_skinning(const std::string& file) {
       const int clip = asset->find_clip(actors[slot].active_clip());
       const test::ScalarPose pose =
           test::scalar_clip_pose(*asset, asset->clips[static_cast<std::size_t>(clip)], actors[slot].time());
-      const auto world_of = [&](std::int32_t node, const glm::mat4& root) { return test::scalar_world(*asset, pose, node, root); };
+      const auto world_of = [&](std::int32_t n, const glm::mat4& root) { return test::scalar_world(*asset, pose, n, root); };
       const glm::mat4& placement = options[slot].transform;
       const glm::vec4* instance = stream.transforms.data() + slot * 3;
       for (std::size_t v = 0; v < prim.vertex_count(); v += std::max<std::size_t>(1, prim.vertex_count() / 25)) {
