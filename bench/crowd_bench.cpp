@@ -50,9 +50,7 @@ std::shared_ptr<const Asset> bench_asset(int which) {
   return cache[which];
 }
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 void BM_Update(benchmark::State& state) {
   const int which = static_cast<int>(state.range(0));
@@ -136,7 +134,8 @@ void measure_draws(benchmark::State& state, Crowd& crowd, Renderer& renderer, co
     state.SetIterationTime(seconds);
     draw_wall += seconds;
   }
-  const double per_actor_us = 1e6 / (static_cast<double>(state.iterations()) * static_cast<double>(crowd.actor_count()));
+  const double per_actor_us =
+      1e6 / (static_cast<double>(state.iterations()) * static_cast<double>(crowd.actor_count()));
   state.counters["us_per_actor"] = draw_wall * per_actor_us;
   // Until draw() returns: the CPU deformation, uploads and draw calls, before the driver
   // finishes the work queued (on llvmpipe, vertex shading also runs on this thread).

@@ -103,9 +103,9 @@ inline std::string snapshot(const Crowd& crowd) {
   }
   for (const PrimitiveGroup& g : crowd.primitive_groups()) append_bytes(out, g.instances.data(), g.instances.size());
   const LodStats& lod = crowd.lod_stats();
-  const std::uint64_t lod_numbers[] = {lod.visible_actors, lod.culled_actors, lod.draw_count, lod.triangles,
-                                       lod.vertices, lod.vertex_budget.value_or(0), lod.demoted_actors,
-                                       lod.budget_satisfied};
+  const std::uint64_t lod_numbers[] = {lod.visible_actors, lod.culled_actors,   lod.draw_count,
+                                       lod.triangles,      lod.vertices,        lod.vertex_budget.value_or(0),
+                                       lod.demoted_actors, lod.budget_satisfied};
   append_bytes(out, lod_numbers, std::size(lod_numbers));
   for (const LodLevelStats& level : lod.levels) append_bytes(out, &level.actors, 1);
   return out;

@@ -40,7 +40,7 @@ namespace gltf_crowd::fuzz {
 namespace {
 
 constexpr std::size_t kMaxOps = 256;
-constexpr std::size_t kMaxFuzzCapacity = 32;  // bounds memory and per-op snapshot cost
+constexpr std::size_t kMaxFuzzCapacity = 32;     // bounds memory and per-op snapshot cost
 constexpr std::size_t kMaxCapacity = 1'000'000;  // documented bound of Crowd's constructor
 constexpr std::size_t kMaxIdLength = 256;
 
@@ -52,8 +52,22 @@ const std::shared_ptr<const Asset>& character() {
 
 // Mostly the edges of the float range, else any bit pattern.
 float any_float(FuzzedDataProvider& in) {
-  static constexpr float kEdges[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 1.0f / 60.0f, -1.0f / 60.0f, 7.25f,
-                                     1e-45f, 1e-30f, 1e6f, -1e6f, 1e30f, -1e30f, FLT_MAX, -FLT_MAX,
+  static constexpr float kEdges[] = {0.0f,
+                                     -0.0f,
+                                     1.0f,
+                                     -1.0f,
+                                     0.5f,
+                                     1.0f / 60.0f,
+                                     -1.0f / 60.0f,
+                                     7.25f,
+                                     1e-45f,
+                                     1e-30f,
+                                     1e6f,
+                                     -1e6f,
+                                     1e30f,
+                                     -1e30f,
+                                     FLT_MAX,
+                                     -FLT_MAX,
                                      std::numeric_limits<float>::infinity(),
                                      -std::numeric_limits<float>::infinity(),
                                      std::numeric_limits<float>::quiet_NaN()};
@@ -69,11 +83,13 @@ struct Placement {
 Placement any_placement(FuzzedDataProvider& in) {
   switch (in.ConsumeIntegralInRange(0, 2)) {
     case 0: {  // a sane TRS, possibly singular (scale 0) or mirrored (negative scale)
-      const glm::vec3 t(in.ConsumeFloatingPointInRange(-100.0f, 100.0f), in.ConsumeFloatingPointInRange(-100.0f, 100.0f),
+      const glm::vec3 t(in.ConsumeFloatingPointInRange(-100.0f, 100.0f),
+                        in.ConsumeFloatingPointInRange(-100.0f, 100.0f),
                         in.ConsumeFloatingPointInRange(-100.0f, 100.0f));
       const float angle = in.ConsumeFloatingPointInRange(-7.0f, 7.0f);
       const float scale = in.ConsumeFloatingPointInRange(-10.0f, 10.0f);
-      return {glm::scale(glm::rotate(glm::translate(glm::mat4(1.0f), t), angle, glm::vec3(0, 1, 0)), glm::vec3(scale)), true};
+      return {glm::scale(glm::rotate(glm::translate(glm::mat4(1.0f), t), angle, glm::vec3(0, 1, 0)), glm::vec3(scale)),
+              true};
     }
     case 1: return {glm::mat4(1.0f), true};
     default: {
@@ -91,7 +107,8 @@ Placement any_placement(FuzzedDataProvider& in) {
 using detail::is_finite;
 
 std::string any_id(FuzzedDataProvider& in, const CrowdModel& model) {
-  if (!model.ids.empty() && in.ConsumeBool()) return model.ids[in.ConsumeIntegralInRange<std::size_t>(0, model.ids.size() - 1)];
+  if (!model.ids.empty() && in.ConsumeBool())
+    return model.ids[in.ConsumeIntegralInRange<std::size_t>(0, model.ids.size() - 1)];
   switch (in.ConsumeIntegralInRange(0, 7)) {
     case 0: return "";
     case 1: return "a";
@@ -137,8 +154,9 @@ LodView any_view(FuzzedDataProvider& in) {
                         in.ConsumeFloatingPointInRange(-60.0f, 60.0f));
     v.view = glm::lookAt(eye, glm::vec3(0, 1, 0), glm::vec3(0, 1, 0));
     const float near = in.ConsumeFloatingPointInRange(0.01f, 1.0f);
-    v.projection = glm::perspective(in.ConsumeFloatingPointInRange(0.05f, 3.0f), in.ConsumeFloatingPointInRange(0.1f, 10.0f),
-                                    near, near * in.ConsumeFloatingPointInRange(2.0f, 1e4f));
+    v.projection =
+        glm::perspective(in.ConsumeFloatingPointInRange(0.05f, 3.0f), in.ConsumeFloatingPointInRange(0.1f, 10.0f), near,
+                         near * in.ConsumeFloatingPointInRange(2.0f, 1e4f));
     if (kind == 3) v.projection[in.ConsumeIntegralInRange(0, 3)] = glm::vec4(0.0f);  // singular
   }
   v.width = in.PickValueInArray<std::uint32_t>({512, 1, 2, 4096, 0, std::numeric_limits<std::uint32_t>::max()});
@@ -161,7 +179,8 @@ LodOptions any_lod_options(FuzzedDataProvider& in) {
     default: {
       LodOptions o{.enabled = in.ConsumeBool(), .auto_generate = in.ConsumeBool()};
       o.ratios.clear();
-      for (int n = in.ConsumeIntegralInRange(0, 3); n > 0; --n) o.ratios.push_back(in.ConsumeBool() ? any_float(in) : in.ConsumeProbability<float>());
+      for (int n = in.ConsumeIntegralInRange(0, 3); n > 0; --n)
+        o.ratios.push_back(in.ConsumeBool() ? any_float(in) : in.ConsumeProbability<float>());
       o.preserve_boundary = in.ConsumeBool();
       for (int n = in.ConsumeIntegralInRange(0, 4); n > 0; --n)
         o.screen_coverage.push_back(in.ConsumeBool() ? any_float(in) : in.ConsumeProbability<float>());
@@ -289,7 +308,8 @@ class Run {
         return expected_error_;
       }
       case 17: {
-        const std::uint64_t budget = in.ConsumeBool() ? in.ConsumeIntegralInRange<std::uint64_t>(0, 4000) : in.ConsumeIntegral<std::uint64_t>();
+        const std::uint64_t budget =
+            in.ConsumeBool() ? in.ConsumeIntegralInRange<std::uint64_t>(0, 4000) : in.ConsumeIntegral<std::uint64_t>();
         crowd_.set_lod_vertex_budget(budget);
         return expected_error_;
       }
@@ -331,11 +351,12 @@ class Run {
       o.transform = placement.matrix;
       bounded &= placement.bounded;
       const int clip = o.clip.empty() ? 0 : asset.find_clip(o.clip);
-      invalid |= o.id.size() > kMaxIdLength || model_.contains(o.id) ||
-                 (!o.id.empty() && std::find(batch.begin(), batch.end(), o.id) != batch.end()) || clip < 0 ||
-                 (o.time && !std::isfinite(*o.time)) || !std::isfinite(o.speed) || !std::isfinite(o.phase) ||
-                 (clip >= 0 && !std::isfinite(o.phase * asset.clips[static_cast<std::size_t>(clip)].duration_seconds)) ||
-                 !valid_loop(o.loop) || !is_finite(o.transform);
+      invalid |=
+          o.id.size() > kMaxIdLength || model_.contains(o.id) ||
+          (!o.id.empty() && std::find(batch.begin(), batch.end(), o.id) != batch.end()) || clip < 0 ||
+          (o.time && !std::isfinite(*o.time)) || !std::isfinite(o.speed) || !std::isfinite(o.phase) ||
+          (clip >= 0 && !std::isfinite(o.phase * asset.clips[static_cast<std::size_t>(clip)].duration_seconds)) ||
+          !valid_loop(o.loop) || !is_finite(o.transform);
       batch.push_back(o.id);
     }
     expected_error_ |= invalid;
@@ -383,9 +404,10 @@ class Run {
         SelectClipOptions o{.crossfade_seconds = any_float(in), .time = std::nullopt, .phase = any_float(in)};
         if (in.ConsumeBool()) o.time = any_float(in);
         const int clip = asset.find_clip(name);
-        expected_error_ |= clip < 0 || !std::isfinite(o.crossfade_seconds) || o.crossfade_seconds < 0.0f ||
-                           (o.time && !std::isfinite(*o.time)) || !std::isfinite(o.phase) ||
-                           (clip >= 0 && !std::isfinite(o.phase * asset.clips[static_cast<std::size_t>(clip)].duration_seconds));
+        expected_error_ |=
+            clip < 0 || !std::isfinite(o.crossfade_seconds) || o.crossfade_seconds < 0.0f ||
+            (o.time && !std::isfinite(*o.time)) || !std::isfinite(o.phase) ||
+            (clip >= 0 && !std::isfinite(o.phase * asset.clips[static_cast<std::size_t>(clip)].duration_seconds));
         actor.select_clip(name, o);
         return expected_error_;
       }
@@ -457,8 +479,8 @@ class Run {
       return;
     }
     const std::size_t n = crowd_.actor_count();
-    require(n == model_.ids.size() && crowd_.capacity() == model_.capacity, "count %zu / capacity %zu differ from the model", n,
-            crowd_.capacity());
+    require(n == model_.ids.size() && crowd_.capacity() == model_.capacity,
+            "count %zu / capacity %zu differ from the model", n, crowd_.capacity());
     const std::vector<Actor> actors = crowd_.actors();
     for (std::size_t slot = 0; slot < n; ++slot) {
       const Actor& a = actors[slot];
@@ -477,7 +499,8 @@ class Run {
     for (const NodeStream& s : crowd_.node_streams()) {
       require(std::all_of(s.transforms.begin(), s.transforms.begin() + static_cast<std::ptrdiff_t>(n * 3), finite4),
               "non-finite instance transform");
-      require(std::all_of(s.palette.begin(), s.palette.begin() + static_cast<std::ptrdiff_t>(live_palette_rows(s, n)), finite4),
+      require(std::all_of(s.palette.begin(), s.palette.begin() + static_cast<std::ptrdiff_t>(live_palette_rows(s, n)),
+                          finite4),
               "non-finite palette");
       require(std::all_of(s.weights.begin(), s.weights.begin() + static_cast<std::ptrdiff_t>(n * s.weight_stride),
                           [](float w) { return std::isfinite(w); }),

@@ -63,9 +63,7 @@ void load(std::span<const std::uint8_t> bytes) {
   animate(*asset);
 }
 
-void put_u32(std::vector<std::uint8_t>& out, std::size_t at, std::uint32_t v) {
-  std::memcpy(out.data() + at, &v, 4);
-}
+void put_u32(std::vector<std::uint8_t>& out, std::size_t at, std::uint32_t v) { std::memcpy(out.data() + at, &v, 4); }
 
 }  // namespace
 

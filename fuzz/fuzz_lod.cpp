@@ -108,8 +108,10 @@ void check_levels(const Primitive& p, const std::vector<std::vector<std::uint32_
     require(level.size() <= p.indices.size(), "a level is longer than the original");
     require(std::all_of(level.begin(), level.end(), [&](std::uint32_t i) { return i < p.vertex_count(); }),
             "a level index is out of range");
-    if (p.mode == PrimitiveMode::triangles) require(level.size() % 3 == 0, "a level has a partial triangle");
-    else require(level == p.indices, "a non-triangle-list primitive was reduced");
+    if (p.mode == PrimitiveMode::triangles)
+      require(level.size() % 3 == 0, "a level has a partial triangle");
+    else
+      require(level == p.indices, "a non-triangle-list primitive was reduced");
   }
 }
 
@@ -180,8 +182,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   fuzz::check_levels(input.primitive, simplify_levels(input.primitive, input.ratios, input.preserve_boundary),
                      input.ratios.size());
   const Asset asset = fuzz::make_asset(input);
-  const LodOptions options{.enabled = true, .auto_generate = true, .ratios = input.ratios,
-                           .preserve_boundary = input.preserve_boundary};
+  const LodOptions options{
+      .enabled = true, .auto_generate = true, .ratios = input.ratios, .preserve_boundary = input.preserve_boundary};
   fuzz::check_model(input, build_lod_model(asset, options));
   return 0;
 }

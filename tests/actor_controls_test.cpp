@@ -58,8 +58,14 @@ std::vector<float> fresh_pose(const char* clip, float seconds) {
 
 TEST(ActorControlsTest, ReadBackOfEveryField) {
   Crowd crowd(character(), {.capacity = 2});
-  Actor a = crowd.add_actor({.id = "a", .clip = "Wave", .time = 0.5f, .phase = 0.9f, .speed = 1.5f,
-                             .loop = LoopMode::ping_pong, .repetitions = 3, .playing = false});
+  Actor a = crowd.add_actor({.id = "a",
+                             .clip = "Wave",
+                             .time = 0.5f,
+                             .phase = 0.9f,
+                             .speed = 1.5f,
+                             .loop = LoopMode::ping_pong,
+                             .repetitions = 3,
+                             .playing = false});
   EXPECT_EQ(a.id(), "a");
   EXPECT_EQ(a.active_clip(), "Wave");
   EXPECT_FLOAT_EQ(a.time(), 0.5f);  // time wins over phase
@@ -337,7 +343,8 @@ std::uint64_t asset_hash(const Asset& asset) {
     mix(c.times.data(), c.times.size() * sizeof(float));
     mix(c.values.data(), c.values.size() * sizeof(float));
   }
-  for (const Skin& s : asset.skins) mix(s.inverse_bind_matrices.data(), s.inverse_bind_matrices.size() * sizeof(glm::mat4));
+  for (const Skin& s : asset.skins)
+    mix(s.inverse_bind_matrices.data(), s.inverse_bind_matrices.size() * sizeof(glm::mat4));
   for (const Mesh& m : asset.meshes) {
     mix(m.weights.data(), m.weights.size() * sizeof(float));
     for (const Primitive& p : m.primitives) {
@@ -396,7 +403,8 @@ void expect_own_morph_weights(const std::shared_ptr<const Asset>& asset, const c
   bool packed_differ = false;
   for (const NodeStream& s : crowd.node_streams())
     if (s.weight_stride > 0)
-      packed_differ |= std::memcmp(s.weights.data(), s.weights.data() + s.weight_stride, s.weight_stride * sizeof(float)) != 0;
+      packed_differ |=
+          std::memcmp(s.weights.data(), s.weights.data() + s.weight_stride, s.weight_stride * sizeof(float)) != 0;
   EXPECT_TRUE(packed_differ) << "the packed morph weights differ";
   EXPECT_EQ(asset_hash(*asset), hash) << "the shared asset is unchanged";
 }

@@ -1,5 +1,5 @@
-// update() makes no heap allocation after warm-up (docs/spec.md §5, docs/architecture.md "Nothing in update allocates").
-// Counts every operator new in the process while the measured region runs.
+// update() makes no heap allocation after warm-up (docs/spec.md §5, docs/architecture.md "Nothing in update
+// allocates"). Counts every operator new in the process while the measured region runs.
 #include <atomic>
 #include <cstdlib>
 #include <memory>
@@ -82,13 +82,15 @@ TEST(AllocationTest, UpdateWithLodAndUpdateRateAllocatesNothingAfterWarmUp) {
   for (std::size_t i = 0; i < options.size(); ++i) {
     options[i].clip = asset->clips[i % asset->clips.size()].name;
     options[i].phase = static_cast<float>(i) / 200.0f;
-    options[i].transform = glm::translate(glm::mat4(1.0f), glm::vec3(float(i % 10) * 2.0f - 10.0f, 0.0f, -3.0f - float(i / 10) * 6.0f));
+    options[i].transform =
+        glm::translate(glm::mat4(1.0f), glm::vec3(float(i % 10) * 2.0f - 10.0f, 0.0f, -3.0f - float(i / 10) * 6.0f));
   }
   auto actors = crowd.add_actors(options);
   for (std::size_t i = 0; i < actors.size(); i += 3) actors[i].select_clip("Running", {.crossfade_seconds = 2.0f});
   const auto view_at = [](int f) {
-    return LodView{glm::lookAt(glm::vec3(0.0f, 2.0f, 5.0f + 0.1f * float(f)), glm::vec3(0.0f, 0.0f, -50.0f), glm::vec3(0, 1, 0)),
-                   glm::perspective(glm::radians(60.0f), 16.0f / 9.0f, 0.1f, 500.0f), 1280, 720};
+    return LodView{
+        glm::lookAt(glm::vec3(0.0f, 2.0f, 5.0f + 0.1f * float(f)), glm::vec3(0.0f, 0.0f, -50.0f), glm::vec3(0, 1, 0)),
+        glm::perspective(glm::radians(60.0f), 16.0f / 9.0f, 0.1f, 500.0f), 1280, 720};
   };
   for (int f = 0; f < 10; ++f) crowd.update(1.0f / 60.0f, view_at(f));  // warm-up
   allocations = 0;

@@ -144,9 +144,14 @@ TEST(BenchTool, JsonReportOnRobotExpressive) {
 }
 
 TEST(BenchTool, BadArgumentsExitNonZero) {
-  const std::vector<std::string> bad = {
-      "--actors 0", "--actors -5", "--actors many", "--frames 0", "--frames 1.5", "--threads -1",
-      quoted(test::scratch_dir("bench_bad").string() + "/absent.glb"), "--unknown-flag"};
+  const std::vector<std::string> bad = {"--actors 0",
+                                        "--actors -5",
+                                        "--actors many",
+                                        "--frames 0",
+                                        "--frames 1.5",
+                                        "--threads -1",
+                                        quoted(test::scratch_dir("bench_bad").string() + "/absent.glb"),
+                                        "--unknown-flag"};
   for (const std::string& arguments : bad) {
     const CommandOutput r = run_tool("bench " + arguments + " --json 2>&1");
     EXPECT_NE(r.exit_code, 0) << arguments << ": " << r.out;

@@ -30,9 +30,8 @@ Asset load(const test::Document& d) {
 }
 
 // Appends a LINEAR sampler and a channel targeting `node`'s `path` to animation `animation`.
-void add_channel(test::Document& d, std::size_t animation, int node, const char* path,
-                 const std::vector<float>& times, const std::vector<float>& values, const char* type,
-                 std::size_t components) {
+void add_channel(test::Document& d, std::size_t animation, int node, const char* path, const std::vector<float>& times,
+                 const std::vector<float>& values, const char* type, std::size_t components) {
   const int input = d.add_accessor(d.add_view(times), 5126, times.size(), "SCALAR",
                                    {{"min", {times.front()}}, {"max", {times.back()}}});
   const int output = d.add_accessor(d.add_view(values), 5126, values.size() / components, type);
@@ -46,8 +45,8 @@ void add_cube_mesh(test::Document& d) {
   std::vector<float> corners;
   for (int c = 0; c < 8; ++c)
     for (int a = 0; a < 3; ++a) corners.push_back((c >> a) & 1 ? 0.5f : -0.5f);
-  const int position = d.add_accessor(d.add_view(corners), 5126, 8, "VEC3",
-                                      {{"min", {-0.5, -0.5, -0.5}}, {"max", {0.5, 0.5, 0.5}}});
+  const int position =
+      d.add_accessor(d.add_view(corners), 5126, 8, "VEC3", {{"min", {-0.5, -0.5, -0.5}}, {"max", {0.5, 0.5, 0.5}}});
   const std::vector<std::uint16_t> indices = {0, 2, 1, 1, 2, 3, 4, 5, 6, 5, 7, 6, 0, 1, 4, 1, 5, 4,
                                               2, 6, 3, 3, 6, 7, 0, 4, 2, 2, 4, 6, 1, 3, 5, 3, 7, 5};
   const int index = d.add_accessor(d.add_view(indices), 5123, indices.size(), "SCALAR");
@@ -70,8 +69,9 @@ test::Document moving_box() {
                       {"extensions", {{"KHR_node_visibility", {{"visible", false}}}}}}};
   d.json["scene"] = 0;
   d.json["scenes"] = {{{"nodes", {0, 2}}}};
-  d.json["animations"] = {{{"name", "Move"}, {"samplers", nlohmann::json::array()}, {"channels", nlohmann::json::array()}},
-                          {{"name", "Spin"}, {"samplers", nlohmann::json::array()}, {"channels", nlohmann::json::array()}}};
+  d.json["animations"] = {
+      {{"name", "Move"}, {"samplers", nlohmann::json::array()}, {"channels", nlohmann::json::array()}},
+      {{"name", "Spin"}, {"samplers", nlohmann::json::array()}, {"channels", nlohmann::json::array()}}};
   add_channel(d, 0, 1, "translation", {0, 1, 2}, {0, 0, 0, 1, 0, 0, 1, 1.5f, 0}, "VEC3", 3);
   const float h = std::sqrt(0.5f);
   add_channel(d, 1, 1, "rotation", {0, 1}, {0, 0, 0, 1, 0, h, 0, h}, "VEC4", 4);
@@ -123,24 +123,25 @@ TEST(Bounds, UnknownClipIndexIsAnErrorNamingIt) {
 // Clip "Bend" rotates Joint1 LINEAR from 0° to 90° about +z over 1 s.
 test::Document bending_skin() {
   test::Document d;
-  const int position = d.add_accessor(d.add_view(std::vector<float>{0, 0, 0.25f, 0, 2, 0, 1, 1, 0, 0.5f, 2, 0}),
-                                      5126, 4, "VEC3", {{"min", {0, 0, 0}}, {"max", {1, 2, 0.25}}});
+  const int position = d.add_accessor(d.add_view(std::vector<float>{0, 0, 0.25f, 0, 2, 0, 1, 1, 0, 0.5f, 2, 0}), 5126,
+                                      4, "VEC3", {{"min", {0, 0, 0}}, {"max", {1, 2, 0.25}}});
   const int joints = d.add_accessor(
       d.add_view(std::vector<std::uint8_t>{0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0}), 5121, 4, "VEC4");
   const int weights = d.add_floats({1, 0, 0, 0, 1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0}, 4, "VEC4");
-  std::vector<float> ibms = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1,
+  std::vector<float> ibms = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0,  0, 1,
                              1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, -1, 0, 1};
   const int ibm = d.add_floats(ibms, 16, "MAT4");
-  d.json["meshes"] = {{{"primitives",
-                        {{{"attributes", {{"POSITION", position}, {"JOINTS_0", joints}, {"WEIGHTS_0", weights}}},
-                          {"mode", 0}}}}}};
+  d.json["meshes"] = {
+      {{"primitives",
+        {{{"attributes", {{"POSITION", position}, {"JOINTS_0", joints}, {"WEIGHTS_0", weights}}}, {"mode", 0}}}}}};
   d.json["nodes"] = {{{"name", "Joint0"}, {"children", {1}}},
                      {{"name", "Joint1"}, {"translation", {0, 1, 0}}},
                      {{"name", "Mesh"}, {"mesh", 0}, {"skin", 0}, {"translation", {5, 0, 0}}}};
   d.json["skins"] = {{{"joints", {0, 1}}, {"inverseBindMatrices", ibm}}};
   d.json["scene"] = 0;
   d.json["scenes"] = {{{"nodes", {0, 2}}}};
-  d.json["animations"] = {{{"name", "Bend"}, {"samplers", nlohmann::json::array()}, {"channels", nlohmann::json::array()}}};
+  d.json["animations"] = {
+      {{"name", "Bend"}, {"samplers", nlohmann::json::array()}, {"channels", nlohmann::json::array()}}};
   const float h = std::sqrt(0.5f);
   add_channel(d, 0, 1, "rotation", {0, 1}, {0, 0, 0, 1, 0, 0, h, h}, "VEC4", 4);
   return d;
@@ -180,13 +181,15 @@ test::Document morphing_triangle() {
                                 {{"min", {0, 0, 0}}, {"max", {1, 0, 0}}});
   const int t1 = d.add_accessor(d.add_view(std::vector<float>{0, -1, 0, 0, 0, 0, 0, 0, 2}), 5126, 3, "VEC3",
                                 {{"min", {0, -1, 0}}, {"max", {0, 0, 2}}});
-  d.json["meshes"] = {{{"primitives", {{{"attributes", {{"POSITION", position}}},
-                                        {"targets", {{{"POSITION", t0}}, {{"POSITION", t1}}}}}}},
-                       {"weights", {0.5, 0}}}};
+  d.json["meshes"] = {
+      {{"primitives",
+        {{{"attributes", {{"POSITION", position}}}, {"targets", {{{"POSITION", t0}}, {{"POSITION", t1}}}}}}},
+       {"weights", {0.5, 0}}}};
   d.json["nodes"] = {{{"name", "Triangle"}, {"mesh", 0}, {"translation", {1, 0, 0}}}};
   d.json["scene"] = 0;
   d.json["scenes"] = {{{"nodes", {0}}}};
-  d.json["animations"] = {{{"name", "Morph"}, {"samplers", nlohmann::json::array()}, {"channels", nlohmann::json::array()}}};
+  d.json["animations"] = {
+      {{"name", "Morph"}, {"samplers", nlohmann::json::array()}, {"channels", nlohmann::json::array()}}};
   add_channel(d, 0, 0, "weights", {0, 1, 2}, {0, 0, 1, 0, 0, 1}, "SCALAR", 1);
   return d;
 }

@@ -34,8 +34,8 @@ CommandOutput tool(const std::string& arguments) {
 std::string character_file(const std::filesystem::path& dir) {
   const std::vector<std::uint8_t> glb = default_character_glb();
   const auto file = dir / "character.glb";
-  std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(glb.data()),
-                                              static_cast<std::streamsize>(glb.size()));
+  std::ofstream(file, std::ios::binary)
+      .write(reinterpret_cast<const char*>(glb.data()), static_cast<std::streamsize>(glb.size()));
   return file.string();
 }
 
@@ -76,8 +76,9 @@ TEST(CliTool, MissingAssetGivesOneMessageAndExitCodeEverywhere) {
   const std::string missing = (dir / "absent.glb").string();
   const std::string expected = "gltf-crowd: error: " + missing + ": is not a readable file [file_open]";
   for (const std::string& arguments :
-       {"render " + quoted(missing) + " --actors 1 --out " + quoted((dir / "x.png").string()), "info " + quoted(missing),
-        "pose " + quoted(missing), "lod " + quoted(missing) + " --out " + quoted((dir / "x.glb").string()),
+       {"render " + quoted(missing) + " --actors 1 --out " + quoted((dir / "x.png").string()),
+        "info " + quoted(missing), "pose " + quoted(missing),
+        "lod " + quoted(missing) + " --out " + quoted((dir / "x.glb").string()),
         "bench " + quoted(missing) + " --actors 1 --frames 1"}) {
     const CommandOutput r = tool(arguments);
     EXPECT_EQ(r.exit_code, 1) << arguments << ": " << r.out;
@@ -87,8 +88,8 @@ TEST(CliTool, MissingAssetGivesOneMessageAndExitCodeEverywhere) {
 
 // The 8-byte PNG signature and the start of an IHDR chunk, as a file named .glb.
 std::filesystem::path png_named_glb(const std::filesystem::path& dir) {
-  const unsigned char bytes[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R',
-                                 0,    0,   0,   1,   0,    0,    0,    1,    8, 6, 0, 0, 0};
+  const unsigned char bytes[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0, 0, 13, 'I', 'H', 'D',
+                                 'R',  0,   0,   0,   1,    0,    0,    0,    1, 8, 6, 0,  0,   0};
   const auto file = dir / "picture.glb";
   std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes), sizeof bytes);
   return file;
@@ -106,8 +107,8 @@ TEST(CliTool, PngRenamedGlbIsNotAGltfFile) {
     EXPECT_TRUE(contains(e.what(), "not a glTF or GLB file")) << e.what();
   }
   for (const std::string& arguments :
-       {"info " + quoted(file.string()), "render " + quoted(file.string()) + " --actors 1 --out " +
-                                             quoted((dir / "x.png").string())}) {
+       {"info " + quoted(file.string()),
+        "render " + quoted(file.string()) + " --actors 1 --out " + quoted((dir / "x.png").string())}) {
     const CommandOutput r = tool(arguments);
     EXPECT_EQ(r.exit_code, 1) << r.out;
     EXPECT_TRUE(contains(r.out, file.string() + ": not a glTF or GLB file")) << r.out;
@@ -167,8 +168,10 @@ TEST(CliTool, ScreenCoverageNeedsOneThresholdPerLevel) {
 // culled, unless --min-coverage 0.
 TEST(CliTool, RenderLodReportsCulledActorsAndMinCoverageZeroKeepsThem) {
   const auto dir = test::scratch_dir("cli_min_coverage");
-  const std::string common = "render --lod --lod-bias 0.05 --actors 100 --seconds 0 --width 64 --height 64 "
-                             "--msaa 0 --out " + quoted((dir / "x.png").string()) + " --stats ";
+  const std::string common =
+      "render --lod --lod-bias 0.05 --actors 100 --seconds 0 --width 64 --height 64 "
+      "--msaa 0 --out " +
+      quoted((dir / "x.png").string()) + " --stats ";
   const CommandOutput culling = tool(common + quoted((dir / "default.json").string()));
   ASSERT_EQ(culling.exit_code, 0) << culling.out;
   const auto stats = nlohmann::json::parse(std::ifstream(dir / "default.json"));
@@ -176,8 +179,8 @@ TEST(CliTool, RenderLodReportsCulledActorsAndMinCoverageZeroKeepsThem) {
   EXPECT_EQ(visible + culled, 100u);
   EXPECT_GT(culled, 0u) << "no actor is small enough to be culled: the test needs a larger crowd";
   EXPECT_NEAR(stats["min_coverage"].get<double>(), 0.01, 1e-6);
-  EXPECT_TRUE(contains(culling.out, "lod: " + std::to_string(visible) + " visible, " + std::to_string(culled) +
-                                        " culled"))
+  EXPECT_TRUE(
+      contains(culling.out, "lod: " + std::to_string(visible) + " visible, " + std::to_string(culled) + " culled"))
       << culling.out;
 
   const CommandOutput all = tool(common + quoted((dir / "all.json").string()) + " --min-coverage 0");

@@ -28,8 +28,7 @@ namespace {
 constexpr float kFrame = 1.0f / 60.0f;
 
 std::shared_ptr<const Asset> robot() {
-  static const auto asset =
-      std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
+  static const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
   return asset;
 }
 
@@ -84,7 +83,8 @@ TEST(CrossfadeTest, OneSecondCrossfadeNeverPops) {
   const auto asset = robot();
   const float walking_start = 0.3f;
   // Walking alone covers frames [0, 70) of the test, Running alone the same 70 frames from 0.
-  const float bound = 2.0f * std::max(own_motion(asset, "Walking", walking_start, 70), own_motion(asset, "Running", 0.0f, 70));
+  const float bound =
+      2.0f * std::max(own_motion(asset, "Walking", walking_start, 70), own_motion(asset, "Running", 0.0f, 70));
   ASSERT_GT(bound, 0.0f);
 
   Crowd crowd(asset, {.capacity = 2});
@@ -154,7 +154,8 @@ TEST(CrossfadeTest, InterruptedCrossfadeScalesTheContributorsDownWithoutAPop) {
   EXPECT_GT(largest_move(before, node_positions(forgetful, *asset)), bound) << "the bound must be able to see a pop";
   EXPECT_LE(largest_move(before, node_positions(actor, *asset)), bound) << "at the interruption";
 
-  const int walking = asset->find_clip("Walking"), running = asset->find_clip("Running"), idle = asset->find_clip("Idle");
+  const int walking = asset->find_clip("Walking"), running = asset->find_clip("Running"),
+            idle = asset->find_clip("Idle");
   c = actor.contributors();
   ASSERT_EQ(c.size(), 3u);
   EXPECT_EQ(c[0].clip, static_cast<std::uint32_t>(idle));
@@ -248,10 +249,10 @@ TEST(CrossfadeTest, OppositeSignQuaternionsBlendToTheSameRotation) {
     ch.values.insert(ch.values.end(), q.begin(), q.end());
     return test::HandmadeClip{name, {ch}};
   };
-  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(test::handmade_gltf(
-      nlohmann::json::array({{{"name", "joint"}}}),
-      {hold("plus", {0.0f, 0.6f * s, 0.8f * s, c}), hold("minus", {0.0f, -0.6f * s, -0.8f * s, -c}),
-       hold("other", {s, 0.0f, 0.0f, c})})));
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(
+      test::handmade_gltf(nlohmann::json::array({{{"name", "joint"}}}),
+                          {hold("plus", {0.0f, 0.6f * s, 0.8f * s, c}), hold("minus", {0.0f, -0.6f * s, -0.8f * s, -c}),
+                           hold("other", {s, 0.0f, 0.0f, c})})));
   Crowd crowd(asset, {.capacity = 1});
   Actor actor = crowd.add_actor({.clip = "plus"});
   actor.select_clip("minus", {.crossfade_seconds = 1.0f});

@@ -68,16 +68,21 @@ class CrowdSoak {
   // set_phase, set_speed, set_loop, play/pause, set_transform).
   void operate() {
     const int op = pick(0, 9);
-    if (op <= 1 || ids_.size() < 4) add();
-    else if (op == 2) remove();
-    else control(op);
+    if (op <= 1 || ids_.size() < 4)
+      add();
+    else if (op == 2)
+      remove();
+    else
+      control(op);
   }
 
   // A Δ in seconds: mostly frame-sized, sometimes backward, zero or a long stall.
   float random_delta() {
     const int kind = pick(0, 19);
-    return kind == 0 ? -uniform(0.0f, 0.1f) : kind == 1 ? 0.0f : kind == 2 ? uniform(1.0f, 10.0f)
-                                                                           : uniform(0.0f, 1.0f / 15.0f);
+    return kind == 0   ? -uniform(0.0f, 0.1f)
+           : kind == 1 ? 0.0f
+           : kind == 2 ? uniform(1.0f, 10.0f)
+                       : uniform(0.0f, 1.0f / 15.0f);
   }
 
   // Every invariant of a frame; returns false (after recording failures) on the first broken
@@ -110,7 +115,8 @@ class CrowdSoak {
     }
     for (const NodeStream& s : crowd_.node_streams()) {
       EXPECT_TRUE(std::all_of(s.transforms.begin(), s.transforms.begin() + static_cast<std::ptrdiff_t>(n * 3), finite));
-      EXPECT_TRUE(std::all_of(s.palette.begin(), s.palette.begin() + static_cast<std::ptrdiff_t>(fuzz::live_palette_rows(s, n)), finite));
+      EXPECT_TRUE(std::all_of(s.palette.begin(),
+                              s.palette.begin() + static_cast<std::ptrdiff_t>(fuzz::live_palette_rows(s, n)), finite));
       EXPECT_TRUE(std::all_of(s.weights.begin(), s.weights.begin() + static_cast<std::ptrdiff_t>(n * s.weight_stride),
                               [](float w) { return std::isfinite(w); }));
     }
@@ -124,7 +130,9 @@ class CrowdSoak {
  private:
   int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   float uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(rng_); }
-  const std::string& random_clip() { return asset_->clips[static_cast<std::size_t>(pick(0, static_cast<int>(asset_->clips.size()) - 1))].name; }
+  const std::string& random_clip() {
+    return asset_->clips[static_cast<std::size_t>(pick(0, static_cast<int>(asset_->clips.size()) - 1))].name;
+  }
   LoopMode random_loop() { return static_cast<LoopMode>(pick(0, 2)); }
   glm::mat4 random_placement() {
     return glm::rotate(glm::translate(glm::mat4(1.0f), glm::vec3(uniform(-50, 50), 0, uniform(-50, 50))),
@@ -151,7 +159,8 @@ class CrowdSoak {
 
   void remove() {
     std::vector<std::string> ids = {"never-added"};
-    for (int i = pick(1, 3); i > 0 && !ids_.empty(); --i) ids.push_back(ids_[static_cast<std::size_t>(pick(0, static_cast<int>(ids_.size()) - 1))]);
+    for (int i = pick(1, 3); i > 0 && !ids_.empty(); --i)
+      ids.push_back(ids_[static_cast<std::size_t>(pick(0, static_cast<int>(ids_.size()) - 1))]);
     std::size_t expected = 0;
     for (const std::string& id : ids) {
       const auto it = std::find(ids_.begin(), ids_.end(), id);
@@ -167,7 +176,9 @@ class CrowdSoak {
     if (ids_.empty()) return;
     Actor actor = *crowd_.find_actor(ids_[static_cast<std::size_t>(pick(0, static_cast<int>(ids_.size()) - 1))]);
     switch (op) {
-      case 3: actor.select_clip(random_clip(), {.crossfade_seconds = pick(0, 3) == 0 ? 0.0f : uniform(0.05f, 1.0f)}); break;
+      case 3:
+        actor.select_clip(random_clip(), {.crossfade_seconds = pick(0, 3) == 0 ? 0.0f : uniform(0.05f, 1.0f)});
+        break;
       case 4: actor.seek(uniform(-5.0f, 5.0f)); break;
       case 5: actor.set_phase(uniform(-1.0f, 2.0f)); break;
       case 6: actor.set_speed(uniform(-3.0f, 3.0f)); break;

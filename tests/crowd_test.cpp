@@ -39,7 +39,9 @@ Snapshot snapshot(const Crowd& crowd) {
   for (const Actor& a : crowd.actors()) s.ids.push_back(a.id());
   for (const NodeStream& n : crowd.node_streams()) {
     s.transforms.emplace_back(n.transforms.begin(), n.transforms.begin() + static_cast<std::ptrdiff_t>(s.count * 3));
-    s.palettes.emplace_back(n.palette.begin(), n.palette.begin() + static_cast<std::ptrdiff_t>(n.palette.empty() ? 0 : s.count * 3 * n.joint_count));
+    s.palettes.emplace_back(
+        n.palette.begin(),
+        n.palette.begin() + static_cast<std::ptrdiff_t>(n.palette.empty() ? 0 : s.count * 3 * n.joint_count));
   }
   for (const PrimitiveGroup& g : crowd.primitive_groups()) s.instance_counts.push_back(g.instance_count);
   return s;
@@ -143,11 +145,11 @@ TEST(CrowdTest, FailedBatchesChangeNothing) {
   ActorOptions nan_speed = with_id("n");
   nan_speed.speed = std::numeric_limits<float>::quiet_NaN();
   const std::vector<std::vector<ActorOptions>> bad_batches = {
-      {with_id("p"), with_id("p")},                   // duplicate inside the batch
-      {with_id("p"), unknown},                        // unknown clip
-      {with_id("p"), with_id("q"), with_id("r")},     // one too many
-      {with_id("p"), nan_speed},                      // NaN
-      {with_id("p"), with_id("x")},                   // duplicate of an existing actor
+      {with_id("p"), with_id("p")},                // duplicate inside the batch
+      {with_id("p"), unknown},                     // unknown clip
+      {with_id("p"), with_id("q"), with_id("r")},  // one too many
+      {with_id("p"), nan_speed},                   // NaN
+      {with_id("p"), with_id("x")},                // duplicate of an existing actor
   };
   for (const auto& batch : bad_batches) {
     EXPECT_THROW(crowd.add_actors(batch), Error);
@@ -242,7 +244,8 @@ TEST(CrowdTest, NodeWorldOfTheHandEqualsAnIndependentParentChain) {
   ActorOptions o;
   o.clip = "Wave";
   o.phase = 0.4f;
-  o.transform = glm::translate(glm::mat4(1.0f), glm::vec3(3, 0, -2)) * glm::rotate(glm::mat4(1.0f), 0.7f, glm::vec3(0, 1, 0));
+  o.transform =
+      glm::translate(glm::mat4(1.0f), glm::vec3(3, 0, -2)) * glm::rotate(glm::mat4(1.0f), 0.7f, glm::vec3(0, 1, 0));
   Actor actor = crowd.add_actor(o);
   crowd.update(0.1f);
   const int hand = asset->find_node("Palm2.R");  // the right hand's palm joint
@@ -254,9 +257,10 @@ TEST(CrowdTest, NodeWorldOfTheHandEqualsAnIndependentParentChain) {
   for (int n = hand; n >= 0; n = asset->nodes[static_cast<std::size_t>(n)].parent) {
     const auto i = static_cast<std::size_t>(n);
     const Node& node = asset->nodes[i];
-    const glm::mat4 local = node.has_matrix ? node.matrix
-                                            : glm::translate(glm::mat4(1.0f), pose.translations[i]) *
-                                                  glm::mat4_cast(pose.rotations[i]) * glm::scale(glm::mat4(1.0f), pose.scales[i]);
+    const glm::mat4 local = node.has_matrix
+                                ? node.matrix
+                                : glm::translate(glm::mat4(1.0f), pose.translations[i]) *
+                                      glm::mat4_cast(pose.rotations[i]) * glm::scale(glm::mat4(1.0f), pose.scales[i]);
     want = local * want;
   }
   want = o.transform * want;

@@ -21,9 +21,9 @@ Asset translation_asset() {
   c.interpolation = "CUBICSPLINE";
   c.times = {1.0f, 3.0f, 3.5f};
   c.values = {
-      9, 9, 9,  0, 0, 0,  1, 0, 0,  // key 0: in-tangent (unused), v0, b0
-      0, 2, 0,  1, 1, 0,  0, 0, 4,  // key 1: a1, v1, b1
-      2, 0, 0,  0, 0, 1,  9, 9, 9,  // key 2: a2, v2, out-tangent (unused)
+      9, 9, 9, 0, 0, 0, 1, 0, 0,  // key 0: in-tangent (unused), v0, b0
+      0, 2, 0, 1, 1, 0, 0, 0, 4,  // key 1: a1, v1, b1
+      2, 0, 0, 0, 0, 1, 9, 9, 9,  // key 2: a2, v2, out-tangent (unused)
   };
   return load_asset_from_memory(test::handmade_gltf(nlohmann::json::array({{{"name", "n"}}}), {{"move", {c}}}));
 }
@@ -71,10 +71,11 @@ TEST(CubicSplineTest, RotationsAreNormalizedAfterTheSpline) {
   c.interpolation = "CUBICSPLINE";
   c.times = {0.0f, 0.5f};
   c.values = {
-      0, 0, 0, 0,  0, 0, 0, 1,  0, 1, 0, 0,  // key 0: a0, v0 = identity, b0 = (0, 1, 0, 0)
-      0, 0, 0, 0,  0, h, 0, h,  0, 0, 0, 0,  // key 1: a1 = 0, v1 = 90° about y, b1
+      0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0,  // key 0: a0, v0 = identity, b0 = (0, 1, 0, 0)
+      0, 0, 0, 0, 0, h, 0, h, 0, 0, 0, 0,  // key 1: a1 = 0, v1 = 90° about y, b1
   };
-  const Asset asset = load_asset_from_memory(test::handmade_gltf(nlohmann::json::array({{{"name", "n"}}}), {{"turn", {c}}}));
+  const Asset asset =
+      load_asset_from_memory(test::handmade_gltf(nlohmann::json::array({{{"name", "n"}}}), {{"turn", {c}}}));
   for (const float u : {0.1f, 0.5f, 0.9f}) {
     const float td = 0.5f;
     const float h00 = 2 * u * u * u - 3 * u * u + 1, h10 = u * u * u - 2 * u * u + u, h01 = -2 * u * u * u + 3 * u * u;

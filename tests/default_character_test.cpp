@@ -28,8 +28,7 @@ tinygltf::Model parse(const std::vector<std::uint8_t>& glb) {
   tinygltf::Model model;
   tinygltf::TinyGLTF loader;
   std::string err, warn;
-  const bool ok = loader.LoadBinaryFromMemory(&model, &err, &warn, glb.data(),
-                                              static_cast<unsigned int>(glb.size()));
+  const bool ok = loader.LoadBinaryFromMemory(&model, &err, &warn, glb.data(), static_cast<unsigned int>(glb.size()));
   EXPECT_TRUE(ok) << err;
   EXPECT_TRUE(err.empty()) << err;
   return model;
@@ -50,7 +49,10 @@ std::vector<double> element(const tinygltf::Model& m, int accessor, std::size_t 
     std::uint32_t u = 0;
     float f = 0.0f;
     switch (a.componentType) {
-      case TINYGLTF_COMPONENT_TYPE_FLOAT: std::memcpy(&f, p, 4); out.push_back(f); break;
+      case TINYGLTF_COMPONENT_TYPE_FLOAT:
+        std::memcpy(&f, p, 4);
+        out.push_back(f);
+        break;
       case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
       case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT:
       case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
@@ -73,8 +75,7 @@ glm::mat4 local_matrix(const tinygltf::Node& n) {
   const auto& tr = n.translation;
   const auto& r = n.rotation;
   if (tr.size() == 3) t = glm::translate(t, glm::vec3(tr[0], tr[1], tr[2]));
-  if (r.size() == 4)
-    t *= glm::mat4_cast(glm::quat(static_cast<float>(r[3]), glm::vec3(r[0], r[1], r[2])));
+  if (r.size() == 4) t *= glm::mat4_cast(glm::quat(static_cast<float>(r[3]), glm::vec3(r[0], r[1], r[2])));
   if (n.scale.size() == 3) t = glm::scale(t, glm::vec3(n.scale[0], n.scale[1], n.scale[2]));
   return t;
 }
@@ -83,13 +84,11 @@ glm::mat4 local_matrix(const tinygltf::Node& n) {
 std::vector<glm::mat4> world_matrices(const tinygltf::Model& m) {
   std::vector<int> parent(m.nodes.size(), -1);
   for (std::size_t i = 0; i < m.nodes.size(); ++i)
-    for (const int c : m.nodes[i].children)
-      parent.at(static_cast<std::size_t>(c)) = static_cast<int>(i);
+    for (const int c : m.nodes[i].children) parent.at(static_cast<std::size_t>(c)) = static_cast<int>(i);
   std::vector<glm::mat4> world(m.nodes.size());
   for (std::size_t i = 0; i < m.nodes.size(); ++i) {
     world[i] = local_matrix(m.nodes[i]);
-    for (int p = parent[i]; p >= 0; p = get(parent, p))
-      world[i] = local_matrix(get(m.nodes, p)) * world[i];
+    for (int p = parent[i]; p >= 0; p = get(parent, p)) world[i] = local_matrix(get(m.nodes, p)) * world[i];
   }
   return world;
 }
@@ -102,8 +101,7 @@ std::size_t primitive_count(const tinygltf::Model& m) {
 
 TEST(DefaultCharacter, IsDeterministic) {
   EXPECT_EQ(default_character_glb(), default_character_glb());
-  const CharacterParams big{.segments = 12, .rings = 6, .extra_spine_joints = 3,
-                            .keys_per_second = 30};
+  const CharacterParams big{.segments = 12, .rings = 6, .extra_spine_joints = 3, .keys_per_second = 30};
   EXPECT_EQ(default_character_glb(big), default_character_glb(big));
 }
 
@@ -137,8 +135,7 @@ TEST(DefaultCharacter, InverseBindMatricesInvertJointWorldMatrices) {
     for (std::size_t k = 0; k < 16; ++k) glm::value_ptr(ibm)[k] = static_cast<float>(e[k]);
     const glm::mat4 product = get(world, skin.joints[j]) * ibm;
     for (int c = 0; c < 4; ++c)
-      for (int r = 0; r < 4; ++r)
-        EXPECT_NEAR(product[c][r], c == r ? 1.0f : 0.0f, 1e-5f) << "joint " << j;
+      for (int r = 0; r < 4; ++r) EXPECT_NEAR(product[c][r], c == r ? 1.0f : 0.0f, 1e-5f) << "joint " << j;
   }
 }
 
@@ -177,8 +174,7 @@ TEST(DefaultCharacter, VertexDataIsConsistent) {
         const glm::vec3 a = vec3_at(m, pos, tri[0]);
         const glm::vec3 b = vec3_at(m, pos, tri[1]);
         const glm::vec3 c = vec3_at(m, pos, tri[2]);
-        const glm::vec3 n =
-            vec3_at(m, nrm, tri[0]) + vec3_at(m, nrm, tri[1]) + vec3_at(m, nrm, tri[2]);
+        const glm::vec3 n = vec3_at(m, nrm, tri[0]) + vec3_at(m, nrm, tri[1]) + vec3_at(m, nrm, tri[2]);
         EXPECT_GT(glm::dot(glm::cross(b - a, c - a), n), 0.0f) << mesh.name << " tri " << t / 3;
       }
     }
@@ -234,8 +230,7 @@ TEST(DefaultCharacter, ClipsLoopWithUnitRotations) {
           EXPECT_NEAR(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3], 1.0, 1e-5);
         }
       }
-      hips_translation |=
-          ch.target_path == "translation" && get(m.nodes, ch.target_node).name == "Hips";
+      hips_translation |= ch.target_path == "translation" && get(m.nodes, ch.target_node).name == "Hips";
       morph_channel |= ch.target_path == "weights";
     }
     EXPECT_TRUE(rotation) << anim.name;
@@ -247,8 +242,8 @@ TEST(DefaultCharacter, ClipsLoopWithUnitRotations) {
 
 TEST(DefaultCharacter, ParamsScaleJointsVerticesAndKeys) {
   const tinygltf::Model base = parse(default_character_glb());
-  const tinygltf::Model big = parse(default_character_glb(
-      {.segments = 16, .rings = 8, .extra_spine_joints = 10, .keys_per_second = 30}));
+  const tinygltf::Model big =
+      parse(default_character_glb({.segments = 16, .rings = 8, .extra_spine_joints = 10, .keys_per_second = 30}));
   EXPECT_EQ(big.skins.at(0).joints.size(), base.skins.at(0).joints.size() + 10);
   EXPECT_EQ(primitive_count(big), primitive_count(base));
   // Accessor of the first primitive's attribute `name`.
@@ -264,8 +259,7 @@ TEST(DefaultCharacter, ParamsScaleJointsVerticesAndKeys) {
   const tinygltf::Model many = parse(default_character_glb({.extra_spine_joints = 250}));
   EXPECT_EQ(first(many, "JOINTS_0").componentType, TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
   // Degenerate parameters are clamped, not rejected.
-  const tinygltf::Model tiny =
-      parse(default_character_glb({.segments = 0, .rings = 0, .keys_per_second = 0}));
+  const tinygltf::Model tiny = parse(default_character_glb({.segments = 0, .rings = 0, .keys_per_second = 0}));
   EXPECT_EQ(primitive_count(tiny), primitive_count(base));
 }
 

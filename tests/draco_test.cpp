@@ -61,7 +61,8 @@ SourceMesh grid(int cols, int rows) {
   const auto at = [cols](int x, int y) { return static_cast<std::uint32_t>(y * (cols + 1) + x); };
   for (int y = 0; y < rows; ++y)
     for (int x = 0; x < cols; ++x)
-      m.indices.insert(m.indices.end(), {at(x, y), at(x + 1, y), at(x + 1, y + 1), at(x, y), at(x + 1, y + 1), at(x, y + 1)});
+      m.indices.insert(m.indices.end(),
+                       {at(x, y), at(x + 1, y), at(x + 1, y + 1), at(x, y), at(x + 1, y + 1), at(x, y + 1)});
   return m;
 }
 
@@ -129,12 +130,13 @@ Encoded encode(const SourceMesh& source, Quantization q = {}) {
 std::vector<glm::vec3> decoded_positions(const Encoded& e) {
   const draco::PointAttribute* a = e.decoded->GetAttributeByUniqueId(static_cast<std::uint32_t>(e.ids.at("POSITION")));
   std::vector<glm::vec3> out(e.decoded->num_points());
-  for (std::uint32_t i = 0; i < out.size(); ++i) a->ConvertValue<float>(a->mapped_index(draco::PointIndex(i)), 3, &out[i].x);
+  for (std::uint32_t i = 0; i < out.size(); ++i)
+    a->ConvertValue<float>(a->mapped_index(draco::PointIndex(i)), 3, &out[i].x);
   return out;
 }
 
-// Nodes 0 (mesh 0, skin 0 over nodes 1 and 2), 1 "Joint0" with child 2 "Joint1" at y = 1; mesh 0 = a Draco-compressed primitive whose
-// accessors (no bufferView) describe `e`; the Draco bytes are bufferViews[0].
+// Nodes 0 (mesh 0, skin 0 over nodes 1 and 2), 1 "Joint0" with child 2 "Joint1" at y = 1; mesh 0 = a Draco-compressed
+// primitive whose accessors (no bufferView) describe `e`; the Draco bytes are bufferViews[0].
 Document draco_document(const Encoded& e) {
   Document d;
   const int view = d.add_view(e.bytes.data(), e.bytes.size());
@@ -145,7 +147,8 @@ Document draco_document(const Encoded& e) {
     min = glm::min(min, p);
     max = glm::max(max, p);
   }
-  attributes["POSITION"] = d.add_accessor(-1, 5126, points, "VEC3", {{"min", {min.x, min.y, min.z}}, {"max", {max.x, max.y, max.z}}});
+  attributes["POSITION"] =
+      d.add_accessor(-1, 5126, points, "VEC3", {{"min", {min.x, min.y, min.z}}, {"max", {max.x, max.y, max.z}}});
   attributes["NORMAL"] = d.add_accessor(-1, 5126, points, "VEC3");
   attributes["TEXCOORD_0"] = d.add_accessor(-1, 5126, points, "VEC2");
   attributes["COLOR_0"] = d.add_accessor(-1, 5121, points, "VEC4", {{"normalized", true}});
@@ -199,8 +202,12 @@ std::vector<Triangle> expected_triangles(const SourceMesh& s) {
     Triangle t;
     for (int c = 0; c < 3; ++c) {
       const std::uint32_t v = s.indices[i + static_cast<std::size_t>(c)];
-      t[static_cast<std::size_t>(c)] = {s.positions[v], s.normals[v], s.texcoords[v], glm::vec4(s.colors[v]) / 255.0f,
-                                        glm::vec4(s.weights[v]) / 255.0f, glm::u16vec4(s.joints[v])};
+      t[static_cast<std::size_t>(c)] = {s.positions[v],
+                                        s.normals[v],
+                                        s.texcoords[v],
+                                        glm::vec4(s.colors[v]) / 255.0f,
+                                        glm::vec4(s.weights[v]) / 255.0f,
+                                        glm::u16vec4(s.joints[v])};
     }
     out.push_back(t);
   }
@@ -213,7 +220,8 @@ std::vector<Triangle> loaded_triangles(const Primitive& p) {
     Triangle t;
     for (int c = 0; c < 3; ++c) {
       const std::uint32_t v = p.indices[i + static_cast<std::size_t>(c)];
-      t[static_cast<std::size_t>(c)] = {p.positions[v], p.normals[v], p.texcoords0[v], p.colors0[v], p.weights0[v], p.joints0[v]};
+      t[static_cast<std::size_t>(c)] = {p.positions[v], p.normals[v],  p.texcoords0[v],
+                                        p.colors0[v],   p.weights0[v], p.joints0[v]};
     }
     out.push_back(t);
   }
@@ -340,7 +348,8 @@ std::pair<Document, Document> skinned_pair(const SourceMesh& source, const Encod
     const int rotations = d->add_floats({0, 0, 0, 1, 0, 0, 0.70710678f, 0.70710678f}, 4, "VEC4");
     const json sampler = {{"input", times}, {"output", rotations}};
     const json channel = {{"sampler", 0}, {"target", {{"node", 2}, {"path", "rotation"}}}};
-    const json animation = {{"name", "Bend"}, {"samplers", json::array({sampler})}, {"channels", json::array({channel})}};
+    const json animation = {
+        {"name", "Bend"}, {"samplers", json::array({sampler})}, {"channels", json::array({channel})}};
     d->json["animations"] = json::array({animation});
   }
   return {compressed, plain};
@@ -396,13 +405,12 @@ TEST(DracoRender, SkinnedGridRendersLikeTheUncompressedOne) {
   const auto render = [&dir](const Document& d, const std::string& name) {
     const auto glb = dir / (name + ".glb");
     const std::vector<std::uint8_t> bytes = d.glb();
-    std::ofstream(glb, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                               static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(glb, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     const auto png = dir / (name + ".png"), stats = dir / (name + ".json");
     const std::string command = test::quoted(test::tool_path().string()) + " render " + test::quoted(glb.string()) +
-                                " --actors 1 --seconds 0.5 --width 96 --height 96 --out " +
-                                test::quoted(png.string()) + " --stats " + test::quoted(stats.string()) +
-                                " 2>&1 >/dev/null";
+                                " --actors 1 --seconds 0.5 --width 96 --height 96 --out " + test::quoted(png.string()) +
+                                " --stats " + test::quoted(stats.string()) + " 2>&1 >/dev/null";
     return test::run_for_image(command, png, stats);
   };
   const test::ImageRun draco = render(compressed, "draco");
@@ -524,7 +532,6 @@ TEST(DracoErrors, ExtensionShapeAndModeAreChecked) {
   error = load_error(d.gltf());
   EXPECT_EQ(error.path(), kExtPath + ".attributes.POSITION");
   EXPECT_EQ(error.rule(), "integer_range");
-
 }
 
 // Writes fuzz/seeds/fuzz_load/draco_grid.glb (run with --gtest_also_run_disabled_tests after
@@ -533,14 +540,16 @@ TEST(Draco, DISABLED_WriteFuzzSeed) {
   const Encoded e = encode(grid(2, 2));
   ASSERT_NE(e.decoded, nullptr);
   const std::vector<std::uint8_t> bytes = draco_document(e).glb();
-  std::ofstream(std::filesystem::path(GLTF_CROWD_TESTS_DIR) / "../fuzz/seeds/fuzz_load/draco_grid.glb", std::ios::binary)
+  std::ofstream(std::filesystem::path(GLTF_CROWD_TESTS_DIR) / "../fuzz/seeds/fuzz_load/draco_grid.glb",
+                std::ios::binary)
       .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 }
 
 // fuzz/seeds/fuzz_load/draco_grid.glb seeds the loader fuzzer with Draco data; it must stay a
 // valid Draco document so that mutations start from something the decoder accepts.
 TEST(Draco, FuzzSeedLoads) {
-  const std::filesystem::path seed = std::filesystem::path(GLTF_CROWD_TESTS_DIR) / "../fuzz/seeds/fuzz_load/draco_grid.glb";
+  const std::filesystem::path seed =
+      std::filesystem::path(GLTF_CROWD_TESTS_DIR) / "../fuzz/seeds/fuzz_load/draco_grid.glb";
   const Asset a = load_asset(seed);
   EXPECT_EQ(a.extensions_required, std::vector<std::string>{kDraco});
   EXPECT_EQ(a.meshes.at(0).primitives.at(0).indices.size(), 2u * 2u * 2u * 3u);  // 2 × 2 quads

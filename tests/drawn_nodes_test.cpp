@@ -39,17 +39,17 @@ TEST(DrawnNodes, PreOrderInFileOrderSkippingHiddenSubtrees) {
   test::Document d = triangle_document();
   d.json["extensionsUsed"] = {"KHR_node_visibility", "MSFT_lod"};
   d.json["nodes"] = {
-      node(true, {3, 1}),        // 0: drawn; children listed out of index order
-      node(false, {2}),          // 1: no mesh, its child is drawn
-      node(true),                // 2
-      node(true, {4}, true),     // 3: hidden, hides its subtree
-      node(true),                // 4: under a hidden node
-      node(true),                // 5: first scene root
-      node(true),                // 6: detached (no parent, not a root)
-      node(false, {8, 10}),      // 7: last scene root
-      node(true),                // 8
-      node(true),                // 9: detached MSFT_lod level of node 5
-      node(true, {}, false),     // 10: explicitly visible below
+      node(true, {3, 1}),     // 0: drawn; children listed out of index order
+      node(false, {2}),       // 1: no mesh, its child is drawn
+      node(true),             // 2
+      node(true, {4}, true),  // 3: hidden, hides its subtree
+      node(true),             // 4: under a hidden node
+      node(true),             // 5: first scene root
+      node(true),             // 6: detached (no parent, not a root)
+      node(false, {8, 10}),   // 7: last scene root
+      node(true),             // 8
+      node(true),             // 9: detached MSFT_lod level of node 5
+      node(true, {}, false),  // 10: explicitly visible below
   };
   d.json["nodes"][10]["extensions"] = {{"KHR_node_visibility", {{"visible", true}}}};
   d.json["nodes"][5]["extensions"] = {{"MSFT_lod", {{"ids", {9}}}}};

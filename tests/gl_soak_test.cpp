@@ -124,8 +124,7 @@ TEST_P(GlSoakTest, RandomizedOperationsKeepTheGlObjectCountConstant) {
   EXPECT_GT(draws, 0u);
   EXPECT_EQ(level_used, std::vector<bool>(3, true)) << "RobotExpressive with two generated levels";
   EXPECT_TRUE(culled);
-  EXPECT_EQ(context.debug_error_count(), 0u)
-      << (context.debug_errors().empty() ? "" : context.debug_errors().front());
+  EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
   renderer.destroy();
   target.destroy();
   EXPECT_EQ(gl_object_count(), 0u);

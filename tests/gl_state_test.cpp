@@ -22,8 +22,8 @@
 namespace gltf_crowd {
 namespace {
 
-constexpr GLuint kUnits = 16;     // texture units read back (the renderers use 0..9)
-constexpr GLuint kBindings = 8;   // indexed buffer bindings read back (the renderers use 0..4)
+constexpr GLuint kUnits = 16;    // texture units read back (the renderers use 0..9)
+constexpr GLuint kBindings = 8;  // indexed buffer bindings read back (the renderers use 0..4)
 
 // Three quads exercising every path of a draw: all five material textures (units 0..4), a
 // skinned BLEND quad (blending, no depth writes, palette) and a morphed double-sided quad
@@ -48,9 +48,9 @@ std::shared_ptr<const Asset> busy_asset() {
 // Two actors, the second mirrored (det < 0), so each group mixes windings.
 void add_actors(Crowd& crowd) {
   crowd.add_actor({.id = "plain"});
-  crowd.add_actor({.id = "mirrored",
-                   .transform = glm::scale(glm::translate(glm::mat4(1.0f), glm::vec3(0, 1.5f, 0)),
-                                           glm::vec3(-1, 1, 1))});
+  crowd.add_actor(
+      {.id = "mirrored",
+       .transform = glm::scale(glm::translate(glm::mat4(1.0f), glm::vec3(0, 1.5f, 0)), glm::vec3(-1, 1, 1))});
 }
 
 Camera camera() {
@@ -118,8 +118,8 @@ StateValues read_state() {
   ints("draw framebuffer", GL_DRAW_FRAMEBUFFER_BINDING);
   ints("read framebuffer", GL_READ_FRAMEBUFFER_BINDING);
   ints("viewport", GL_VIEWPORT, 4);
-  for (const auto& [target, name] : {std::pair{GL_UNIFORM_BUFFER_BINDING, "uniform"},
-                                     std::pair{GL_SHADER_STORAGE_BUFFER_BINDING, "storage"}}) {
+  for (const auto& [target, name] :
+       {std::pair{GL_UNIFORM_BUFFER_BINDING, "uniform"}, std::pair{GL_SHADER_STORAGE_BUFFER_BINDING, "storage"}}) {
     const GLenum start = target == GL_UNIFORM_BUFFER_BINDING ? GL_UNIFORM_BUFFER_START : GL_SHADER_STORAGE_BUFFER_START;
     const GLenum size = target == GL_UNIFORM_BUFFER_BINDING ? GL_UNIFORM_BUFFER_SIZE : GL_SHADER_STORAGE_BUFFER_SIZE;
     for (GLuint i = 0; i < kBindings; ++i) {
@@ -156,7 +156,8 @@ StateValues read_state() {
   std::array<GLfloat, 2> offset{};
   glGetFloatv(GL_POLYGON_OFFSET_FACTOR, &offset[0]);
   glGetFloatv(GL_POLYGON_OFFSET_UNITS, &offset[1]);
-  out.emplace_back("polygon offset", std::vector<GLint64>{static_cast<GLint64>(offset[0] * 1000), static_cast<GLint64>(offset[1] * 1000)});
+  out.emplace_back("polygon offset", std::vector<GLint64>{static_cast<GLint64>(offset[0] * 1000),
+                                                          static_cast<GLint64>(offset[1] * 1000)});
   ints("color mask", GL_COLOR_WRITEMASK, 4);
   flag("sample alpha to coverage", GL_SAMPLE_ALPHA_TO_COVERAGE);
   flag("scissor test", GL_SCISSOR_TEST);

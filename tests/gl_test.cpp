@@ -50,14 +50,10 @@ struct Pixels {
   std::vector<std::uint8_t> rgba;
   std::uint32_t width = 0;
   // RGBA of the pixel in column x, row y (row 0 at the top).
-  const std::uint8_t* at(std::uint32_t x, std::uint32_t y) const {
-    return &rgba[(std::size_t{y} * width + x) * 4];
-  }
+  const std::uint8_t* at(std::uint32_t x, std::uint32_t y) const { return &rgba[(std::size_t{y} * width + x) * 4]; }
   // The red quad: the default material is fully metallic (glTF 2.0 §3.9.6), so it shows its
   // red base color through the specular and ambient terms only, never green or blue.
-  bool red(std::uint32_t x, std::uint32_t y) const {
-    return at(x, y)[0] > 150 && at(x, y)[1] < 40 && at(x, y)[2] < 40;
-  }
+  bool red(std::uint32_t x, std::uint32_t y) const { return at(x, y)[0] > 150 && at(x, y)[1] < 40 && at(x, y)[2] < 40; }
   bool background(std::uint32_t x, std::uint32_t y) const {
     return at(x, y)[0] == 0 && at(x, y)[1] == 0 && at(x, y)[2] == 255;
   }
@@ -66,8 +62,8 @@ struct Pixels {
 // Renders `crowd` into a fresh w × h target with palettes in `storage` and writes the result
 // under the test's scratch dir.
 Pixels render(Crowd& crowd, const Camera& camera, const std::string& name,
-              PaletteStorage storage = PaletteStorage::automatic, std::uint32_t w = 64,
-              std::uint32_t h = 48, std::uint32_t* draws = nullptr) {
+              PaletteStorage storage = PaletteStorage::automatic, std::uint32_t w = 64, std::uint32_t h = 48,
+              std::uint32_t* draws = nullptr) {
   Framebuffer target({.width = w, .height = h});
   CrowdRenderer renderer(crowd, {.palette = storage});
   crowd.update(0.0f);
@@ -75,8 +71,7 @@ Pixels render(Crowd& crowd, const Camera& camera, const std::string& name,
   const std::uint32_t issued = renderer.draw(crowd, camera);
   if (draws != nullptr) *draws = issued;
   Pixels pixels{target.read_pixels(), w};
-  write_png(test::scratch_dir("gl_" + name + "_" + palette_storage_name(storage)) / "actual.png", w,
-            h, pixels.rgba);
+  write_png(test::scratch_dir("gl_" + name + "_" + palette_storage_name(storage)) / "actual.png", w, h, pixels.rgba);
   return pixels;
 }
 
@@ -211,10 +206,10 @@ TEST_F(GlTest, ReadPixelsReturnsTheTopRowFirst) {
     glDisable(GL_SCISSOR_TEST);
     const auto rgba = target.read_pixels();
     ASSERT_EQ(rgba.size(), 8u * 6u * 4u);
-    EXPECT_EQ(rgba[0], 255) << "samples " << samples;           // row 0: red
+    EXPECT_EQ(rgba[0], 255) << "samples " << samples;  // row 0: red
     EXPECT_EQ(rgba[2], 0);
     const std::size_t last_row = 5 * 8 * 4;
-    EXPECT_EQ(rgba[last_row], 0) << "samples " << samples;      // row 5: blue
+    EXPECT_EQ(rgba[last_row], 0) << "samples " << samples;  // row 5: blue
     EXPECT_EQ(rgba[last_row + 2], 255);
   }
   EXPECT_EQ(gl_object_count(), 0u);
@@ -325,7 +320,10 @@ TEST_F(GlTest, WrongCrowdIsAnError) {
   ReferenceRenderer reference(a);
   for (int which = 0; which < 2; ++which) {
     try {
-      if (which == 0) renderer.draw(b, front_camera()); else reference.draw(b, front_camera());
+      if (which == 0)
+        renderer.draw(b, front_camera());
+      else
+        reference.draw(b, front_camera());
       FAIL();
     } catch (const Error& e) {
       EXPECT_EQ(e.rule(), "wrong_crowd");
@@ -351,9 +349,8 @@ TEST_P(StorageTest, GrowingCapacityGrowsTheStreamStorage) {
 // between them. Pixel centres: x = -2 → column 16 of 64, y = 0 → row 24 of 48.
 TEST_P(StorageTest, RigidInstancesLandWherePlaced) {
   Crowd crowd(test::red_quad(), {.capacity = 2});
-  crowd.add_actors(std::vector<ActorOptions>{
-      {.transform = glm::translate(glm::mat4(1.0f), glm::vec3(-2, 0, 0))},
-      {.transform = glm::translate(glm::mat4(1.0f), glm::vec3(2, 0, 0))}});
+  crowd.add_actors(std::vector<ActorOptions>{{.transform = glm::translate(glm::mat4(1.0f), glm::vec3(-2, 0, 0))},
+                                             {.transform = glm::translate(glm::mat4(1.0f), glm::vec3(2, 0, 0))}});
   std::uint32_t draws = 0;
   Pixels p = render(crowd, ortho_camera(), "rigid", GetParam(), 64, 48, &draws);
   EXPECT_EQ(draws, 1u);
@@ -371,8 +368,7 @@ TEST_P(StorageTest, SkinnedVerticesFollowTheirJointThenThePlacement) {
     return glm::scale(glm::translate(glm::mat4(1.0f), glm::vec3(0, y, 0)), glm::vec3(0.5f));
   };
   Crowd crowd(test::red_quad(test::QuadDeform::skinned), {.capacity = 2});
-  crowd.add_actors(std::vector<ActorOptions>{{.transform = placement(1.5f)},
-                                             {.transform = placement(-1.5f)}});
+  crowd.add_actors(std::vector<ActorOptions>{{.transform = placement(1.5f)}, {.transform = placement(-1.5f)}});
   std::uint32_t draws = 0;
   Pixels p = render(crowd, ortho_camera(), "skinned", GetParam(), 64, 48, &draws);
   EXPECT_EQ(draws, 1u);
@@ -398,8 +394,8 @@ TEST_P(StorageTest, EightInfluencesBlendBothJointSets) {
   target.clear(background);
   ReferenceRenderer reference(crowd);
   EXPECT_EQ(reference.draw(crowd, ortho_camera()), 1u);
-  EXPECT_TRUE(test::images_agree(test::scratch_dir("gl_eight_influences_reference"), "reference",
-                                 {64, 48, p.rgba}, {64, 48, target.read_pixels()}));
+  EXPECT_TRUE(test::images_agree(test::scratch_dir("gl_eight_influences_reference"), "reference", {64, 48, p.rgba},
+                                 {64, 48, target.read_pixels()}));
 }
 
 // The morph target's delta, weighted 1 by the mesh's default weights, moves the quad from the

@@ -30,9 +30,8 @@ class GlbBuilder {
   // Appends `values` (4-byte aligned) as an accessor of `count` elements of `type` and
   // `component_type` (5121 u8, 5123 u16, 5126 float); returns its index.
   template <class T>
-  int accessor(const std::vector<T>& values, const char* type, std::size_t count,
-               int component_type, const nlohmann::json& min = nullptr,
-               const nlohmann::json& max = nullptr) {
+  int accessor(const std::vector<T>& values, const char* type, std::size_t count, int component_type,
+               const nlohmann::json& min = nullptr, const nlohmann::json& max = nullptr) {
     nlohmann::json a = {{"bufferView", view(values.data(), values.size() * sizeof(T))},
                         {"componentType", component_type},
                         {"count", count},
@@ -84,37 +83,36 @@ enum class QuadDeform {
 // One unit quad (x, y in [-0.5, 0.5], z = 0, normal +z, u = x + 0.5, v = 0.5 - y) on its own node.
 struct QuadSpec {
   glm::vec3 translation{0.0f};
-  int material = 0;                      // index into the document's materials
+  int material = 0;  // index into the document's materials
   QuadDeform deform = QuadDeform::rigid;
-  std::optional<glm::vec4> color;        // COLOR_0 of every vertex
-  std::optional<glm::vec4> tangent;      // TANGENT of every vertex
-  std::optional<glm::vec2> texcoord1;    // TEXCOORD_1 of every vertex
+  std::optional<glm::vec4> color;      // COLOR_0 of every vertex
+  std::optional<glm::vec4> tangent;    // TANGENT of every vertex
+  std::optional<glm::vec2> texcoord1;  // TEXCOORD_1 of every vertex
 };
 
 // A GLB with one node per quad (all scene roots, in order), `materials` (glTF material JSON)
 // and `images` (PNG files, texture i = image i with `sampler`: glTF sampler JSON, or null for
 // the default sampler).
-inline std::shared_ptr<const Asset> quad_asset(
-    const std::vector<QuadSpec>& quads, const nlohmann::json& materials,
-    const std::vector<std::vector<std::uint8_t>>& images = {},
-    const nlohmann::json& sampler = nullptr) {
+inline std::shared_ptr<const Asset> quad_asset(const std::vector<QuadSpec>& quads, const nlohmann::json& materials,
+                                               const std::vector<std::vector<std::uint8_t>>& images = {},
+                                               const nlohmann::json& sampler = nullptr) {
   GlbBuilder b;
   const std::vector<float> positions = {-0.5f, -0.5f, 0, 0.5f, -0.5f, 0, 0.5f, 0.5f, 0, -0.5f, 0.5f, 0};
   const int position = b.accessor(positions, "VEC3", 4, 5126, {-0.5, -0.5, 0}, {0.5, 0.5, 0});
   const int normal = b.accessor(std::vector<float>{0, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1}, "VEC3", 4, 5126);
   const int texcoord = b.accessor(std::vector<float>{0, 1, 1, 1, 1, 0, 0, 0}, "VEC2", 4, 5126);
   const int indices = b.accessor(std::vector<std::uint16_t>{0, 1, 2, 0, 2, 3}, "SCALAR", 6, 5123);
-  nlohmann::json nodes = nlohmann::json::array(), meshes = nlohmann::json::array(),
-                 skins = nlohmann::json::array(), roots = nlohmann::json::array();
+  nlohmann::json nodes = nlohmann::json::array(), meshes = nlohmann::json::array(), skins = nlohmann::json::array(),
+                 roots = nlohmann::json::array();
   for (const QuadSpec& q : quads) {
     nlohmann::json attributes = {{"POSITION", position}, {"NORMAL", normal}, {"TEXCOORD_0", texcoord}};
     nlohmann::json primitive = {{"indices", indices}, {"material", q.material}};
     nlohmann::json mesh;
     if (q.color) {
       const glm::vec4 c = *q.color;
-      attributes["COLOR_0"] = b.accessor(std::vector<float>{c.r, c.g, c.b, c.a, c.r, c.g, c.b, c.a,
-                                                            c.r, c.g, c.b, c.a, c.r, c.g, c.b, c.a},
-                                         "VEC4", 4, 5126);
+      attributes["COLOR_0"] =
+          b.accessor(std::vector<float>{c.r, c.g, c.b, c.a, c.r, c.g, c.b, c.a, c.r, c.g, c.b, c.a, c.r, c.g, c.b, c.a},
+                     "VEC4", 4, 5126);
     }
     if (q.texcoord1) {
       const glm::vec2 t = *q.texcoord1;
@@ -123,24 +121,25 @@ inline std::shared_ptr<const Asset> quad_asset(
     }
     if (q.tangent) {
       const glm::vec4 t = *q.tangent;
-      attributes["TANGENT"] = b.accessor(std::vector<float>{t.x, t.y, t.z, t.w, t.x, t.y, t.z, t.w,
-                                                            t.x, t.y, t.z, t.w, t.x, t.y, t.z, t.w},
-                                         "VEC4", 4, 5126);
+      attributes["TANGENT"] =
+          b.accessor(std::vector<float>{t.x, t.y, t.z, t.w, t.x, t.y, t.z, t.w, t.x, t.y, t.z, t.w, t.x, t.y, t.z, t.w},
+                     "VEC4", 4, 5126);
     }
-    nlohmann::json node = {{"mesh", meshes.size()}, {"translation", {q.translation.x, q.translation.y, q.translation.z}}};
+    nlohmann::json node = {{"mesh", meshes.size()},
+                           {"translation", {q.translation.x, q.translation.y, q.translation.z}}};
     if (q.deform == QuadDeform::skinned || q.deform == QuadDeform::skinned8) {
       const bool eight = q.deform == QuadDeform::skinned8;
       const std::uint8_t first = eight ? 0 : 1;
       const float w = eight ? 0.25f : 1.0f;
-      attributes["JOINTS_0"] = b.accessor(std::vector<std::uint8_t>{first, 0, 0, 0, first, 0, 0, 0, first, 0, 0, 0, first, 0, 0, 0},
-                                          "VEC4", 4, 5121);
-      attributes["WEIGHTS_0"] = b.accessor(std::vector<float>{w, 0, 0, 0, w, 0, 0, 0, w, 0, 0, 0, w, 0, 0, 0},
-                                           "VEC4", 4, 5126);
+      attributes["JOINTS_0"] = b.accessor(
+          std::vector<std::uint8_t>{first, 0, 0, 0, first, 0, 0, 0, first, 0, 0, 0, first, 0, 0, 0}, "VEC4", 4, 5121);
+      attributes["WEIGHTS_0"] =
+          b.accessor(std::vector<float>{w, 0, 0, 0, w, 0, 0, 0, w, 0, 0, 0, w, 0, 0, 0}, "VEC4", 4, 5126);
       if (eight) {
-        attributes["JOINTS_1"] = b.accessor(std::vector<std::uint8_t>{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0},
-                                            "VEC4", 4, 5121);
-        attributes["WEIGHTS_1"] = b.accessor(std::vector<float>{0.75f, 0, 0, 0, 0.75f, 0, 0, 0, 0.75f, 0, 0, 0, 0.75f, 0, 0, 0},
-                                             "VEC4", 4, 5126);
+        attributes["JOINTS_1"] =
+            b.accessor(std::vector<std::uint8_t>{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, "VEC4", 4, 5121);
+        attributes["WEIGHTS_1"] = b.accessor(
+            std::vector<float>{0.75f, 0, 0, 0, 0.75f, 0, 0, 0, 0.75f, 0, 0, 0, 0.75f, 0, 0, 0}, "VEC4", 4, 5126);
       }
       const auto joint0 = nodes.size() + 1;
       node["translation"] = {0, 5, 0};
@@ -153,8 +152,8 @@ inline std::shared_ptr<const Asset> quad_asset(
       roots.push_back(joint0);
     } else {
       if (q.deform == QuadDeform::morphed) {
-        primitive["targets"] = {{{"POSITION", b.accessor(std::vector<float>{2, 0, 0, 2, 0, 0, 2, 0, 0, 2, 0, 0},
-                                                         "VEC3", 4, 5126, {2, 0, 0}, {2, 0, 0})}}};
+        primitive["targets"] = {{{"POSITION", b.accessor(std::vector<float>{2, 0, 0, 2, 0, 0, 2, 0, 0, 2, 0, 0}, "VEC3",
+                                                         4, 5126, {2, 0, 0}, {2, 0, 0})}}};
         mesh["weights"] = {1.0};
       }
       roots.push_back(nodes.size());
@@ -164,8 +163,8 @@ inline std::shared_ptr<const Asset> quad_asset(
     mesh["primitives"] = {primitive};
     meshes.push_back(mesh);
   }
-  nlohmann::json doc = {{"scene", 0}, {"scenes", {{{"nodes", roots}}}}, {"nodes", nodes},
-                        {"meshes", meshes}, {"materials", materials}};
+  nlohmann::json doc = {
+      {"scene", 0}, {"scenes", {{{"nodes", roots}}}}, {"nodes", nodes}, {"meshes", meshes}, {"materials", materials}};
   if (!skins.empty()) doc["skins"] = skins;
   if (!images.empty()) {
     nlohmann::json image_list = nlohmann::json::array(), textures = nlohmann::json::array();
@@ -183,8 +182,7 @@ inline std::shared_ptr<const Asset> quad_asset(
 
 // One red quad with the default metallic-roughness (metallic 1, roughness 1).
 inline std::shared_ptr<const Asset> red_quad(QuadDeform deform = QuadDeform::rigid) {
-  return quad_asset({{.deform = deform}},
-                    {{{"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 1}}}}}});
+  return quad_asset({{.deform = deform}}, {{{"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 1}}}}}});
 }
 
 // A PNG file of width × height pixels (RGBA8, top row first), as bytes.
@@ -200,8 +198,7 @@ inline std::vector<std::uint8_t> png_bytes(std::uint32_t width, std::uint32_t he
 // vertex bound to joint 0: a palette of 3 × joints texels or 48 × joints bytes per actor.
 inline std::shared_ptr<const Asset> many_joints_asset(std::size_t joints) {
   GlbBuilder b;
-  const int position = b.accessor(std::vector<float>{0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", 3, 5126,
-                                  {0, 0, 0}, {1, 1, 0});
+  const int position = b.accessor(std::vector<float>{0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", 3, 5126, {0, 0, 0}, {1, 1, 0});
   const int joint = b.accessor(std::vector<std::uint8_t>(12, 0), "VEC4", 3, 5121);
   const int weight = b.accessor(std::vector<float>{1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0}, "VEC4", 3, 5126);
   nlohmann::json nodes = {{{"mesh", 0}, {"skin", 0}}};
@@ -211,9 +208,12 @@ inline std::shared_ptr<const Asset> many_joints_asset(std::size_t joints) {
     nodes.push_back(nlohmann::json::object());
   }
   nlohmann::json doc = {
-      {"scene", 0}, {"scenes", {{{"nodes", {0}}}}}, {"nodes", nodes},
+      {"scene", 0},
+      {"scenes", {{{"nodes", {0}}}}},
+      {"nodes", nodes},
       {"skins", {{{"joints", joint_list}}}},
-      {"meshes", {{{"primitives", {{{"attributes", {{"POSITION", position}, {"JOINTS_0", joint}, {"WEIGHTS_0", weight}}}}}}}}}};
+      {"meshes",
+       {{{"primitives", {{{"attributes", {{"POSITION", position}, {"JOINTS_0", joint}, {"WEIGHTS_0", weight}}}}}}}}}};
   return std::make_shared<const Asset>(load_asset_from_memory(b.glb(doc)));
 }
 

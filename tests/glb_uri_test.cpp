@@ -55,7 +55,8 @@ TEST(DataUri, DecodesBase64AndPercentEncodedPayloads) {
   EXPECT_EQ(detail::data_uri_bytes("data:application/octet-stream;base64,Zm9vYg=="), bytes_of("foob"));
   EXPECT_EQ(detail::data_uri_bytes("data:application/octet-stream,f%6Fo%00"),
             (std::vector<std::uint8_t>{'f', 'o', 'o', 0}));
-  EXPECT_EQ(detail::data_uri_as_base64("data:application/octet-stream,foo"), "data:application/octet-stream;base64,Zm9v");
+  EXPECT_EQ(detail::data_uri_as_base64("data:application/octet-stream,foo"),
+            "data:application/octet-stream;base64,Zm9v");
   const detail::DataUri parsed = detail::parse_data_uri("data:image/png;base64,Zm9vYg==", "uri");
   EXPECT_EQ(parsed.media_type, "image/png");
   EXPECT_EQ(parsed.decoded_bytes, 4u);

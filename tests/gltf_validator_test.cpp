@@ -29,9 +29,9 @@ TEST(GltfValidator, ExportedBuiltInCharacterHasNoErrors) {
   const bool installed = std::filesystem::exists(modules / "gltf-validator" / "package.json");
   const bool have_node = run_command("node --version 2>&1").exit_code == 0;
   if (!installed || !have_node) {
-    const std::string why = !have_node ? "node is not installed"
-                                       : "gltf-validator is not installed in " + modules.string() +
-                                             " (run scripts/install-deps.sh)";
+    const std::string why =
+        !have_node ? "node is not installed"
+                   : "gltf-validator is not installed in " + modules.string() + " (run scripts/install-deps.sh)";
     if (std::getenv("CI") != nullptr) FAIL() << why;
     GTEST_SKIP() << why << "; skipping (set CI to make this fail)";
   }

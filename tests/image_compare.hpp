@@ -39,8 +39,8 @@ inline double differing_fraction(const Image& actual, const Image& expected, int
 inline double foreground_fraction(const Image& image, const std::uint8_t background[3]) {
   std::size_t differing = 0;
   for (std::size_t i = 0; i + 3 < image.rgba.size(); i += 4) {
-    differing += image.rgba[i] != background[0] || image.rgba[i + 1] != background[1] ||
-                 image.rgba[i + 2] != background[2];
+    differing +=
+        image.rgba[i] != background[0] || image.rgba[i + 1] != background[1] || image.rgba[i + 2] != background[2];
   }
   return image.rgba.empty() ? 0.0 : static_cast<double>(differing) / static_cast<double>(image.rgba.size() / 4);
 }
@@ -48,9 +48,8 @@ inline double foreground_fraction(const Image& image, const std::uint8_t backgro
 // Writes `<dir>/<name>_actual.png`, `_expected.png` and `_diff.png` (white where a pixel differs
 // by more than `tolerance`, else the expected pixel at a quarter brightness) and returns a
 // message naming them, for a failing assertion.
-inline std::string write_difference(const std::filesystem::path& dir, const std::string& name,
-                                    const Image& actual, const Image& expected,
-                                    int tolerance = 2) {
+inline std::string write_difference(const std::filesystem::path& dir, const std::string& name, const Image& actual,
+                                    const Image& expected, int tolerance = 2) {
   write_png(dir / (name + "_actual.png"), actual.width, actual.height, actual.rgba);
   if (expected.rgba.size() != actual.rgba.size()) return "sizes differ; wrote " + name + "_actual.png";
   write_png(dir / (name + "_expected.png"), expected.width, expected.height, expected.rgba);
@@ -71,14 +70,12 @@ inline std::string write_difference(const std::filesystem::path& dir, const std:
 
 // The acceptance rule of the pixel tests: at most 0.5% of the pixels differ by more than 2/255
 // in any channel. Writes the PNGs when it fails.
-inline ::testing::AssertionResult images_agree(const std::filesystem::path& dir,
-                                               const std::string& name, const Image& actual,
-                                               const Image& expected) {
+inline ::testing::AssertionResult images_agree(const std::filesystem::path& dir, const std::string& name,
+                                               const Image& actual, const Image& expected) {
   const double fraction = differing_fraction(actual, expected);
   if (fraction <= 0.005) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure()
-         << name << ": " << fraction * 100.0 << "% of pixels differ by more than 2/255; "
-         << write_difference(dir, name, actual, expected);
+  return ::testing::AssertionFailure() << name << ": " << fraction * 100.0 << "% of pixels differ by more than 2/255; "
+                                       << write_difference(dir, name, actual, expected);
 }
 
 }  // namespace gltf_crowd::test

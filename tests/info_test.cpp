@@ -43,11 +43,31 @@ struct AssetRow {
 
 const std::vector<AssetRow>& rows() {
   static const std::vector<AssetRow> table = {
-      {"threejs/RobotExpressive.glb", 14, 19, 19, 0, {43, 43}, 2,
-       {{"Dance", 3.333}, {"Death", 0.9583}, {"Idle", 3.333}, {"Jump", 0.7083}, {"No", 1.667}, {"Punch", 0.8333},
-        {"Running", 0.9583}, {"Sitting", 0.4167}, {"Standing", 0.4167}, {"ThumbsUp", 1.583}, {"Walking", 0.9583},
-        {"WalkJump", 0.8333}, {"Wave", 1.833}, {"Yes", 1.667}},
-       74, 3, 7214, {}},
+      {"threejs/RobotExpressive.glb",
+       14,
+       19,
+       19,
+       0,
+       {43, 43},
+       2,
+       {{"Dance", 3.333},
+        {"Death", 0.9583},
+        {"Idle", 3.333},
+        {"Jump", 0.7083},
+        {"No", 1.667},
+        {"Punch", 0.8333},
+        {"Running", 0.9583},
+        {"Sitting", 0.4167},
+        {"Standing", 0.4167},
+        {"ThumbsUp", 1.583},
+        {"Walking", 0.9583},
+        {"WalkJump", 0.8333},
+        {"Wave", 1.833},
+        {"Yes", 1.667}},
+       74,
+       3,
+       7214,
+       {}},
       {"lumagl/SimpleSkinLOD.gltf", 3, 3, 1, 2, {2}, 3, {{"Joint Bend", 5.5}}, 5, 0, 30, {"MSFT_lod"}},
       {"lumagl/msft-lod.gltf", 3, 3, 1, 2, {}, 0, {}, 3, 0, 4104, {"MSFT_lod"}},
       {"lumagl/SimpleSkin.gltf", 1, 1, 1, 0, {2}, 1, {{"", 5.5}}, 3, 0, 10, {}},
@@ -57,17 +77,53 @@ const std::vector<AssetRow>& rows() {
       {"khronos/RiggedSimple.glb", 1, 1, 1, 0, {2}, 1, {{"", 2.083}}, 5, 0, 160, {}},
       {"khronos/RiggedFigure.glb", 1, 1, 1, 0, {19}, 1, {{"", 1.25}}, 22, 0, 370, {}},
       {"khronos/RecursiveSkeletons.glb", 1, 1, 84, 0, std::vector<int>(84, 10), 84, {{"Track0", 2.0}}, 924, 0, 40, {}},
-      {"khronos/InterpolationTest.glb", 2, 2, 10, 0, {}, 0,
-       {{"Step Scale", 2}, {"Linear Scale", 2}, {"CubicSpline Scale", 2}, {"Step Rotation", 2},
-        {"CubicSpline Rotation", 2}, {"Linear Rotation", 2}, {"Step Translation", 2}, {"CubicSpline Translation", 2},
+      {"khronos/InterpolationTest.glb",
+       2,
+       2,
+       10,
+       0,
+       {},
+       0,
+       {{"Step Scale", 2},
+        {"Linear Scale", 2},
+        {"CubicSpline Scale", 2},
+        {"Step Rotation", 2},
+        {"CubicSpline Rotation", 2},
+        {"Linear Rotation", 2},
+        {"Step Translation", 2},
+        {"CubicSpline Translation", 2},
         {"Linear Translation", 2}},
-       10, 0, 28, {}},
+       10,
+       0,
+       28,
+       {}},
       {"khronos/NegativeScaleTest.glb", 8, 8, 11, 0, {}, 0, {}, 14, 0, 2032, {}},
       {"khronos/BoxAnimated.glb", 2, 2, 2, 0, {}, 0, {{"", 3.708}}, 4, 0, 320, {}},
-      {"khronos/AnimatedColorsCube.glb", 4, 4, 4, 0, {}, 0, {{"Cube Animation", 3.0}}, 4, 0, 96, {"KHR_animation_pointer"}},
+      {"khronos/AnimatedColorsCube.glb",
+       4,
+       4,
+       4,
+       0,
+       {},
+       0,
+       {{"Cube Animation", 3.0}},
+       4,
+       0,
+       96,
+       {"KHR_animation_pointer"}},
       {"khronos/SimpleInstancing.glb", 1, 1, 1, 0, {}, 0, {}, 1, 0, 24, {"EXT_mesh_gpu_instancing"}},
-      {"khronos/MorphStressTest/MorphStressTest.gltf", 1, 2, 2, 0, {}, 0,
-       {{"Individuals", 9.367}, {"TheWave", 1.967}, {"Pulse", 6.367}}, 1, 2, 1528, {}},
+      {"khronos/MorphStressTest/MorphStressTest.gltf",
+       1,
+       2,
+       2,
+       0,
+       {},
+       0,
+       {{"Individuals", 9.367}, {"TheWave", 1.967}, {"Pulse", 6.367}},
+       1,
+       2,
+       1528,
+       {}},
       {"khronos/SimpleMorph.gltf", 1, 1, 1, 0, {}, 0, {{"", 4.0}}, 1, 1, 3, {}},
       {"khronos/AnimatedTriangle.gltf", 1, 1, 1, 0, {}, 0, {{"", 1.0}}, 1, 0, 3, {}},
       {"khronos/SimpleSparseAccessor.gltf", 1, 1, 1, 0, {}, 0, {}, 1, 0, 14, {}},
@@ -143,7 +199,8 @@ TEST(InfoTool, ReportsRestAndAnimatedBounds) {
   test::Document d;
   const int position = d.add_accessor(d.add_view(std::vector<float>{0, 0, 0, 1, 0, 0, 0, 1, 0}), 5126, 3, "VEC3",
                                       {{"min", {0, 0, 0}}, {"max", {1, 1, 0}}});
-  const int times = d.add_accessor(d.add_view(std::vector<float>{0, 1}), 5126, 2, "SCALAR", {{"min", {0}}, {"max", {1}}});
+  const int times =
+      d.add_accessor(d.add_view(std::vector<float>{0, 1}), 5126, 2, "SCALAR", {{"min", {0}}, {"max", {1}}});
   const int values = d.add_floats({0, 0, 0, 2, 0, 0}, 3, "VEC3");
   d.json["meshes"] = {{{"primitives", {{{"attributes", {{"POSITION", position}}}}}}}};
   d.json["nodes"] = {{{"mesh", 0}, {"translation", {0, 1, 0}}}};
@@ -153,8 +210,8 @@ TEST(InfoTool, ReportsRestAndAnimatedBounds) {
                            {"channels", {{{"sampler", 0}, {"target", {{"node", 0}, {"path", "translation"}}}}}}}};
   const auto dir = test::scratch_dir("info_bounds");
   const std::vector<std::uint8_t> bytes = d.gltf();
-  std::ofstream(dir / "slide.gltf", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                           static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(dir / "slide.gltf", std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
 
   const nlohmann::json info = info_json(dir / "slide.gltf");
   ASSERT_TRUE(info.is_object());
@@ -173,8 +230,7 @@ TEST(InfoTool, ReportsRestAndAnimatedBounds) {
 
   const CommandOutput text = run_tool("info " + quoted(dir / "slide.gltf"));
   ASSERT_EQ(text.exit_code, 0) << text.out;
-  EXPECT_NE(text.out.find("rest bounds: min (0, 1, 0), max (1, 2, 0), size (1, 1, 0)"), std::string::npos)
-      << text.out;
+  EXPECT_NE(text.out.find("rest bounds: min (0, 1, 0), max (1, 2, 0), size (1, 1, 0)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("animated bounds (all clips): min (0, 0, 0), max (3, 1, 0), size (3, 1, 0)"),
             std::string::npos)
       << text.out;

@@ -100,7 +100,8 @@ TEST(InterpolationTest, MatchesAppendixCAtTwentyTimes) {
     EXPECT_EQ(clip.name, anim.name);
     Pose pose(asset);
     for (int step = 0; step < 20; ++step) {
-      const float t = -0.1f + static_cast<float>(step) * (clip.duration_seconds + 0.2f) / 19.0f;  // before, inside, after the keys
+      const float t =
+          -0.1f + static_cast<float>(step) * (clip.duration_seconds + 0.2f) / 19.0f;  // before, inside, after the keys
       write_rest_pose(asset, pose.view());
       sample_clip(asset, clip, t, pose.view());
       const auto want = expected_value(sampler.interpolation, rotation, times, values, n, t);

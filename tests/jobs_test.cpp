@@ -20,7 +20,8 @@ namespace {
 void expect_mat_near(const glm::mat4& got, const glm::mat4& want, float tolerance, const std::string& what) {
   for (int c = 0; c < 4; ++c)
     for (int r = 0; r < 4; ++r)
-      ASSERT_NEAR(got[c][r], want[c][r], tolerance * (1.0f + std::abs(want[c][r]))) << what << " [" << c << "][" << r << "]";
+      ASSERT_NEAR(got[c][r], want[c][r], tolerance * (1.0f + std::abs(want[c][r])))
+          << what << " [" << c << "][" << r << "]";
 }
 
 // Mesh nodes of the default scene, depth-first (what a crowd draws).
@@ -33,8 +34,14 @@ std::vector<std::uint32_t> mesh_nodes(const Asset& asset) {
 
 struct Buffers {
   explicit Buffers(const Rig& rig, std::size_t timelines)
-      : t(rig.node_count()), r(rig.node_count()), s(rig.node_count()), w(rig.rest_weights.size()),
-        mark(rig.node_count(), 0), moved(rig.node_count()), keys(timelines), world(rig.node_count()) {}
+      : t(rig.node_count()),
+        r(rig.node_count()),
+        s(rig.node_count()),
+        w(rig.rest_weights.size()),
+        mark(rig.node_count(), 0),
+        moved(rig.node_count()),
+        keys(timelines),
+        world(rig.node_count()) {}
   std::vector<glm::vec3> t;
   std::vector<glm::quat> r;
   std::vector<glm::vec3> s;
@@ -69,7 +76,8 @@ TEST_F(JobsTest, RigKeepsDrawnNodesJointsAndAncestorsParentsFirst) {
   for (std::uint32_t n : drawn) {
     up(static_cast<std::int32_t>(n));
     if (asset->nodes[n].skin >= 0)
-      for (std::uint32_t j : asset->skins[static_cast<std::size_t>(asset->nodes[n].skin)].joints) up(static_cast<std::int32_t>(j));
+      for (std::uint32_t j : asset->skins[static_cast<std::size_t>(asset->nodes[n].skin)].joints)
+        up(static_cast<std::int32_t>(j));
   }
   std::size_t kept = 0;
   for (std::size_t n = 0; n < asset->nodes.size(); ++n) {
@@ -80,10 +88,12 @@ TEST_F(JobsTest, RigKeepsDrawnNodesJointsAndAncestorsParentsFirst) {
   for (std::size_t r = 0; r < rig.node_count(); ++r) {
     EXPECT_EQ(rig.rig_node[rig.asset_node[r]], r);
     const std::int32_t parent = asset->nodes[rig.asset_node[r]].parent;
-    EXPECT_EQ(rig.parent[r], parent < 0 ? -1 : static_cast<std::int32_t>(rig.rig_node[static_cast<std::size_t>(parent)]));
+    EXPECT_EQ(rig.parent[r],
+              parent < 0 ? -1 : static_cast<std::int32_t>(rig.rig_node[static_cast<std::size_t>(parent)]));
     EXPECT_LT(rig.parent[r], static_cast<std::int32_t>(r));
     // The framed rest world is frame × the rest world the parent chain gives.
-    const glm::mat4 world = test::scalar_world(*asset, test::scalar_rest_pose(*asset), static_cast<std::int32_t>(rig.asset_node[r]));
+    const glm::mat4 world =
+        test::scalar_world(*asset, test::scalar_rest_pose(*asset), static_cast<std::int32_t>(rig.asset_node[r]));
     expect_mat_near(to_mat4(rig.rest_world[r]), to_mat4(rig.frame) * world, 1e-5f, "rest world");
   }
   ASSERT_EQ(rig.drawn.size(), drawn.size());
@@ -99,7 +109,8 @@ TEST_F(JobsTest, SampleJobMatchesScalarSampling) {
     std::vector<std::uint16_t> cursors(clips[c].timelines.size(), 0);
     std::uint32_t stamp = 0;
     // Forward steady playback (cursor hints), past the end, and a seek back.
-    for (const float t : {0.0f, 0.07f, 0.31f, 0.55f, clip.duration_seconds * 0.9f, clip.duration_seconds + 1.0f, 0.2f}) {
+    for (const float t :
+         {0.0f, 0.07f, 0.31f, 0.55f, clip.duration_seconds * 0.9f, clip.duration_seconds + 1.0f, 0.2f}) {
       ++stamp;
       const SampleJob job{&rig, &clips[c], t, cursors, b.keys, b.mark, stamp, true, b.pose()};
       ASSERT_TRUE(job.run());
@@ -111,14 +122,16 @@ TEST_F(JobsTest, SampleJobMatchesScalarSampling) {
           ASSERT_NEAR(b.t[r][i], want.translations[n][i], 1e-5f) << clip.name << " t=" << t << " node " << n;
           ASSERT_NEAR(b.s[r][i], want.scales[n][i], 1e-5f);
         }
-        ASSERT_NEAR(std::abs(glm::dot(b.r[r], want.rotations[n])), 1.0f, 1e-5f) << clip.name << " t=" << t << " node " << n;
+        ASSERT_NEAR(std::abs(glm::dot(b.r[r], want.rotations[n])), 1.0f, 1e-5f)
+            << clip.name << " t=" << t << " node " << n;
       }
       for (std::size_t r = 0; r < rig.node_count(); ++r) {
         if (b.mark[r] == stamp) continue;
         const std::uint32_t n = rig.asset_node[r];
         EXPECT_EQ(want.translations[n], asset->nodes[n].translation) << "a node the clip does not animate moved";
       }
-      for (std::size_t k = 0; k < b.w.size(); ++k) ASSERT_NEAR(b.w[k], want.weights[k], 1e-5f) << clip.name << " weight " << k;
+      for (std::size_t k = 0; k < b.w.size(); ++k)
+        ASSERT_NEAR(b.w[k], want.weights[k], 1e-5f) << clip.name << " weight " << k;
     }
   }
 }
@@ -194,7 +207,8 @@ TEST_F(JobsTest, LocalToModelAndPaletteMatchTheSpecFormulas) {
   ASSERT_TRUE((LocalToModelJob{&rig, b.t, b.r, b.s, b.mark, 1, b.moved, b.world}.run()));
   const test::ScalarPose pose = test::scalar_clip_pose(*asset, clip, t);
   for (std::size_t r = 0; r < rig.node_count(); ++r) {
-    const glm::mat4 want = to_mat4(rig.frame) * test::scalar_world(*asset, pose, static_cast<std::int32_t>(rig.asset_node[r]));
+    const glm::mat4 want =
+        to_mat4(rig.frame) * test::scalar_world(*asset, pose, static_cast<std::int32_t>(rig.asset_node[r]));
     expect_mat_near(to_mat4(b.world[r]), want, 1e-4f, "world' of rig node " + std::to_string(r));
   }
   ASSERT_FALSE(rig.skins.empty());
@@ -207,7 +221,8 @@ TEST_F(JobsTest, LocalToModelAndPaletteMatchTheSpecFormulas) {
     // glTF 2.0 §3.7.3: inverse(world(mesh node)) × world(joint) × IBM, in model space whatever the frame.
     const glm::mat4 inverse_mesh = glm::inverse(test::scalar_world(*asset, pose, static_cast<std::int32_t>(mesh)));
     for (std::size_t j = 0; j < gltf_skin.joints.size(); ++j) {
-      const glm::mat4 want = inverse_mesh * test::scalar_world(*asset, pose, static_cast<std::int32_t>(gltf_skin.joints[j])) *
+      const glm::mat4 want = inverse_mesh *
+                             test::scalar_world(*asset, pose, static_cast<std::int32_t>(gltf_skin.joints[j])) *
                              gltf_skin.inverse_bind_matrices[j];
       Affine got;
       for (int i = 0; i < 3; ++i) got.rows[i] = rows[3 * j + static_cast<std::size_t>(i)];

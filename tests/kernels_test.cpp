@@ -44,8 +44,8 @@ TEST(KernelsTest, ProductsPalettesAndHierarchyMatchGlm) {
   const Affine root = random_affine(rng);
   std::vector<glm::mat4> want(parent.size());
   for (std::size_t n = 0; n < parent.size(); ++n) {
-    const glm::mat4 local = mark[n] == 9 ? glm::translate(glm::mat4(1.0f), translations[n]) * glm::mat4_cast(rotations[n]) *
-                                               glm::scale(glm::mat4(1.0f), scales[n])
+    const glm::mat4 local = mark[n] == 9 ? glm::translate(glm::mat4(1.0f), translations[n]) *
+                                               glm::mat4_cast(rotations[n]) * glm::scale(glm::mat4(1.0f), scales[n])
                                          : to_mat4(rest[n]);
     want[n] = (parent[n] >= 0 ? want[static_cast<std::size_t>(parent[n])] : to_mat4(root)) * local;
   }

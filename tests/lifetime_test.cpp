@@ -34,9 +34,11 @@ std::shared_ptr<const Asset> character() {
 // Two actors with non-default state: one crossfading, one mirrored and placed; updated once.
 void populate(Crowd& crowd) {
   crowd.add_actor({.id = "a", .clip = "Walking", .phase = 0.25f});
-  Actor b = crowd.add_actor({.id = "b", .clip = "Wave", .speed = -1.5f,
-                             .transform = glm::scale(glm::translate(glm::mat4(1.0f), glm::vec3(2, 0, -1)),
-                                                     glm::vec3(-1, 1, 1))});
+  Actor b = crowd.add_actor(
+      {.id = "b",
+       .clip = "Wave",
+       .speed = -1.5f,
+       .transform = glm::scale(glm::translate(glm::mat4(1.0f), glm::vec3(2, 0, -1)), glm::vec3(-1, 1, 1))});
   b.select_clip("Dance", {.crossfade_seconds = 1.0f});
   crowd.update(0.25f);
 }
@@ -145,7 +147,8 @@ Observed observe(const std::vector<Actor>& actors, const Crowd& crowd) {
   }
   for (const NodeStream& s : crowd.node_streams()) {
     o.rows.emplace_back(s.transforms.begin(), s.transforms.begin() + 3 * crowd.actor_count());
-    o.rows.emplace_back(s.palette.begin(), s.palette.begin() + (s.palette.empty() ? 0 : 3 * s.joint_count * crowd.actor_count()));
+    o.rows.emplace_back(s.palette.begin(),
+                        s.palette.begin() + (s.palette.empty() ? 0 : 3 * s.joint_count * crowd.actor_count()));
   }
   return o;
 }

@@ -69,11 +69,12 @@ TEST(LoaderFeatures, SparseAccessorWithoutBufferViewStartsFromZeros) {
   const int indices = d.add_view(std::vector<std::uint8_t>{2, 0, 0, 0});
   const int values = d.add_view(std::vector<float>{0, 0, 5});
   d.add_accessor(-1, 5126, 3, "VEC3",
-                 {{"sparse", {{"count", 1},
-                              {"indices", {{"bufferView", indices}, {"componentType", 5121}}},
-                              {"values", {{"bufferView", values}}}}}});
-  const Asset a =
-      load_asset_from_memory(one_primitive(d, {{"attributes", {{"POSITION", 0}}}, {"targets", {{{"POSITION", 1}}}}}).glb());
+                 {{"sparse",
+                   {{"count", 1},
+                    {"indices", {{"bufferView", indices}, {"componentType", 5121}}},
+                    {"values", {{"bufferView", values}}}}}});
+  const Asset a = load_asset_from_memory(
+      one_primitive(d, {{"attributes", {{"POSITION", 0}}}, {"targets", {{{"POSITION", 1}}}}}).glb());
   const MorphTarget& t = a.meshes[0].primitives[0].targets.at(0);
   EXPECT_EQ(t.positions, (std::vector<glm::vec3>{{0, 0, 0}, {0, 0, 0}, {0, 0, 5}}));
 }
@@ -89,12 +90,13 @@ TEST(LoaderFeatures, EightInfluencesAreRenormalizedOverBothSets) {
   // normalized (255 → 1; 64 + 64 → 128/255 ≈ 0.502 over 4 of the 8 weights).
   d.add_floats({0.5f, 0.5f, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0}, 4, "VEC4");
   d.add_floats({0.5f, 0, 0, 0.5f, 0, 0, 0, 0, 0, 0, 0, 0}, 4, "VEC4");
-  const int w = d.add_view(std::vector<std::uint8_t>{0, 0, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0});
+  const int w =
+      d.add_view(std::vector<std::uint8_t>{0, 0, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 64, 0, 0, 0});
   d.add_accessor(w, 5121, 3, "VEC4", {{"normalized", true}});
   d.add_accessor(w, 5121, 3, "VEC4", {{"normalized", true}, {"byteOffset", 12}});
   d.json["skins"] = {{{"joints", {1}}}};
-  Document doc = one_primitive(d, {{"attributes",
-                                    {{"POSITION", 0}, {"JOINTS_0", 1}, {"JOINTS_1", 2}, {"WEIGHTS_0", 3}, {"WEIGHTS_1", 4}}}});
+  Document doc = one_primitive(
+      d, {{"attributes", {{"POSITION", 0}, {"JOINTS_0", 1}, {"JOINTS_1", 2}, {"WEIGHTS_0", 3}, {"WEIGHTS_1", 4}}}});
   doc.json["nodes"] = {{{"mesh", 0}, {"skin", 0}}, {{"name", "joint"}}};
   doc.json["scenes"] = {{{"nodes", {0, 1}}}};
   Asset a = load_asset_from_memory(doc.gltf());
@@ -184,15 +186,16 @@ TEST(LoaderFeatures, TexturesAreDecodedToRgba) {
 
 TEST(LoaderFeatures, PointerChannelsAreSkippedWithAWarningNamingThem) {
   Document d = test::skinned_triangle();
-  d.add_floats({0.0f, 4.0f}, 1, "SCALAR");                    // accessor 8: times to 4 s
-  d.add_floats({1, 0, 0, 1, 0, 1, 0, 1}, 4, "VEC4");          // accessor 9
+  d.add_floats({0.0f, 4.0f}, 1, "SCALAR");            // accessor 8: times to 4 s
+  d.add_floats({1, 0, 0, 1, 0, 1, 0, 1}, 4, "VEC4");  // accessor 9
   json& animation = d.json["animations"][0];
   animation["samplers"].push_back({{"input", 8}, {"output", 9}});
   const json pointer_channel = {
       {"sampler", 1},
-      {"target", {{"path", "pointer"},
-                  {"extensions", {{"KHR_animation_pointer",
-                                   {{"pointer", "/materials/0/pbrMetallicRoughness/baseColorFactor"}}}}}}}};
+      {"target",
+       {{"path", "pointer"},
+        {"extensions",
+         {{"KHR_animation_pointer", {{"pointer", "/materials/0/pbrMetallicRoughness/baseColorFactor"}}}}}}}};
   animation["channels"].insert(animation["channels"].begin(), pointer_channel);
   d.json["extensionsUsed"] = {"KHR_animation_pointer"};
   const Asset a = load_asset_from_memory(d.gltf());
@@ -246,8 +249,13 @@ TEST(LoaderFeatures, MeshoptCompressedViewsDecodeToTheOriginals) {
                  {"byteLength", stride * count},
                  {"extensions",
                   {{"EXT_meshopt_compression",
-                    {{"buffer", 0}, {"byteOffset", offset}, {"byteLength", code.size()}, {"byteStride", stride},
-                     {"count", count}, {"mode", mode}, {"filter", filter}}}}}};
+                    {{"buffer", 0},
+                     {"byteOffset", offset},
+                     {"byteLength", code.size()},
+                     {"byteStride", stride},
+                     {"count", count},
+                     {"mode", mode},
+                     {"filter", filter}}}}}};
     if (std::string(mode) == "ATTRIBUTES") view["byteStride"] = stride;
     d.json["bufferViews"].push_back(view);
     return static_cast<int>(d.json["bufferViews"].size()) - 1;
@@ -256,7 +264,8 @@ TEST(LoaderFeatures, MeshoptCompressedViewsDecodeToTheOriginals) {
   const int nv = compressed(normal_code, 4, 4, "ATTRIBUTES", "OCTAHEDRAL", 48);
   const int iv = compressed(index_code, 2, 6, "TRIANGLES", "NONE", 64);
   const int sv = compressed(sequence_code, 4, 4, "INDICES", "NONE", 76);
-  d.json["buffers"].push_back({{"byteLength", 92}, {"extensions", {{"EXT_meshopt_compression", {{"fallback", true}}}}}});
+  d.json["buffers"].push_back(
+      {{"byteLength", 92}, {"extensions", {{"EXT_meshopt_compression", {{"fallback", true}}}}}});
   d.json["extensionsUsed"] = {"EXT_meshopt_compression", "KHR_mesh_quantization"};
   d.json["extensionsRequired"] = {"EXT_meshopt_compression", "KHR_mesh_quantization"};
   d.add_accessor(pv, 5126, 4, "VEC3");
@@ -273,7 +282,8 @@ TEST(LoaderFeatures, MeshoptCompressedViewsDecodeToTheOriginals) {
     for (std::size_t v = 0; v < 4; ++v) {
       EXPECT_EQ(p.positions[v], glm::vec3(positions[v * 3], positions[v * 3 + 1], positions[v * 3 + 2]));
       // 8-bit octahedral encoding keeps directions to about 1/127 per component.
-      for (int c = 0; c < 3; ++c) EXPECT_NEAR(p.normals[v][c], unit_normals[v * 4 + static_cast<std::size_t>(c)], 0.03f);
+      for (int c = 0; c < 3; ++c)
+        EXPECT_NEAR(p.normals[v][c], unit_normals[v * 4 + static_cast<std::size_t>(c)], 0.03f);
     }
     EXPECT_EQ(p.indices, (std::vector<std::uint32_t>{0, 1, 2, 2, 1, 3}));
     EXPECT_EQ(a.meshes[0].primitives[1].indices, sequence);

@@ -16,13 +16,25 @@ std::size_t reachable_primitives(const Asset& asset) {
 
 TEST(LoaderTest, EverySharedAssetLoads) {
   GLTF_CROWD_REQUIRE_ASSETS();
-  const char* files[] = {"threejs/RobotExpressive.glb", "lumagl/SimpleSkinLOD.gltf", "lumagl/msft-lod.gltf",
-                         "lumagl/SimpleSkin.gltf", "lumagl/AnimatedMorphCube.glb", "khronos/CesiumMan.glb",
-                         "khronos/Fox.glb", "khronos/RiggedSimple.glb", "khronos/RiggedFigure.glb",
-                         "khronos/RecursiveSkeletons.glb", "khronos/InterpolationTest.glb",
-                         "khronos/NegativeScaleTest.glb", "khronos/BoxAnimated.glb", "khronos/AnimatedColorsCube.glb",
-                         "khronos/SimpleInstancing.glb", "khronos/MorphStressTest/MorphStressTest.gltf",
-                         "khronos/SimpleMorph.gltf", "khronos/AnimatedTriangle.gltf", "khronos/SimpleSparseAccessor.gltf"};
+  const char* files[] = {"threejs/RobotExpressive.glb",
+                         "lumagl/SimpleSkinLOD.gltf",
+                         "lumagl/msft-lod.gltf",
+                         "lumagl/SimpleSkin.gltf",
+                         "lumagl/AnimatedMorphCube.glb",
+                         "khronos/CesiumMan.glb",
+                         "khronos/Fox.glb",
+                         "khronos/RiggedSimple.glb",
+                         "khronos/RiggedFigure.glb",
+                         "khronos/RecursiveSkeletons.glb",
+                         "khronos/InterpolationTest.glb",
+                         "khronos/NegativeScaleTest.glb",
+                         "khronos/BoxAnimated.glb",
+                         "khronos/AnimatedColorsCube.glb",
+                         "khronos/SimpleInstancing.glb",
+                         "khronos/MorphStressTest/MorphStressTest.gltf",
+                         "khronos/SimpleMorph.gltf",
+                         "khronos/AnimatedTriangle.gltf",
+                         "khronos/SimpleSparseAccessor.gltf"};
   for (const char* file : files) {
     SCOPED_TRACE(file);
     EXPECT_NO_THROW(load_asset(test::asset_path(file)));

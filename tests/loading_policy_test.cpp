@@ -292,8 +292,9 @@ TEST(LoadingPolicy, PercentEncodedDataUrisAreDecoded) {
   const Asset a = load(test::policy_percent_data_uri().gltf());
   ASSERT_EQ(a.meshes[0].primitives[0].positions.size(), 3u);
   for (std::size_t v = 0; v < 3; ++v)
-    EXPECT_EQ(a.meshes[0].primitives[0].positions[v],
-              glm::vec3(test::kPolicyTriangle[3 * v], test::kPolicyTriangle[3 * v + 1], test::kPolicyTriangle[3 * v + 2]));
+    EXPECT_EQ(
+        a.meshes[0].primitives[0].positions[v],
+        glm::vec3(test::kPolicyTriangle[3 * v], test::kPolicyTriangle[3 * v + 1], test::kPolicyTriangle[3 * v + 2]));
   // Unescaped octets count one byte each: "0" is one byte, too short for a 36-byte buffer.
   Document short_uri = test::policy_triangle();
   short_uri.json["buffers"][0]["uri"] = "data:application/octet-stream,0";
@@ -310,8 +311,8 @@ TEST(LoadingPolicy, NetworkUrisStayErrors) {
 std::filesystem::path write_scratch(const std::string& dir, const std::string& name,
                                     const std::vector<std::uint8_t>& bytes) {
   const std::filesystem::path file = test::scratch_dir(dir) / name;
-  std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                              static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(file, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   return file;
 }
 
@@ -383,9 +384,9 @@ TEST(LoadingPolicy, KhronosValidatorFindsNoErrorsInTheValidDocuments) {
   const bool installed = std::filesystem::exists(modules / "gltf-validator" / "package.json");
   const bool have_node = test::run_command("node --version 2>&1").exit_code == 0;
   if (!installed || !have_node) {
-    const std::string why = !have_node ? "node is not installed"
-                                       : "gltf-validator is not installed in " + modules.string() +
-                                             " (run scripts/install-deps.sh)";
+    const std::string why =
+        !have_node ? "node is not installed"
+                   : "gltf-validator is not installed in " + modules.string() + " (run scripts/install-deps.sh)";
     if (std::getenv("CI") != nullptr) FAIL() << why;
     GTEST_SKIP() << why << "; skipping (set CI to make this fail)";
   }
@@ -412,8 +413,8 @@ TEST(LoadingPolicy, SeedFilesMatchTheDocuments) {
   for (const test::PolicyDocument& doc : test::policy_documents()) {
     const std::filesystem::path file = dir / doc.name;
     if (update)
-      std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(doc.bytes.data()),
-                                                  static_cast<std::streamsize>(doc.bytes.size()));
+      std::ofstream(file, std::ios::binary)
+          .write(reinterpret_cast<const char*>(doc.bytes.data()), static_cast<std::streamsize>(doc.bytes.size()));
     std::ifstream in(file, std::ios::binary);
     const std::vector<std::uint8_t> stored((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_TRUE(stored == doc.bytes) << file << " is missing or stale: rerun with GLTF_CROWD_UPDATE_SEEDS=1";

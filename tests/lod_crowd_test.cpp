@@ -62,7 +62,8 @@ Sphere simple_skin_rest_sphere(const Asset& asset) {
       glm::mat4 world = asset.local_matrix(joint);
       for (int n = asset.nodes[joint].parent; n >= 0; n = asset.nodes[static_cast<std::size_t>(n)].parent)
         world = asset.local_matrix(static_cast<std::uint32_t>(n)) * world;
-      q += p.weights0[v][k] * glm::vec3(world * skin.inverse_bind_matrices[p.joints0[v][k]] * glm::vec4(p.positions[v], 1.0f));
+      q += p.weights0[v][k] *
+           glm::vec3(world * skin.inverse_bind_matrices[p.joints0[v][k]] * glm::vec4(p.positions[v], 1.0f));
     }
     points.push_back(q);
   }
@@ -269,11 +270,11 @@ TEST(LodCrowd, CullingKeepsPartlyVisibleActors) {
   // Tiny thresholds (one per level): only the frustum culls here. Far plane at 50.
   Crowd crowd(load_shared("lumagl/SimpleSkinLOD.gltf"),
               {.lod = {.enabled = true, .screen_coverage = {1e-6f, 1e-6f, 1e-6f}}});
-  crowd.add_actors(std::vector{
-      at("straddles-near", 0, -1, 0),     // centre on the eye plane, sphere through the near plane
-      at("partly-left", -10.6f, -1, -10),  // centre 0.6 left of the left plane at x = z, r > 0.42
-      at("behind", 0, 0, 5),              // whole sphere behind the camera
-      at("beyond-far", 0, 0, -60)});      // whole sphere past z = −50
+  crowd.add_actors(
+      std::vector{at("straddles-near", 0, -1, 0),      // centre on the eye plane, sphere through the near plane
+                  at("partly-left", -10.6f, -1, -10),  // centre 0.6 left of the left plane at x = z, r > 0.42
+                  at("behind", 0, 0, 5),               // whole sphere behind the camera
+                  at("beyond-far", 0, 0, -60)});       // whole sphere past z = −50
   crowd.update(0.0f, reference_view(50.0f));
   EXPECT_EQ(level_of(crowd, 0), 0);
   EXPECT_EQ(level_of(crowd, 1), 0);

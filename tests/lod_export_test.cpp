@@ -116,7 +116,8 @@ TEST(LodExport, NothingToExportIsAnError) {
   // Hints must be > 0, so levels that never cull for size cannot be written as MSFT_lod.
   const Asset morphs = load_asset(test::asset_path("khronos/MorphStressTest/MorphStressTest.gltf"));
   try {
-    (void)export_lod_glb(morphs, build_lod_model(morphs, {.auto_generate = true, .ratios = {0.5f}, .min_coverage = 0.0f}));
+    (void)export_lod_glb(morphs,
+                         build_lod_model(morphs, {.auto_generate = true, .ratios = {0.5f}, .min_coverage = 0.0f}));
     ADD_FAILURE() << "a threshold of 0 was exported";
   } catch (const Error& e) {
     EXPECT_EQ(e.rule(), "lod_export_coverage") << e.what();

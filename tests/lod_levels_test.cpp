@@ -50,8 +50,11 @@ TEST(LodValidity, OptionsRejectedWithPathAndRule) {
   expect_error([] { validate_lod_options({.ratios = {1.0f}}); }, "lod.ratios[0]", "lod_ratio");
   expect_error([] { validate_lod_options({.ratios = {0.0f}}); }, "lod.ratios[0]", "lod_ratio");
   expect_error([] { validate_lod_options({.ratios = {0.5f, std::nanf("")}}); }, "lod.ratios[1]", "lod_ratio");
-  expect_error([] { validate_lod_options({.screen_coverage = {0.2f, 0.5f}}); }, "lod.screen_coverage[1]",
-               "lod_screen_coverage");
+  expect_error(
+      [] {
+        validate_lod_options({.screen_coverage = {0.2f, 0.5f}});
+      },
+      "lod.screen_coverage[1]", "lod_screen_coverage");
   expect_error([] { validate_lod_options({.screen_coverage = {0.0f}}); }, "lod.screen_coverage[0]",
                "lod_screen_coverage");
   expect_error([] { validate_lod_options({.hysteresis = 1.0f}); }, "lod.hysteresis", "lod_hysteresis");
@@ -145,7 +148,8 @@ TEST(LodLevels, ScreenCoverageNeedsOneThresholdPerLevel) {
     } catch (const Error& e) {
       EXPECT_EQ(e.path(), "lod.screen_coverage") << e.what();
       EXPECT_EQ(e.rule(), "lod_screen_coverage_count") << e.what();
-      EXPECT_NE(std::string(e.what()).find(fmt::format("{} threshold", coverage.size())), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(fmt::format("{} threshold", coverage.size())), std::string::npos)
+          << e.what();
       EXPECT_NE(std::string(e.what()).find("3 levels"), std::string::npos) << e.what();
     }
   }
@@ -301,7 +305,8 @@ Primitive grid(int n) {
   const auto at = [n](int x, int y) { return static_cast<std::uint32_t>(y * (n + 1) + x); };
   for (int y = 0; y < n; ++y)
     for (int x = 0; x < n; ++x)
-      p.indices.insert(p.indices.end(), {at(x, y), at(x + 1, y), at(x + 1, y + 1), at(x, y), at(x + 1, y + 1), at(x, y + 1)});
+      p.indices.insert(p.indices.end(),
+                       {at(x, y), at(x + 1, y), at(x + 1, y + 1), at(x, y), at(x + 1, y + 1), at(x, y + 1)});
   return p;
 }
 
@@ -352,7 +357,7 @@ TEST(LodSimplify, JointSeamVerticesNeverMergeAcrossJointSets) {
   const int n = 16;
   Primitive p = grid(n);
   for (const glm::vec3& q : p.positions) {
-    const bool left = q.x < n / 2, right = q.x > n / 2;
+    const bool left = q.x<n / 2, right = q.x> n / 2;
     p.joints0.emplace_back(0, 1, 0, 0);
     p.weights0.push_back(left ? glm::vec4(1, 0, 0, 0) : right ? glm::vec4(0, 1, 0, 0) : glm::vec4(0.5f, 0.5f, 0, 0));
   }

@@ -14,17 +14,19 @@ namespace {
 
 // 90° vertical field of view: P[1][1] = 1 / tan(45°) = 1, so coverage = r · s / w_clip.
 LodView view_90(std::uint32_t width = 512, std::uint32_t height = 512, float far_plane = 1000.0f) {
-  return {glm::mat4(1.0f), glm::perspective(glm::radians(90.0f), static_cast<float>(width) / static_cast<float>(height), 0.1f, far_plane),
-          width, height};
+  return {
+      glm::mat4(1.0f),
+      glm::perspective(glm::radians(90.0f), static_cast<float>(width) / static_cast<float>(height), 0.1f, far_plane),
+      width, height};
 }
 
 glm::mat4 at(float x, float y, float z) { return glm::translate(glm::mat4(1.0f), glm::vec3(x, y, z)); }
 
 TEST(LodCoverage, ProjectedDiameterOverShortSide) {
   const Sphere unit{{0, 0, 0}, 1.0f};
-  EXPECT_NEAR(lod_coverage(unit, at(0, 0, -4), view_90(), 1.0f), 0.25f, 1e-6f);   // r / w = 1 / 4
-  EXPECT_NEAR(lod_coverage(unit, at(3, 2, -4), view_90(), 1.0f), 0.25f, 1e-6f);   // w ignores x, y
-  EXPECT_NEAR(lod_coverage(unit, at(0, 0, -4), view_90(), 2.0f), 0.5f, 1e-6f);    // bias
+  EXPECT_NEAR(lod_coverage(unit, at(0, 0, -4), view_90(), 1.0f), 0.25f, 1e-6f);  // r / w = 1 / 4
+  EXPECT_NEAR(lod_coverage(unit, at(3, 2, -4), view_90(), 1.0f), 0.25f, 1e-6f);  // w ignores x, y
+  EXPECT_NEAR(lod_coverage(unit, at(0, 0, -4), view_90(), 2.0f), 0.5f, 1e-6f);   // bias
   // Wide viewport: H / min(W, H) = 1; tall viewport: 1024 / 512 = 2.
   EXPECT_NEAR(lod_coverage(unit, at(0, 0, -4), view_90(1024, 512), 1.0f), 0.25f, 1e-6f);
   EXPECT_NEAR(lod_coverage(unit, at(0, 0, -4), view_90(512, 1024), 1.0f), 0.5f, 1e-6f);
@@ -80,8 +82,9 @@ TEST(LodSelection, PlainBandsAtJustBelowAndAbove) {
   const struct {
     float coverage;
     std::uint32_t band;
-  } table[] = {{10.0f, 0}, {0.5f, 0}, {0.4999f, 1}, {0.2f, 1}, {0.1999f, 2}, {0.01f, 2}, {0.0099f, 3}, {0.0f, 3},
-               {std::numeric_limits<float>::infinity(), 0}};
+  } table[] = {{10.0f, 0},   {0.5f, 0},    {0.4999f, 1},
+               {0.2f, 1},    {0.1999f, 2}, {0.01f, 2},
+               {0.0099f, 3}, {0.0f, 3},    {std::numeric_limits<float>::infinity(), 0}};
   for (const auto& row : table)
     EXPECT_EQ(select_band(row.coverage, kThresholds, kNoBand, 0.1f), row.band) << row.coverage;
 }
@@ -117,8 +120,8 @@ struct Budgeted {
   BudgetResult result;
 };
 
-Budgeted run_budget(std::vector<float> coverage, std::vector<std::uint64_t> insertion, std::vector<std::uint32_t> levels,
-                    std::uint64_t budget) {
+Budgeted run_budget(std::vector<float> coverage, std::vector<std::uint64_t> insertion,
+                    std::vector<std::uint32_t> levels, std::uint64_t budget) {
   std::vector<std::uint32_t> scratch(levels.size());
   const BudgetResult r = apply_vertex_budget(coverage, insertion, levels, kCost, budget, scratch);
   return {levels, r};

@@ -24,7 +24,7 @@ enum class Format { gltf, glb };
 struct Case {
   const char* name;
   Format format;
-  std::function<void(Document&)> edit;                 // on the document, before serializing
+  std::function<void(Document&)> edit;                    // on the document, before serializing
   std::function<void(std::vector<std::uint8_t>&)> bytes;  // on the serialized bytes (may be null)
   const char* rule;
   const char* path;
@@ -56,7 +56,8 @@ std::vector<std::uint8_t> png_header(std::uint32_t width, std::uint32_t height) 
 
 // A complete 1 × 1 grey-alpha PNG (a widely used minimal example file).
 const std::string kOnePixelPng =
-    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+    "data:image/"
+    "png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
 void add_texture(Document& d, const std::string& image_uri) {
   d.json["images"] = {{{"uri", image_uri}}};
@@ -473,8 +474,8 @@ TEST(MalformedInput, MissingExternalBufferNamesTheBuffer) {
   Document d = test::skinned_triangle();
   d.json["buffers"][0]["uri"] = "triangle.bin";
   const std::vector<std::uint8_t> bytes = d.gltf();
-  std::ofstream(dir / "triangle.gltf", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                              static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(dir / "triangle.gltf", std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
   try {
     load_asset(dir / "triangle.gltf");
     ADD_FAILURE() << "loaded without its buffer";

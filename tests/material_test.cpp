@@ -50,8 +50,7 @@ struct Rendered {
 
 // `actors` (default: one at the origin) of `asset`, drawn over a blue background by `path`.
 Rendered render(const std::shared_ptr<const Asset>& asset, const Camera& camera, Path path,
-                const std::string& test_name,
-                const std::vector<ActorOptions>& actors = std::vector<ActorOptions>(1)) {
+                const std::string& test_name, const std::vector<ActorOptions>& actors = std::vector<ActorOptions>(1)) {
   HeadlessContext context({.debug = true});
   Crowd crowd(asset, {.capacity = actors.size()});
   crowd.add_actors(actors);
@@ -61,13 +60,11 @@ Rendered render(const std::shared_ptr<const Asset>& asset, const Camera& camera,
   if (path == Path::reference) {
     ReferenceRenderer(crowd).draw(crowd, camera);
   } else {
-    CrowdRenderer(crowd, {.palette = path == Path::storage ? PaletteStorage::storage_buffer
-                                                           : PaletteStorage::texture})
+    CrowdRenderer(crowd, {.palette = path == Path::storage ? PaletteStorage::storage_buffer : PaletteStorage::texture})
         .draw(crowd, camera);
   }
   Rendered out{target.read_pixels()};
-  write_png(test::scratch_dir("material_" + test_name + "_" + name(path)) / "actual.png", 64, 48,
-            out.rgba);
+  write_png(test::scratch_dir("material_" + test_name + "_" + name(path)) / "actual.png", 64, 48, out.rgba);
   EXPECT_EQ(context.debug_error_count(), 0u);
   return out;
 }
@@ -93,9 +90,12 @@ constexpr int specular_only = 50;
 
 // MASK discards fragments whose alpha is below the cutoff and draws the others opaque.
 TEST(MaterialTest, MaskKeepsOnlyFragmentsAtOrAboveTheCutoff) {
-  const json materials = {
-      dielectric({{"alphaMode", "MASK"}, {"alphaCutoff", 0.5}, {"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 0.3}}}}}),
-      dielectric({{"alphaMode", "MASK"}, {"alphaCutoff", 0.5}, {"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 0.7}}}}})};
+  const json materials = {dielectric({{"alphaMode", "MASK"},
+                                      {"alphaCutoff", 0.5},
+                                      {"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 0.3}}}}}),
+                          dielectric({{"alphaMode", "MASK"},
+                                      {"alphaCutoff", 0.5},
+                                      {"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 0.7}}}}})};
   auto asset = test::quad_asset({{.translation = {-3, 0, 0}, .material = 0}, {.translation = {3, 0, 0}, .material = 1}},
                                 materials);
   for (Path path : paths) {
@@ -139,7 +139,8 @@ TEST(MaterialTest, VertexColorsMultiplyTheBaseColor) {
 // Emissive radiance adds to the lighting: with a black base color, no light and no ambient, the
 // pixel is the sRGB encoding of the emissive factor: (1, 0.5, 0) → (255, 188, 0).
 TEST(MaterialTest, EmissiveFactorShowsWithoutLight) {
-  const json materials = {dielectric({{"emissiveFactor", {1, 0.5, 0}}, {"pbrMetallicRoughness", {{"baseColorFactor", {0, 0, 0, 1}}}}})};
+  const json materials = {
+      dielectric({{"emissiveFactor", {1, 0.5, 0}}, {"pbrMetallicRoughness", {{"baseColorFactor", {0, 0, 0, 1}}}}})};
   auto asset = test::quad_asset({{}}, materials);
   Camera dark = ortho_camera({0, 0, -1}, 0.0f);
   dark.light_color = glm::vec3(0.0f);
@@ -161,7 +162,9 @@ TEST(MaterialTest, EmissiveTextureIsSrgbAndPicksItsTexcoordSet) {
   const json black = {{"baseColorFactor", {0, 0, 0, 1}}};
   const json materials = {
       dielectric({{"emissiveFactor", {1, 1, 1}}, {"emissiveTexture", {{"index", 0}}}, {"pbrMetallicRoughness", black}}),
-      dielectric({{"emissiveFactor", {1, 1, 1}}, {"emissiveTexture", {{"index", 0}, {"texCoord", 1}}}, {"pbrMetallicRoughness", black}})};
+      dielectric({{"emissiveFactor", {1, 1, 1}},
+                  {"emissiveTexture", {{"index", 0}, {"texCoord", 1}}},
+                  {"pbrMetallicRoughness", black}})};
   auto asset = test::quad_asset({{.translation = {-1, 0, 0}, .material = 0, .texcoord1 = glm::vec2(0.875f, 0.5f)},
                                  {.translation = {1, 0, 0}, .material = 1, .texcoord1 = glm::vec2(0.875f, 0.5f)}},
                                 materials, images);
@@ -181,8 +184,8 @@ TEST(MaterialTest, EmissiveTextureIsSrgbAndPicksItsTexcoordSet) {
 // so under the same frontal light the fully metallic texel is darker than the dielectric one
 // (which saturates).
 TEST(MaterialTest, MetallicRoughnessTextureScalesTheFactors) {
-  const std::vector<std::vector<std::uint8_t>> images = {
-      test::png_bytes(1, 1, {255, 255, 255, 255}), test::png_bytes(1, 1, {255, 255, 0, 255})};
+  const std::vector<std::vector<std::uint8_t>> images = {test::png_bytes(1, 1, {255, 255, 255, 255}),
+                                                         test::png_bytes(1, 1, {255, 255, 0, 255})};
   const json white = {{"baseColorFactor", {1, 1, 1, 1}}, {"metallicFactor", 1}};
   json metal = white, plastic = white;
   metal["metallicRoughnessTexture"] = {{"index", 0}};
@@ -206,8 +209,8 @@ TEST(MaterialTest, NormalMapsTiltTowardTheTangent) {
   const auto encode = [](double v) { return static_cast<std::uint8_t>(std::lround((v + 1.0) * 127.5)); };
   const std::vector<std::vector<std::uint8_t>> images = {
       test::png_bytes(1, 1, {encode(s), encode(0.0), encode(c), 255})};
-  const json materials = {dielectric({{"normalTexture", {{"index", 0}}},
-                                 {"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}})};
+  const json materials = {
+      dielectric({{"normalTexture", {{"index", 0}}}, {"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}})};
   auto asset = test::quad_asset({{.translation = {-3, 0, 0}, .tangent = glm::vec4(1, 0, 0, 1)},
                                  {.translation = {-1, 0, 0}, .tangent = glm::vec4(-1, 0, 0, 1)},
                                  {.translation = {1, 0, 0}}},
@@ -215,8 +218,7 @@ TEST(MaterialTest, NormalMapsTiltTowardTheTangent) {
   const Camera camera = ortho_camera(-glm::vec3(s, 0, c), 0.1f);
   for (Path path : paths) {
     const Rendered r = render(asset, camera, path, "normal_map");
-    const int toward = r.at(column[0], row)[0], away = r.at(column[1], row)[0],
-              derived = r.at(column[2], row)[0];
+    const int toward = r.at(column[0], row)[0], away = r.at(column[1], row)[0], derived = r.at(column[2], row)[0];
     EXPECT_GT(toward, 240) << name(path);
     EXPECT_LT(away, 120) << name(path);
     EXPECT_NEAR(derived, toward, 3) << name(path);
@@ -233,8 +235,8 @@ TEST(MaterialTest, NonUniformScaleKeepsNormalsPerpendicular) {
   const glm::mat4 stretch = glm::scale(glm::mat4(1.0f), glm::vec3(3, 1, 1)) *
                             glm::rotate(glm::mat4(1.0f), glm::radians(45.0f), glm::vec3(0, 1, 0));
   for (Path path : paths) {
-    const Rendered r = render(asset, ortho_camera({0, 0, -1}, 0.0f), path, "non_uniform_scale",
-                              {{.transform = stretch}});
+    const Rendered r =
+        render(asset, ortho_camera({0, 0, -1}, 0.0f), path, "non_uniform_scale", {{.transform = stretch}});
     EXPECT_GT(r.at(32, row)[0], 225) << name(path);
   }
 }
@@ -244,10 +246,11 @@ TEST(MaterialTest, NonUniformScaleKeepsNormalsPerpendicular) {
 // as it lights the front of the same quad. Quads: x = -3 double-sided, x = -1 single-sided;
 // actor 0 is turned (they land at x = 3 and 1, row 24), actor 1 is raised to y = 1.5 (row 12).
 TEST(MaterialTest, DoubleSidedBackFacesAreLitWithTheReversedNormal) {
-  const json materials = {dielectric({{"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}}),
-                          dielectric({{"doubleSided", true}, {"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}})};
-  auto asset = test::quad_asset({{.translation = {-3, 0, 0}, .material = 1}, {.translation = {-1, 0, 0}, .material = 0}},
-                                materials);
+  const json materials = {
+      dielectric({{"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}}),
+      dielectric({{"doubleSided", true}, {"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 1}}}}})};
+  auto asset = test::quad_asset(
+      {{.translation = {-3, 0, 0}, .material = 1}, {.translation = {-1, 0, 0}, .material = 0}}, materials);
   const std::vector<ActorOptions> actors = {
       {.transform = glm::rotate(glm::mat4(1.0f), glm::pi<float>(), glm::vec3(0, 1, 0))},
       {.transform = glm::translate(glm::mat4(1.0f), glm::vec3(0, 1.5f, 0))}};

@@ -38,8 +38,8 @@ using fuzz::snapshot;
 struct Fixture {
   Crowd crowd{character(), {.capacity = 4}};
   Actor a = crowd.add_actor({.id = "a", .clip = "Walking", .phase = 0.25f});
-  Actor b = crowd.add_actor({.id = "b", .clip = "Wave", .speed = -1.5f,
-                             .transform = glm::translate(glm::mat4(1.0f), glm::vec3(2, 0, -1))});
+  Actor b = crowd.add_actor(
+      {.id = "b", .clip = "Wave", .speed = -1.5f, .transform = glm::translate(glm::mat4(1.0f), glm::vec3(2, 0, -1))});
   Fixture() {
     b.select_clip("Dance", {.crossfade_seconds = 1.0f});
     crowd.update(0.25f);
@@ -47,7 +47,8 @@ struct Fixture {
 };
 
 // Runs `call`, which must throw Error with `path` and `rule`, and checks the crowd is unchanged.
-void expect_rejected(Crowd& crowd, const std::function<void()>& call, const std::string& path, const std::string& rule) {
+void expect_rejected(Crowd& crowd, const std::function<void()>& call, const std::string& path,
+                     const std::string& rule) {
   const std::string before = snapshot(crowd);
   try {
     call();
@@ -70,27 +71,39 @@ TEST(MisuseTest, NonFiniteNumbersAreRejectedByPathAndChangeNothing) {
   Fixture f;
   for (const float x : kNonFinite) {
     SCOPED_TRACE(x);
-    expect_rejected(f.crowd, [&] { f.crowd.update(x); }, "update.delta_seconds", "not_finite");
-    expect_rejected(f.crowd, [&] { f.a.seek(x); }, "seek.seconds", "not_finite");
-    expect_rejected(f.crowd, [&] { f.a.set_phase(x); }, "set_phase.phase", "not_finite");
-    expect_rejected(f.crowd, [&] { f.a.set_speed(x); }, "set_speed.speed", "not_finite");
-    expect_rejected(f.crowd, [&] { f.b.select_clip("Idle", {.crossfade_seconds = x}); },
-                    "select_clip.crossfade_seconds", "not_finite");
-    expect_rejected(f.crowd, [&] { f.b.select_clip("Idle", {.time = x}); }, "select_clip.time", "not_finite");
-    expect_rejected(f.crowd, [&] { f.b.select_clip("Idle", {.phase = x}); }, "select_clip.phase", "not_finite");
+    expect_rejected(
+        f.crowd, [&] { f.crowd.update(x); }, "update.delta_seconds", "not_finite");
+    expect_rejected(
+        f.crowd, [&] { f.a.seek(x); }, "seek.seconds", "not_finite");
+    expect_rejected(
+        f.crowd, [&] { f.a.set_phase(x); }, "set_phase.phase", "not_finite");
+    expect_rejected(
+        f.crowd, [&] { f.a.set_speed(x); }, "set_speed.speed", "not_finite");
+    expect_rejected(
+        f.crowd, [&] { f.b.select_clip("Idle", {.crossfade_seconds = x}); }, "select_clip.crossfade_seconds",
+        "not_finite");
+    expect_rejected(
+        f.crowd, [&] { f.b.select_clip("Idle", {.time = x}); }, "select_clip.time", "not_finite");
+    expect_rejected(
+        f.crowd, [&] { f.b.select_clip("Idle", {.phase = x}); }, "select_clip.phase", "not_finite");
     for (int entry = 0; entry < 16; ++entry) {  // every entry of a placement, translation included
       glm::mat4 m(1.0f);
       m[entry / 4][entry % 4] = x;
-      expect_rejected(f.crowd, [&] { f.a.set_transform(m); }, "set_transform.placement", "not_finite");
-      expect_rejected(f.crowd, [&] { f.crowd.add_actor(options_with([&](ActorOptions& o) { o.transform = m; })); },
-                      "add_actors[0].transform", "not_finite");
+      expect_rejected(
+          f.crowd, [&] { f.a.set_transform(m); }, "set_transform.placement", "not_finite");
+      expect_rejected(
+          f.crowd, [&] { f.crowd.add_actor(options_with([&](ActorOptions& o) { o.transform = m; })); },
+          "add_actors[0].transform", "not_finite");
     }
-    expect_rejected(f.crowd, [&] { f.crowd.add_actor(options_with([&](ActorOptions& o) { o.time = x; })); },
-                    "add_actors[0].time", "not_finite");
-    expect_rejected(f.crowd, [&] { f.crowd.add_actor(options_with([&](ActorOptions& o) { o.phase = x; })); },
-                    "add_actors[0].phase", "not_finite");
-    expect_rejected(f.crowd, [&] { f.crowd.add_actor(options_with([&](ActorOptions& o) { o.speed = x; })); },
-                    "add_actors[0].speed", "not_finite");
+    expect_rejected(
+        f.crowd, [&] { f.crowd.add_actor(options_with([&](ActorOptions& o) { o.time = x; })); }, "add_actors[0].time",
+        "not_finite");
+    expect_rejected(
+        f.crowd, [&] { f.crowd.add_actor(options_with([&](ActorOptions& o) { o.phase = x; })); }, "add_actors[0].phase",
+        "not_finite");
+    expect_rejected(
+        f.crowd, [&] { f.crowd.add_actor(options_with([&](ActorOptions& o) { o.speed = x; })); }, "add_actors[0].speed",
+        "not_finite");
   }
 }
 
@@ -99,24 +112,30 @@ TEST(MisuseTest, NonFiniteNumbersAreRejectedByPathAndChangeNothing) {
 TEST(MisuseTest, PhaseWhoseTimeOverflowsIsRejected) {
   Fixture f;
   const float huge = std::numeric_limits<float>::max();
-  expect_rejected(f.crowd, [&] { f.a.set_phase(huge); }, "set_phase.phase", "not_finite");
-  expect_rejected(f.crowd, [&] { f.b.select_clip("Idle", {.phase = -huge}); }, "select_clip.phase", "not_finite");
-  expect_rejected(f.crowd, [&] { f.crowd.add_actor(options_with([&](ActorOptions& o) { o.phase = huge; })); },
-                  "add_actors[0].phase", "not_finite");
+  expect_rejected(
+      f.crowd, [&] { f.a.set_phase(huge); }, "set_phase.phase", "not_finite");
+  expect_rejected(
+      f.crowd, [&] { f.b.select_clip("Idle", {.phase = -huge}); }, "select_clip.phase", "not_finite");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.add_actor(options_with([&](ActorOptions& o) { o.phase = huge; })); },
+      "add_actors[0].phase", "not_finite");
 }
 
 TEST(MisuseTest, NegativeCrossfadeIsRejected) {
   Fixture f;
-  expect_rejected(f.crowd, [&] { f.a.select_clip("Idle", {.crossfade_seconds = -0.5f}); },
-                  "select_clip.crossfade_seconds", "negative");
+  expect_rejected(
+      f.crowd, [&] { f.a.select_clip("Idle", {.crossfade_seconds = -0.5f}); }, "select_clip.crossfade_seconds",
+      "negative");
 }
 
 TEST(MisuseTest, LoopModesOutsideTheEnumAreRejected) {
   Fixture f;
   const auto bogus = static_cast<LoopMode>(7);
-  expect_rejected(f.crowd, [&] { f.a.set_loop(bogus); }, "set_loop.mode", "loop_mode");
-  expect_rejected(f.crowd, [&] { f.crowd.add_actor(options_with([&](ActorOptions& o) { o.loop = bogus; })); },
-                  "add_actors[0].loop", "loop_mode");
+  expect_rejected(
+      f.crowd, [&] { f.a.set_loop(bogus); }, "set_loop.mode", "loop_mode");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.add_actor(options_with([&](ActorOptions& o) { o.loop = bogus; })); }, "add_actors[0].loop",
+      "loop_mode");
 }
 
 TEST(MisuseTest, CapacityOutsideOneToAMillionIsRejected) {
@@ -132,7 +151,8 @@ TEST(MisuseTest, CapacityOutsideOneToAMillionIsRejected) {
       EXPECT_EQ(e.rule(), "capacity_range");
     }
     Fixture f;
-    expect_rejected(f.crowd, [&] { f.crowd.reserve(capacity); }, "capacity", "capacity_range");
+    expect_rejected(
+        f.crowd, [&] { f.crowd.reserve(capacity); }, "capacity", "capacity_range");
   }
   EXPECT_NO_THROW((Crowd(character(), {.capacity = 1})));
 }
@@ -150,20 +170,26 @@ TEST(MisuseTest, NullAssetIsRejected) {
 TEST(MisuseTest, AddingPastCapacityAddsNoneOfTheBatch) {
   Fixture f;  // 2 of 4 slots used
   const std::vector<ActorOptions> three = {{.id = "x"}, {.id = "y"}, {.id = "z"}};
-  expect_rejected(f.crowd, [&] { f.crowd.add_actors(three); }, "add_actors", "capacity_exceeded");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.add_actors(three); }, "add_actors", "capacity_exceeded");
 }
 
 TEST(MisuseTest, IdsThatAreTooLongOrTakenAreRejected) {
   Fixture f;
   const std::string longest(256, 'i');
-  expect_rejected(f.crowd, [&] { f.crowd.add_actor({.id = longest + "i"}); }, "add_actors[0].id", "id_length");
-  expect_rejected(f.crowd, [&] { f.crowd.add_actor({.id = std::string(1 << 20, 'h')}); }, "add_actors[0].id", "id_length");
-  expect_rejected(f.crowd, [&] { f.crowd.add_actor({.id = "a"}); }, "add_actors[0].id", "duplicate_id");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.add_actor({.id = longest + "i"}); }, "add_actors[0].id", "id_length");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.add_actor({.id = std::string(1 << 20, 'h')}); }, "add_actors[0].id", "id_length");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.add_actor({.id = "a"}); }, "add_actors[0].id", "duplicate_id");
   const std::vector<ActorOptions> twice = {{.id = "c"}, {.id = "c"}};
-  expect_rejected(f.crowd, [&] { f.crowd.add_actors(twice); }, "add_actors[1].id", "duplicate_id");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.add_actors(twice); }, "add_actors[1].id", "duplicate_id");
   // Valid first, broken second: atomic, so neither is added.
   const std::vector<ActorOptions> second_bad = {{.id = "c"}, {.id = longest + "!"}};
-  expect_rejected(f.crowd, [&] { f.crowd.add_actors(second_bad); }, "add_actors[1].id", "id_length");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.add_actors(second_bad); }, "add_actors[1].id", "id_length");
   EXPECT_EQ(f.crowd.add_actor({.id = longest}).id(), longest) << "256 bytes is the documented limit";
 }
 
@@ -188,9 +214,12 @@ TEST(MisuseTest, ClipsNotInTheAssetAreRejectedWithTheAvailableNames) {
   Fixture f;
   for (const std::string& name : std::vector<std::string>{"Moonwalk", "idle", "Idle ", std::string("Idle\0", 5)}) {
     SCOPED_TRACE(name);
-    expect_rejected(f.crowd, [&] { f.a.select_clip(name); }, "select_clip.name", "unknown_clip");
-    expect_rejected(f.crowd, [&] { f.a.select_clip(name, {.crossfade_seconds = 0.5f}); }, "select_clip.name", "unknown_clip");
-    expect_rejected(f.crowd, [&] { f.crowd.add_actor({.id = "new", .clip = name}); }, "add_actors[0].clip", "unknown_clip");
+    expect_rejected(
+        f.crowd, [&] { f.a.select_clip(name); }, "select_clip.name", "unknown_clip");
+    expect_rejected(
+        f.crowd, [&] { f.a.select_clip(name, {.crossfade_seconds = 0.5f}); }, "select_clip.name", "unknown_clip");
+    expect_rejected(
+        f.crowd, [&] { f.crowd.add_actor({.id = "new", .clip = name}); }, "add_actors[0].clip", "unknown_clip");
   }
   try {
     f.a.select_clip("Moonwalk");
@@ -204,9 +233,12 @@ TEST(MisuseTest, ClipsNotInTheAssetAreRejectedWithTheAvailableNames) {
 TEST(MisuseTest, NodeIndicesAndNamesNotInTheAssetAreRejected) {
   Fixture f;
   const auto nodes = static_cast<std::uint32_t>(character()->nodes.size());
-  expect_rejected(f.crowd, [&] { (void)f.a.node_world(nodes); }, "node_world.node", "node_index");
-  expect_rejected(f.crowd, [&] { (void)f.a.node_world(0xFFFFFFFFu); }, "node_world.node", "node_index");
-  expect_rejected(f.crowd, [&] { (void)f.a.node_world("NoSuchBone"); }, "node_world.node", "unknown_node");
+  expect_rejected(
+      f.crowd, [&] { (void)f.a.node_world(nodes); }, "node_world.node", "node_index");
+  expect_rejected(
+      f.crowd, [&] { (void)f.a.node_world(0xFFFFFFFFu); }, "node_world.node", "node_index");
+  expect_rejected(
+      f.crowd, [&] { (void)f.a.node_world("NoSuchBone"); }, "node_world.node", "unknown_node");
 }
 
 TEST(MisuseTest, HandlesOfRemovedActorsAreStaleEvenWhenTheirKeyIsReused) {
@@ -215,11 +247,14 @@ TEST(MisuseTest, HandlesOfRemovedActorsAreStaleEvenWhenTheirKeyIsReused) {
   ASSERT_TRUE(f.crowd.remove_actor("a"));
   f.crowd.add_actor({.id = "a", .clip = "Idle"});  // same id, likely the same internal key
   const std::vector<std::pair<const char*, std::function<void()>>> calls = {
-      {"id", [&] { (void)old.id(); }},          {"time", [&] { (void)old.time(); }},
-      {"seek", [&] { old.seek(0.5f); }},        {"set_speed", [&] { old.set_speed(2.0f); }},
+      {"id", [&] { (void)old.id(); }},
+      {"time", [&] { (void)old.time(); }},
+      {"seek", [&] { old.seek(0.5f); }},
+      {"set_speed", [&] { old.set_speed(2.0f); }},
       {"select_clip", [&] { old.select_clip("Dance"); }},
       {"set_transform", [&] { old.set_transform(glm::mat4(2.0f)); }},
-      {"pause", [&] { old.pause(); }},          {"play", [&] { old.play(); }},
+      {"pause", [&] { old.pause(); }},
+      {"play", [&] { old.play(); }},
       {"set_loop", [&] { old.set_loop(LoopMode::once); }},
       {"node_world", [&] { (void)old.node_world(0u); }},
   };
@@ -304,27 +339,33 @@ TEST(MisuseTest, LodViewsWithEmptyViewportsOrBadMatricesAreRejected) {
       // A projection with no y scale maps the whole scene onto one line.
       {"flat projection", [](LodView& v) { v.projection[1] = glm::vec4(0.0f); }, "projection", "singular_projection"},
       // Finite entries whose cofactors overflow: the determinant is NaN (found by fuzz_crowd).
-      {"NaN determinant", [](LodView& v) {
+      {"NaN determinant",
+       [](LodView& v) {
          const float a = 0x1.646464p-27f, tiny = 0x1p-149f;
          v.projection = glm::mat4(glm::vec4(a), glm::vec4(a), glm::vec4(a, a, 0.0f, -0x1p+67f),
                                   glm::vec4(-0x1.971ep+100f, tiny, tiny, tiny));
-       }, "projection", "singular_projection"},
+       },
+       "projection", "singular_projection"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
     LodView bad = f.view;
     c.edit(bad);
-    expect_rejected(f.crowd, [&] { f.crowd.set_lod_view(bad); }, "set_lod_view.view." + c.field, c.rule);
-    expect_rejected(f.crowd, [&] { f.crowd.update(0.1f, bad); }, "update.view." + c.field, c.rule);
+    expect_rejected(
+        f.crowd, [&] { f.crowd.set_lod_view(bad); }, "set_lod_view.view." + c.field, c.rule);
+    expect_rejected(
+        f.crowd, [&] { f.crowd.update(0.1f, bad); }, "update.view." + c.field, c.rule);
   }
-  expect_rejected(f.crowd, [&] { f.crowd.update(kNaN, f.view); }, "update.delta_seconds", "not_finite");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.update(kNaN, f.view); }, "update.delta_seconds", "not_finite");
 }
 
 TEST(MisuseTest, LodBiasMustBeFiniteAndPositive) {
   LodFixture f;
   for (const float bias : {0.0f, -0.0f, -1.0f, kNaN, kInf, -kInf}) {
     SCOPED_TRACE(bias);
-    expect_rejected(f.crowd, [&] { f.crowd.set_lod_bias(bias); }, "set_lod_bias.bias", "lod_bias");
+    expect_rejected(
+        f.crowd, [&] { f.crowd.set_lod_bias(bias); }, "set_lod_bias.bias", "lod_bias");
   }
 }
 
@@ -340,9 +381,18 @@ TEST(MisuseTest, InvalidLodOptionsAreRejectedAtConstruction) {
       {"ratio 0", {.auto_generate = true, .ratios = {0.0f}}, "lod.ratios[0]", "lod_ratio"},
       {"ratio NaN", {.auto_generate = true, .ratios = {0.5f, kNaN}}, "lod.ratios[1]", "lod_ratio"},
       {"ratios rising", {.auto_generate = true, .ratios = {0.25f, 0.5f}}, "lod.ratios[1]", "lod_ratio"},
-      {"coverage negative", {.enabled = true, .screen_coverage = {0.5f, -0.1f}}, "lod.screen_coverage[1]", "lod_screen_coverage"},
-      {"coverage infinite", {.enabled = true, .screen_coverage = {kInf}}, "lod.screen_coverage[0]", "lod_screen_coverage"},
-      {"coverage rising", {.enabled = true, .screen_coverage = {0.1f, 0.2f}}, "lod.screen_coverage[1]", "lod_screen_coverage"},
+      {"coverage negative",
+       {.enabled = true, .screen_coverage = {0.5f, -0.1f}},
+       "lod.screen_coverage[1]",
+       "lod_screen_coverage"},
+      {"coverage infinite",
+       {.enabled = true, .screen_coverage = {kInf}},
+       "lod.screen_coverage[0]",
+       "lod_screen_coverage"},
+      {"coverage rising",
+       {.enabled = true, .screen_coverage = {0.1f, 0.2f}},
+       "lod.screen_coverage[1]",
+       "lod_screen_coverage"},
       {"hysteresis 1", {.enabled = true, .hysteresis = 1.0f}, "lod.hysteresis", "lod_hysteresis"},
       {"hysteresis negative", {.enabled = true, .hysteresis = -0.1f}, "lod.hysteresis", "lod_hysteresis"},
       {"hysteresis NaN", {.enabled = true, .hysteresis = kNaN}, "lod.hysteresis", "lod_hysteresis"},
@@ -362,11 +412,16 @@ TEST(MisuseTest, InvalidLodOptionsAreRejectedAtConstruction) {
 TEST(MisuseTest, LodControlsAfterDestroyAreDestroyedErrors) {
   LodFixture f;
   f.crowd.destroy();
-  expect_rejected(f.crowd, [&] { f.crowd.set_lod_view(f.view); }, "crowd", "destroyed");
-  expect_rejected(f.crowd, [&] { f.crowd.update(0.1f, f.view); }, "crowd", "destroyed");
-  expect_rejected(f.crowd, [&] { f.crowd.set_lod_bias(2.0f); }, "crowd", "destroyed");
-  expect_rejected(f.crowd, [&] { f.crowd.set_lod_enabled(false); }, "crowd", "destroyed");
-  expect_rejected(f.crowd, [&] { f.crowd.set_lod_vertex_budget(10); }, "crowd", "destroyed");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.set_lod_view(f.view); }, "crowd", "destroyed");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.update(0.1f, f.view); }, "crowd", "destroyed");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.set_lod_bias(2.0f); }, "crowd", "destroyed");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.set_lod_enabled(false); }, "crowd", "destroyed");
+  expect_rejected(
+      f.crowd, [&] { f.crowd.set_lod_vertex_budget(10); }, "crowd", "destroyed");
 }
 
 // Extreme but finite numbers are legal: they must keep every time inside [0, D] and every packed
@@ -386,7 +441,8 @@ TEST(MisuseTest, ExtremeFiniteNumbersKeepTimesAndPackedDataFinite) {
   f.a.select_clip("Running", {.crossfade_seconds = huge});
   f.crowd.update(huge);
   for (const Actor& actor : f.crowd.actors()) {
-    const float duration = character()->clips[static_cast<std::size_t>(character()->find_clip(actor.active_clip()))].duration_seconds;
+    const float duration =
+        character()->clips[static_cast<std::size_t>(character()->find_clip(actor.active_clip()))].duration_seconds;
     EXPECT_GE(actor.time(), 0.0f);
     EXPECT_LE(actor.time(), duration);
     float sum = 0.0f;

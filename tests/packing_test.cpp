@@ -27,8 +27,9 @@ void check_packed_skinning(const std::string& file) {
     o.clip = asset->clips[static_cast<std::size_t>(i) % asset->clips.size()].name;
     o.phase = 0.17f * static_cast<float>(i);
     o.speed = 0.7f + 0.2f * static_cast<float>(i);
-    o.transform = glm::translate(glm::mat4(1.0f), glm::vec3(2.0f * static_cast<float>(i), 0.0f, -1.0f * static_cast<float>(i))) *
-                  glm::rotate(glm::mat4(1.0f), 0.3f * static_cast<float>(i), glm::vec3(0, 1, 0));
+    o.transform =
+        glm::translate(glm::mat4(1.0f), glm::vec3(2.0f * static_cast<float>(i), 0.0f, -1.0f * static_cast<float>(i))) *
+        glm::rotate(glm::mat4(1.0f), 0.3f * static_cast<float>(i), glm::vec3(0, 1, 0));
     options.push_back(o);
   }
   crowd.add_actors(options);
@@ -44,7 +45,9 @@ void check_packed_skinning(const std::string& file) {
       const int clip = asset->find_clip(actors[slot].active_clip());
       const test::ScalarPose pose =
           test::scalar_clip_pose(*asset, asset->clips[static_cast<std::size_t>(clip)], actors[slot].time());
-      const auto world_of = [&](std::int32_t n, const glm::mat4& root) { return test::scalar_world(*asset, pose, n, root); };
+      const auto world_of = [&](std::int32_t n, const glm::mat4& root) {
+        return test::scalar_world(*asset, pose, n, root);
+      };
       const glm::mat4& placement = options[slot].transform;
       const glm::vec4* instance = stream.transforms.data() + slot * 3;
       for (std::size_t v = 0; v < prim.vertex_count(); v += std::max<std::size_t>(1, prim.vertex_count() / 25)) {

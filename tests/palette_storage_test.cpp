@@ -14,8 +14,7 @@
 namespace gltf_crowd {
 namespace {
 
-void expect_too_large(const Crowd& crowd, PaletteStorage storage, const std::string& path,
-                      const std::string& limit) {
+void expect_too_large(const Crowd& crowd, PaletteStorage storage, const std::string& path, const std::string& limit) {
   try {
     CrowdRenderer renderer(crowd, {.palette = storage});
     FAIL() << "expected palette_too_large";
@@ -32,8 +31,7 @@ TEST(PaletteStorageTest, AutomaticFollowsTheContext) {
   {
     HeadlessContext context;  // OpenGL 4.5 core on llvmpipe
     EXPECT_EQ(CrowdRenderer(crowd).palette_storage(), PaletteStorage::storage_buffer);
-    EXPECT_EQ(CrowdRenderer(crowd, {.palette = PaletteStorage::texture}).palette_storage(),
-              PaletteStorage::texture);
+    EXPECT_EQ(CrowdRenderer(crowd, {.palette = PaletteStorage::texture}).palette_storage(), PaletteStorage::texture);
     EXPECT_EQ(CrowdRenderer(crowd, {.palette = PaletteStorage::storage_buffer}).palette_storage(),
               PaletteStorage::storage_buffer);
   }
@@ -73,8 +71,7 @@ TEST(PaletteStorageTest, TextureRowsLimitTheJointCount) {
   Crowd fits(test::many_joints_asset(fitting), {.capacity = 1});
   EXPECT_NO_THROW(CrowdRenderer(fits, {.palette = PaletteStorage::texture}));
   Crowd too_many(test::many_joints_asset(fitting + 1), {.capacity = 1});
-  expect_too_large(too_many, PaletteStorage::texture, "node_streams[node 0].palette",
-                   "GL_MAX_TEXTURE_SIZE");
+  expect_too_large(too_many, PaletteStorage::texture, "node_streams[node 0].palette", "GL_MAX_TEXTURE_SIZE");
 }
 
 // 48 bytes per joint per slot: just past GL_MAX_SHADER_STORAGE_BLOCK_SIZE is an error (128 MiB

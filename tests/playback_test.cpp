@@ -20,9 +20,9 @@ namespace {
 struct Row {
   LoopMode loop;
   std::uint32_t repetitions;
-  bool backward;     // negative speed
-  double elapsed;    // e / D
-  double time;       // expected t / D
+  bool backward;   // negative speed
+  double elapsed;  // e / D
+  double time;     // expected t / D
   bool finished;
   const char* why;
 };
@@ -90,8 +90,9 @@ const std::vector<Row>& table() {
 }
 
 std::string describe(const Row& r, double d) {
-  return std::string(to_string(r.loop)) + " n=" + std::to_string(r.repetitions) + (r.backward ? " backward" : " forward") +
-         " e=" + std::to_string(r.elapsed) + "·D, D=" + std::to_string(d) + ": " + r.why;
+  return std::string(to_string(r.loop)) + " n=" + std::to_string(r.repetitions) +
+         (r.backward ? " backward" : " forward") + " e=" + std::to_string(r.elapsed) + "·D, D=" + std::to_string(d) +
+         ": " + r.why;
 }
 
 TEST(PlaybackClockTest, TableOfEveryRule) {
@@ -170,13 +171,13 @@ TEST(PlaybackClockTest, ActorsFollowTheTable) {
   for (const Row& r : table()) {
     const auto e = static_cast<float>(r.elapsed * d);
     const float speed = r.backward ? -1.0f : 1.0f;
-    const Actor placed = crowd.add_actor({.id = "placed", .clip = "Wave", .time = e, .speed = speed, .loop = r.loop,
-                                          .repetitions = r.repetitions});
+    const Actor placed = crowd.add_actor(
+        {.id = "placed", .clip = "Wave", .time = e, .speed = speed, .loop = r.loop, .repetitions = r.repetitions});
     EXPECT_NEAR(placed.time(), r.time * d, 1e-6) << describe(r, d);
     EXPECT_EQ(placed.finished(), r.finished) << describe(r, d);
     EXPECT_EQ(placed.playing(), !r.finished) << describe(r, d);
-    const Actor moved = crowd.add_actor({.id = "moved", .clip = "Wave", .time = 0.0f, .speed = speed, .loop = r.loop,
-                                         .repetitions = r.repetitions});
+    const Actor moved = crowd.add_actor(
+        {.id = "moved", .clip = "Wave", .time = 0.0f, .speed = speed, .loop = r.loop, .repetitions = r.repetitions});
     if (!moved.finished()) {
       crowd.update(e * speed);  // elapsed = Δ·speed = e
       EXPECT_NEAR(moved.time(), r.time * d, 1e-6) << "via update: " << describe(r, d);

@@ -27,7 +27,8 @@ struct PolicyDocument {
 
 // A 1 × 1 grey-alpha PNG (the widely used minimal example file), for texture references.
 inline const char* const kPolicyOnePixelPng =
-    "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+    "data:image/"
+    "png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
 
 // The triangle every geometric document draws: (0,0,0), (1,0,0), (0,1,0), counter-clockwise
 // towards +z.
@@ -54,7 +55,7 @@ inline Document policy_texcoord2() {
   const int uv0 = d.add_floats({0, 0, 1, 0, 0, 1}, 2, "VEC2");
   const int uv1 = d.add_floats({0, 0, 1, 0, 0, 1}, 2, "VEC2");
   const int uv2 = d.add_floats({0, 0, 1, 0, 0, 1}, 2, "VEC2");
-  d.json["meshes"][0]["primitives"][0]["attributes"] = {{"POSITION", 0},     {"NORMAL", normal}, {"TANGENT", tangent},
+  d.json["meshes"][0]["primitives"][0]["attributes"] = {{"POSITION", 0},     {"NORMAL", normal},  {"TANGENT", tangent},
                                                         {"TEXCOORD_0", uv0}, {"TEXCOORD_1", uv1}, {"TEXCOORD_2", uv2}};
   d.json["meshes"][0]["primitives"][0]["material"] = 0;
   d.json["images"] = {{{"uri", kPolicyOnePixelPng}}};
@@ -120,13 +121,14 @@ inline Document policy_unknown_type() {
 inline Document policy_padded_matrices() {
   Document d = policy_triangle();
   constexpr std::uint8_t P = 0xEE;
-  d.add_accessor(d.add_view(std::vector<std::uint8_t>{1, 2, P, P, 3, 4, P, P, 5, 6, P, P, 7, 8, P, P}), 5121, 2, "MAT2");
+  d.add_accessor(d.add_view(std::vector<std::uint8_t>{1, 2, P, P, 3, 4, P, P, 5, 6, P, P, 7, 8, P, P}), 5121, 2,
+                 "MAT2");
   d.add_accessor(d.add_view(std::vector<std::uint8_t>{1, 2, 3, P, 4, 5, 6, P, 7, 8, 9, P}), 5121, 1, "MAT3");
   const std::uint16_t pad = 0xEEEE;
   const auto s = [](int v) { return static_cast<std::uint16_t>(static_cast<std::int16_t>(v)); };
-  d.add_accessor(d.add_view(std::vector<std::uint16_t>{s(-1), s(2), s(-3), pad, s(4), s(-5), s(6), pad, s(-7), s(8),
-                                                       s(-9), pad}),
-                 5122, 1, "MAT3");
+  d.add_accessor(
+      d.add_view(std::vector<std::uint16_t>{s(-1), s(2), s(-3), pad, s(4), s(-5), s(6), pad, s(-7), s(8), s(-9), pad}),
+      5122, 1, "MAT3");
   return d;
 }
 

@@ -17,9 +17,9 @@
 namespace gltf_crowd {
 namespace {
 
+using test::CommandOutput;
 using test::quoted;
 using test::run_tool;
-using test::CommandOutput;
 
 tinygltf::Model read_model(const std::filesystem::path& path) {
   tinygltf::TinyGLTF loader;
@@ -66,8 +66,10 @@ void expect_consistent_worlds(const tinygltf::Model& model, const nlohmann::json
     const auto& s = nodes[n]["scale"];
     const glm::quat q(r[3].get<float>(), r[0].get<float>(), r[1].get<float>(), r[2].get<float>());
     EXPECT_NEAR(glm::length(q), 1.0f, 1e-5f) << "node " << n;
-    const glm::mat4 local = glm::translate(glm::mat4(1.0f), glm::vec3(t[0].get<float>(), t[1].get<float>(), t[2].get<float>())) *
-                            glm::mat4_cast(q) * glm::scale(glm::mat4(1.0f), glm::vec3(s[0].get<float>(), s[1].get<float>(), s[2].get<float>()));
+    const glm::mat4 local =
+        glm::translate(glm::mat4(1.0f), glm::vec3(t[0].get<float>(), t[1].get<float>(), t[2].get<float>())) *
+        glm::mat4_cast(q) *
+        glm::scale(glm::mat4(1.0f), glm::vec3(s[0].get<float>(), s[1].get<float>(), s[2].get<float>()));
     const glm::mat4 above = parent[n] < 0 ? placement : matrix_of(nodes[static_cast<std::size_t>(parent[n])]["world"]);
     expect_near(matrix_of(nodes[n]["world"]), above * local, 1e-4f, "world of node " + std::to_string(n));
   }
@@ -139,8 +141,10 @@ TEST(PoseToolTest, WithoutAClipItPrintsTheRestPose) {
     const auto& got = doc["nodes"][n];
     EXPECT_EQ(got["name"], file.name);
     ASSERT_TRUE(file.matrix.empty());
-    for (std::size_t i = 0; i < file.translation.size(); ++i) EXPECT_NEAR(got["translation"][i].get<double>(), file.translation[i], 1e-6);
-    for (std::size_t i = 0; i < file.rotation.size(); ++i) EXPECT_NEAR(got["rotation"][i].get<double>(), file.rotation[i], 1e-6);
+    for (std::size_t i = 0; i < file.translation.size(); ++i)
+      EXPECT_NEAR(got["translation"][i].get<double>(), file.translation[i], 1e-6);
+    for (std::size_t i = 0; i < file.rotation.size(); ++i)
+      EXPECT_NEAR(got["rotation"][i].get<double>(), file.rotation[i], 1e-6);
     for (std::size_t i = 0; i < file.scale.size(); ++i) EXPECT_NEAR(got["scale"][i].get<double>(), file.scale[i], 1e-6);
   }
   expect_consistent_worlds(model, doc["nodes"], glm::mat4(1.0f));

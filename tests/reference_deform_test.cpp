@@ -62,11 +62,10 @@ TEST(DeformJob, MorphsThenSkinsWithWeightedJointMatrices) {
   const Primitive p = one_vertex();
   const std::vector<glm::vec3> normals = p.normals;
   const std::vector<float> weights = {1.0f};
-  const std::vector<glm::mat4> joints = {glm::translate(glm::mat4(1.0f), glm::vec3(0, 4, 0)),
-                                         glm::mat4(1.0f)};
+  const std::vector<glm::mat4> joints = {glm::translate(glm::mat4(1.0f), glm::vec3(0, 4, 0)), glm::mat4(1.0f)};
   std::vector<DeformedVertex> out(1);
-  ASSERT_TRUE((DeformJob{.primitive = &p, .normals = normals, .weights = weights,
-                         .joint_matrices = joints, .out = out}.run()));
+  ASSERT_TRUE(
+      (DeformJob{.primitive = &p, .normals = normals, .weights = weights, .joint_matrices = joints, .out = out}.run()));
   expect_near(out[0].position, {1, 2, 2});
   expect_near(out[0].normal, {0, 1, 0});
   expect_near(glm::vec3(out[0].tangent), {1, 0, 0});
@@ -81,8 +80,9 @@ TEST(DeformJob, NormalsUseTheInverseTransposeUnderNonUniformScale) {
   p.weights0.clear();
   const std::vector<glm::vec3> normals = {glm::normalize(glm::vec3(1, 1, 0))};
   std::vector<DeformedVertex> out(1);
-  ASSERT_TRUE((DeformJob{.primitive = &p, .normals = normals,
-                         .world = glm::scale(glm::mat4(1.0f), glm::vec3(2, 1, 1)), .out = out}.run()));
+  ASSERT_TRUE((DeformJob{
+      .primitive = &p, .normals = normals, .world = glm::scale(glm::mat4(1.0f), glm::vec3(2, 1, 1)), .out = out}
+                   .run()));
   expect_near(out[0].position, {2, 0, 0});  // no weights given: the morph target counts 0
   expect_near(out[0].normal, glm::normalize(glm::vec3(0.5f, 1, 0)));
 }
@@ -95,8 +95,9 @@ TEST(DeformJob, MirroringFlipsTheTangentHandedness) {
   p.weights0.clear();
   const std::vector<glm::vec3> normals = p.normals;
   std::vector<DeformedVertex> out(1);
-  ASSERT_TRUE((DeformJob{.primitive = &p, .normals = normals,
-                         .world = glm::scale(glm::mat4(1.0f), glm::vec3(-1, 1, 1)), .out = out}.run()));
+  ASSERT_TRUE((DeformJob{
+      .primitive = &p, .normals = normals, .world = glm::scale(glm::mat4(1.0f), glm::vec3(-1, 1, 1)), .out = out}
+                   .run()));
   expect_near(out[0].position, {-1, 0, 0});
   expect_near(out[0].normal, {0, 1, 0});
   expect_near(glm::vec3(out[0].tangent), {-1, 0, 0});

@@ -113,8 +113,7 @@ Scene make_scene(const AssetCase& c) {
     if (clips > 0) o.clip = asset->clips[i % clips].name;
     o.phase = std::fmod(0.37f * static_cast<float>(i), 1.0f);
     o.speed = 0.8f + 0.15f * static_cast<float>(i % 4);
-    const glm::vec3 cell(static_cast<float>(i % columns) * spacing, 0.0f,
-                         static_cast<float>(i / columns) * spacing);
+    const glm::vec3 cell(static_cast<float>(i % columns) * spacing, 0.0f, static_cast<float>(i / columns) * spacing);
     o.transform = glm::translate(glm::mat4(1.0f), cell - 0.5f * (one.min + one.max));
     if (i % 3 == 2) o.transform = o.transform * glm::scale(glm::mat4(1.0f), glm::vec3(-1, 1, 1));
   }
@@ -136,9 +135,9 @@ Scene make_scene(const AssetCase& c) {
   const float distance = 0.75f * radius / std::tan(0.5f * fov);  // crops the sphere a little
   const glm::vec3 eye = center + distance * glm::normalize(glm::vec3(0.0f, 0.6f, 1.0f));
   scene.camera.view = glm::lookAt(eye, center, glm::vec3(0, 1, 0));
-  scene.camera.projection = glm::perspective(fov, static_cast<float>(width) / height,
-                                             std::max(distance - 1.5f * radius, 0.01f * distance),
-                                             distance + 1.5f * radius);
+  scene.camera.projection =
+      glm::perspective(fov, static_cast<float>(width) / height, std::max(distance - 1.5f * radius, 0.01f * distance),
+                       distance + 1.5f * radius);
   return scene;
 }
 
@@ -179,7 +178,8 @@ TEST_P(ReferenceParity, InstancedImagesMatchTheReference) {
     write_png(dir / "reference.png", width, height, reference.rgba);
     // Something must be on screen for the comparison to mean anything.
     EXPECT_GT(test::foreground_fraction(reference, background), 0.03) << dir / "reference.png";
-    EXPECT_TRUE(test::images_agree(dir, "storage", draw(crowd, scene.camera, PaletteStorage::storage_buffer), reference));
+    EXPECT_TRUE(
+        test::images_agree(dir, "storage", draw(crowd, scene.camera, PaletteStorage::storage_buffer), reference));
     EXPECT_TRUE(test::images_agree(dir, "texture", draw(crowd, scene.camera, PaletteStorage::texture), reference));
     EXPECT_EQ(context.debug_error_count(), 0u)
         << (context.debug_errors().empty() ? "" : context.debug_errors().front());
@@ -201,9 +201,8 @@ TEST(ReferenceParityBroken, ZeroedPaletteJointFailsTheComparison) {
   const Scene scene = make_scene(cesium_man);
   const Crowd& crowd = *scene.crowd;
   const auto groups = crowd.primitive_groups();
-  const auto skinned = std::find_if(groups.begin(), groups.end(), [](const PrimitiveGroup& g) {
-    return g.palette_kind == PaletteKind::skinned;
-  });
+  const auto skinned = std::find_if(groups.begin(), groups.end(),
+                                    [](const PrimitiveGroup& g) { return g.palette_kind == PaletteKind::skinned; });
   ASSERT_NE(skinned, groups.end());
   const Primitive& p = crowd.asset().meshes[skinned->mesh].primitives[skinned->primitive];
   std::vector<double> load(skinned->joint_count, 0.0);
@@ -215,8 +214,8 @@ TEST(ReferenceParityBroken, ZeroedPaletteJointFailsTheComparison) {
   HeadlessContext context({.debug = true});
   const test::Image reference = draw(crowd, scene.camera, std::nullopt);
   for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
-    EXPECT_TRUE(test::images_agree(test::scratch_dir("parity_unbroken"), "unbroken",
-                                   draw(crowd, scene.camera, storage), reference));
+    EXPECT_TRUE(test::images_agree(test::scratch_dir("parity_unbroken"), "unbroken", draw(crowd, scene.camera, storage),
+                                   reference));
   }
   // The streams are the crowd's own arrays; draw() uploads them as they are (no update here).
   auto& stream = const_cast<NodeStream&>(crowd.node_streams()[crowd.node_streams()[skinned->stream].palette_stream]);
@@ -262,9 +261,9 @@ TEST(RobotFaces, HeadMorphWeightsApplyPerActor) {
   ASSERT_LT(static_cast<std::size_t>(head), counts.size());
   ASSERT_EQ(asset->meshes[static_cast<std::size_t>(asset->nodes[static_cast<std::size_t>(head)].mesh)].name, "Head");
   Crowd crowd(asset, {.capacity = 2});
-  const std::vector<Actor> actors = crowd.add_actors(std::vector<ActorOptions>{
-      {.clip = "Idle", .transform = glm::translate(glm::mat4(1.0f), glm::vec3(-2.5f, 0, 0))},
-      {.clip = "Idle", .transform = glm::translate(glm::mat4(1.0f), glm::vec3(2.5f, 0, 0))}});
+  const std::vector<Actor> actors = crowd.add_actors(
+      std::vector<ActorOptions>{{.clip = "Idle", .transform = glm::translate(glm::mat4(1.0f), glm::vec3(-2.5f, 0, 0))},
+                                {.clip = "Idle", .transform = glm::translate(glm::mat4(1.0f), glm::vec3(2.5f, 0, 0))}});
   crowd.update(0.0f);
   const glm::vec3 left(actors[0].node_world(static_cast<std::uint32_t>(head))[3]);
   const glm::vec3 right(actors[1].node_world(static_cast<std::uint32_t>(head))[3]);

@@ -22,8 +22,8 @@ std::size_t border_foreground(const test::Image& image, const nlohmann::json& ba
     for (std::uint32_t x = 0; x < image.width; ++x) {
       if (y != 0 && y + 1 != image.height && x != 0 && x + 1 != image.width) continue;
       const std::size_t i = (static_cast<std::size_t>(y) * image.width + x) * 4;
-      count += image.rgba[i] != background[0] || image.rgba[i + 1] != background[1] ||
-               image.rgba[i + 2] != background[2];
+      count +=
+          image.rgba[i] != background[0] || image.rgba[i + 1] != background[1] || image.rgba[i + 2] != background[2];
     }
   }
   return count;

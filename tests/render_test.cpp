@@ -69,8 +69,8 @@ TEST(RenderTool, ZeroActorsIsRejected) {
 // differ from the clear colour (about 30% measured).
 TEST(RenderTool, RobotExpressiveHundredActors) {
   GLTF_CROWD_REQUIRE_ASSETS();
-  Render r = run_render("robot100", {robot(), "--actors", "100", "--seconds", "1", "--width",
-                                     "256", "--height", "192"});
+  Render r =
+      run_render("robot100", {robot(), "--actors", "100", "--seconds", "1", "--width", "256", "--height", "192"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.stats.at("actors"), 100);
   EXPECT_EQ(r.stats.at("draws"), 19);  // one per primitive group, never one per actor
@@ -82,7 +82,7 @@ TEST(RenderTool, RobotExpressiveHundredActors) {
   }
   const auto& clips = r.stats.at("clips");
   ASSERT_EQ(clips.size(), 100u);
-  EXPECT_NE(clips[0], clips[1]);   // actor i plays clip i % 14
+  EXPECT_NE(clips[0], clips[1]);  // actor i plays clip i % 14
   EXPECT_EQ(clips[0], clips[14]);
   EXPECT_GT(r.stats.at("upload_bytes_per_frame").get<std::uint64_t>(), 0u);
   EXPECT_EQ(r.stats.at("width"), 256);
@@ -95,8 +95,8 @@ TEST(RenderTool, RobotExpressiveHundredActors) {
 TEST(RenderTool, RobotExpressiveOneAndTwoActorsStillDrawNineteenGroups) {
   GLTF_CROWD_REQUIRE_ASSETS();
   for (const char* actors : {"1", "2"}) {
-    Render r = run_render(std::string("robot") + actors,
-                          {robot(), "--actors", actors, "--width", "128", "--height", "96"});
+    Render r =
+        run_render(std::string("robot") + actors, {robot(), "--actors", actors, "--width", "128", "--height", "96"});
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(r.stats.at("actors"), std::stoi(actors));
     EXPECT_EQ(r.stats.at("draws"), 19);
@@ -106,8 +106,7 @@ TEST(RenderTool, RobotExpressiveOneAndTwoActorsStillDrawNineteenGroups) {
 
 TEST(RenderTool, DifferentTimesGiveDifferentImages) {
   GLTF_CROWD_REQUIRE_ASSETS();
-  const std::vector<std::string> common = {robot(), "--actors", "4", "--width", "128",
-                                           "--height", "96"};
+  const std::vector<std::string> common = {robot(), "--actors", "4", "--width", "128", "--height", "96"};
   auto with_seconds = common;
   with_seconds.insert(with_seconds.end(), {"--seconds", "0.5"});
   Render early = run_render("early", with_seconds);
@@ -126,8 +125,8 @@ TEST(RenderTool, DifferentTimesGiveDifferentImages) {
 
 TEST(RenderTool, SameTimeGivesTheSameImage) {
   GLTF_CROWD_REQUIRE_ASSETS();
-  const std::vector<std::string> args = {robot(), "--actors", "4", "--seconds", "0.5",
-                                         "--width", "96", "--height", "72"};
+  const std::vector<std::string> args = {robot(),   "--actors", "4",        "--seconds", "0.5",
+                                         "--width", "96",       "--height", "72"};
   Render a = run_render("same_a", args);
   Render b = run_render("same_b", args);
   ASSERT_EQ(a.exit_code, 0) << a.output;
@@ -154,7 +153,7 @@ bool starts_with(const nlohmann::json& text, const std::string& prefix) {
 
 struct ToolCase {
   const char* name;
-  const char* file;    // under ../shared/assets
+  const char* file;  // under ../shared/assets
   const char* actors;
 };
 
@@ -166,8 +165,7 @@ class RenderToolParity : public ::testing::TestWithParam<ToolCase> {};
 INSTANTIATE_TEST_SUITE_P(
     Assets, RenderToolParity,
     ::testing::Values(ToolCase{"RobotExpressive", "threejs/RobotExpressive.glb", "20"},
-                      ToolCase{"CesiumMan", "khronos/CesiumMan.glb", "6"},
-                      ToolCase{"Fox", "khronos/Fox.glb", "6"},
+                      ToolCase{"CesiumMan", "khronos/CesiumMan.glb", "6"}, ToolCase{"Fox", "khronos/Fox.glb", "6"},
                       ToolCase{"NegativeScaleTest", "khronos/NegativeScaleTest.glb", "4"},
                       ToolCase{"AnimatedMorphCube", "lumagl/AnimatedMorphCube.glb", "6"},
                       ToolCase{"MorphStressTest", "khronos/MorphStressTest/MorphStressTest.gltf", "6"}),
@@ -179,9 +177,17 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_P(RenderToolParity, CappedContextsMatchTheReference) {
   GLTF_CROWD_REQUIRE_ASSETS();
   const ToolCase& c = GetParam();
-  const std::vector<std::string> common = {test::asset_path(c.file).string(), "--actors", c.actors,
-                                           "--seconds", "1.3", "--width", "160", "--height", "120",
-                                           "--msaa", "0"};
+  const std::vector<std::string> common = {test::asset_path(c.file).string(),
+                                           "--actors",
+                                           c.actors,
+                                           "--seconds",
+                                           "1.3",
+                                           "--width",
+                                           "160",
+                                           "--height",
+                                           "120",
+                                           "--msaa",
+                                           "0"};
   auto with = [&common](std::initializer_list<std::string> extra) {
     std::vector<std::string> args = common;
     args.insert(args.end(), extra);
@@ -213,8 +219,8 @@ TEST_P(RenderToolParity, CappedContextsMatchTheReference) {
 // RobotExpressive: 19 groups, so the reference path issues 19 × N draws, the instanced path 19.
 TEST(RenderTool, ReferenceDrawsEveryActorSeparately) {
   GLTF_CROWD_REQUIRE_ASSETS();
-  Render r = run_render("robot_reference", {robot(), "--actors", "7", "--reference", "--width",
-                                            "64", "--height", "48"});
+  Render r =
+      run_render("robot_reference", {robot(), "--actors", "7", "--reference", "--width", "64", "--height", "48"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.stats.at("draws"), 19 * 7);
   EXPECT_EQ(r.stats.at("palette"), "reference");
@@ -222,8 +228,7 @@ TEST(RenderTool, ReferenceDrawsEveryActorSeparately) {
 }
 
 TEST(RenderTool, PaletteAndGlOptionsAreReported) {
-  Render r = run_render("texture43", {"--actors", "4", "--palette", "texture", "--width", "32",
-                                      "--height", "24"});
+  Render r = run_render("texture43", {"--actors", "4", "--palette", "texture", "--width", "32", "--height", "24"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(r.stats.at("palette"), "texture");
   EXPECT_EQ(r.stats.at("gl_api"), "4.3");
@@ -234,8 +239,8 @@ TEST(RenderTool, PaletteAndGlOptionsAreReported) {
 
 // Storage buffers need OpenGL 4.3: on a 3.3 context that is an error, not a silent fallback.
 TEST(RenderTool, StoragePaletteOnGl33IsAnError) {
-  Render r = run_render("storage33", {"--actors", "2", "--palette", "storage", "--gl", "3.3",
-                                      "--width", "32", "--height", "24"});
+  Render r = run_render("storage33",
+                        {"--actors", "2", "--palette", "storage", "--gl", "3.3", "--width", "32", "--height", "24"});
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find("gl_version"), std::string::npos) << r.output;
 }

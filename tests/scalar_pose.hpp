@@ -37,7 +37,8 @@ inline ScalarPose scalar_rest_pose(const Asset& asset) {
 }
 
 // One channel's output element `e` (component `c`) at key k: the value of a CUBICSPLINE triplet.
-inline float scalar_value(const Clip& clip, const Channel& ch, std::uint32_t k, std::uint32_t c, std::uint32_t part = 1) {
+inline float scalar_value(const Clip& clip, const Channel& ch, std::uint32_t k, std::uint32_t c,
+                          std::uint32_t part = 1) {
   const bool cubic = ch.interpolation == Interpolation::cubic_spline;
   const std::size_t per_key = cubic ? 3u * ch.components : ch.components;
   return clip.values[ch.values_offset + k * per_key + (cubic ? part * ch.components : 0) + c];

@@ -66,7 +66,8 @@ TEST(SoakTest, RandomizedOperationsOnRobotExpressiveKeepEveryInvariant) {
   // Small slack for allocator bookkeeping and hash-map buckets; a per-frame leak of even one
   // byte over the remaining frames would exceed it in the full run.
   const std::size_t end_heap = heap_in_use();
-  EXPECT_LE(end_heap, baseline_heap + 64 * 1024) << "heap grew from " << baseline_heap << " to " << end_heap << " bytes";
+  EXPECT_LE(end_heap, baseline_heap + 64 * 1024)
+      << "heap grew from " << baseline_heap << " to " << end_heap << " bytes";
 }
 
 }  // namespace

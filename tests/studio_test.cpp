@@ -15,13 +15,13 @@
 namespace gltf_crowd {
 namespace {
 
-#define REQUIRE_XVFB()                                                                        \
-  do {                                                                                        \
-    GLTF_CROWD_REQUIRE_ASSETS();                                                              \
-    if (std::system("command -v xvfb-run >/dev/null 2>&1") != 0) {                           \
-      if (std::getenv("CI") != nullptr) FAIL() << "xvfb-run is missing in CI";                \
-      GTEST_SKIP() << "xvfb-run is not installed; skipping (set CI to make this fail)";       \
-    }                                                                                         \
+#define REQUIRE_XVFB()                                                                  \
+  do {                                                                                  \
+    GLTF_CROWD_REQUIRE_ASSETS();                                                        \
+    if (std::system("command -v xvfb-run >/dev/null 2>&1") != 0) {                      \
+      if (std::getenv("CI") != nullptr) FAIL() << "xvfb-run is missing in CI";          \
+      GTEST_SKIP() << "xvfb-run is not installed; skipping (set CI to make this fail)"; \
+    }                                                                                   \
   } while (0)
 
 using test::quoted;
@@ -32,13 +32,13 @@ using StudioRun = test::ImageRun;
 // Runs `xvfb-run gltf-crowd studio <args> --assets <shared assets> --frames N --screenshot
 // --stats` in a fresh directory.
 StudioRun run_studio(const std::string& name, const std::vector<std::string>& args, int frames = 3,
-               const std::string& size = "--width 800 --height 500") {
+                     const std::string& size = "--width 800 --height 500") {
   const auto dir = test::scratch_dir("studio_" + name);
   const auto png = dir / (name + ".png");
   const auto json = dir / (name + ".json");
   std::string command = "xvfb-run -a -s '-screen 0 1280x800x24' " + quoted(test::tool_path().string()) +
-                        " studio --assets " + quoted(test::asset_path("").string()) + " " + size +
-                        " --frames " + std::to_string(frames);
+                        " studio --assets " + quoted(test::asset_path("").string()) + " " + size + " --frames " +
+                        std::to_string(frames);
   for (const auto& a : args) command += " " + quoted(a);
   command += " --screenshot " + quoted(png.string()) + " --stats " + quoted(json.string()) + " 2>&1";
   return test::run_for_image(command, png, json);
@@ -70,9 +70,8 @@ RegionCounts region(const StudioRun& r, const nlohmann::json& rect) {
 
 TEST(StudioTool, RobotCrowdWithPanelScreenshotAndStats) {
   REQUIRE_XVFB();
-  const auto r = run_studio("robot60", {test::asset_path("threejs/RobotExpressive.glb").string(),
-                                       "--set", "actors=60"},
-                           30, "--width 1280 --height 720");
+  const auto r = run_studio("robot60", {test::asset_path("threejs/RobotExpressive.glb").string(), "--set", "actors=60"},
+                            30, "--width 1280 --height 720");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("60 actors, 19 draws"), std::string::npos) << r.output;
   EXPECT_EQ(r.stats["actors"], 60);
@@ -96,8 +95,8 @@ TEST(StudioTool, SmallBudgetDemotesAsSpecified) {
   REQUIRE_XVFB();
   // Four large robots choose levels 0 and 1 by coverage (30534 indices); 20000 forces demotions
   // that still fit.
-  const auto r = run_studio("budget", {"--set", "model=RobotExpressive", "--set", "actors=4",
-                                      "--set", "lod=on", "--set", "budget=20000"});
+  const auto r = run_studio(
+      "budget", {"--set", "model=RobotExpressive", "--set", "actors=4", "--set", "lod=on", "--set", "budget=20000"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto& lod = r.stats["lod"];
   EXPECT_EQ(lod["source"], "generated");
@@ -109,8 +108,8 @@ TEST(StudioTool, SmallBudgetDemotesAsSpecified) {
 
   // docs/spec.md §7: a budget below every actor's lowest level is not satisfied, and nobody is culled
   // for it.
-  const StudioRun tiny = run_studio("tiny_budget", {"--set", "model=RobotExpressive", "--set",
-                                              "actors=10", "--set", "lod=on", "--set", "budget=100"});
+  const StudioRun tiny = run_studio("tiny_budget", {"--set", "model=RobotExpressive", "--set", "actors=10", "--set",
+                                                    "lod=on", "--set", "budget=100"});
   ASSERT_EQ(tiny.exit_code, 0) << tiny.output;
   const auto& tiny_lod = tiny.stats["lod"];
   EXPECT_FALSE(tiny_lod["budget_satisfied"].get<bool>()) << tiny_lod.dump();
@@ -122,8 +121,8 @@ TEST(StudioTool, SmallBudgetDemotesAsSpecified) {
 TEST(StudioTool, UpdateRateLodDefersSmallActors) {
   REQUIRE_XVFB();
   // 100 robots seen from 4 times the framing distance: most cover little of the screen.
-  const std::vector<std::string> args{"--set", "model=RobotExpressive", "--set", "actors=100", "--set", "lod=on",
-                                      "--set", "zoom=4"};
+  const std::vector<std::string> args{
+      "--set", "model=RobotExpressive", "--set", "actors=100", "--set", "lod=on", "--set", "zoom=4"};
   std::vector<std::string> on = args;
   on.insert(on.end(), {"--set", "update_rate=on"});
   const StudioRun deferred = run_studio("update_rate", on, 8);
@@ -168,18 +167,20 @@ TEST(StudioTool, ModelMenuListsOnlyAnimatedAssets) {
 
 TEST(StudioTool, ClipAssignmentAndActorEdits) {
   REQUIRE_XVFB();
-  const StudioRun single = run_studio("single", {"--set", "model=RobotExpressive", "--set", "actors=6",
-                                           "--set", "clip=Wave", "--set", "select=actor-2", "--set",
-                                           "actor.clip=Dance", "--set", "actor.crossfade=0"});
+  const StudioRun single =
+      run_studio("single", {"--set", "model=RobotExpressive", "--set", "actors=6", "--set", "clip=Wave", "--set",
+                            "select=actor-2", "--set", "actor.clip=Dance", "--set", "actor.crossfade=0"});
   ASSERT_EQ(single.exit_code, 0) << single.output;
   const auto& clips = single.stats["clips"];
   ASSERT_EQ(clips.size(), 6u);
   for (int i = 0; i < 6; ++i) EXPECT_EQ(clips[i], i == 2 ? "Dance" : "Wave") << clips.dump();
 
-  const StudioRun a = run_studio("random_a", {"--set", "model=RobotExpressive", "--set", "actors=12",
-                                        "--set", "clips=random", "--set", "seed=7"}, 1);
-  const StudioRun b = run_studio("random_b", {"--set", "model=RobotExpressive", "--set", "actors=12",
-                                        "--set", "clips=random", "--set", "seed=8"}, 1);
+  const StudioRun a = run_studio(
+      "random_a", {"--set", "model=RobotExpressive", "--set", "actors=12", "--set", "clips=random", "--set", "seed=7"},
+      1);
+  const StudioRun b = run_studio(
+      "random_b", {"--set", "model=RobotExpressive", "--set", "actors=12", "--set", "clips=random", "--set", "seed=8"},
+      1);
   ASSERT_EQ(a.exit_code, 0) << a.output;
   ASSERT_EQ(b.exit_code, 0) << b.output;
   EXPECT_NE(a.stats["clips"], b.stats["clips"]) << "the seed picks the clips";
@@ -194,8 +195,8 @@ TEST(StudioTool, BadSettingsFailWithMessage) {
   const StudioRun too_many = run_studio("too_many", {"--set", "actors=101"}, 1);
   EXPECT_NE(too_many.exit_code, 0);
   EXPECT_NE(too_many.output.find("set_value"), std::string::npos) << too_many.output;
-  const StudioRun raised = run_studio("raised", {"--capacity", "150", "--set", "actors=101",
-                                           "--set", "model=built-in"}, 1);
+  const StudioRun raised =
+      run_studio("raised", {"--capacity", "150", "--set", "actors=101", "--set", "model=built-in"}, 1);
   ASSERT_EQ(raised.exit_code, 0) << raised.output;
   EXPECT_EQ(raised.stats["actors"], 101);
 }
@@ -206,7 +207,8 @@ TEST(StudioTool, UnknownClipIsRejectedListingTheClips) {
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("no clip named \"Nope\""), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("[unknown_clip]"), std::string::npos) << r.output;
-  for (const char* clip : {"available: Dance, ", " Idle, ", " Wave, "}) EXPECT_NE(r.output.find(clip), std::string::npos) << r.output;
+  for (const char* clip : {"available: Dance, ", " Idle, ", " Wave, "})
+    EXPECT_NE(r.output.find(clip), std::string::npos) << r.output;
 }
 
 // The table shows actor ids; select takes one.

@@ -18,8 +18,10 @@ inline std::string base64(const std::vector<std::uint8_t>& bytes) { return detai
 
 // A document under construction: `json` without buffers[0]'s uri, `bin` its bytes.
 struct Document {
-  nlohmann::json json = {{"asset", {{"version", "2.0"}}}, {"buffers", {{{"byteLength", 0}}}},
-                         {"bufferViews", nlohmann::json::array()}, {"accessors", nlohmann::json::array()}};
+  nlohmann::json json = {{"asset", {{"version", "2.0"}}},
+                         {"buffers", {{{"byteLength", 0}}}},
+                         {"bufferViews", nlohmann::json::array()},
+                         {"accessors", nlohmann::json::array()}};
   std::vector<std::uint8_t> bin;
 
   // Appends raw bytes (4-byte aligned) as a new bufferView; returns its index.
@@ -91,10 +93,11 @@ inline Document skinned_triangle() {
   d.json["scenes"] = {{{"nodes", {0}}}};
   d.json["skins"] = {{{"joints", {1, 3}}, {"inverseBindMatrices", 4}}};
   d.json["materials"] = {{{"name", "Red"}, {"pbrMetallicRoughness", {{"baseColorFactor", {1, 0, 0, 1}}}}}};
-  d.json["meshes"] = {{{"primitives", {{{"attributes", {{"POSITION", 0}, {"JOINTS_0", 2}, {"WEIGHTS_0", 3}}},
-                                        {"indices", 1},
-                                        {"material", 0},
-                                        {"targets", {{{"POSITION", 7}}}}}}},
+  d.json["meshes"] = {{{"primitives",
+                        {{{"attributes", {{"POSITION", 0}, {"JOINTS_0", 2}, {"WEIGHTS_0", 3}}},
+                          {"indices", 1},
+                          {"material", 0},
+                          {"targets", {{{"POSITION", 7}}}}}}},
                        {"weights", {0.5}}}};
   d.json["animations"] = {{{"name", "Turn"},
                            {"samplers", {{{"input", 5}, {"output", 6}, {"interpolation", "LINEAR"}}}},

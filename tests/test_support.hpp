@@ -71,10 +71,10 @@ ImageRun run_for_image(const std::string& command, const std::filesystem::path& 
 }  // namespace gltf_crowd::test
 
 // Skips (outside CI) or fails (in CI) the current test when the assets are missing.
-#define GLTF_CROWD_REQUIRE_ASSETS()                                                        \
-  do {                                                                                     \
-    if (!::gltf_crowd::test::assets_available()) {                                         \
-      if (std::getenv("CI") != nullptr) FAIL() << "../shared/assets is missing in CI";     \
-      GTEST_SKIP() << "../shared/assets is absent; skipping (set CI to make this fail)";   \
-    }                                                                                      \
+#define GLTF_CROWD_REQUIRE_ASSETS()                                                      \
+  do {                                                                                   \
+    if (!::gltf_crowd::test::assets_available()) {                                       \
+      if (std::getenv("CI") != nullptr) FAIL() << "../shared/assets is missing in CI";   \
+      GTEST_SKIP() << "../shared/assets is absent; skipping (set CI to make this fail)"; \
+    }                                                                                    \
   } while (0)

@@ -49,9 +49,10 @@ TEST(TextureTransform, LoaderKeepsEachTexturesTransformAndTexCoordOverride) {
   m["pbrMetallicRoughness"]["baseColorTexture"] = {
       {"index", 0}, {"extensions", transform({{"offset", {0.25, -0.5}}, {"rotation", 1.5}, {"scale", {2, 3}}})}};
   // Integers are numbers too (JSON does not distinguish them; glTF-Validator accepts them).
-  m["pbrMetallicRoughness"]["metallicRoughnessTexture"] = {{"index", 0},
-                                                           {"extensions", transform({{"rotation", -2}})}};
-  m["normalTexture"] = {{"index", 0}, {"scale", 0.5}, {"texCoord", 0},
+  m["pbrMetallicRoughness"]["metallicRoughnessTexture"] = {{"index", 0}, {"extensions", transform({{"rotation", -2}})}};
+  m["normalTexture"] = {{"index", 0},
+                        {"scale", 0.5},
+                        {"texCoord", 0},
                         {"extensions", transform({{"scale", {-1, 0.5}}, {"texCoord", 1}})}};
   m["occlusionTexture"] = {{"index", 0}, {"texCoord", 1}, {"extensions", transform({{"texCoord", 0}})}};
   m["emissiveTexture"] = {{"index", 0}, {"texCoord", 1}};
@@ -62,10 +63,10 @@ TEST(TextureTransform, LoaderKeepsEachTexturesTransformAndTexCoordOverride) {
   EXPECT_EQ(r.base_color_texture.uv_scale, glm::vec2(2, 3));
   EXPECT_EQ(r.base_color_texture.tex_coord, 0u);
   EXPECT_EQ(r.metallic_roughness_texture.rotation, -2.0f);
-  EXPECT_EQ(r.metallic_roughness_texture.offset, glm::vec2(0));   // README defaults
+  EXPECT_EQ(r.metallic_roughness_texture.offset, glm::vec2(0));  // README defaults
   EXPECT_EQ(r.metallic_roughness_texture.uv_scale, glm::vec2(1));
   EXPECT_EQ(r.normal_texture.uv_scale, glm::vec2(-1, 0.5f));
-  EXPECT_EQ(r.normal_texture.scale, 0.5f);                          // normalTexture.scale stays
+  EXPECT_EQ(r.normal_texture.scale, 0.5f);  // normalTexture.scale stays
   EXPECT_EQ(r.normal_texture.tex_coord, 1u) << "the extension's texCoord overrides textureInfo's";
   EXPECT_EQ(r.occlusion_texture.tex_coord, 0u) << "the extension's texCoord overrides textureInfo's";
   EXPECT_EQ(r.emissive_texture.tex_coord, 1u);
@@ -131,8 +132,8 @@ struct Rendered {
 };
 
 // One actor of `asset` at the origin, drawn by `path` into width × height pixels.
-Rendered render(const std::shared_ptr<const Asset>& asset, const Camera& camera, Path path,
-                std::uint32_t width, std::uint32_t height, const std::string& test_name) {
+Rendered render(const std::shared_ptr<const Asset>& asset, const Camera& camera, Path path, std::uint32_t width,
+                std::uint32_t height, const std::string& test_name) {
   HeadlessContext context({.debug = true});
   Crowd crowd(asset, {.capacity = 1});
   crowd.add_actors(std::vector<ActorOptions>(1));
@@ -142,13 +143,12 @@ Rendered render(const std::shared_ptr<const Asset>& asset, const Camera& camera,
   if (path == Path::reference) {
     ReferenceRenderer(crowd).draw(crowd, camera);
   } else {
-    CrowdRenderer(crowd, {.palette = path == Path::storage ? PaletteStorage::storage_buffer
-                                                           : PaletteStorage::texture})
+    CrowdRenderer(crowd, {.palette = path == Path::storage ? PaletteStorage::storage_buffer : PaletteStorage::texture})
         .draw(crowd, camera);
   }
   Rendered out{width, target.read_pixels()};
-  write_png(test::scratch_dir("texture_transform_" + test_name + "_" + name(path)) / "actual.png", width,
-            height, out.rgba);
+  write_png(test::scratch_dir("texture_transform_" + test_name + "_" + name(path)) / "actual.png", width, height,
+            out.rgba);
   EXPECT_EQ(context.debug_error_count(), 0u);
   return out;
 }
@@ -253,10 +253,9 @@ TEST(TextureTransform, BothRenderersSampleEachTextureAtTheTransformedCoordinate)
         bool ok = true;
         for (int k = 0; k < 3; ++k) ok = ok && std::abs(got[k] - expected[k]) <= 1;
         if (!ok && ++wrong <= 5) {
-          ADD_FAILURE() << name(path) << ": pixel (" << x << ", " << y << ") of quad " << quad << " is ("
-                        << got[0] << ", " << got[1] << ", " << got[2] << "), expected texel (" << picked->x
-                        << ", " << picked->y << ") = (" << expected[0] << ", " << expected[1] << ", "
-                        << expected[2] << ")";
+          ADD_FAILURE() << name(path) << ": pixel (" << x << ", " << y << ") of quad " << quad << " is (" << got[0]
+                        << ", " << got[1] << ", " << got[2] << "), expected texel (" << picked->x << ", " << picked->y
+                        << ") = (" << expected[0] << ", " << expected[1] << ", " << expected[2] << ")";
         }
       }
     }

@@ -23,9 +23,7 @@ std::shared_ptr<const Asset> character() {
 }
 
 // 90° vertical field of view, square 512 × 512 viewport, looking down -z from the origin.
-LodView camera() {
-  return {glm::mat4(1.0f), glm::perspective(glm::radians(90.0f), 1.0f, 0.1f, 1000.0f), 512, 512};
-}
+LodView camera() { return {glm::mat4(1.0f), glm::perspective(glm::radians(90.0f), 1.0f, 0.1f, 1000.0f), 512, 512}; }
 
 CrowdOptions options(std::size_t capacity, bool update_rate) {
   CrowdOptions o;
@@ -107,10 +105,10 @@ TEST(UpdateRateTest, ClocksAreExactAndEvaluatedRowsMatchAnEveryFrameCrowd) {
   // update: then all rows agree again.
   sparse.set_update_rate({});
   for (std::uint32_t slot = 0; slot < kActors; ++slot) {
-    const bool drawn = std::any_of(sparse.primitive_groups().begin(), sparse.primitive_groups().end(),
-                                   [slot](const PrimitiveGroup& g) {
-                                     return std::find(g.instances.begin(), g.instances.end(), slot) != g.instances.end();
-                                   });
+    const bool drawn = std::any_of(
+        sparse.primitive_groups().begin(), sparse.primitive_groups().end(), [slot](const PrimitiveGroup& g) {
+          return std::find(g.instances.begin(), g.instances.end(), slot) != g.instances.end();
+        });
     if (drawn) {
       EXPECT_EQ(packed(sparse, slot), packed(every, slot)) << "drawn slot " << slot << " is stale";
     }
@@ -195,7 +193,8 @@ TEST(UpdateRateTest, InvalidPoliciesAreRejectedAndChangeNothing) {
   expect_error({true, {0.1f}, {2, 4}}, "update_rate", "update_rate");
   expect_error({true, {0.1f, 0.2f}, {2, 4}}, "update_rate.coverage[1]", "update_rate_coverage");
   expect_error({true, {0.0f}, {2}}, "update_rate.coverage[0]", "update_rate_coverage");
-  expect_error({true, {std::numeric_limits<float>::quiet_NaN()}, {2}}, "update_rate.coverage[0]", "update_rate_coverage");
+  expect_error({true, {std::numeric_limits<float>::quiet_NaN()}, {2}}, "update_rate.coverage[0]",
+               "update_rate_coverage");
   expect_error({true, {0.1f}, {0}}, "update_rate.periods[0]", "update_rate_period");
   expect_error({true, {0.1f}, {65}}, "update_rate.periods[0]", "update_rate_period");
   EXPECT_THROW(Crowd(character(), CrowdOptions{.update_rate = {true, {0.1f}, {0}}}), Error);

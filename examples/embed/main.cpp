@@ -57,10 +57,9 @@ GLuint compile(GLenum stage, const char* source) {
 
 // A unit cube centred at the origin, 36 vertices (non-indexed triangles).
 std::vector<float> cube_vertices() {
-  const std::array<glm::vec3, 8> c{{{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1},
-                                    {-1, -1, 1}, {1, -1, 1}, {1, 1, 1}, {-1, 1, 1}}};
-  const int faces[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4},
-                           {3, 7, 6, 2}, {0, 4, 7, 3}, {1, 2, 6, 5}};
+  const std::array<glm::vec3, 8> c{
+      {{-1, -1, -1}, {1, -1, -1}, {1, 1, -1}, {-1, 1, -1}, {-1, -1, 1}, {1, -1, 1}, {1, 1, 1}, {-1, 1, 1}}};
+  const int faces[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4}, {3, 7, 6, 2}, {0, 4, 7, 3}, {1, 2, 6, 5}};
   std::vector<float> out;
   for (const auto& f : faces)
     for (int k : {0, 1, 2, 0, 2, 3})
@@ -96,8 +95,8 @@ AppState read_state() {
 int main(int argc, char** argv) try {
   const std::string out = argc > 1 ? argv[1] : "embed.png";
   const bool custom = argc > 3;
-  auto asset = std::make_shared<const Asset>(custom ? load_asset(argv[2])
-                                                    : load_asset_from_memory(default_character_glb()));
+  auto asset =
+      std::make_shared<const Asset>(custom ? load_asset(argv[2]) : load_asset_from_memory(default_character_glb()));
   const std::string hand = custom ? argv[3] : "RightHand";
 
   // Nine actors in a 3 × 3 block, 1.5 units apart.
@@ -140,8 +139,7 @@ int main(int argc, char** argv) try {
   glBindVertexArray(vao);
   glGenBuffers(1, &vbo);
   glBindBuffer(GL_ARRAY_BUFFER, vbo);
-  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(cube.size() * sizeof(float)), cube.data(),
-               GL_STATIC_DRAW);
+  glBufferData(GL_ARRAY_BUFFER, static_cast<GLsizeiptr>(cube.size() * sizeof(float)), cube.data(), GL_STATIC_DRAW);
   glVertexAttribPointer(0, 3, GL_FLOAT, GL_FALSE, 3 * sizeof(float), nullptr);
   glEnableVertexAttribArray(0);
 
@@ -149,15 +147,13 @@ int main(int argc, char** argv) try {
   CrowdRenderer renderer(crowd);
 
   // The application's camera.
-  const glm::mat4 view = glm::lookAt(glm::vec3(2.5f, 2.6f, 5.0f), glm::vec3(0.0f, 0.8f, 0.0f),
-                                     glm::vec3(0.0f, 1.0f, 0.0f));
-  const glm::mat4 projection =
-      glm::perspective(glm::radians(45.0f), float(kWidth) / float(kHeight), 0.1f, 50.0f);
+  const glm::mat4 view =
+      glm::lookAt(glm::vec3(2.5f, 2.6f, 5.0f), glm::vec3(0.0f, 0.8f, 0.0f), glm::vec3(0.0f, 1.0f, 0.0f));
+  const glm::mat4 projection = glm::perspective(glm::radians(45.0f), float(kWidth) / float(kHeight), 0.1f, 50.0f);
   const glm::mat4 view_projection = projection * view;
 
   auto draw_box = [&](const glm::mat4& model, const glm::vec4& rgba) {
-    glUniformMatrix4fv(glGetUniformLocation(program, "view_projection"), 1, GL_FALSE,
-                       glm::value_ptr(view_projection));
+    glUniformMatrix4fv(glGetUniformLocation(program, "view_projection"), 1, GL_FALSE, glm::value_ptr(view_projection));
     glUniformMatrix4fv(glGetUniformLocation(program, "model"), 1, GL_FALSE, glm::value_ptr(model));
     glUniform4fv(glGetUniformLocation(program, "color"), 1, glm::value_ptr(rgba));
     glDrawArrays(GL_TRIANGLES, 0, static_cast<GLsizei>(cube.size() / 3));
@@ -188,8 +184,7 @@ int main(int argc, char** argv) try {
 
   // ...then the prop in actor 0's hand, with the application's state untouched.
   const glm::mat4 hand_world = handles[0].node_world(hand);
-  draw_box(hand_world * glm::scale(glm::translate(glm::mat4(1.0f), {0.0f, -0.25f, 0.0f}),
-                                   {0.03f, 0.5f, 0.03f}),
+  draw_box(hand_world * glm::scale(glm::translate(glm::mat4(1.0f), {0.0f, -0.25f, 0.0f}), {0.03f, 0.5f, 0.03f}),
            {0.9f, 0.85f, 0.2f, 1.0f});
 
   std::vector<std::uint8_t> rgba(std::size_t{kWidth} * kHeight * 4);
@@ -203,9 +198,10 @@ int main(int argc, char** argv) try {
   write_png(out, kWidth, kHeight, top_first);
 
   const glm::vec3 prop = glm::vec3(hand_world[3]);
-  std::printf("%u crowd draws into the application's framebuffer; state kept; prop at (%.3f, %.3f, "
-              "%.3f); wrote %s\n",
-              draws, prop.x, prop.y, prop.z, out.c_str());
+  std::printf(
+      "%u crowd draws into the application's framebuffer; state kept; prop at (%.3f, %.3f, "
+      "%.3f); wrote %s\n",
+      draws, prop.x, prop.y, prop.z, out.c_str());
 
   renderer.destroy();
   glDeleteBuffers(1, &vbo);

@@ -21,8 +21,8 @@ using namespace gltf_crowd;
 
 int main(int argc, char** argv) try {
   const std::string out = argc > 1 ? argv[1] : "minimal.png";
-  auto asset = std::make_shared<const Asset>(argc > 2 ? load_asset(argv[2])
-                                                      : load_asset_from_memory(default_character_glb()));
+  auto asset =
+      std::make_shared<const Asset>(argc > 2 ? load_asset(argv[2]) : load_asset_from_memory(default_character_glb()));
 
   // A 10 × 10 grid, one footprint and a bit apart, each actor on its own clip and phase.
   const glm::vec3 size = animated_bounds(*asset).size();
@@ -38,14 +38,13 @@ int main(int argc, char** argv) try {
   crowd.add_actors(actors);  // atomic: all or nothing
   crowd.update(0.5f);        // every actor half a second into its clip
 
-  HeadlessContext context;                            // current on this thread
+  HeadlessContext context;  // current on this thread
   Framebuffer target({.width = 960, .height = 540, .samples = 4});
-  CrowdRenderer renderer(crowd);                      // storage buffers on GL 4.3, else textures
+  CrowdRenderer renderer(crowd);  // storage buffers on GL 4.3, else textures
   const glm::vec3 center = glm::vec3(4.5f * spacing, 0.5f * size.y, 4.5f * spacing);
   const float distance = 14.0f * spacing;
-  const Camera camera{
-      glm::lookAt(center + glm::vec3(0.0f, 0.55f, 1.0f) * distance, center, glm::vec3(0, 1, 0)),
-      glm::perspective(glm::radians(40.0f), 960.0f / 540.0f, 0.01f * distance, 4.0f * distance)};
+  const Camera camera{glm::lookAt(center + glm::vec3(0.0f, 0.55f, 1.0f) * distance, center, glm::vec3(0, 1, 0)),
+                      glm::perspective(glm::radians(40.0f), 960.0f / 540.0f, 0.01f * distance, 4.0f * distance)};
   target.clear({0.55f, 0.6f, 0.68f, 1.0f});
   const std::uint32_t draws = renderer.draw(crowd, camera);  // one instanced draw per group
   write_png(out, target.width(), target.height(), target.read_pixels());

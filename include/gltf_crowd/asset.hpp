@@ -82,12 +82,12 @@ struct Texture {
 // T adds offset. Without the extension it is the identity (defaults below). tex_coord is the
 // extension's texCoord when it has one (it overrides textureInfo.texCoord).
 struct TextureRef {
-  std::int32_t texture = -1;   // index into Asset::textures; -1 = none (also for texCoord >= 2, spec §2.8)
-  std::uint32_t tex_coord = 0; // TEXCOORD_n set, 0 or 1
-  float scale = 1.0f;          // normalTexture.scale or occlusionTexture.strength
-  glm::vec2 offset{0.0f};      // KHR_texture_transform.offset, in UV units
-  float rotation = 0.0f;       // KHR_texture_transform.rotation, radians
-  glm::vec2 uv_scale{1.0f};    // KHR_texture_transform.scale
+  std::int32_t texture = -1;    // index into Asset::textures; -1 = none (also for texCoord >= 2, spec §2.8)
+  std::uint32_t tex_coord = 0;  // TEXCOORD_n set, 0 or 1
+  float scale = 1.0f;           // normalTexture.scale or occlusionTexture.strength
+  glm::vec2 offset{0.0f};       // KHR_texture_transform.offset, in UV units
+  float rotation = 0.0f;        // KHR_texture_transform.rotation, radians
+  glm::vec2 uv_scale{1.0f};     // KHR_texture_transform.scale
 };
 
 enum class AlphaMode : std::uint8_t { opaque, mask, blend };
@@ -118,7 +118,12 @@ struct MorphTarget {
 
 // glTF primitive topology (§3.7.2.1); values as in the file.
 enum class PrimitiveMode : std::uint8_t {
-  points = 0, lines = 1, line_loop = 2, line_strip = 3, triangles = 4, triangle_strip = 5,
+  points = 0,
+  lines = 1,
+  line_loop = 2,
+  line_strip = 3,
+  triangles = 4,
+  triangle_strip = 5,
   triangle_fan = 6
 };
 
@@ -132,18 +137,18 @@ struct Primitive {
   PrimitiveMode mode = PrimitiveMode::triangles;
   std::vector<glm::vec3> positions;
   std::vector<glm::vec3> normals;
-  std::vector<glm::vec4> tangents;   // xyz direction, w handedness
+  std::vector<glm::vec4> tangents;  // xyz direction, w handedness
   std::vector<glm::vec2> texcoords0;
   std::vector<glm::vec2> texcoords1;
-  std::vector<glm::vec4> colors0;    // RGBA; RGB files get alpha 1
-  std::vector<glm::u16vec4> joints0; // indices into the skin's joints
-  std::vector<glm::u16vec4> joints1; // influences 5..8, empty when absent
+  std::vector<glm::vec4> colors0;     // RGBA; RGB files get alpha 1
+  std::vector<glm::u16vec4> joints0;  // indices into the skin's joints
+  std::vector<glm::u16vec4> joints1;  // influences 5..8, empty when absent
   std::vector<glm::vec4> weights0;
   std::vector<glm::vec4> weights1;
   std::vector<std::uint32_t> indices;
   std::vector<MorphTarget> targets;
-  std::int32_t material = -1;        // -1 = glTF default material
-  glm::vec3 min{0.0f};               // bounds of positions (rest, unmorphed)
+  std::int32_t material = -1;  // -1 = glTF default material
+  glm::vec3 min{0.0f};         // bounds of positions (rest, unmorphed)
   glm::vec3 max{0.0f};
 
   std::size_t vertex_count() const noexcept { return positions.size(); }
@@ -152,7 +157,7 @@ struct Primitive {
 struct Mesh {
   std::string name;
   std::vector<Primitive> primitives;
-  std::vector<float> weights;        // default morph weights; size = morph target count
+  std::vector<float> weights;             // default morph weights; size = morph target count
   std::vector<std::string> target_names;  // extras.targetNames when present
 };
 
@@ -169,7 +174,7 @@ struct Skin {
 // otherwise kept in `matrix` with has_matrix = true (docs/spec.md §2).
 struct Node {
   std::string name;
-  std::int32_t parent = -1;                 // -1 for roots and detached nodes
+  std::int32_t parent = -1;  // -1 for roots and detached nodes
   std::vector<std::uint32_t> children;
   glm::vec3 translation{0.0f};
   glm::quat rotation{1.0f, 0.0f, 0.0f, 0.0f};  // glm order w,x,y,z in the constructor
@@ -178,10 +183,10 @@ struct Node {
   glm::mat4 matrix{1.0f};
   std::int32_t mesh = -1;
   std::int32_t skin = -1;
-  std::vector<float> weights;               // node morph weights override (may be empty)
-  bool visible = true;                      // KHR_node_visibility
-  std::vector<std::uint32_t> lod_ids;       // MSFT_lod ids: lower-detail nodes, best first
-  std::vector<float> lod_screen_coverage;   // extras.MSFT_screencoverage, may be empty
+  std::vector<float> weights;              // node morph weights override (may be empty)
+  bool visible = true;                     // KHR_node_visibility
+  std::vector<std::uint32_t> lod_ids;      // MSFT_lod ids: lower-detail nodes, best first
+  std::vector<float> lod_screen_coverage;  // extras.MSFT_screencoverage, may be empty
 };
 
 // Something a loaded document does that the glTF specification allows but that is suspicious or
@@ -195,7 +200,7 @@ struct Warning {
 
 // An immutable, validated glTF document.
 struct Asset {
-  std::filesystem::path source;             // file it came from; empty for memory loads
+  std::filesystem::path source;  // file it came from; empty for memory loads
   std::vector<Node> nodes;
   std::vector<Mesh> meshes;
   std::vector<Skin> skins;
@@ -204,10 +209,10 @@ struct Asset {
   std::vector<Texture> textures;
   std::vector<Sampler> samplers;
   std::vector<Image> images;
-  std::vector<std::uint32_t> scene_roots;   // nodes of the default scene (scene 0 if unset)
+  std::vector<std::uint32_t> scene_roots;  // nodes of the default scene (scene 0 if unset)
   std::vector<std::string> extensions_used;
   std::vector<std::string> extensions_required;  // each one is supported (else loading fails)
-  std::vector<Warning> warnings;            // in load order; empty for a clean file (docs/spec.md §2.8)
+  std::vector<Warning> warnings;                 // in load order; empty for a clean file (docs/spec.md §2.8)
 
   // Derived at load, for the animation hot path.
   // Every node exactly once, parents before children (detached nodes included).
@@ -221,7 +226,7 @@ struct Asset {
   // (the mesh's target count; 0 without mesh or targets).
   std::vector<std::uint32_t> weight_offsets;
   std::vector<std::uint32_t> weight_counts;
-  std::uint32_t total_weights = 0;          // size of an actor's flat weight array
+  std::uint32_t total_weights = 0;  // size of an actor's flat weight array
   // Default morph weights in that flat layout (node weights, else mesh weights, else 0).
   std::vector<float> rest_weights;
 
@@ -245,8 +250,7 @@ Asset load_asset(const std::filesystem::path& path);
 
 // Loads from memory. `base_dir` resolves relative URIs of external buffers and images; empty
 // means only embedded data is allowed. Throws Error as load_asset.
-Asset load_asset_from_memory(std::span<const std::uint8_t> bytes,
-                             const std::filesystem::path& base_dir = {});
+Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::filesystem::path& base_dir = {});
 
 }  // namespace gltf_crowd
 GLTF_CROWD_API_END

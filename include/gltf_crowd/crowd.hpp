@@ -48,30 +48,30 @@ struct CrowdLink;
 // Options of one new actor (docs/spec.md §3). Defaults: auto id, first clip, phase 0, speed 1, repeat,
 // unbounded repetitions, playing, identity placement.
 struct ActorOptions {
-  std::string id;                       // "" = automatic "actor-N"
-  std::string clip;                     // clip name; "" = first clip (rest pose if none)
-  std::optional<float> time;            // initial clip time in seconds; wins over phase
-  float phase = 0.0f;                   // initial time = phase × duration
-  float speed = 1.0f;                   // playback rate; negative plays backward
+  std::string id;             // "" = automatic "actor-N"
+  std::string clip;           // clip name; "" = first clip (rest pose if none)
+  std::optional<float> time;  // initial clip time in seconds; wins over phase
+  float phase = 0.0f;         // initial time = phase × duration
+  float speed = 1.0f;         // playback rate; negative plays backward
   LoopMode loop = LoopMode::repeat;
-  std::uint32_t repetitions = 0;        // 0 = unbounded
+  std::uint32_t repetitions = 0;  // 0 = unbounded
   bool playing = true;
-  glm::mat4 transform{1.0f};            // placement; must be finite
+  glm::mat4 transform{1.0f};  // placement; must be finite
 };
 
 // Options of select_clip (docs/spec.md §3 "Controls"). Defaults: hard switch, start at time 0.
 struct SelectClipOptions {
-  float crossfade_seconds = 0.0f;       // >= 0; 0 = hard switch; else fade length in scaled
-                                        // seconds |Δ·speed|
-  std::optional<float> time;            // start time in seconds; wins over phase
-  float phase = 0.0f;                   // start time = phase × the new clip's duration
+  float crossfade_seconds = 0.0f;  // >= 0; 0 = hard switch; else fade length in scaled
+                                   // seconds |Δ·speed|
+  std::optional<float> time;       // start time in seconds; wins over phase
+  float phase = 0.0f;              // start time = phase × the new clip's duration
 };
 
 // One clip contributing to an actor's pose, with its blend weight.
 struct Contributor {
-  std::uint32_t clip = 0;               // index into Asset::clips
-  float seconds = 0.0f;                 // the clip's own local time in [0, duration]
-  float weight = 0.0f;                  // in [0, 1]; all contributors' weights sum to 1
+  std::uint32_t clip = 0;  // index into Asset::clips
+  float seconds = 0.0f;    // the clip's own local time in [0, duration]
+  float weight = 0.0f;     // in [0, 1]; all contributors' weights sum to 1
 };
 
 // A light handle to one actor of a crowd (docs/spec.md §3): copyable, it shares a small control block
@@ -92,11 +92,11 @@ class Actor {
   // Name of the active (incoming) clip; "" when the asset has no clips (or the clip is unnamed).
   // The reference is the asset's and lives as long as the asset.
   const std::string& active_clip() const;
-  float time() const;                   // active clip time, seconds in [0, duration]
-  float phase() const;                  // time / duration (0 for D = 0)
+  float time() const;   // active clip time, seconds in [0, duration]
+  float phase() const;  // time / duration (0 for D = 0)
   float speed() const;
   LoopMode loop() const;
-  std::uint32_t repetitions() const;    // 0 = unbounded
+  std::uint32_t repetitions() const;  // 0 = unbounded
   // Not paused and not finished: update() advances it.
   bool playing() const;
   // The active clip ran past its last traversal and no crossfade is running; the actor holds its
@@ -162,25 +162,25 @@ enum class PaletteKind : std::uint8_t { rigid, skinned };
 
 // One instanced draw: (node, primitive, level). docs/spec.md §5.
 struct PrimitiveGroup {
-  std::uint32_t node = 0;           // node whose mesh primitive is drawn
-  std::uint32_t source_node = 0;    // node whose animation and placement drive it
+  std::uint32_t node = 0;         // node whose mesh primitive is drawn
+  std::uint32_t source_node = 0;  // node whose animation and placement drive it
   std::uint32_t mesh = 0;
-  std::uint32_t primitive = 0;      // index within the mesh
-  std::uint32_t level = 0;          // level of detail, 0 = highest
+  std::uint32_t primitive = 0;  // index within the mesh
+  std::uint32_t level = 0;      // level of detail, 0 = highest
   std::uint32_t index_count = 0;
   std::uint32_t triangle_count = 0;
-  std::uint32_t instance_count = 0; // == instances.size()
-  std::uint32_t joint_count = 0;    // 0 for rigid groups
+  std::uint32_t instance_count = 0;  // == instances.size()
+  std::uint32_t joint_count = 0;     // 0 for rigid groups
   PaletteKind palette_kind = PaletteKind::rigid;
-  std::uint32_t stream = 0;         // index into Crowd::node_streams()
+  std::uint32_t stream = 0;              // index into Crowd::node_streams()
   std::vector<std::uint32_t> instances;  // slots drawn, in instance order
 };
 
 // Packed per-node arrays, sized for capacity, valid for [0, actor_count()) slots.
 struct NodeStream {
   std::uint32_t node = 0;
-  std::uint32_t joint_count = 0;      // 0 = rigid
-  std::uint32_t weight_stride = 0;    // morph weights per actor padded to 4; 0 = none
+  std::uint32_t joint_count = 0;    // 0 = rigid
+  std::uint32_t weight_stride = 0;  // morph weights per actor padded to 4; 0 = none
   // The stream whose `palette` this node skins with: its own index, or an earlier skinned
   // stream whose palette is always identical (same skin joints, inverse bind matrices and
   // static mesh world, e.g. RobotExpressive's two hands), which saves packing and uploading a
@@ -193,10 +193,10 @@ struct NodeStream {
 
 // CPU cost and output of the last update (docs/spec.md §5 introspection).
 struct FrameStats {
-  std::uint32_t actors_evaluated = 0; // poses evaluated and packed by this update
-  std::uint32_t actors_deferred = 0;  // advanced but left to a later frame (update-rate LOD)
-  std::uint64_t packed_bytes = 0;     // bytes written into node streams this frame
-  std::uint32_t draws = 0;            // non-empty primitive groups
+  std::uint32_t actors_evaluated = 0;  // poses evaluated and packed by this update
+  std::uint32_t actors_deferred = 0;   // advanced but left to a later frame (update-rate LOD)
+  std::uint64_t packed_bytes = 0;      // bytes written into node streams this frame
+  std::uint32_t draws = 0;             // non-empty primitive groups
   // Milliseconds per stage, summed over worker threads (time-stamp ticks while a worker ran a
   // chunk, so time it was switched out counts): the chunks' total split by stage in proportion
   // to a sample of every 4th slot, timed per stage.
@@ -227,8 +227,8 @@ struct UpdateRateOptions {
 // Creation options. Defaults: capacity 16, LOD off and no levels prepared (LodOptions),
 // update-rate LOD off.
 struct CrowdOptions {
-  std::size_t capacity = 16;          // fixed; reserve() grows it
-  LodOptions lod{};                   // docs/spec.md §7; levels are prepared when enabled or auto_generate
+  std::size_t capacity = 16;  // fixed; reserve() grows it
+  LodOptions lod{};           // docs/spec.md §7; levels are prepared when enabled or auto_generate
   UpdateRateOptions update_rate{};
 };
 
@@ -298,9 +298,9 @@ class Crowd {
   // Throws Error as validate_lod_view (path "set_lod_view.view...").
   void set_lod_view(const LodView& view);
   // Replaces the update-rate LOD policy; actors deferred so far follow the new schedule, or,
-  // when it is disabled, are evaluated at once if drawn (else by the next update). Throws Error (path "update_rate.coverage[i]" / ".periods[i]", rules
-  // "update_rate_coverage" / "update_rate_period"; "update_rate" when the sizes differ) for
-  // thresholds that are not finite, > 0 and descending, or periods outside [1, 64]; nothing
+  // when it is disabled, are evaluated at once if drawn (else by the next update). Throws Error (path
+  // "update_rate.coverage[i]" / ".periods[i]", rules "update_rate_coverage" / "update_rate_period"; "update_rate" when
+  // the sizes differ) for thresholds that are not finite, > 0 and descending, or periods outside [1, 64]; nothing
   // changes then.
   void set_update_rate(const UpdateRateOptions& options);
   const UpdateRateOptions& update_rate() const noexcept;
@@ -351,7 +351,7 @@ class Crowd {
 
   std::shared_ptr<const Asset> asset_;
   std::unique_ptr<State> state_;
-  std::shared_ptr<CrowdLink> link_;   // points at this object; null once moved from
+  std::shared_ptr<CrowdLink> link_;  // points at this object; null once moved from
 };
 
 }  // namespace gltf_crowd

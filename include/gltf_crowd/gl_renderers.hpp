@@ -73,10 +73,10 @@ struct Camera {
 
 // Output of the last CrowdRenderer::draw or ReferenceRenderer::draw.
 struct RenderStats {
-  std::uint32_t draws = 0;            // draw calls issued
-  std::uint32_t instances = 0;        // Σ instance_count over drawn groups (actors × groups)
-  std::uint64_t triangles = 0;        // Σ triangle_count × instance_count
-  std::uint64_t upload_bytes = 0;     // bytes sent with glBufferSubData / glTexSubImage2D
+  std::uint32_t draws = 0;         // draw calls issued
+  std::uint32_t instances = 0;     // Σ instance_count over drawn groups (actors × groups)
+  std::uint64_t triangles = 0;     // Σ triangle_count × instance_count
+  std::uint64_t upload_bytes = 0;  // bytes sent with glBufferSubData / glTexSubImage2D
 };
 
 // Where CrowdRenderer keeps palettes, instance transforms, slot lists, morph deltas and morph
@@ -99,7 +99,7 @@ struct CrowdRendererOptions {
 
 // How many actors a CrowdRenderer can hold for one crowd on the current context.
 struct CapacityLimit {
-  std::size_t actors = 0;         // largest capacity whose per-actor storage fits; 0 = none
+  std::size_t actors = 0;                                   // largest capacity whose per-actor storage fits; 0 = none
   PaletteStorage storage = PaletteStorage::storage_buffer;  // the storage asked about, resolved
   const char* limit = "";         // "GL_MAX_SHADER_STORAGE_BLOCK_SIZE" or "GL_MAX_TEXTURE_SIZE"
   std::uint64_t limit_value = 0;  // that limit: bytes per block, or texels per side
@@ -116,8 +116,7 @@ struct CapacityLimit {
 // when a row (3 × joints texels) is wider than that. It depends on the asset's streams only, not
 // on the crowd's capacity or actors: a crowd of capacity 1 answers for any size. Needs a current
 // context; throws Error "gl_version" as CrowdRenderer does when the context cannot run `storage`.
-CapacityLimit crowd_capacity_limit(const Crowd& crowd,
-                                   PaletteStorage storage = PaletteStorage::automatic);
+CapacityLimit crowd_capacity_limit(const Crowd& crowd, PaletteStorage storage = PaletteStorage::automatic);
 
 // The instanced GL backend for one Crowd (docs/spec.md §4–§6). Construction picks the palette storage,
 // uploads each source primitive's vertex, index and morph delta data and the materials'

@@ -43,8 +43,8 @@ struct SampleJob {
   float seconds = 0.0f;
   // Key hints per timeline (locate_key), updated; timelines past its size search. May be empty.
   std::span<std::uint16_t> cursors;
-  std::span<KeyPosition> keys;             // scratch, >= clip->timelines.size()
-  std::span<std::uint32_t> mark;           // node_count(), written for animated nodes
+  std::span<KeyPosition> keys;    // scratch, >= clip->timelines.size()
+  std::span<std::uint32_t> mark;  // node_count(), written for animated nodes
   std::uint32_t stamp = 0;
   // false: the caller already put the rest pose into the nodes it animates and the weights (a
   // blend resets every node any layer animates), so the rest copy is skipped.
@@ -62,8 +62,8 @@ struct SampleJob {
 // first (which overwrites `output`), `last` on the last; only `nodes` are blended (every node
 // in [0, output size) when empty), the morph weights always all.
 struct BlendJob {
-  RigPose layer;                           // read only
-  float weight = 0.0f;                     // finite
+  RigPose layer;        // read only
+  float weight = 0.0f;  // finite
   bool first = false;
   bool last = false;
   std::span<const std::uint32_t> nodes;
@@ -85,8 +85,8 @@ struct LocalToModelJob {
   std::span<const glm::vec3> scales;
   std::span<const std::uint32_t> mark;
   std::uint32_t stamp = 0;
-  std::span<std::uint8_t> moved;           // scratch, node_count()
-  std::span<Affine> output;                // node_count()
+  std::span<std::uint8_t> moved;  // scratch, node_count()
+  std::span<Affine> output;       // node_count()
 
   bool validate() const noexcept;
   bool run() const noexcept;
@@ -96,9 +96,9 @@ struct LocalToModelJob {
 // written to `output` (16-byte aligned rows are written with non-temporal stores).
 struct PaletteJob {
   const Rig* rig = nullptr;
-  std::uint32_t skin = 0;                  // index into rig->skins
-  std::span<const Affine> world;           // LocalToModelJob::output
-  std::span<glm::vec4> output;             // 3 × joints.size()
+  std::uint32_t skin = 0;         // index into rig->skins
+  std::span<const Affine> world;  // LocalToModelJob::output
+  std::span<glm::vec4> output;    // 3 × joints.size()
 
   bool validate() const noexcept;
   bool run() const noexcept;

@@ -42,15 +42,15 @@ std::string_view to_string(LodSource source) noexcept;
 // culling below the last threshold. A crowd builds its levels when `enabled` or `auto_generate`
 // is set at construction.
 struct LodOptions {
-  bool enabled = false;                  // classify actors by coverage; set_lod_enabled toggles
-  bool auto_generate = false;            // generate levels when the asset has no MSFT_lod
+  bool enabled = false;                    // classify actors by coverage; set_lod_enabled toggles
+  bool auto_generate = false;              // generate levels when the asset has no MSFT_lod
   std::vector<float> ratios{0.5f, 0.25f};  // target index ratio per generated level, each in
-                                         // (0, 1), strictly decreasing; of the original primitive
-  bool preserve_boundary = false;        // lock open mesh borders (meshopt_SimplifyLockBorder)
-  std::vector<float> screen_coverage;    // thresholds, > 0 and non-increasing, one per level
-                                         // (build_lod_model checks the count); empty = authored
-  float hysteresis = 0.1f;               // relative dead band, in [0, 1)
-  std::uint64_t vertex_budget = 0;       // max submitted index references; 0 = unlimited
+                                           // (0, 1), strictly decreasing; of the original primitive
+  bool preserve_boundary = false;          // lock open mesh borders (meshopt_SimplifyLockBorder)
+  std::vector<float> screen_coverage;      // thresholds, > 0 and non-increasing, one per level
+                                           // (build_lod_model checks the count); empty = authored
+  float hysteresis = 0.1f;                 // relative dead band, in [0, 1)
+  std::uint64_t vertex_budget = 0;         // max submitted index references; 0 = unlimited
   // Coverage below which an actor is culled for its size, in place of the last threshold
   // (docs/spec.md §11, where the last threshold culls): finite and >= 0; 0 never culls for size
   // (the frustum still culls). Thresholds at or below it are dropped, so actors between it and
@@ -88,10 +88,10 @@ struct Sphere {
 // generated indices into that primitive's own vertex buffers (shared with level 0); it is empty
 // when the level draws the asset primitive's own indices (authored levels and level 0).
 struct LodPrimitive {
-  std::uint32_t primitive = 0;           // index within the level mesh
+  std::uint32_t primitive = 0;  // index within the level mesh
   std::uint32_t index_count = 0;
   std::uint32_t triangle_count = 0;
-  std::vector<std::uint32_t> indices;    // generated; empty = Asset primitive's indices
+  std::vector<std::uint32_t> indices;  // generated; empty = Asset primitive's indices
 };
 
 // One level of a source node: the node whose mesh is drawn (it uses the source node's
@@ -113,13 +113,13 @@ struct LodSourceNode {
 // Everything LOD needs from an asset, built once (docs/spec.md §7).
 struct LodModel {
   LodSource source = LodSource::none;
-  std::uint32_t level_count = 1;          // max over sources of levels.size(); >= 1
+  std::uint32_t level_count = 1;  // max over sources of levels.size(); >= 1
   // Descending thresholds: options.screen_coverage, else the authored MSFT_screencoverage of the
   // first source node that has one, else [0.5, 0.2, 0.01] then halving to level_count entries;
   // with options.min_coverage, those at or below it dropped and it appended (it may be 0).
   // Level of band i is min(i, level_count - 1); coverage below the last one culls.
   std::vector<float> thresholds;
-  std::vector<LodSourceNode> sources;     // depth-first scene order, as the crowd draws them
+  std::vector<LodSourceNode> sources;          // depth-first scene order, as the crowd draws them
   std::vector<std::uint64_t> level_indices;    // per level: Σ index counts of one actor
   std::vector<std::uint64_t> level_triangles;  // per level: Σ triangles of one actor
   // Rest pose, level 0, actor space (before placement): AABB centre of every drawn vertex,
@@ -150,8 +150,9 @@ LodModel build_lod_model(const Asset& asset, const LodOptions& options);
 // extras.MSFT_screencoverage = model.thresholds. Buffers and images move into the BIN chunk;
 // nothing else in the document changes, so the result loads back with source `authored`.
 // Throws Error: rule "lod_export_source" unless model.source is generated (or the asset has no
-// file), "lod_export_coverage" when a threshold is 0 (min_coverage 0: hints must be > 0), "lod_export_compressed" for EXT_meshopt_compression / KHR_draco_mesh_compression
-// input, "lod_export_extras" when a source node's extras is not an object, and file errors.
+// file), "lod_export_coverage" when a threshold is 0 (min_coverage 0: hints must be > 0), "lod_export_compressed" for
+// EXT_meshopt_compression / KHR_draco_mesh_compression input, "lod_export_extras" when a source node's extras is not an
+// object, and file errors.
 std::vector<std::uint8_t> export_lod_glb(const Asset& asset, const LodModel& model);
 
 // Index arrays of one primitive simplified to each ratio of `ratios` (meshopt_simplify on the
@@ -164,8 +165,7 @@ std::vector<std::uint8_t> export_lod_glb(const Asset& asset, const LodModel& mod
 // closest to its triangle's. An entry equals the original indices when it could not reduce
 // them; primitives not drawn as triangle lists are never reduced. Output: ratios.size() arrays,
 // each at most the original size, every index < vertex_count().
-std::vector<std::vector<std::uint32_t>> simplify_levels(const Primitive& primitive,
-                                                        std::span<const float> ratios,
+std::vector<std::vector<std::uint32_t>> simplify_levels(const Primitive& primitive, std::span<const float> ratios,
                                                         bool preserve_boundary);
 
 // Sorted joints with weight > 0 of vertex `v` (up to 8, 0xFFFF-padded); the unit of joint-domain
@@ -182,8 +182,7 @@ float max_axis_scale(const glm::mat4& placement) noexcept;
 // Coverage (docs/spec.md §7) = r · s · |P[1][1]| / w_clip × (H / min(W, H)) × bias, with r the rest
 // sphere radius, s = max_axis_scale(placement), w_clip the clip-space w of the sphere centre.
 // A centre at or behind the eye plane (w_clip <= 0) has infinite coverage.
-float lod_coverage(const Sphere& rest_sphere, const glm::mat4& placement, const LodView& view,
-                   float bias) noexcept;
+float lod_coverage(const Sphere& rest_sphere, const glm::mat4& placement, const LodView& view, float bias) noexcept;
 
 // The six planes (left, right, bottom, top, near, far) of projection × view as (n, d) with unit
 // n pointing inside: a point p is inside a plane when dot(n, p) + d >= 0.
@@ -215,16 +214,14 @@ struct BudgetResult {
 // time until it is at the last level, then the next one. Never culls. `budget` 0 = unlimited
 // (nothing changes). Spans: coverage, insertion, levels (in: preferred, out: final) and scratch
 // have n entries; every level < level_indices.size(). Never allocates.
-BudgetResult apply_vertex_budget(std::span<const float> coverage,
-                                 std::span<const std::uint64_t> insertion,
-                                 std::span<std::uint32_t> levels,
-                                 std::span<const std::uint64_t> level_indices,
+BudgetResult apply_vertex_budget(std::span<const float> coverage, std::span<const std::uint64_t> insertion,
+                                 std::span<std::uint32_t> levels, std::span<const std::uint64_t> level_indices,
                                  std::uint64_t budget, std::span<std::uint32_t> scratch) noexcept;
 
 // Per-level figures of LodStats.
 struct LodLevelStats {
-  std::uint32_t actors = 0;          // visible actors drawn at this level
-  std::uint64_t triangles = 0;       // their submitted triangles
+  std::uint32_t actors = 0;     // visible actors drawn at this level
+  std::uint64_t triangles = 0;  // their submitted triangles
 };
 
 // What the last LOD classification submitted (docs/spec.md §7 `lod_stats`).
@@ -232,13 +229,13 @@ struct LodStats {
   LodSource source = LodSource::none;
   std::uint32_t visible_actors = 0;
   std::uint32_t culled_actors = 0;
-  std::uint32_t draw_count = 0;              // non-empty primitive groups
-  std::uint64_t triangles = 0;               // submitted triangles, all visible actors
-  std::uint64_t vertices = 0;                // submitted index references
+  std::uint32_t draw_count = 0;                // non-empty primitive groups
+  std::uint64_t triangles = 0;                 // submitted triangles, all visible actors
+  std::uint64_t vertices = 0;                  // submitted index references
   std::optional<std::uint64_t> vertex_budget;  // absent when unlimited or LOD is off
-  std::uint32_t demoted_actors = 0;          // actors below their coverage level for the budget
+  std::uint32_t demoted_actors = 0;            // actors below their coverage level for the budget
   bool budget_satisfied = true;
-  std::vector<LodLevelStats> levels;         // one per level of the model
+  std::vector<LodLevelStats> levels;  // one per level of the model
 };
 
 }  // namespace gltf_crowd

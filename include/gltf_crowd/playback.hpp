@@ -38,8 +38,8 @@ struct ClipTime {
 //    held pose is the one the clip reached, never a jump.) Ignored by once.
 //  - D = 0: time 0; once is finished at once, and so is a bounded repeat or ping-pong.
 // Never fails; non-finite e is the caller's bug (the public API rejects non-finite inputs).
-ClipTime clip_time(double elapsed_seconds, float duration_seconds, LoopMode loop,
-                   std::uint32_t repetitions, bool backward) noexcept;
+ClipTime clip_time(double elapsed_seconds, float duration_seconds, LoopMode loop, std::uint32_t repetitions,
+                   bool backward) noexcept;
 
 // The elapsed clock from which a finished clip restarts (docs/spec.md §3: "play() on a finished actor
 // restarts from the start (from D for negative speed)"): D for once played backward, else 0.

@@ -25,7 +25,9 @@ struct Pose {
   std::vector<float> weights;
 
   explicit Pose(const Asset& asset)
-      : translations(asset.nodes.size()), rotations(asset.nodes.size()), scales(asset.nodes.size()),
+      : translations(asset.nodes.size()),
+        rotations(asset.nodes.size()),
+        scales(asset.nodes.size()),
         weights(asset.total_weights) {}
   PoseView view() noexcept { return {translations, rotations, scales, weights}; }
 };

@@ -34,14 +34,14 @@ enum class InstanceRule : std::uint8_t {
 // The joint palette of one drawn skinned node (glTF 2.0 §3.7.3): row block j is
 // inverse(world(mesh node)) × world(joints[j]) × inverse_binds[j], 3 rows of 16 bytes.
 struct RigSkin {
-  std::uint32_t drawn = 0;                 // index into Rig::drawn of the node that owns it
-  std::uint32_t mesh_node = 0;             // rig index of that node
-  std::vector<std::uint32_t> joints;       // rig index per skin joint
-  std::vector<Affine> inverse_binds;       // per joint, from the skin's inverseBindMatrices
+  std::uint32_t drawn = 0;            // index into Rig::drawn of the node that owns it
+  std::uint32_t mesh_node = 0;        // rig index of that node
+  std::vector<std::uint32_t> joints;  // rig index per skin joint
+  std::vector<Affine> inverse_binds;  // per joint, from the skin's inverseBindMatrices
   // The mesh node and its ancestors are never animated (as in most exported characters), so
   // its model-space world is a constant: mesh_world. A singular one counts as animated.
   bool static_mesh = false;
-  Affine mesh_world;                       // valid when static_mesh
+  Affine mesh_world;  // valid when static_mesh
   // Static meshes: rows = correction × world'(joint) × IBM with correction = mesh_world⁻¹ ×
   // unframe (world' is the framed model space, Rig::frame); identity_correction skips it.
   Affine correction;
@@ -50,14 +50,14 @@ struct RigSkin {
 
 // One drawn node (a node with a mesh, in the order given to build_rig).
 struct RigDrawn {
-  std::uint32_t node = 0;                  // rig index
+  std::uint32_t node = 0;  // rig index
   InstanceRule rule = InstanceRule::rigid;
   // Skinned: index into Rig::skins of the palette it skins with. Palettes that are always equal
   // (same joints, inverse bind matrices and static mesh world, e.g. RobotExpressive's hands) are
   // computed once: `palette_owner` is the drawn index whose skin that is (this one or earlier).
-  std::int32_t skin = -1;                  // -1 = rigid (or its mesh is unskinned)
+  std::int32_t skin = -1;  // -1 = rigid (or its mesh is unskinned)
   std::uint32_t palette_owner = 0;
-  std::uint32_t weight_offset = 0;         // its morph weights in Asset::weight_offsets layout
+  std::uint32_t weight_offset = 0;  // its morph weights in Asset::weight_offsets layout
   std::uint32_t weight_count = 0;
 };
 
@@ -74,17 +74,17 @@ struct RigOptions {
 // The nodes an evaluation needs, renumbered densely parents first ("rig index"), and how each
 // drawn node is packed. Every per-node array has node_count() entries in rig order.
 struct Rig {
-  std::vector<std::uint32_t> asset_node;   // asset node of each rig node
-  std::vector<std::int32_t> parent;        // rig parent, -1 for roots; parent[n] < n
-  std::vector<std::uint32_t> rig_node;     // per asset node: rig index, or kNotInRig
-  std::vector<Affine> rest_local;          // rest TRS or authored matrix
-  std::vector<Affine> rest_world;          // world' of the rest pose (framed model space)
-  std::vector<glm::vec3> rest_translation; // rest TRS (an authored matrix decomposed when animated)
+  std::vector<std::uint32_t> asset_node;    // asset node of each rig node
+  std::vector<std::int32_t> parent;         // rig parent, -1 for roots; parent[n] < n
+  std::vector<std::uint32_t> rig_node;      // per asset node: rig index, or kNotInRig
+  std::vector<Affine> rest_local;           // rest TRS or authored matrix
+  std::vector<Affine> rest_world;           // world' of the rest pose (framed model space)
+  std::vector<glm::vec3> rest_translation;  // rest TRS (an authored matrix decomposed when animated)
   std::vector<glm::quat> rest_rotation;
   std::vector<glm::vec3> rest_scale;
-  std::vector<float> rest_weights;         // Asset::rest_weights: total_weights entries
+  std::vector<float> rest_weights;  // Asset::rest_weights: total_weights entries
   std::vector<RigDrawn> drawn;
-  std::vector<RigSkin> skins;              // one per distinct palette
+  std::vector<RigSkin> skins;  // one per distinct palette
   // world' = frame × world(model space); frame is the inverse model-space world of the first
   // static skinned mesh, so its palette rows are world'(joint) × IBM. Instance transforms
   // multiply by unframe = frame⁻¹.
@@ -97,8 +97,8 @@ struct Rig {
 
 // One key-time array of a clip, shared by every channel keyed at the same times.
 struct Timeline {
-  std::uint32_t times_offset = 0;          // into ClipTracks::times
-  std::uint32_t key_count = 0;             // >= 1
+  std::uint32_t times_offset = 0;  // into ClipTracks::times
+  std::uint32_t key_count = 0;     // >= 1
 };
 
 // One clip compiled against a rig: the channels that reach it, bound to rig nodes (TRS) or to
@@ -106,12 +106,12 @@ struct Timeline {
 // timeline's channel outputs are interleaved key by key in key_rows (BoundChannel), so one
 // frame reads two adjacent rows per timeline.
 struct ClipTracks {
-  float duration_seconds = 0.0f;           // the asset clip's
-  std::vector<float> times;                // seconds, per timeline back to back
+  float duration_seconds = 0.0f;  // the asset clip's
+  std::vector<float> times;       // seconds, per timeline back to back
   std::vector<Timeline> timelines;
-  std::vector<BoundChannel> channels;      // target: rig index (TRS) or weight offset
+  std::vector<BoundChannel> channels;  // target: rig index (TRS) or weight offset
   std::vector<float> key_rows;
-  std::vector<std::uint32_t> animated;     // rig nodes with a TRS channel, ascending, unique
+  std::vector<std::uint32_t> animated;  // rig nodes with a TRS channel, ascending, unique
 };
 
 // Compiles the rig for `drawn_nodes` (asset nodes with a mesh, e.g. Asset::drawn_nodes; their

@@ -10,7 +10,7 @@
 
 // X(identifier, one-line description) for every rule, grouped by the layer that raises it.
 // Tests and docs/spec.md assert the identifiers: never rename one.
-#define GLTF_CROWD_RULES(X)                                                                                 \
+#define GLTF_CROWD_RULES(X)                                                                                \
   /* Document, JSON and glTF structure (asset) */                                                          \
   X(empty, "the input has no bytes")                                                                       \
   X(not_gltf, "the input is neither JSON text nor a GLB")                                                  \
@@ -34,7 +34,7 @@
   X(not_finite, "a number, vector or matrix is NaN or infinite")                                           \
   X(negative, "a value that must be >= 0 is negative")                                                     \
   X(extension_not_used, "a required extension is missing from extensionsUsed")                             \
-  X(unsupported_required_extension, "extensionsRequired names an extension the loader does not implement")  \
+  X(unsupported_required_extension, "extensionsRequired names an extension the loader does not implement") \
   X(extension_ignored, "warning: an optional extension is not implemented and is ignored")                 \
   /* GLB container */                                                                                      \
   X(glb_truncated, "a GLB shorter than its 12-byte header")                                                \
@@ -71,7 +71,7 @@
   X(bufferview_out_of_bounds, "a bufferView past its buffer's end")                                        \
   X(accessor_index, "an index naming no accessor")                                                         \
   X(accessor_type, "an accessor of a type the use does not allow, or of unknown type that is used")        \
-  X(accessor_type_unknown, "warning: an unused accessor of a type not in glTF 2.0 §3.6.2")                  \
+  X(accessor_type_unknown, "warning: an unused accessor of a type not in glTF 2.0 §3.6.2")                 \
   X(accessor_component_type, "an accessor componentType that is not allowed")                              \
   X(accessor_normalized, "normalized on a component type other than 8- or 16-bit integers")                \
   X(accessor_not_unsigned, "a use that needs an unsigned, not normalized integer accessor")                \
@@ -80,7 +80,7 @@
   X(accessor_stride, "a byteStride below the element size")                                                \
   X(accessor_out_of_bounds, "an accessor whose last element ends past its bufferView")                     \
   X(accessor_budget, "accessors that would decode more values than the document's data justifies")         \
-  X(accessor_reads_no_data, "warning: a used accessor reads a buffer without data, read as zeros")          \
+  X(accessor_reads_no_data, "warning: a used accessor reads a buffer without data, read as zeros")         \
   X(sparse_count, "a sparse count outside [1, count]")                                                     \
   X(sparse_index, "sparse indices not strictly increasing and below count")                                \
   X(sparse_index_type, "sparse indices of a component type that is not unsigned")                          \
@@ -165,7 +165,7 @@
   X(meshopt_stride, "a meshopt byteStride that differs from the bufferView's")                             \
   X(meshopt_size, "meshopt sizes that do not match the element count and stride")                          \
   X(meshopt_out_of_bounds, "compressed meshopt data past its buffer's end")                                \
-  X(meshopt_fallback_view, "an uncompressed bufferView in a meshopt fallback buffer")                        \
+  X(meshopt_fallback_view, "an uncompressed bufferView in a meshopt fallback buffer")                      \
   X(meshopt_decode, "meshoptimizer could not decode the data")                                             \
   X(draco_attribute, "a Draco attribute that is missing or does not match its accessor")                   \
   X(draco_count, "decoded Draco counts that differ from the accessors'")                                   \
@@ -253,8 +253,7 @@ inline constexpr std::size_t rule_count = 0
 constexpr std::string_view rule_id(Rule rule) noexcept {
   switch (rule) {
 #define GLTF_CROWD_RULE_CASE(id, description) \
-  case Rule::id:                              \
-    return #id;
+  case Rule::id: return #id;
     GLTF_CROWD_RULES(GLTF_CROWD_RULE_CASE)
 #undef GLTF_CROWD_RULE_CASE
   }
@@ -265,8 +264,7 @@ constexpr std::string_view rule_id(Rule rule) noexcept {
 constexpr std::string_view rule_description(Rule rule) noexcept {
   switch (rule) {
 #define GLTF_CROWD_RULE_CASE(id, description) \
-  case Rule::id:                              \
-    return description;
+  case Rule::id: return description;
     GLTF_CROWD_RULES(GLTF_CROWD_RULE_CASE)
 #undef GLTF_CROWD_RULE_CASE
   }

@@ -48,8 +48,8 @@ KeyPosition locate_key(std::span<const float> times, float seconds, std::uint16_
 // evaluates the Hermite spline with tangents scaled by the key interval; rotations are unit
 // length. `values` is the channel's output accessor data (for CUBICSPLINE: in-tangent, value,
 // out-tangent per key).
-void interpolate_key(const float* values, std::uint32_t components, Interpolation interpolation,
-                     bool rotation, const KeyPosition& key, float* out) noexcept;
+void interpolate_key(const float* values, std::uint32_t components, Interpolation interpolation, bool rotation,
+                     const KeyPosition& key, float* out) noexcept;
 
 // A clip channel bound to dense pose arrays (a crowd's evaluation plan): its output goes to
 // translations/rotations/scales[target], or to weights[target, target + components). Its key
@@ -57,7 +57,7 @@ void interpolate_key(const float* values, std::uint32_t components, Interpolatio
 // values_offset + k × key_stride of a key-row array, in which the outputs of every channel on
 // one timeline are interleaved key by key, so one frame reads two adjacent rows.
 struct BoundChannel {
-  std::uint32_t timeline = 0;       // index into the caller's located keys, one per key-time array
+  std::uint32_t timeline = 0;  // index into the caller's located keys, one per key-time array
   std::uint32_t target = 0;
   std::uint32_t values_offset = 0;  // into the key-row array
   std::uint32_t key_stride = 0;     // floats from one key's row to the next
@@ -69,15 +69,14 @@ struct BoundChannel {
 // Samples `channels` at keys[channel.timeline] (located with locate_key) from `key_rows` into
 // the arrays, as interpolate_key does; one pass with the interpolation inlined per path.
 void sample_bound_channels(const float* key_rows, std::span<const BoundChannel> channels,
-                           std::span<const KeyPosition> keys, glm::vec3* translations,
-                           glm::quat* rotations, glm::vec3* scales, float* weights) noexcept;
+                           std::span<const KeyPosition> keys, glm::vec3* translations, glm::quat* rotations,
+                           glm::vec3* scales, float* weights) noexcept;
 
 // Samples one channel at `seconds` (clamped to its first/last key) into `out`, which receives
 // `channel.components` floats (rotations x,y,z,w). STEP holds the previous key, LINEAR lerps
 // (slerp on the shortest arc for rotations), CUBICSPLINE evaluates the Hermite spline with
 // tangents scaled by the key interval; rotations are normalized. Source: glTF 2.0 Appendix C.
-void sample_channel(const Clip& clip, const Channel& channel, float seconds,
-                    std::span<float> out) noexcept;
+void sample_channel(const Clip& clip, const Channel& channel, float seconds, std::span<float> out) noexcept;
 
 // Overwrites the nodes the clip animates with its channels sampled at `seconds`; every other
 // entry of `out` is left as is (callers start from the rest pose). Runs SampleJob (jobs.hpp)

@@ -18,10 +18,17 @@ std::size_t max_timelines(const std::vector<ClipTracks>& clips) {
 }  // namespace
 
 AssetPose::AssetPose(const Asset& asset)
-    : asset_(asset), rig_(full_rig(asset)), clips_(build_clip_tracks(asset, rig_)),
-      translations_(rig_.node_count()), scales_(rig_.node_count()), rotations_(rig_.node_count()),
-      weights_(rig_.rest_weights), mark_(rig_.node_count(), 0), moved_(rig_.node_count()),
-      keys_(max_timelines(clips_)), model_(rig_.node_count()) {
+    : asset_(asset),
+      rig_(full_rig(asset)),
+      clips_(build_clip_tracks(asset, rig_)),
+      translations_(rig_.node_count()),
+      scales_(rig_.node_count()),
+      rotations_(rig_.node_count()),
+      weights_(rig_.rest_weights),
+      mark_(rig_.node_count(), 0),
+      moved_(rig_.node_count()),
+      keys_(max_timelines(clips_)),
+      model_(rig_.node_count()) {
   set_rest();
 }
 
@@ -32,7 +39,8 @@ void AssetPose::set_rest() noexcept {
 
 void AssetPose::set_clip(std::size_t clip, float seconds) noexcept {
   ++stamp_;
-  SampleJob{&rig_, &clips_[clip], seconds, {}, keys_, mark_, stamp_, true, {translations_, rotations_, scales_, weights_}}
+  SampleJob{
+      &rig_, &clips_[clip], seconds, {}, keys_, mark_, stamp_, true, {translations_, rotations_, scales_, weights_}}
       .run();
 }
 
@@ -54,7 +62,8 @@ void AssetPose::world_matrices(const glm::mat4& root, std::span<glm::mat4> world
   for (std::size_t r = 0; r < rig_.node_count(); ++r) world[rig_.asset_node[r]] = root * to_mat4(model_[r]);
 }
 
-void compute_world_matrices(const Asset& asset, const PoseView& pose, const glm::mat4& root, std::span<glm::mat4> world) {
+void compute_world_matrices(const Asset& asset, const PoseView& pose, const glm::mat4& root,
+                            std::span<glm::mat4> world) {
   const Rig rig = full_rig(asset);
   const std::size_t n = rig.node_count();
   std::vector<glm::vec3> t(n), s(n);

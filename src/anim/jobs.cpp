@@ -97,9 +97,17 @@ bool LocalToModelJob::validate() const noexcept {
 
 bool LocalToModelJob::run() const noexcept {
   if (!validate()) return false;
-  const HierarchyPass pass{rig->node_count(), rig->parent.data(), rig->rest_local.data(), translations.data(),
-                           rotations.data(), scales.data(), mark.data(), stamp,
-                           rig->framed ? &rig->frame : nullptr, rig->rest_world.data(), moved.data()};
+  const HierarchyPass pass{rig->node_count(),
+                           rig->parent.data(),
+                           rig->rest_local.data(),
+                           translations.data(),
+                           rotations.data(),
+                           scales.data(),
+                           mark.data(),
+                           stamp,
+                           rig->framed ? &rig->frame : nullptr,
+                           rig->rest_world.data(),
+                           moved.data()};
   affine_kernels().hierarchy(pass, output.data());
   return true;
 }

@@ -13,9 +13,12 @@ inline void product(const Affine& a, const Affine& b, Affine& out) noexcept {
   for (int r = 0; r < 3; ++r) {
     const float* ar = &a.rows[r].x;
     // b's implicit last row (0, 0, 0, 1) contributes a's translation.
-    const __m128 v = madd(splat(ar), b0, madd(splat(ar + 1), b1, madd(splat(ar + 2), b2, _mm_and_ps(_mm_loadu_ps(ar), w_only))));
-    if constexpr (kStream) _mm_stream_ps(&out.rows[r].x, v);
-    else _mm_storeu_ps(&out.rows[r].x, v);
+    const __m128 v =
+        madd(splat(ar), b0, madd(splat(ar + 1), b1, madd(splat(ar + 2), b2, _mm_and_ps(_mm_loadu_ps(ar), w_only))));
+    if constexpr (kStream)
+      _mm_stream_ps(&out.rows[r].x, v);
+    else
+      _mm_storeu_ps(&out.rows[r].x, v);
   }
 }
 
@@ -42,9 +45,12 @@ inline void hierarchy(const HierarchyPass& pass, Affine* world) noexcept {
       local = compose_trs(pass.translations[n], pass.rotations[n], pass.scales[n]);
       l = &local;
     }
-    if (parent >= 0) product(world[parent], *l, world[n]);
-    else if (root != nullptr) product(*root, *l, world[n]);
-    else world[n] = *l;
+    if (parent >= 0)
+      product(world[parent], *l, world[n]);
+    else if (root != nullptr)
+      product(*root, *l, world[n]);
+    else
+      world[n] = *l;
   }
 }
 
@@ -55,8 +61,10 @@ inline void palette(std::span<const std::uint32_t> joints, std::span<const Affin
     Affine m;
     for (std::size_t j = 0; j < joints.size(); ++j) {
       product(world[joints[j]], inverse_binds[j], m);
-      if (left != nullptr) product(*left, m, out[j]);
-      else out[j] = m;
+      if (left != nullptr)
+        product(*left, m, out[j]);
+      else
+        out[j] = m;
     }
     return;
   }

@@ -17,8 +17,7 @@ std::string_view to_string(LoopMode mode) noexcept {
   return "repeat";
 }
 
-ClipTime clip_time(double e, float duration_seconds, LoopMode loop, std::uint32_t repetitions,
-                   bool backward) noexcept {
+ClipTime clip_time(double e, float duration_seconds, LoopMode loop, std::uint32_t repetitions, bool backward) noexcept {
   const double d = duration_seconds;
   if (!(d > 0.0)) return {0.0f, loop == LoopMode::once || repetitions > 0};
   if (loop == LoopMode::once) {

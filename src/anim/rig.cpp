@@ -138,7 +138,8 @@ Rig build_rig(const Asset& asset, std::span<const std::uint32_t> drawn_nodes, co
     const Node& node = asset.nodes[n];
     rig.rig_node[n] = static_cast<std::uint32_t>(rig.asset_node.size());
     rig.asset_node.push_back(n);
-    rig.parent.push_back(node.parent >= 0 ? static_cast<std::int32_t>(rig.rig_node[static_cast<std::size_t>(node.parent)]) : -1);
+    rig.parent.push_back(
+        node.parent >= 0 ? static_cast<std::int32_t>(rig.rig_node[static_cast<std::size_t>(node.parent)]) : -1);
     rig.rest_local.push_back(to_affine(asset.local_matrix(n)));
     rig.rest_translation.push_back(node.translation);
     rig.rest_rotation.push_back(node.rotation);
@@ -170,7 +171,8 @@ Rig build_rig(const Asset& asset, std::span<const std::uint32_t> drawn_nodes, co
     }
     rig.drawn.push_back(drawn);
   }
-  const auto first_static = std::find_if(rig.skins.begin(), rig.skins.end(), [](const RigSkin& s) { return s.static_mesh; });
+  const auto first_static =
+      std::find_if(rig.skins.begin(), rig.skins.end(), [](const RigSkin& s) { return s.static_mesh; });
   if (options.frame && first_static != rig.skins.end()) {
     rig.unframe = first_static->mesh_world;
     rig.frame = inverse(rig.unframe);
@@ -182,9 +184,12 @@ Rig build_rig(const Asset& asset, std::span<const std::uint32_t> drawn_nodes, co
   rig.rest_world.resize(rig.node_count());
   for (std::size_t n = 0; n < rig.node_count(); ++n) {
     const std::int32_t parent = rig.parent[n];
-    if (parent >= 0) kernels.multiply(rig.rest_world[static_cast<std::size_t>(parent)], rig.rest_local[n], rig.rest_world[n]);
-    else if (rig.framed) kernels.multiply(rig.frame, rig.rest_local[n], rig.rest_world[n]);
-    else rig.rest_world[n] = rig.rest_local[n];
+    if (parent >= 0)
+      kernels.multiply(rig.rest_world[static_cast<std::size_t>(parent)], rig.rest_local[n], rig.rest_world[n]);
+    else if (rig.framed)
+      kernels.multiply(rig.frame, rig.rest_local[n], rig.rest_world[n]);
+    else
+      rig.rest_world[n] = rig.rest_local[n];
   }
   for (RigSkin& s : rig.skins) {
     if (!s.static_mesh) continue;

@@ -7,7 +7,6 @@
 #include <cassert>
 #include <cmath>
 
-
 namespace gltf_crowd {
 namespace {
 
@@ -15,7 +14,10 @@ void slerp(const float* a, const float* b, float t, float* out) noexcept {
   float bx = b[0], by = b[1], bz = b[2], bw = b[3];
   float dot = a[0] * bx + a[1] * by + a[2] * bz + a[3] * bw;
   if (dot < 0.0f) {  // shortest arc
-    bx = -bx; by = -by; bz = -bz; bw = -bw;
+    bx = -bx;
+    by = -by;
+    bz = -bz;
+    bw = -bw;
     dot = -dot;
   }
   float wa, wb;
@@ -34,7 +36,10 @@ void slerp(const float* a, const float* b, float t, float* out) noexcept {
   }
   float x = wa * a[0] + wb * bx, y = wa * a[1] + wb * by, z = wa * a[2] + wb * bz, w = wa * a[3] + wb * bw;
   const float inv = 1.0f / std::sqrt(x * x + y * y + z * z + w * w);
-  out[0] = x * inv; out[1] = y * inv; out[2] = z * inv; out[3] = w * inv;
+  out[0] = x * inv;
+  out[1] = y * inv;
+  out[2] = z * inv;
+  out[3] = w * inv;
 }
 
 void normalize4(float* q) noexcept {
@@ -53,7 +58,7 @@ void interpolate(const float* values, std::uint32_t run_n, Interpolation interpo
   const std::uint32_t n = kN > 0 ? kN : run_n;
   const bool cubic = interpolation == Interpolation::cubic_spline;
   if (stride == 0) stride = cubic ? 3 * n : n;
-  const std::uint32_t value_at = cubic ? n : 0;    // the value inside a key's triplet
+  const std::uint32_t value_at = cubic ? n : 0;  // the value inside a key's triplet
   const float* v0 = values + key.k * stride + value_at;
   if (key.k == key.next || interpolation == Interpolation::step) {
     std::copy_n(v0, n, out);
@@ -90,7 +95,8 @@ KeyPosition locate_key(std::span<const float> times, float seconds, std::uint16_
     if (seconds >= times[k + 1]) {
       ++k;  // the next key: steady forward playback
       if (seconds >= times[k + 1])
-        k = static_cast<std::uint32_t>(std::upper_bound(times.begin() + k + 1, times.end(), seconds) - times.begin()) - 1;
+        k = static_cast<std::uint32_t>(std::upper_bound(times.begin() + k + 1, times.end(), seconds) - times.begin()) -
+            1;
     }
   } else if (k > 0 && k <= last && times[k - 1] <= seconds && seconds < times[k]) {
     --k;  // the previous key: steady backward playback
@@ -110,8 +116,8 @@ void interpolate_key(const float* values, std::uint32_t n, Interpolation interpo
 }
 
 void sample_bound_channels(const float* key_rows, std::span<const BoundChannel> channels,
-                           std::span<const KeyPosition> keys, glm::vec3* translations,
-                           glm::quat* rotations, glm::vec3* scales, float* weights) noexcept {
+                           std::span<const KeyPosition> keys, glm::vec3* translations, glm::quat* rotations,
+                           glm::vec3* scales, float* weights) noexcept {
   float q[4];
   for (const BoundChannel& ch : channels) {
     const KeyPosition& key = keys[ch.timeline];

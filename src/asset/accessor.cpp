@@ -74,22 +74,20 @@ ViewBytes view_bytes(const tinygltf::Model& model, int view, const std::string& 
     throw Error(path + ".buffer", Rule::buffer_index, fmt::format("buffer {} does not exist", bv.buffer));
   const auto& buffer = model.buffers[static_cast<std::size_t>(bv.buffer)];
   // A placeholder: the view's length of zeros, read from no memory (data == nullptr).
-  if (buffer.uri == kPlaceholderBufferUri)
-    return {nullptr, bv.byteLength, static_cast<std::uint32_t>(bv.byteStride)};
+  if (buffer.uri == kPlaceholderBufferUri) return {nullptr, bv.byteLength, static_cast<std::uint32_t>(bv.byteStride)};
   const std::uint64_t offset = bv.byteOffset, length = bv.byteLength;
   if (offset > buffer.data.size() || length > buffer.data.size() - offset)
     throw Error(path, Rule::bufferview_out_of_bounds,
-                fmt::format("byteOffset {} + byteLength {} exceeds buffer {} of {} bytes", offset,
-                            length, bv.buffer, buffer.data.size()));
+                fmt::format("byteOffset {} + byteLength {} exceeds buffer {} of {} bytes", offset, length, bv.buffer,
+                            buffer.data.size()));
   return {buffer.data.data() + offset, length, static_cast<std::uint32_t>(bv.byteStride)};
 }
 
 // Reads `count` elements of `components` components from a view into out[0, count·components).
 // `matrix`: the elements are MAT2/3/4, whose columns are 4-byte aligned (element_layout).
 template <typename T, typename Convert>
-void read_elements(const ViewBytes& view, std::uint64_t byte_offset, std::uint64_t count,
-                   std::uint32_t components, bool matrix, int component_type, const std::string& path, T* out,
-                   Convert convert) {
+void read_elements(const ViewBytes& view, std::uint64_t byte_offset, std::uint64_t count, std::uint32_t components,
+                   bool matrix, int component_type, const std::string& path, T* out, Convert convert) {
   const std::uint32_t csize = component_size(component_type);
   const ElementLayout layout = element_layout(components, matrix, csize);
   check_element_range({byte_offset, count, layout.size, view.stride, view.size, layout.extent}, path);
@@ -180,8 +178,8 @@ const tinygltf::Accessor& AccessorReader::checked_accessor(int index, const std:
   const std::uint64_t values = std::uint64_t{a.count} * components;
   if (values > budget_left_)
     throw Error(path, Rule::accessor_budget,
-                fmt::format("{} (from {}) would decode {} more values than the document's data can justify",
-                            path, user, values - budget_left_));
+                fmt::format("{} (from {}) would decode {} more values than the document's data can justify", path, user,
+                            values - budget_left_));
   budget_left_ -= values;
   return a;
 }
@@ -190,8 +188,8 @@ namespace {
 
 // Decodes accessor `a` (already checked by checked_accessor) into `out` through `convert`.
 template <typename T, typename Convert>
-void decode(const tinygltf::Model& model, const tinygltf::Accessor& a, const std::string& path,
-            std::vector<T>& out, Convert convert) {
+void decode(const tinygltf::Model& model, const tinygltf::Accessor& a, const std::string& path, std::vector<T>& out,
+            Convert convert) {
   const std::uint32_t components = component_count(a.type);
   out.assign(std::size_t{a.count} * components, T{});  // zeros unless a view or sparse says otherwise
   if (a.bufferView >= 0) {
@@ -243,8 +241,7 @@ DecodedAccessor AccessorReader::read_floats(int index, const std::string& user) 
   return out;
 }
 
-std::vector<std::uint32_t> AccessorReader::read_uints(int index, const std::string& user,
-                                                      std::uint32_t* components) {
+std::vector<std::uint32_t> AccessorReader::read_uints(int index, const std::string& user, std::uint32_t* components) {
   const tinygltf::Accessor& a = checked_accessor(index, user);
   if (!is_unsigned(a.componentType) || a.normalized)
     throw Error(fmt::format("accessors[{}].componentType", index), Rule::accessor_not_unsigned,

@@ -83,8 +83,7 @@ class AccessorReader {
   // Decodes an unsigned integer accessor (UNSIGNED_BYTE/SHORT/INT, not normalized) to uint32,
   // count * components values; `components` receives the per-element count when non-null.
   // Throws Error(…, "accessor_not_unsigned") for other types and the errors of read_floats.
-  std::vector<std::uint32_t> read_uints(int index, const std::string& user,
-                                        std::uint32_t* components = nullptr);
+  std::vector<std::uint32_t> read_uints(int index, const std::string& user, std::uint32_t* components = nullptr);
 
  private:
   const tinygltf::Accessor& checked_accessor(int index, const std::string& user);

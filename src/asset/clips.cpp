@@ -35,10 +35,14 @@ SamplerKeys read_sampler(const tinygltf::AnimationSampler& sampler, AccessorRead
                          std::vector<Warning>& warnings) {
   SamplerKeys keys;
   keys.interpolation_name = sampler.interpolation.empty() ? "LINEAR" : sampler.interpolation;
-  if (keys.interpolation_name == "LINEAR") keys.interpolation = Interpolation::linear;
-  else if (keys.interpolation_name == "STEP") keys.interpolation = Interpolation::step;
-  else if (keys.interpolation_name == "CUBICSPLINE") keys.interpolation = Interpolation::cubic_spline;
-  else throw Error(spath + ".interpolation", Rule::interpolation, fmt::format("unknown \"{}\"", sampler.interpolation));
+  if (keys.interpolation_name == "LINEAR")
+    keys.interpolation = Interpolation::linear;
+  else if (keys.interpolation_name == "STEP")
+    keys.interpolation = Interpolation::step;
+  else if (keys.interpolation_name == "CUBICSPLINE")
+    keys.interpolation = Interpolation::cubic_spline;
+  else
+    throw Error(spath + ".interpolation", Rule::interpolation, fmt::format("unknown \"{}\"", sampler.interpolation));
   keys.times = accessors.read_floats(sampler.input, spath + ".input");
   if (keys.times.components != 1) throw Error(spath + ".input", Rule::input_type, "keyframe times must be SCALAR");
   const std::string ipath = fmt::format("accessors[{}]", sampler.input);
@@ -48,8 +52,9 @@ SamplerKeys read_sampler(const tinygltf::AnimationSampler& sampler, AccessorRead
   // the last key's value (what a time past every key samples), with a warning.
   if (t.size() > 1 && std::isfinite(t[0]) && t[0] >= 0.0f &&
       std::all_of(t.begin(), t.end(), [&](float v) { return v == t[0]; })) {
-    warnings.push_back(make_warning(spath + ".input", Rule::key_times_equal,
-                        fmt::format("all {} key times are {}; kept as one key with the last key's value", t.size(), t[0])));
+    warnings.push_back(make_warning(
+        spath + ".input", Rule::key_times_equal,
+        fmt::format("all {} key times are {}; kept as one key with the last key's value", t.size(), t[0])));
     keys.collapsed_from = keys.times.count;
     keys.times.count = 1;
     t.resize(1);
@@ -59,8 +64,9 @@ SamplerKeys read_sampler(const tinygltf::AnimationSampler& sampler, AccessorRead
     if (!std::isfinite(t[k]) || t[k] < 0.0f)
       throw Error(ipath, Rule::key_time, fmt::format("{}: time {} of key {} is not finite and >= 0", spath, t[k], k));
     if (k > 0 && t[k] <= t[k - 1])
-      throw Error(ipath, Rule::key_time_order,
-                  fmt::format("{}: time {} of key {} does not increase on the previous key's {}", spath, t[k], k, t[k - 1]));
+      throw Error(
+          ipath, Rule::key_time_order,
+          fmt::format("{}: time {} of key {} does not increase on the previous key's {}", spath, t[k], k, t[k - 1]));
   }
   if (keys.interpolation == Interpolation::cubic_spline && t.size() < 2)
     throw Error(spath + ".input", Rule::cubic_spline_keys, "CUBICSPLINE needs at least 2 keys");
@@ -115,7 +121,8 @@ void build_clips(const tinygltf::Model& model, AccessorReader& accessors,
       std::uint32_t weight_count = 0;
       if (channel.path == ChannelPath::weights) {
         if (node.mesh >= 0)
-          weight_count = static_cast<std::uint32_t>(asset.meshes[static_cast<std::size_t>(node.mesh)].primitives[0].targets.size());
+          weight_count = static_cast<std::uint32_t>(
+              asset.meshes[static_cast<std::size_t>(node.mesh)].primitives[0].targets.size());
         if (weight_count == 0)
           throw Error(cpath + ".target.node", Rule::weights_without_targets,
                       fmt::format("node {} has no morph targets to animate", channel.node));

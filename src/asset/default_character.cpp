@@ -36,14 +36,26 @@ float to_f(std::size_t v) { return static_cast<float>(v); }
 
 // What a joint does in the clips; the clip functions switch on it.
 enum class Role : std::uint8_t {
-  hips, spine, chest, upper_chest, neck, head,
-  shoulder, upper_arm, lower_arm, hand, upper_leg, lower_leg, foot, toes
+  hips,
+  spine,
+  chest,
+  upper_chest,
+  neck,
+  head,
+  shoulder,
+  upper_arm,
+  lower_arm,
+  hand,
+  upper_leg,
+  lower_leg,
+  foot,
+  toes
 };
 
 struct Joint {
   std::string name;
-  int parent = -1;    // index into Skeleton::joints, -1 for the root
-  vec3 world{};       // bind position in metres; bind rotations are identity
+  int parent = -1;  // index into Skeleton::joints, -1 for the root
+  vec3 world{};     // bind position in metres; bind rotations are identity
   Role role = Role::hips;
   float side = 0.0f;  // +1 left (+x), -1 right, 0 centre: mirrors the y and z rotations
 };
@@ -77,7 +89,11 @@ Skeleton make_skeleton(std::uint32_t extra_spine) {
   s.neck = add("Neck", s.upper_chest, {0.0f, 1.47f, 0.0f}, Role::neck);
   s.head = add("Head", s.neck, {0.0f, 1.56f, 0.0f}, Role::head);
 
-  struct LimbJoint { const char* name; Role role; vec3 left; };
+  struct LimbJoint {
+    const char* name;
+    Role role;
+    vec3 left;
+  };
   constexpr LimbJoint arm[4] = {{"Shoulder", Role::shoulder, {0.04f, 1.42f, 0.0f}},
                                 {"UpperArm", Role::upper_arm, {0.18f, 1.42f, 0.0f}},
                                 {"LowerArm", Role::lower_arm, {0.21f, 1.14f, 0.0f}},
@@ -86,7 +102,7 @@ Skeleton make_skeleton(std::uint32_t extra_spine) {
                                 {"LowerLeg", Role::lower_leg, {0.11f, 0.50f, 0.0f}},
                                 {"Foot", Role::foot, {0.11f, 0.09f, -0.01f}},
                                 {"Toes", Role::toes, {0.11f, 0.045f, 0.11f}}};
-  auto add_limb = [&](const LimbJoint (&limb)[4], int root, std::array<int, 4>& out, int side) {
+  auto add_limb = [&](const LimbJoint(&limb)[4], int root, std::array<int, 4>& out, int side) {
     const float x = side == 0 ? 1.0f : -1.0f;
     const std::string prefix = side == 0 ? "Left" : "Right";
     for (int k = 0; k < 4; ++k) {
@@ -160,8 +176,7 @@ void ring_weights(const Tube& tube, std::size_t k, float t, Ring& ring) {
   if (ring.weight1 <= 0.0f) ring = {ring.center, ring.axis, ring.radius, 0.0f, ring.joint0};
 }
 
-void add_tube(PrimitiveData& prim, const Tube& tube, std::uint32_t segments, std::uint32_t rings,
-              bool morphing) {
+void add_tube(PrimitiveData& prim, const Tube& tube, std::uint32_t segments, std::uint32_t rings, bool morphing) {
   const std::size_t n = tube.points.size();
   const vec3 overall = tube.points.back() - tube.points.front();
   // One reference direction per tube keeps the ring frames from twisting along it.
@@ -217,8 +232,7 @@ void add_tube(PrimitiveData& prim, const Tube& tube, std::uint32_t segments, std
       const float c = std::cos(theta), s = std::sin(theta);
       const vec3 radial = c * tube.shape.x * u + s * tube.shape.y * v;
       const vec3 ellipse_normal = glm::normalize(c / tube.shape.x * u + s / tube.shape.y * v);
-      emit(r.center + r.radius * radial,
-           std::cos(r.tilt) * ellipse_normal + std::sin(r.tilt) * r.axis, r);
+      emit(r.center + r.radius * radial, std::cos(r.tilt) * ellipse_normal + std::sin(r.tilt) * r.axis, r);
     }
   }
   const auto pole0 = static_cast<std::uint32_t>(prim.positions.size());
@@ -235,8 +249,8 @@ void add_tube(PrimitiveData& prim, const Tube& tube, std::uint32_t segments, std
   for (std::uint32_t j = 0; j < segments; ++j) {
     prim.indices.insert(prim.indices.end(), {pole0, at(0, j + 1), at(0, j)});
     for (std::size_t r = 0; r < last; ++r)
-      prim.indices.insert(prim.indices.end(), {at(r, j), at(r, j + 1), at(r + 1, j + 1),
-                                               at(r, j), at(r + 1, j + 1), at(r + 1, j)});
+      prim.indices.insert(prim.indices.end(),
+                          {at(r, j), at(r, j + 1), at(r + 1, j + 1), at(r, j), at(r + 1, j + 1), at(r + 1, j)});
     prim.indices.insert(prim.indices.end(), {at(last, j), at(last, j + 1), pole1});
   }
 }
@@ -282,18 +296,24 @@ std::vector<MeshData> make_meshes(const Skeleton& s, std::uint32_t segments, std
   const int spine = s.spine_chain.front();
   MeshData body_mesh{"Body", false, {}};
   part(body_mesh, body, {torso});
-  part(body_mesh, dark, {{{{0.0f, 0.84f, 0.0f}, at(s.hips), at(spine)}, {0.12f, 0.145f, 0.14f},
-                          {s.hips, s.hips}, -1, spine, {1.0f, 0.7f}, {}}});
+  part(body_mesh, dark,
+       {{{{0.0f, 0.84f, 0.0f}, at(s.hips), at(spine)},
+         {0.12f, 0.145f, 0.14f},
+         {s.hips, s.hips},
+         -1,
+         spine,
+         {1.0f, 0.7f},
+         {}}});
   const vec3 neck_base{0.0f, 1.40f, 0.0f}, neck_top{0.0f, 1.56f, 0.0f};
-  part(body_mesh, skin, {{{neck_base, at(s.neck), neck_top}, {0.05f, 0.05f, 0.045f},
-                          {s.upper_chest, s.neck}, -1, s.head, {1, 1}, {}}});
+  part(body_mesh, skin,
+       {{{neck_base, at(s.neck), neck_top}, {0.05f, 0.05f, 0.045f}, {s.upper_chest, s.neck}, -1, s.head, {1, 1}, {}}});
 
   std::vector<Tube> upper_arms, forearms, hands, thighs, shins, feet;
   for (int i = 0; i < 2; ++i) {
     const auto& a = s.arm[i];
     const auto& l = s.leg[i];
-    upper_arms.push_back({{at(a[0]), at(a[1]), at(a[2])}, {0.06f, 0.055f, 0.045f}, {a[0], a[1]},
-                          s.upper_chest, a[2], {1, 1}, {}});
+    upper_arms.push_back(
+        {{at(a[0]), at(a[1]), at(a[2])}, {0.06f, 0.055f, 0.045f}, {a[0], a[1]}, s.upper_chest, a[2], {1, 1}, {}});
     forearms.push_back({{at(a[2]), at(a[3])}, {0.043f, 0.033f}, {a[2]}, a[1], a[3], {1, 1}, {}});
     // Hands hang palm-inwards: thin along x, which is the ring's u axis for a downward tube.
     const vec3 fingertips = at(a[3]) + vec3(i == 0 ? 0.01f : -0.01f, -0.12f, 0.01f);
@@ -301,7 +321,12 @@ std::vector<MeshData> make_meshes(const Skeleton& s, std::uint32_t segments, std
     thighs.push_back({{at(l[0]), at(l[1])}, {0.085f, 0.06f}, {l[0]}, s.hips, l[1], {1, 1}, {}});
     shins.push_back({{at(l[1]), at(l[2])}, {0.056f, 0.042f}, {l[1]}, l[0], l[2], {1, 1}, {}});
     feet.push_back({{at(l[2]), at(l[3]), at(l[3]) + vec3(0.0f, 0.0f, 0.08f)},
-                    {0.045f, 0.042f, 0.035f}, {l[2], l[3]}, l[1], -1, {1, 1}, {}});
+                    {0.045f, 0.042f, 0.035f},
+                    {l[2], l[3]},
+                    l[1],
+                    -1,
+                    {1, 1},
+                    {}});
   }
   part(body_mesh, body, upper_arms);
   part(body_mesh, skin, forearms);
@@ -317,19 +342,29 @@ std::vector<MeshData> make_meshes(const Skeleton& s, std::uint32_t segments, std
     if (target == 0) return vec3(0.0f, 0.010f, 0.004f) * falloff2(p, {0.05f, 1.64f, 0.085f}, 0.03f);
     return vec3(0.0f, -0.006f, 0.0f) * falloff2(p, {0.035f, 1.715f, 0.09f}, 0.025f);  // brows
   };
-  part(head_mesh, skin, {{{{0.0f, 1.62f, 0.0f}, {0.0f, 1.70f, 0.0f}}, {0.10f, 0.10f},
-                          {s.head}, s.neck, -1, {1, 1}, head_morph}});
+  part(head_mesh, skin,
+       {{{{0.0f, 1.62f, 0.0f}, {0.0f, 1.70f, 0.0f}}, {0.10f, 0.10f}, {s.head}, s.neck, -1, {1, 1}, head_morph}});
   constexpr float eye_y = 1.69f, mouth_y = 1.615f;
   std::vector<Tube> face;
   for (const float x : {0.035f, -0.035f}) {
-    face.push_back({{{x, eye_y - 0.005f, 0.09f}, {x, eye_y + 0.005f, 0.09f}}, {0.014f, 0.014f},
-                    {s.head}, -1, -1, {1, 1}, [](const vec3& p, std::uint32_t target) {
+    face.push_back({{{x, eye_y - 0.005f, 0.09f}, {x, eye_y + 0.005f, 0.09f}},
+                    {0.014f, 0.014f},
+                    {s.head},
+                    -1,
+                    -1,
+                    {1, 1},
+                    [](const vec3& p, std::uint32_t target) {
                       // Squash towards the eye's centre line: 30 % to smile, 90 % to blink.
                       return vec3(0.0f, (target == 0 ? -0.3f : -0.9f) * (p.y - eye_y), 0.0f);
                     }});
   }
-  face.push_back({{{-0.025f, mouth_y, 0.092f}, {0.025f, mouth_y, 0.092f}}, {0.008f, 0.008f},
-                  {s.head}, -1, -1, {1.0f, 0.6f}, [](const vec3& p, std::uint32_t target) {
+  face.push_back({{{-0.025f, mouth_y, 0.092f}, {0.025f, mouth_y, 0.092f}},
+                  {0.008f, 0.008f},
+                  {s.head},
+                  -1,
+                  -1,
+                  {1.0f, 0.6f},
+                  [](const vec3& p, std::uint32_t target) {
                     const float corner = p.x / 0.033f;  // the lift grows towards the corners
                     return vec3(0.0f, target == 0 ? 0.009f * corner * corner : 0.0f, 0.0f);
                   }});
@@ -364,8 +399,7 @@ vec3 gait_euler(const Joint& j, float ph, float amp, float spine_share) {
   const float run = amp - 1.0f;  // 0 walking, 0.8 running
   switch (j.role) {
     case Role::hips: return {0.0f, 0.08f * amp * std::sin(ph), 0.04f * std::cos(ph)};
-    case Role::spine:
-      return vec3(0.03f + 0.15f * run, -0.06f * amp * std::sin(ph), 0.0f) * spine_share;
+    case Role::spine: return vec3(0.03f + 0.15f * run, -0.06f * amp * std::sin(ph), 0.0f) * spine_share;
     case Role::chest:
     case Role::upper_chest: return {0.02f, -0.04f * amp * std::sin(ph), 0.0f};
     case Role::neck: return {-0.05f * run, 0.02f * std::sin(ph), 0.0f};
@@ -428,8 +462,7 @@ vec3 joint_euler(ClipKind kind, const Joint& j, float ph, float spine_share) {
 vec3 hips_offset(ClipKind kind, float ph) {
   switch (kind) {
     case ClipKind::idle: return {0.0f, 0.004f * std::sin(2.0f * ph), 0.0f};
-    case ClipKind::walking:
-      return {0.02f * std::sin(ph), -0.01f + 0.02f * std::cos(2.0f * ph), 0.0f};
+    case ClipKind::walking: return {0.02f * std::sin(ph), -0.01f + 0.02f * std::cos(2.0f * ph), 0.0f};
     case ClipKind::running: return {0.0f, -0.03f + 0.03f * std::cos(4.0f * ph), 0.0f};
     case ClipKind::wave: return {0.0f, 0.003f * std::sin(ph), 0.0f};
     case ClipKind::dance:  // the bent knees lower the hips by 2.6 cm at most
@@ -457,8 +490,8 @@ std::array<float, target_count> morph_weights(ClipKind kind, float ph, float t) 
 // per component when `bounds` (required for POSITION and animation input, §3.6.2.5).
 // target: 34962 vertex data, 34963 indices, 0 none (animation, inverse bind matrices).
 template <typename T>
-int add_accessor(tinygltf::Model& m, const std::vector<T>& values, int type, int component_type,
-                 bool bounds, int target) {
+int add_accessor(tinygltf::Model& m, const std::vector<T>& values, int type, int component_type, bool bounds,
+                 int target) {
   const auto components = static_cast<std::size_t>(tinygltf::GetNumComponentsInType(type));
   const auto size = static_cast<std::size_t>(tinygltf::GetComponentSizeInBytes(component_type));
   std::vector<unsigned char>& bin = m.buffers[0].data;
@@ -489,8 +522,7 @@ int add_accessor(tinygltf::Model& m, const std::vector<T>& values, int type, int
   return static_cast<int>(m.accessors.size()) - 1;
 }
 
-int add_floats(tinygltf::Model& m, const std::vector<float>& values, int type, bool bounds,
-               int target = 0) {
+int add_floats(tinygltf::Model& m, const std::vector<float>& values, int type, bool bounds, int target = 0) {
   return add_accessor(m, values, type, TINYGLTF_COMPONENT_TYPE_FLOAT, bounds, target);
 }
 
@@ -540,8 +572,8 @@ void add_skeleton(tinygltf::Model& m, const Skeleton& skel) {
 // node of the morphing mesh.
 int add_meshes(tinygltf::Model& m, const std::vector<MeshData>& meshes, std::size_t joint_count) {
   // Joint indices fit a byte unless extra spine joints push the count past 256.
-  const int joint_type = joint_count <= 256 ? TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE
-                                            : TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT;
+  const int joint_type =
+      joint_count <= 256 ? TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE : TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT;
   int morph_node = -1;
   for (const MeshData& md : meshes) {
     tinygltf::Mesh mesh;
@@ -552,13 +584,13 @@ int add_meshes(tinygltf::Model& m, const std::vector<MeshData>& meshes, std::siz
       prim.material = p.material;
       prim.attributes["POSITION"] = add_vertex_floats(m, p.positions, true);
       prim.attributes["NORMAL"] = add_vertex_floats(m, p.normals, false);
-      prim.attributes["JOINTS_0"] = add_accessor(m, p.joints, TINYGLTF_TYPE_VEC4, joint_type, false,
-                                                 TINYGLTF_TARGET_ARRAY_BUFFER);
+      prim.attributes["JOINTS_0"] =
+          add_accessor(m, p.joints, TINYGLTF_TYPE_VEC4, joint_type, false, TINYGLTF_TARGET_ARRAY_BUFFER);
       prim.attributes["WEIGHTS_0"] = add_vertex_floats(m, p.weights, false);
-      const int index_type = p.positions.size() <= 65535 ? TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT
-                                                         : TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT;
-      prim.indices = add_accessor(m, p.indices, TINYGLTF_TYPE_SCALAR, index_type, false,
-                                  TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
+      const int index_type =
+          p.positions.size() <= 65535 ? TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT : TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT;
+      prim.indices =
+          add_accessor(m, p.indices, TINYGLTF_TYPE_SCALAR, index_type, false, TINYGLTF_TARGET_ELEMENT_ARRAY_BUFFER);
       for (std::uint32_t t = 0; md.morphing && t < target_count; ++t)
         prim.targets.push_back({{"POSITION", add_vertex_floats(m, p.targets[t], true)}});
       mesh.primitives.push_back(std::move(prim));
@@ -584,8 +616,7 @@ int add_meshes(tinygltf::Model& m, const std::vector<MeshData>& meshes, std::siz
 // One animation per clip: a LINEAR rotation channel per joint, the hips translation and, for
 // some clips, the morph weights. Keys are evenly spaced, and the last key reuses the phase of
 // the first, so the loop closes exactly (first key == last key).
-void add_clips(tinygltf::Model& m, const Skeleton& skel, int morph_node,
-               std::uint32_t keys_per_second) {
+void add_clips(tinygltf::Model& m, const Skeleton& skel, int morph_node, std::uint32_t keys_per_second) {
   const float spine_share = 1.0f / to_f(skel.spine_chain.size() - 1);  // Spine + extras
   const vec3 hips = skel.joints[static_cast<std::size_t>(skel.hips)].world;
   for (const ClipDef& def : clip_defs) {
@@ -648,8 +679,7 @@ std::vector<std::uint8_t> default_character_glb(const CharacterParams& params) {
   m.asset.version = "2.0";
   m.asset.generator = "gltf-crowd default character";
   m.buffers.emplace_back();
-  m.materials = {make_material("Body", {0.20, 0.35, 0.70}, 0.8),
-                 make_material("Skin", {0.90, 0.70, 0.55}, 0.6),
+  m.materials = {make_material("Body", {0.20, 0.35, 0.70}, 0.8), make_material("Skin", {0.90, 0.70, 0.55}, 0.6),
                  make_material("Dark", {0.12, 0.12, 0.15}, 0.9)};
   add_skeleton(m, skel);
   const int morph_node = add_meshes(m, meshes, skel.joints.size());
@@ -658,8 +688,7 @@ std::vector<std::uint8_t> default_character_glb(const CharacterParams& params) {
   tinygltf::Scene scene;
   scene.name = "Character";
   scene.nodes = {skel.hips};  // the joint hierarchy, then the mesh nodes
-  for (std::size_t i = skel.joints.size(); i < m.nodes.size(); ++i)
-    scene.nodes.push_back(static_cast<int>(i));
+  for (std::size_t i = skel.joints.size(); i < m.nodes.size(); ++i) scene.nodes.push_back(static_cast<int>(i));
   m.scenes.push_back(scene);
   m.defaultScene = 0;
   // Pad here so buffer.byteLength equals the BIN chunk's padded length.

@@ -59,7 +59,8 @@ std::unique_ptr<draco::Mesh> decode_mesh(std::span<const std::uint8_t> bytes, co
   try {
     auto result = decoder.DecodeMeshFromBuffer(&buffer);
     if (!result.ok())
-      throw Error(path, Rule::draco_decode, fmt::format("Draco could not decode the mesh: {}", result.status().error_msg()));
+      throw Error(path, Rule::draco_decode,
+                  fmt::format("Draco could not decode the mesh: {}", result.status().error_msg()));
     std::unique_ptr<draco::Mesh> mesh = std::move(result).value();
     if (mesh == nullptr) throw Error(path, Rule::draco_decode, "Draco returned no mesh");
     return mesh;
@@ -75,8 +76,8 @@ template <typename T>
 void append_values(const draco::PointAttribute& attribute, std::uint32_t count, std::uint32_t components,
                    std::vector<std::uint8_t>& out, const std::string& path) {
   if (!attribute.is_mapping_identity() && attribute.indices_map_size() < count)
-    throw Error(path, Rule::draco_attribute, fmt::format("the Draco attribute maps {} of {} points",
-                                                     attribute.indices_map_size(), count));
+    throw Error(path, Rule::draco_attribute,
+                fmt::format("the Draco attribute maps {} of {} points", attribute.indices_map_size(), count));
   T value[4];
   const std::size_t at = out.size();
   out.resize(at + std::size_t{count} * components * sizeof(T));
@@ -84,8 +85,7 @@ void append_values(const draco::PointAttribute& attribute, std::uint32_t count, 
     const draco::AttributeValueIndex index = attribute.mapped_index(draco::PointIndex(i));
     if (index.value() >= attribute.size() ||
         !attribute.ConvertValue<T>(index, static_cast<std::int8_t>(components), value))
-      throw Error(path, Rule::draco_attribute,
-                  fmt::format("point {} has no value of the accessor's componentType", i));
+      throw Error(path, Rule::draco_attribute, fmt::format("point {} has no value of the accessor's componentType", i));
     std::memcpy(out.data() + at + std::size_t{i} * components * sizeof(T), value, components * sizeof(T));
   }
 }
@@ -94,10 +94,13 @@ void append_attribute(const draco::PointAttribute& attribute, int component_type
                       std::uint32_t components, std::vector<std::uint8_t>& out, const std::string& path) {
   switch (component_type) {
     case TINYGLTF_COMPONENT_TYPE_BYTE: return append_values<std::int8_t>(attribute, count, components, out, path);
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return append_values<std::uint8_t>(attribute, count, components, out, path);
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE:
+      return append_values<std::uint8_t>(attribute, count, components, out, path);
     case TINYGLTF_COMPONENT_TYPE_SHORT: return append_values<std::int16_t>(attribute, count, components, out, path);
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return append_values<std::uint16_t>(attribute, count, components, out, path);
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT: return append_values<std::uint32_t>(attribute, count, components, out, path);
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT:
+      return append_values<std::uint16_t>(attribute, count, components, out, path);
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_INT:
+      return append_values<std::uint32_t>(attribute, count, components, out, path);
     default: return append_values<float>(attribute, count, components, out, path);
   }
 }
@@ -108,7 +111,8 @@ void append_attribute(const draco::PointAttribute& attribute, int component_type
 // accessor shared with another primitive keeps its meaning there.
 class PrimitiveDecoder {
  public:
-  PrimitiveDecoder(tinygltf::Model& model, std::uint64_t& decoded_total) : model_(model), decoded_total_(decoded_total) {}
+  PrimitiveDecoder(tinygltf::Model& model, std::uint64_t& decoded_total)
+      : model_(model), decoded_total_(decoded_total) {}
 
   void decode(tinygltf::Primitive& primitive, const tinygltf::Value& ext, const std::string& path) {
     if (!ext.IsObject()) throw Error(path, Rule::not_object, "must be an object");
@@ -157,8 +161,8 @@ class PrimitiveDecoder {
       const bool strip_count = primitive.mode == TINYGLTF_MODE_TRIANGLE_STRIP && declared == corners / 3 + 2;
       if (declared != corners && !strip_count)
         throw Error(path, Rule::draco_count,
-                    fmt::format("{} triangles decoded, but the indices accessor {} has count {}", corners / 3,
-                                indices, declared));
+                    fmt::format("{} triangles decoded, but the indices accessor {} has count {}", corners / 3, indices,
+                                declared));
     }
 
     std::vector<std::uint8_t> data;
@@ -189,8 +193,9 @@ class PrimitiveDecoder {
       for (int c = 0; c < 3; ++c) {
         const std::uint32_t index = face[c].value();
         if (index >= points)
-          throw Error(path, Rule::draco_index,
-                      fmt::format("triangle {} uses point {}, but only {} points were decoded", f.value(), index, points));
+          throw Error(
+              path, Rule::draco_index,
+              fmt::format("triangle {} uses point {}, but only {} points were decoded", f.value(), index, points));
         std::memcpy(data.data() + index_offset + (std::size_t{f.value()} * 3 + c) * 4, &index, 4);
       }
     }
@@ -221,7 +226,8 @@ class PrimitiveDecoder {
   // many points, and many primitives may share one compressed bufferView.
   void check_size(std::uint64_t bytes, const std::string& path) const {
     if (bytes > kMaxBufferBytes - decoded_total_)
-      throw Error(path, Rule::draco_size, fmt::format("decoded primitives would exceed {} bytes in total", kMaxBufferBytes));
+      throw Error(path, Rule::draco_size,
+                  fmt::format("decoded primitives would exceed {} bytes in total", kMaxBufferBytes));
   }
   const tinygltf::Accessor& accessor(int index, const std::string& path) const {
     if (index < 0 || static_cast<std::size_t>(index) >= model_.accessors.size())

@@ -41,9 +41,9 @@ GlbChunks parse_glb(std::span<const std::uint8_t> bytes) {
   GlbChunks chunks;
   chunks.length = length;
   if (length < bytes.size())
-    chunks.warnings.push_back({"glb.length", "glb_trailing_bytes",
-                               fmt::format("{} bytes after the declared length {} are ignored", bytes.size() - length,
-                                           length)});
+    chunks.warnings.push_back(
+        {"glb.length", "glb_trailing_bytes",
+         fmt::format("{} bytes after the declared length {} are ignored", bytes.size() - length, length)});
   bytes = bytes.first(length);
   std::size_t offset = 12;
   for (int chunk = 0; offset < bytes.size() || chunk == 0; ++chunk) {
@@ -70,8 +70,7 @@ GlbChunks parse_glb(std::span<const std::uint8_t> bytes) {
       chunks.json = data;
     } else if (chunk == 1) {
       // tinygltf reads chunk 1 as BIN unconditionally, so anything else there cannot be ignored.
-      if (type != kChunkBin)
-        throw Error(path + ".chunkType", "glb_second_chunk", "the second chunk is not BIN");
+      if (type != kChunkBin) throw Error(path + ".chunkType", "glb_second_chunk", "the second chunk is not BIN");
       if (chunk_length == 0) throw Error(path + ".chunkLength", "glb_chunk_length", "the BIN chunk is empty");
       chunks.bin = data;
       chunks.has_bin = true;

@@ -18,8 +18,8 @@ struct GlbChunks {
   std::span<const std::uint8_t> json;
   std::span<const std::uint8_t> bin;  // empty when there is no BIN chunk
   bool has_bin = false;
-  std::size_t length = 0;              // bytes the header declares; what tinygltf must be given
-  std::vector<Warning> warnings;       // bytes after the last chunk ("glb_trailing_bytes")
+  std::size_t length = 0;         // bytes the header declares; what tinygltf must be given
+  std::vector<Warning> warnings;  // bytes after the last chunk ("glb_trailing_bytes")
 };
 
 // True when `bytes` start with the GLB magic "glTF".

@@ -91,12 +91,12 @@ bool load_image(tinygltf::Image* image, int index, std::string* err, std::string
   if (!header) header = jpeg_size(bytes, length);
   if (!header) {
     state.warnings.push_back(make_warning(fmt::format("images[{}]", index), Rule::image_not_decoded,
-                              "not a PNG or JPEG image; left undecoded"));
+                                          "not a PNG or JPEG image; left undecoded"));
     return true;
   }
   const std::uint64_t pixels = std::uint64_t{header->width} * header->height;
-  if (header->width == 0 || header->height == 0 || header->width > kMaxImageSide ||
-      header->height > kMaxImageSide || pixels > kMaxImagePixels)
+  if (header->width == 0 || header->height == 0 || header->width > kMaxImageSide || header->height > kMaxImageSide ||
+      pixels > kMaxImagePixels)
     return fail(state, index, Rule::image_size,
                 fmt::format("{} × {} pixels is empty or larger than {} a side / {} in all", header->width,
                             header->height, kMaxImageSide, kMaxImagePixels));

@@ -67,9 +67,9 @@ void require_gltf_signature(std::span<const std::uint8_t> bytes, const std::stri
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
   const std::string_view rest = text.substr(i);
   // Any JSON value may start the text: a root that is not an object is preflight's error.
-  const bool json = !rest.empty() && (std::string_view("{[\"-0123456789").find(rest[0]) != std::string_view::npos ||
-                                      rest.starts_with("true") || rest.starts_with("false") ||
-                                      rest.starts_with("null"));
+  const bool json =
+      !rest.empty() && (std::string_view("{[\"-0123456789").find(rest[0]) != std::string_view::npos ||
+                        rest.starts_with("true") || rest.starts_with("false") || rest.starts_with("null"));
   if (!json)
     throw Error(where, Rule::not_gltf,
                 "not a glTF or GLB file: it starts with neither JSON text nor the GLB magic 'glTF'");
@@ -136,10 +136,9 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
   std::string err, warn;
   const std::string base = base_dir.string();
   const auto size = static_cast<unsigned>(source.size());
-  const bool ok = input.glb
-                      ? loader.LoadBinaryFromMemory(&model, &err, &warn, source.data(), size, base)
-                      : loader.LoadASCIIFromString(&model, &err, &warn, reinterpret_cast<const char*>(source.data()),
-                                                   size, base);
+  const bool ok = input.glb ? loader.LoadBinaryFromMemory(&model, &err, &warn, source.data(), size, base)
+                            : loader.LoadASCIIFromString(&model, &err, &warn,
+                                                         reinterpret_cast<const char*>(source.data()), size, base);
   if (!ok) {
     if (!images.failed_path.empty()) throw Error(images.failed_path, images.failed_rule, images.failed_message);
     std::string message = err.empty() ? warn : err;
@@ -155,7 +154,8 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
 
 Asset load_asset(const std::filesystem::path& path) {
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw Error(path.string(), Rule::file_open, "is not a readable file");
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error(path.string(), Rule::file_open, "is not a readable file");
   if (std::filesystem::file_size(path, ec) > kMaxDocumentBytes || ec)
     throw Error(path.string(), Rule::too_large, "the file exceeds the 2 GiB limit");
   std::ifstream file(path, std::ios::binary);

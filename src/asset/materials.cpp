@@ -67,9 +67,11 @@ TextureRef texture_ref(const Info& info, double scale, std::size_t texture_count
   // The renderers carry two UV sets; a texture on a later set is drawn as if absent rather than
   // with the wrong coordinates.
   if (tex_coord > 1) {
-    warnings.push_back(make_warning(path, Rule::tex_coord_ignored,
-                        fmt::format("{} selects TEXCOORD_{}; only TEXCOORD_0 and TEXCOORD_1 are drawn, so the texture "
-                                    "is ignored", tex_coord_path, tex_coord)));
+    warnings.push_back(
+        make_warning(path, Rule::tex_coord_ignored,
+                     fmt::format("{} selects TEXCOORD_{}; only TEXCOORD_0 and TEXCOORD_1 are drawn, so the texture "
+                                 "is ignored",
+                                 tex_coord_path, tex_coord)));
     return TextureRef{};
   }
   ref.texture = index;
@@ -145,21 +147,19 @@ void build_materials(tinygltf::Model& model, Asset& asset) {
     check_factors(source.emissiveFactor, 3, path + ".emissiveFactor");
     check_factors({source.alphaCutoff}, 1, path + ".alphaCutoff");
     if (pbr.baseColorFactor.size() == 4)
-      m.base_color_factor = glm::vec4(pbr.baseColorFactor[0], pbr.baseColorFactor[1], pbr.baseColorFactor[2],
-                                      pbr.baseColorFactor[3]);
+      m.base_color_factor =
+          glm::vec4(pbr.baseColorFactor[0], pbr.baseColorFactor[1], pbr.baseColorFactor[2], pbr.baseColorFactor[3]);
     m.base_color_texture = texture_ref(pbr.baseColorTexture, 1.0, textures,
                                        path + ".pbrMetallicRoughness.baseColorTexture", asset.warnings);
     m.metallic_factor = static_cast<float>(pbr.metallicFactor);
     m.roughness_factor = static_cast<float>(pbr.roughnessFactor);
     m.metallic_roughness_texture = texture_ref(pbr.metallicRoughnessTexture, 1.0, textures,
-                                               path + ".pbrMetallicRoughness.metallicRoughnessTexture",
-                                               asset.warnings);
-    m.normal_texture = texture_ref(source.normalTexture, source.normalTexture.scale, textures,
-                                   path + ".normalTexture", asset.warnings);
+                                               path + ".pbrMetallicRoughness.metallicRoughnessTexture", asset.warnings);
+    m.normal_texture = texture_ref(source.normalTexture, source.normalTexture.scale, textures, path + ".normalTexture",
+                                   asset.warnings);
     m.occlusion_texture = texture_ref(source.occlusionTexture, source.occlusionTexture.strength, textures,
                                       path + ".occlusionTexture", asset.warnings);
-    m.emissive_texture = texture_ref(source.emissiveTexture, 1.0, textures, path + ".emissiveTexture",
-                                     asset.warnings);
+    m.emissive_texture = texture_ref(source.emissiveTexture, 1.0, textures, path + ".emissiveTexture", asset.warnings);
     if (source.emissiveFactor.size() == 3)
       m.emissive_factor = glm::vec3(source.emissiveFactor[0], source.emissiveFactor[1], source.emissiveFactor[2]);
     if (const auto strength = source.extensions.find("KHR_materials_emissive_strength");
@@ -170,8 +170,10 @@ void build_materials(tinygltf::Model& model, Asset& asset) {
       check_factors({value.GetNumberAsDouble()}, 1, strength_path);
       m.emissive_factor *= static_cast<float>(value.GetNumberAsDouble());
     }
-    if (source.alphaMode == "MASK") m.alpha_mode = AlphaMode::mask;
-    else if (source.alphaMode == "BLEND") m.alpha_mode = AlphaMode::blend;
+    if (source.alphaMode == "MASK")
+      m.alpha_mode = AlphaMode::mask;
+    else if (source.alphaMode == "BLEND")
+      m.alpha_mode = AlphaMode::blend;
     else if (!source.alphaMode.empty() && source.alphaMode != "OPAQUE")
       throw Error(path + ".alphaMode", Rule::alpha_mode, fmt::format("unknown \"{}\"", source.alphaMode));
     m.alpha_cutoff = static_cast<float>(source.alphaCutoff);

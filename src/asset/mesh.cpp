@@ -25,8 +25,7 @@ std::vector<Vec> read_vectors(AccessorReader& accessors, int accessor, const std
     Vec v(1.0f);  // vec4 colours without alpha keep alpha 1
     for (std::uint32_t c = 0; c < data.components; ++c) {
       const float f = data.floats[i * data.components + c];
-      if (!std::isfinite(f))
-        throw_not_finite(path, fmt::format("element {}", i));
+      if (!std::isfinite(f)) throw_not_finite(path, fmt::format("element {}", i));
       v[static_cast<int>(c)] = f;
     }
     out[i] = v;
@@ -84,8 +83,8 @@ void compute_bounds(Primitive& prim) {
   }
 }
 
-Primitive build_primitive(AccessorReader& accessors, const tinygltf::Primitive& source,
-                          const std::string& path, std::size_t material_count, std::vector<Warning>& warnings) {
+Primitive build_primitive(AccessorReader& accessors, const tinygltf::Primitive& source, const std::string& path,
+                          std::size_t material_count, std::vector<Warning>& warnings) {
   Primitive prim;
   if (source.mode < 0 || source.mode > 6)
     throw Error(path + ".mode", Rule::primitive_mode, fmt::format("unknown mode {}", source.mode));
@@ -103,22 +102,29 @@ Primitive build_primitive(AccessorReader& accessors, const tinygltf::Primitive& 
     // glTF 2.0 §3.7.2.1 leaves such a primitive's meaning to the engine (an extension may supply
     // positions); without them nothing can be drawn, so it stays in place, empty, keeping the
     // file's primitive indices. Morph targets keep their count so the mesh's weights still match.
-    warnings.push_back(make_warning(path, Rule::primitive_without_position,
-                                            "has no POSITION attribute and draws nothing"));
+    warnings.push_back(
+        make_warning(path, Rule::primitive_without_position, "has no POSITION attribute and draws nothing"));
     prim.targets.resize(source.targets.size());
     return prim;
   }
   prim.positions = read_vectors<glm::vec3>(accessors, position, attributes + "POSITION", 3, 0);
   const std::size_t n = prim.positions.size();
-  if (int a = attribute("NORMAL"); a >= 0) prim.normals = read_vectors<glm::vec3>(accessors, a, attributes + "NORMAL", 3, n);
-  if (int a = attribute("TANGENT"); a >= 0) prim.tangents = read_vectors<glm::vec4>(accessors, a, attributes + "TANGENT", 4, n);
-  if (int a = attribute("TEXCOORD_0"); a >= 0) prim.texcoords0 = read_vectors<glm::vec2>(accessors, a, attributes + "TEXCOORD_0", 2, n);
-  if (int a = attribute("TEXCOORD_1"); a >= 0) prim.texcoords1 = read_vectors<glm::vec2>(accessors, a, attributes + "TEXCOORD_1", 2, n);
-  if (int a = attribute("COLOR_0"); a >= 0) prim.colors0 = read_vectors<glm::vec4>(accessors, a, attributes + "COLOR_0", 4, n);
+  if (int a = attribute("NORMAL"); a >= 0)
+    prim.normals = read_vectors<glm::vec3>(accessors, a, attributes + "NORMAL", 3, n);
+  if (int a = attribute("TANGENT"); a >= 0)
+    prim.tangents = read_vectors<glm::vec4>(accessors, a, attributes + "TANGENT", 4, n);
+  if (int a = attribute("TEXCOORD_0"); a >= 0)
+    prim.texcoords0 = read_vectors<glm::vec2>(accessors, a, attributes + "TEXCOORD_0", 2, n);
+  if (int a = attribute("TEXCOORD_1"); a >= 0)
+    prim.texcoords1 = read_vectors<glm::vec2>(accessors, a, attributes + "TEXCOORD_1", 2, n);
+  if (int a = attribute("COLOR_0"); a >= 0)
+    prim.colors0 = read_vectors<glm::vec4>(accessors, a, attributes + "COLOR_0", 4, n);
   if (int a = attribute("JOINTS_0"); a >= 0) prim.joints0 = read_joints(accessors, a, attributes + "JOINTS_0", n);
-  if (int a = attribute("WEIGHTS_0"); a >= 0) prim.weights0 = read_vectors<glm::vec4>(accessors, a, attributes + "WEIGHTS_0", 4, n);
+  if (int a = attribute("WEIGHTS_0"); a >= 0)
+    prim.weights0 = read_vectors<glm::vec4>(accessors, a, attributes + "WEIGHTS_0", 4, n);
   if (int a = attribute("JOINTS_1"); a >= 0) prim.joints1 = read_joints(accessors, a, attributes + "JOINTS_1", n);
-  if (int a = attribute("WEIGHTS_1"); a >= 0) prim.weights1 = read_vectors<glm::vec4>(accessors, a, attributes + "WEIGHTS_1", 4, n);
+  if (int a = attribute("WEIGHTS_1"); a >= 0)
+    prim.weights1 = read_vectors<glm::vec4>(accessors, a, attributes + "WEIGHTS_1", 4, n);
   if (prim.joints0.empty() != prim.weights0.empty())
     throw Error(attributes + (prim.joints0.empty() ? "WEIGHTS_0" : "JOINTS_0"), Rule::skin_attributes,
                 "JOINTS_0 and WEIGHTS_0 must come together");
@@ -142,9 +148,12 @@ Primitive build_primitive(AccessorReader& accessors, const tinygltf::Primitive& 
     MorphTarget target;
     const std::string target_path = fmt::format("{}.targets[{}].", path, t);
     for (const auto& [name, accessor] : source.targets[t]) {
-      if (name == "POSITION") target.positions = read_vectors<glm::vec3>(accessors, accessor, target_path + name, 3, n);
-      else if (name == "NORMAL") target.normals = read_vectors<glm::vec3>(accessors, accessor, target_path + name, 3, n);
-      else if (name == "TANGENT") target.tangents = read_vectors<glm::vec3>(accessors, accessor, target_path + name, 3, n);
+      if (name == "POSITION")
+        target.positions = read_vectors<glm::vec3>(accessors, accessor, target_path + name, 3, n);
+      else if (name == "NORMAL")
+        target.normals = read_vectors<glm::vec3>(accessors, accessor, target_path + name, 3, n);
+      else if (name == "TANGENT")
+        target.tangents = read_vectors<glm::vec3>(accessors, accessor, target_path + name, 3, n);
     }
     prim.targets.push_back(std::move(target));
   }
@@ -163,8 +172,9 @@ void build_meshes(const tinygltf::Model& model, AccessorReader& accessors, Asset
     mesh.name = source.name;
     if (source.primitives.empty()) throw Error(path + ".primitives", Rule::mesh_empty, "a mesh needs a primitive");
     for (std::size_t p = 0; p < source.primitives.size(); ++p) {
-      mesh.primitives.push_back(build_primitive(accessors, source.primitives[p], fmt::format("{}.primitives[{}]", path, p),
-                                                asset.materials.size(), asset.warnings));
+      mesh.primitives.push_back(build_primitive(accessors, source.primitives[p],
+                                                fmt::format("{}.primitives[{}]", path, p), asset.materials.size(),
+                                                asset.warnings));
       if (mesh.primitives[p].targets.size() != mesh.primitives[0].targets.size())
         throw Error(fmt::format("{}.primitives[{}].targets", path, p), Rule::morph_target_count,
                     "all primitives of a mesh must have the same number of morph targets");
@@ -181,7 +191,8 @@ void build_meshes(const tinygltf::Model& model, AccessorReader& accessors, Asset
     if (source.extras.Has("targetNames")) {
       const tinygltf::Value& names = source.extras.Get("targetNames");
       for (std::size_t i = 0; names.IsArray() && i < names.ArrayLen(); ++i)
-        if (names.Get(static_cast<int>(i)).IsString()) mesh.target_names.push_back(names.Get(static_cast<int>(i)).Get<std::string>());
+        if (names.Get(static_cast<int>(i)).IsString())
+          mesh.target_names.push_back(names.Get(static_cast<int>(i)).Get<std::string>());
     }
   }
 }

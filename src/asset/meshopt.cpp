@@ -25,12 +25,14 @@ std::uint64_t uint_field(const tinygltf::Value& object, const char* key, const s
   }
   const tinygltf::Value& v = object.Get(key);
   const double d = v.IsNumber() ? v.GetNumberAsDouble() : -1.0;
-  if (!v.IsNumber() || d < 0.0 || d > static_cast<double>(kMaxBufferBytes) || d != static_cast<double>(static_cast<std::uint64_t>(d)))
+  if (!v.IsNumber() || d < 0.0 || d > static_cast<double>(kMaxBufferBytes) ||
+      d != static_cast<double>(static_cast<std::uint64_t>(d)))
     throw Error(path + "." + key, Rule::integer_range, fmt::format("must be an integer in [0, {}]", kMaxBufferBytes));
   return static_cast<std::uint64_t>(d);
 }
 
-std::string string_field(const tinygltf::Value& object, const char* key, const std::string& path, const char* fallback) {
+std::string string_field(const tinygltf::Value& object, const char* key, const std::string& path,
+                         const char* fallback) {
   if (!object.Has(key)) return fallback;
   const tinygltf::Value& v = object.Get(key);
   if (!v.IsString()) throw Error(path + "." + key, Rule::not_string, "must be a string");
@@ -71,10 +73,11 @@ std::vector<std::uint8_t> decode_view(const tinygltf::Model& model, std::size_t 
     throw Error(path + (index_mode || mode == "ATTRIBUTES" ? ".byteStride" : ".mode"), Rule::meshopt_mode,
                 fmt::format("mode \"{}\" with byteStride {} is not allowed", mode, stride));
   if (mode == "TRIANGLES" && count % 3 != 0)
-    throw Error(path + ".count", Rule::meshopt_mode, fmt::format("TRIANGLES needs a multiple of 3 indices, not {}", count));
-  const bool filter_ok = filter == "NONE" || (mode == "ATTRIBUTES" && ((filter == "OCTAHEDRAL" && (stride == 4 || stride == 8)) ||
-                                                                      (filter == "QUATERNION" && stride == 8) ||
-                                                                      filter == "EXPONENTIAL"));
+    throw Error(path + ".count", Rule::meshopt_mode,
+                fmt::format("TRIANGLES needs a multiple of 3 indices, not {}", count));
+  const bool filter_ok = filter == "NONE" ||
+                         (mode == "ATTRIBUTES" && ((filter == "OCTAHEDRAL" && (stride == 4 || stride == 8)) ||
+                                                   (filter == "QUATERNION" && stride == 8) || filter == "EXPONENTIAL"));
   if (!filter_ok)
     throw Error(path + ".filter", Rule::meshopt_filter,
                 fmt::format("filter \"{}\" is not allowed with mode \"{}\" and byteStride {}", filter, mode, stride));
@@ -82,14 +85,21 @@ std::vector<std::uint8_t> decode_view(const tinygltf::Model& model, std::size_t 
   std::vector<std::uint8_t> out(count * stride);
   const unsigned char* data = source.data() + offset;
   int rc = 0;
-  if (mode == "ATTRIBUTES") rc = meshopt_decodeVertexBuffer(out.data(), count, stride, data, length);
-  else if (mode == "TRIANGLES") rc = meshopt_decodeIndexBuffer(out.data(), count, stride, data, length);
-  else rc = meshopt_decodeIndexSequence(out.data(), count, stride, data, length);
+  if (mode == "ATTRIBUTES")
+    rc = meshopt_decodeVertexBuffer(out.data(), count, stride, data, length);
+  else if (mode == "TRIANGLES")
+    rc = meshopt_decodeIndexBuffer(out.data(), count, stride, data, length);
+  else
+    rc = meshopt_decodeIndexSequence(out.data(), count, stride, data, length);
   if (rc != 0)
-    throw Error(path, Rule::meshopt_decode, fmt::format("meshoptimizer could not decode the {} data (code {})", mode, rc));
-  if (filter == "OCTAHEDRAL") meshopt_decodeFilterOct(out.data(), count, stride);
-  else if (filter == "QUATERNION") meshopt_decodeFilterQuat(out.data(), count, stride);
-  else if (filter == "EXPONENTIAL") meshopt_decodeFilterExp(out.data(), count, stride);
+    throw Error(path, Rule::meshopt_decode,
+                fmt::format("meshoptimizer could not decode the {} data (code {})", mode, rc));
+  if (filter == "OCTAHEDRAL")
+    meshopt_decodeFilterOct(out.data(), count, stride);
+  else if (filter == "QUATERNION")
+    meshopt_decodeFilterQuat(out.data(), count, stride);
+  else if (filter == "EXPONENTIAL")
+    meshopt_decodeFilterExp(out.data(), count, stride);
   return out;
 }
 
@@ -122,7 +132,8 @@ void decode_meshopt(tinygltf::Model& model) {
     if (ext == model.bufferViews[i].extensions.end()) continue;
     const std::string path = fmt::format("bufferViews[{}].extensions.{}", i, kExtension);
     if (model.bufferViews[i].byteLength > kMaxBufferBytes - decoded_total)
-      throw Error(path, Rule::meshopt_size, fmt::format("decoded views would exceed {} bytes in total", kMaxBufferBytes));
+      throw Error(path, Rule::meshopt_size,
+                  fmt::format("decoded views would exceed {} bytes in total", kMaxBufferBytes));
     tinygltf::Buffer decoded;
     decoded.data = decode_view(model, source_buffers, model.bufferViews[i], ext->second, path);
     decoded_total += decoded.data.size();

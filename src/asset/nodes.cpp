@@ -40,7 +40,8 @@ void read_lod(const tinygltf::Node& source, std::size_t index, std::size_t node_
   const tinygltf::Value& ids = it->second.Get("ids");
   if (!ids.IsArray() || ids.ArrayLen() == 0) throw Error(path, Rule::lod_ids, "must be a non-empty array");
   if (ids.ArrayLen() > kMaxLodLevels)
-    throw Error(path, Rule::lod_id_count, fmt::format("{} levels exceed the limit of {}", ids.ArrayLen(), kMaxLodLevels));
+    throw Error(path, Rule::lod_id_count,
+                fmt::format("{} levels exceed the limit of {}", ids.ArrayLen(), kMaxLodLevels));
   for (std::size_t i = 0; i < ids.ArrayLen(); ++i) {
     const tinygltf::Value& v = ids.Get(static_cast<int>(i));
     const std::string item = fmt::format("{}[{}]", path, i);
@@ -52,7 +53,8 @@ void read_lod(const tinygltf::Node& source, std::size_t index, std::size_t node_
     const auto id_index = static_cast<std::uint32_t>(id);
     if (id_index == index) throw Error(item, Rule::lod_id_self, "a node cannot be its own level of detail");
     for (std::uint32_t previous : node.lod_ids)
-      if (previous == id_index) throw Error(item, Rule::lod_id_duplicate, fmt::format("node {} listed twice", id_index));
+      if (previous == id_index)
+        throw Error(item, Rule::lod_id_duplicate, fmt::format("node {} listed twice", id_index));
     node.lod_ids.push_back(id_index);
   }
   if (source.extras.Has("MSFT_screencoverage")) {
@@ -124,7 +126,8 @@ void build_nodes(const tinygltf::Model& model, const std::vector<bool>& animated
     node.mesh = source.mesh;
     if (source.skin >= 0 && static_cast<std::size_t>(source.skin) >= model.skins.size())
       throw Error(path + ".skin", Rule::skin_index, fmt::format("skin {} does not exist", source.skin));
-    if (source.skin >= 0 && source.mesh < 0) throw Error(path + ".skin", Rule::skin_without_mesh, "a skin needs a mesh");
+    if (source.skin >= 0 && source.mesh < 0)
+      throw Error(path + ".skin", Rule::skin_without_mesh, "a skin needs a mesh");
     node.skin = source.skin < 0 ? -1 : source.skin;
     for (double w : source.weights) {
       if (!std::isfinite(w)) throw_not_finite(path + ".weights", "morph weight");
@@ -178,7 +181,8 @@ void build_nodes(const tinygltf::Model& model, const std::vector<bool>& animated
       const std::string child_path = fmt::format("{}.children[{}]", path, c);
       if (child < 0 || static_cast<std::size_t>(child) >= count)
         throw Error(child_path, Rule::node_index, fmt::format("node {} does not exist", child));
-      if (static_cast<std::size_t>(child) == i) throw Error(child_path, Rule::node_cycle, "a node cannot be its own child");
+      if (static_cast<std::size_t>(child) == i)
+        throw Error(child_path, Rule::node_cycle, "a node cannot be its own child");
       node.children.push_back(static_cast<std::uint32_t>(child));
     }
   }
@@ -278,7 +282,7 @@ void build_skins(const tinygltf::Model& model, AccessorReader& accessors, Asset&
     for (std::size_t p = 0; p < mesh.primitives.size(); ++p) {
       const Primitive& prim = mesh.primitives[p];
       const std::pair<const std::vector<glm::u16vec4>&, const char*> sets[] = {{prim.joints0, "JOINTS_0"},
-                                                                                {prim.joints1, "JOINTS_1"}};
+                                                                               {prim.joints1, "JOINTS_1"}};
       for (const auto& [joints, name] : sets) {
         for (std::size_t v = 0; v < joints.size(); ++v)
           for (int c = 0; c < 4; ++c)

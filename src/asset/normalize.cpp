@@ -21,8 +21,10 @@ bool fix_integer(json& value) {
   if (!value.is_number_float()) return false;
   const double d = value.get<double>();
   if (!std::isfinite(d) || d != std::floor(d) || std::abs(d) > 9007199254740992.0) return false;
-  if (d >= 0) value = static_cast<std::uint64_t>(d);
-  else value = static_cast<std::int64_t>(d);
+  if (d >= 0)
+    value = static_cast<std::uint64_t>(d);
+  else
+    value = static_cast<std::int64_t>(d);
   return true;
 }
 
@@ -76,7 +78,8 @@ bool normalize_integers(json& doc) {
     bool c = fix_keys(a, {"bufferView", "byteOffset", "componentType", "count"});
     if (json* sparse = child(a, "sparse")) {
       c |= fix_keys(*sparse, {"count"});
-      if (json* indices = child(*sparse, "indices")) c |= fix_keys(*indices, {"bufferView", "byteOffset", "componentType"});
+      if (json* indices = child(*sparse, "indices"))
+        c |= fix_keys(*indices, {"bufferView", "byteOffset", "componentType"});
       if (json* values = child(*sparse, "values")) c |= fix_keys(*values, {"bufferView", "byteOffset"});
     }
     return c;
@@ -93,8 +96,9 @@ bool normalize_integers(json& doc) {
     return c;
   });
   changed |= each(doc, "buffers", [](json& b) { return fix_keys(b, {"byteLength"}); });
-  changed |= each(doc, "bufferViews",
-                  [](json& v) { return fix_keys(v, {"buffer", "byteOffset", "byteLength", "byteStride", "target"}); });
+  changed |= each(doc, "bufferViews", [](json& v) {
+    return fix_keys(v, {"buffer", "byteOffset", "byteLength", "byteStride", "target"});
+  });
   changed |= each(doc, "images", [](json& i) { return fix_keys(i, {"bufferView"}); });
   changed |= each(doc, "materials", [](json& m) {
     bool c = false;
@@ -115,10 +119,14 @@ bool normalize_integers(json& doc) {
       }
     return c;
   });
-  changed |= each(doc, "nodes", [](json& n) { return fix_keys(n, {"camera", "skin", "mesh"}) | fix_all(n, "children"); });
+  changed |= each(doc, "nodes", [](json& n) {
+    return fix_keys(n, {"camera", "skin", "mesh"}) | fix_all(n, "children");
+  });
   changed |= each(doc, "samplers", [](json& s) { return fix_keys(s, {"magFilter", "minFilter", "wrapS", "wrapT"}); });
   changed |= each(doc, "scenes", [](json& s) { return fix_all(s, "nodes"); });
-  changed |= each(doc, "skins", [](json& s) { return fix_keys(s, {"inverseBindMatrices", "skeleton"}) | fix_all(s, "joints"); });
+  changed |= each(doc, "skins", [](json& s) {
+    return fix_keys(s, {"inverseBindMatrices", "skeleton"}) | fix_all(s, "joints");
+  });
   changed |= each(doc, "textures", [](json& t) { return fix_keys(t, {"sampler", "source"}); });
   return changed;
 }

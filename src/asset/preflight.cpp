@@ -25,9 +25,13 @@ using nlohmann::json;
 constexpr std::uint64_t kMaxDocumentDataBytes = std::uint64_t{1} << 31;
 
 // Required extensions whose meaning the loader implements (docs/spec.md §2).
-constexpr std::string_view kSupportedRequired[] = {"KHR_mesh_quantization", "KHR_node_visibility", "MSFT_lod",
-                                                   "EXT_meshopt_compression", "KHR_materials_emissive_strength",
-                                                   "KHR_texture_transform", "KHR_draco_mesh_compression"};
+constexpr std::string_view kSupportedRequired[] = {"KHR_mesh_quantization",
+                                                   "KHR_node_visibility",
+                                                   "MSFT_lod",
+                                                   "EXT_meshopt_compression",
+                                                   "KHR_materials_emissive_strength",
+                                                   "KHR_texture_transform",
+                                                   "KHR_draco_mesh_compression"};
 
 constexpr const char* kTopLevelArrays[] = {"accessors", "animations", "buffers", "bufferViews", "cameras",
                                            "images",    "materials",  "meshes",  "nodes",       "samplers",
@@ -89,8 +93,8 @@ const json* array_at(const json& o, const char* key, const std::string& path, bo
 // EXT_meshopt_compression: a buffer marked `fallback` may have no data of its own.
 bool is_meshopt_fallback(const json& buffer, const std::string& path) {
   const json* extensions = object_at(buffer, "extensions", path, false);
-  const json* meshopt = extensions != nullptr ? object_at(*extensions, "EXT_meshopt_compression", path + ".extensions", false)
-                                              : nullptr;
+  const json* meshopt =
+      extensions != nullptr ? object_at(*extensions, "EXT_meshopt_compression", path + ".extensions", false) : nullptr;
   const json* fallback = meshopt != nullptr ? member(*meshopt, "fallback") : nullptr;
   return fallback != nullptr && fallback->is_boolean() && fallback->get<bool>();
 }
@@ -138,8 +142,8 @@ std::uint32_t components_of(const std::string& type) {
 
 // Vertex attributes build_meshes decodes (docs/spec.md §2.2); others are ignored.
 bool is_decoded_attribute(const std::string& name) {
-  static constexpr std::string_view kDecoded[] = {"POSITION",   "NORMAL",  "TANGENT",  "TEXCOORD_0", "TEXCOORD_1",
-                                                  "COLOR_0",    "JOINTS_0", "JOINTS_1", "WEIGHTS_0",  "WEIGHTS_1"};
+  static constexpr std::string_view kDecoded[] = {"POSITION", "NORMAL",   "TANGENT",  "TEXCOORD_0", "TEXCOORD_1",
+                                                  "COLOR_0",  "JOINTS_0", "JOINTS_1", "WEIGHTS_0",  "WEIGHTS_1"};
   return std::find(std::begin(kDecoded), std::end(kDecoded), name) != std::end(kDecoded);
 }
 
@@ -190,9 +194,7 @@ class Preflight {
     const json* arr = member(doc_, name);
     return arr == nullptr ? empty : *arr;
   }
-  Target target(const char* name, Rule rule, const char* what) const {
-    return {items(name).size(), rule, what};
-  }
+  Target target(const char* name, Rule rule, const char* what) const { return {items(name).size(), rule, what}; }
   Target accessors() const { return target("accessors", Rule::accessor_index, "accessor"); }
   Target nodes() const { return target("nodes", Rule::node_index, "node"); }
   Target views() const { return target("bufferViews", Rule::bufferview_index, "bufferView"); }
@@ -217,8 +219,9 @@ class Preflight {
                     fmt::format("minVersion \"{}\" is not 2.x or exceeds version \"{}\"", *min_version, version));
       // A 2.x reader must load every 2.y file (§3.2); anything a later minor version adds is unknown here.
       if (*min_minor > 0)
-        result_.warnings.push_back(make_warning("asset.minVersion", Rule::asset_min_version,
-                                    fmt::format("the file needs glTF {}; only glTF 2.0 features are read", *min_version)));
+        result_.warnings.push_back(
+            make_warning("asset.minVersion", Rule::asset_min_version,
+                         fmt::format("the file needs glTF {}; only glTF 2.0 features are read", *min_version)));
     }
   }
 
@@ -235,7 +238,8 @@ class Preflight {
       if (!(*required)[i].is_string()) throw Error(path, Rule::not_string, "must be a string");
       const std::string name = (*required)[i].get<std::string>();
       if (std::find(std::begin(kSupportedRequired), std::end(kSupportedRequired), name) == std::end(kSupportedRequired))
-        throw Error(path, Rule::unsupported_required_extension, fmt::format("required extension {} is not supported", name));
+        throw Error(path, Rule::unsupported_required_extension,
+                    fmt::format("required extension {} is not supported", name));
       if (std::find(used.begin(), used.end(), name) == used.end())
         throw Error(path, Rule::extension_not_used, fmt::format("{} is required but not in extensionsUsed", name));
     }
@@ -245,8 +249,9 @@ class Preflight {
       if (std::find(std::begin(kSupportedRequired), std::end(kSupportedRequired), used[i]) ==
               std::end(kSupportedRequired) &&
           used[i] != "KHR_animation_pointer")
-        result_.warnings.push_back(make_warning(at("extensionsUsed", i), Rule::extension_ignored,
-                                    fmt::format("optional extension {} is not implemented and is ignored", used[i])));
+        result_.warnings.push_back(
+            make_warning(at("extensionsUsed", i), Rule::extension_ignored,
+                         fmt::format("optional extension {} is not implemented and is ignored", used[i])));
   }
 
   void check_buffers() {
@@ -292,8 +297,9 @@ class Preflight {
         buffer_is_placeholder_.back() = true;
         result_.placeholder_buffers.push_back(i);
         result_.warnings.push_back(make_warning(path, Rule::buffer_without_data,
-                                    input_.glb ? "a GLB buffer other than buffers[0] without a uri has no data"
-                                               : "a buffer without a uri has no data"));
+                                                input_.glb
+                                                    ? "a GLB buffer other than buffers[0] without a uri has no data"
+                                                    : "a buffer without a uri has no data"));
       }
     }
   }
@@ -352,8 +358,9 @@ class Preflight {
     if (const auto fault = no_data_.find(index); fault != no_data_.end()) {
       // The buffer's bytes are undefined; zeros, as for an accessor without a bufferView, draw
       // nothing rather than garbage. Warned once per accessor.
-      result_.warnings.push_back(make_warning(fault->second.path(), Rule::accessor_reads_no_data,
-                                  fmt::format("{} (used by {}); read as zeros", fault->second.what(), path)));
+      result_.warnings.push_back(
+          make_warning(fault->second.path(), Rule::accessor_reads_no_data,
+                       fmt::format("{} (used by {}); read as zeros", fault->second.what(), path)));
       no_data_.erase(fault);
     }
     if (std::find(result_.unknown_type_accessors.begin(), result_.unknown_type_accessors.end(), index) !=
@@ -391,8 +398,9 @@ class Preflight {
       if (components == 0) {
         // glTF 2.0 §3.6.2 lists the types, but an accessor nothing reads cannot draw wrong.
         result_.unknown_type_accessors.push_back(i);
-        result_.warnings.push_back(make_warning(at(path, "type"), Rule::accessor_type_unknown,
-                                    fmt::format("unknown type \"{}\"; the accessor is unused and ignored", type)));
+        result_.warnings.push_back(
+            make_warning(at(path, "type"), Rule::accessor_type_unknown,
+                         fmt::format("unknown type \"{}\"; the accessor is unused and ignored", type)));
         continue;
       }
       // §3.6.2.4: matrix columns start on 4-byte boundaries (MAT2 of bytes, MAT3 of bytes or shorts).
@@ -400,14 +408,15 @@ class Preflight {
       if (const json* normalized = member(a, "normalized")) {
         if (!normalized->is_boolean()) throw Error(at(path, "normalized"), Rule::not_boolean, "must be true or false");
         if (normalized->get<bool>() && (component_type == 5125 || component_type == 5126))
-          throw Error(at(path, "normalized"), Rule::accessor_normalized, "only 8- and 16-bit integers can be normalized");
+          throw Error(at(path, "normalized"), Rule::accessor_normalized,
+                      "only 8- and 16-bit integers can be normalized");
       }
       if (view) {
         const ViewInfo& v = views_[static_cast<std::size_t>(*view)];
         if (offset % csize != 0 || (v.offset + offset) % csize != 0)
           throw Error(at(path, "byteOffset"), Rule::accessor_alignment,
-                      fmt::format("offset {} in the buffer is not a multiple of the component size {}", v.offset + offset,
-                                  csize));
+                      fmt::format("offset {} in the buffer is not a multiple of the component size {}",
+                                  v.offset + offset, csize));
         note_data_fault(i, static_cast<std::size_t>(*view), at(path, "bufferView"));
         check_element_range({offset, count, layout.size, v.stride, v.length, layout.extent}, path);
       }
@@ -487,7 +496,7 @@ class Preflight {
           if (!name.starts_with("_") && !is_decoded_attribute(name))
             result_.warnings.push_back(
                 make_warning(apath, Rule::attribute_ignored,
-                                     fmt::format("{} is not used by the renderers and is not decoded", name)));
+                             fmt::format("{} is not used by the renderers and is not decoded", name)));
         }
         // Draco primitives' attributes and indices come from the compressed data (draco.cpp).
         check_draco(prim, ppath, *attributes);
@@ -548,7 +557,8 @@ class Preflight {
         throw Error(at(path, "matrix"), Rule::node_matrix_and_trs, "a node has a matrix or TRS properties, not both");
     }
     const json& scenes = items("scenes");
-    for (std::size_t s = 0; s < scenes.size(); ++s) index_array_at(scenes[s], "nodes", at("scenes", s), nodes(), false, false);
+    for (std::size_t s = 0; s < scenes.size(); ++s)
+      index_array_at(scenes[s], "nodes", at("scenes", s), nodes(), false, false);
     index_at(doc_, "scene", "", target("scenes", Rule::scene_index, "scene"), false);
   }
 
@@ -582,10 +592,12 @@ class Preflight {
         index_at((*channels)[c], "sampler", cpath, {samplers->size(), Rule::sampler_index, "sampler"}, true);
         const json* t = object_at((*channels)[c], "target", cpath, true);
         const std::string target_path = *string_at(*t, "path", at(cpath, "target"), true);
-        if (index_at(*t, "node", at(cpath, "target"), nodes(), false)) kept.push_back(c);
-        else result_.warnings.push_back(
-                 make_warning(cpath, Rule::channel_skipped,
-                                      fmt::format("target has no node (path \"{}\"); channel skipped", target_path)));
+        if (index_at(*t, "node", at(cpath, "target"), nodes(), false))
+          kept.push_back(c);
+        else
+          result_.warnings.push_back(
+              make_warning(cpath, Rule::channel_skipped,
+                           fmt::format("target has no node (path \"{}\"); channel skipped", target_path)));
       }
     }
   }
@@ -636,8 +648,10 @@ nlohmann::json parse_json(std::string_view text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
     } else if (c == '"') {
       in_string = true;
     } else if (c == '[' || c == '{') {
@@ -654,6 +668,8 @@ nlohmann::json parse_json(std::string_view text) {
   }
 }
 
-PreflightResult preflight(const nlohmann::json& doc, const PreflightInput& input) { return Preflight(doc, input).run(); }
+PreflightResult preflight(const nlohmann::json& doc, const PreflightInput& input) {
+  return Preflight(doc, input).run();
+}
 
 }  // namespace gltf_crowd::detail

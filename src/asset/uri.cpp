@@ -104,11 +104,16 @@ std::vector<std::uint8_t> base64_decode(std::string_view text) {
   int count = 0;
   for (const char c : text) {
     int v = -1;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+') v = 62;
-    else if (c == '/') v = 63;
+    if (c >= 'A' && c <= 'Z')
+      v = c - 'A';
+    else if (c >= 'a' && c <= 'z')
+      v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9')
+      v = c - '0' + 52;
+    else if (c == '+')
+      v = 62;
+    else if (c == '/')
+      v = 63;
     if (v < 0) continue;  // '=' padding
     bits = (bits << 6) | static_cast<std::uint32_t>(v);
     if ((count += 6) >= 8) {
@@ -139,8 +144,7 @@ std::filesystem::path resolve_external_uri(std::string_view uri, const std::file
   if (decoded.empty() || decoded.find('\0') != std::string::npos)
     throw Error(path, "uri_empty", "the URI names no file");
   if (decoded.front() == '/') throw Error(path, "uri_absolute", "URIs must be relative to the glTF file");
-  if (base_dir.empty())
-    throw Error(path, "external_uri", "a document loaded from memory may only embed its data");
+  if (base_dir.empty()) throw Error(path, "external_uri", "a document loaded from memory may only embed its data");
   std::filesystem::path file = base_dir / decoded;  // not const: returned by move
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))

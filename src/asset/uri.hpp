@@ -13,9 +13,9 @@
 namespace gltf_crowd::detail {
 
 struct DataUri {
-  std::string media_type;      // "application/octet-stream", "image/png", ... ("" when omitted)
+  std::string media_type;  // "application/octet-stream", "image/png", ... ("" when omitted)
   std::uint64_t decoded_bytes = 0;
-  bool base64 = true;          // false: percent-encoded octets (RFC 2397), which tinygltf cannot read
+  bool base64 = true;  // false: percent-encoded octets (RFC 2397), which tinygltf cannot read
 };
 // True when `uri` starts with "data:".
 bool is_data_uri(std::string_view uri) noexcept;

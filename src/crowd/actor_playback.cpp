@@ -35,7 +35,8 @@ void switch_clip(const Asset& asset, Playback& p, std::uint32_t clip, double sec
   refresh_finished(asset, p);
 }
 
-void start_crossfade(const Asset& asset, Playback& p, std::uint32_t clip, double seconds, double fade_seconds) noexcept {
+void start_crossfade(const Asset& asset, Playback& p, std::uint32_t clip, double seconds,
+                     double fade_seconds) noexcept {
   // Contributors at weight 0 (an incoming clip interrupted before any update) add nothing.
   std::uint32_t kept = 0;
   for (std::uint32_t i = 0; i < p.count; ++i) {

@@ -149,7 +149,8 @@ void Actor::seek(float seconds) {
 
 void Actor::set_phase(float phase) {
   const std::uint32_t s = slot();
-  const float seconds = time_of_phase(phase, duration_of(*crowd().asset_, crowd().state_->playback[s]), "set_phase.phase");
+  const float seconds =
+      time_of_phase(phase, duration_of(*crowd().asset_, crowd().state_->playback[s]), "set_phase.phase");
   Playback& p = crowd().state_->playback[s];
   if (p.count == 0) return;
   p.contributors[0].elapsed = seconds;
@@ -211,7 +212,8 @@ glm::mat4 Actor::node_world(std::uint32_t node) const {
   const std::uint32_t s = slot();
   const Asset& asset = *crowd().asset_;
   if (node >= asset.nodes.size())
-    throw Error("node_world.node", Rule::node_index, fmt::format("node {} does not exist ({} nodes)", node, asset.nodes.size()));
+    throw Error("node_world.node", Rule::node_index,
+                fmt::format("node {} does not exist ({} nodes)", node, asset.nodes.size()));
   return readback_world(*crowd().state_, s, node);
 }
 

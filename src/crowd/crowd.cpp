@@ -28,12 +28,15 @@ Crowd::Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options) : asset_(
   st->capacity = options.capacity;
   st->update_rate = options.update_rate;
   st->lod.options = options.lod;
-  if (options.lod.enabled || options.lod.auto_generate) prepare_lod_levels(*st);
-  else build_groups(*st);
+  if (options.lod.enabled || options.lod.auto_generate)
+    prepare_lod_levels(*st);
+  else
+    build_groups(*st);
   index_lod_groups(*st);
   st->full.rig = build_rig(*asset_, {}, {.all_nodes = true, .frame = false});
   st->full.clips = build_clip_tracks(*asset_, st->full.rig);
-  for (const ClipTracks& c : st->full.clips) st->full.max_timelines = std::max(st->full.max_timelines, c.timelines.size());
+  for (const ClipTracks& c : st->full.clips)
+    st->full.max_timelines = std::max(st->full.max_timelines, c.timelines.size());
   compile_streams(*st);
   refresh_instances(*st);  // lod_stats of an empty crowd: the source and its levels
   state_ = std::move(st);

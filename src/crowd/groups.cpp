@@ -10,13 +10,15 @@ namespace {
 
 // The stream of `node`, added when the crowd does not pack it yet.
 std::uint32_t stream_of(Crowd::State& st, std::uint32_t node) {
-  const auto it = std::find_if(st.streams.begin(), st.streams.end(), [&](const NodeStream& s) { return s.node == node; });
+  const auto it =
+      std::find_if(st.streams.begin(), st.streams.end(), [&](const NodeStream& s) { return s.node == node; });
   if (it != st.streams.end()) return static_cast<std::uint32_t>(it - st.streams.begin());
   const Asset& asset = st.asset;
   NodeStream stream;
   stream.node = node;
   if (asset.nodes[node].skin >= 0)
-    stream.joint_count = static_cast<std::uint32_t>(asset.skins[static_cast<std::size_t>(asset.nodes[node].skin)].joints.size());
+    stream.joint_count =
+        static_cast<std::uint32_t>(asset.skins[static_cast<std::size_t>(asset.nodes[node].skin)].joints.size());
   stream.weight_stride = (asset.weight_counts[node] + 3u) / 4u * 4u;
   st.streams.push_back(std::move(stream));
   return static_cast<std::uint32_t>(st.streams.size() - 1);
@@ -63,8 +65,8 @@ void prepare_lod_levels(Crowd::State& st) {
     for (std::size_t l = 0; l < source.levels.size(); ++l) {
       const LodNodeLevel& level = source.levels[l];
       for (const LodPrimitive& p : level.primitives) {
-        PrimitiveGroup& group = add_group(st, source.node, level.node, static_cast<std::uint32_t>(level.mesh), p.primitive,
-                                          static_cast<std::uint32_t>(l));
+        PrimitiveGroup& group = add_group(st, source.node, level.node, static_cast<std::uint32_t>(level.mesh),
+                                          p.primitive, static_cast<std::uint32_t>(l));
         group.index_count = p.index_count;
         group.triangle_count = p.triangle_count;
         lod.group_primitive.push_back(&p);

@@ -15,8 +15,8 @@ namespace gltf_crowd {
 inline constexpr std::uint32_t kCulledLevel = 0xFFFFFFFFu;
 
 struct LodState {
-  LodOptions options;              // enabled, hysteresis and vertex_budget change with controls
-  bool configured = false;         // levels prepared: `model` and the level groups exist
+  LodOptions options;       // enabled, hysteresis and vertex_budget change with controls
+  bool configured = false;  // levels prepared: `model` and the level groups exist
   LodModel model;
   float bias = 1.0f;
   std::optional<LodView> view;
@@ -30,8 +30,8 @@ struct LodState {
   std::vector<std::uint64_t> level_triangles;
 
   // Per actor key (stable across slot compaction).
-  std::vector<std::uint32_t> band;        // hysteresis state, kNoBand before the first view
-  std::vector<std::uint64_t> insertion;   // order of addition: budget tie-break
+  std::vector<std::uint32_t> band;       // hysteresis state, kNoBand before the first view
+  std::vector<std::uint64_t> insertion;  // order of addition: budget tie-break
   std::uint64_t next_insertion = 0;
 
   // Without classification the level-0 groups draw slots [0, plain_slots) and the others none,

@@ -38,8 +38,9 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
       s.one_scales[a] = rig.rest_scale[a];
     }
     std::copy(rig.rest_weights.begin(), rig.rest_weights.end(), s.one_weights.begin());
-    SampleJob sample{&rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys,
-                     s.mark, s.stamp, false, one};
+    SampleJob sample{
+        &rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys, s.mark, s.stamp, false,
+        one};
     sample.run();
     if (i == 0)
       for (std::uint32_t a : s.touched) s.reference[a] = s.one_rotations[a];
@@ -51,11 +52,18 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
 }  // namespace
 
 Scratch::Scratch(const CompiledRig& compiled)
-    : translations(compiled.rig.node_count()), scales(compiled.rig.node_count()), rotations(compiled.rig.node_count()),
-      one_translations(compiled.rig.node_count()), one_scales(compiled.rig.node_count()),
-      one_rotations(compiled.rig.node_count()), reference(compiled.rig.node_count()),
-      weights(compiled.rig.rest_weights.size()), one_weights(compiled.rig.rest_weights.size()),
-      mark(compiled.rig.node_count(), 0), moved(compiled.rig.node_count(), 0), keys(compiled.max_timelines),
+    : translations(compiled.rig.node_count()),
+      scales(compiled.rig.node_count()),
+      rotations(compiled.rig.node_count()),
+      one_translations(compiled.rig.node_count()),
+      one_scales(compiled.rig.node_count()),
+      one_rotations(compiled.rig.node_count()),
+      reference(compiled.rig.node_count()),
+      weights(compiled.rig.rest_weights.size()),
+      one_weights(compiled.rig.rest_weights.size()),
+      mark(compiled.rig.node_count(), 0),
+      moved(compiled.rig.node_count(), 0),
+      keys(compiled.max_timelines),
       world(compiled.rig.node_count()) {
   touched.reserve(compiled.rig.node_count());
 }
@@ -71,8 +79,15 @@ void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playba
     return;
   }
   ContributorState& c = p.contributors[0];
-  SampleJob sample{&compiled.rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys,
-                   s.mark, s.stamp, true, s.pose()};
+  SampleJob sample{&compiled.rig,
+                   &compiled.clips[c.clip],
+                   contributor_time(asset, p, c).seconds,
+                   c.cursors,
+                   s.keys,
+                   s.mark,
+                   s.stamp,
+                   true,
+                   s.pose()};
   sample.run();
 }
 

@@ -19,14 +19,14 @@ struct Scratch {
   std::vector<glm::quat> rotations;
   std::vector<glm::vec3> one_translations, one_scales;  // one contributor of a crossfade
   std::vector<glm::quat> one_rotations;
-  std::vector<glm::quat> reference;  // the first contributor's rotations: the blend's sign reference
+  std::vector<glm::quat> reference;         // the first contributor's rotations: the blend's sign reference
   std::vector<float> weights, one_weights;  // morph weights, Asset::weight_offsets layout
-  std::vector<std::uint32_t> mark;   // per rig node: == stamp when animated this evaluation
+  std::vector<std::uint32_t> mark;          // per rig node: == stamp when animated this evaluation
   std::uint32_t stamp = 0;
-  std::vector<std::uint8_t> moved;   // per rig node (LocalToModelJob)
+  std::vector<std::uint8_t> moved;     // per rig node (LocalToModelJob)
   std::vector<std::uint32_t> touched;  // rig nodes marked this evaluation (crossfades)
-  std::vector<KeyPosition> keys;     // per timeline of the clip being sampled
-  std::vector<Affine> world;         // world' per rig node
+  std::vector<KeyPosition> keys;       // per timeline of the clip being sampled
+  std::vector<Affine> world;           // world' per rig node
   // Time-stamp ticks of this update per stage (sampling, hierarchy, palettes, packing) over the
   // timed sample of actors (frame_timer.hpp).
   std::array<std::uint64_t, 4> ticks{};

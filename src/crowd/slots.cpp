@@ -26,7 +26,8 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     if (o.id.size() > kMaxIdLength)
       throw Error(path + ".id", Rule::id_length, fmt::format("id of {} bytes exceeds {}", o.id.size(), kMaxIdLength));
     if (!o.id.empty()) {
-      if (st.key_of_id.contains(o.id)) throw Error(path + ".id", Rule::duplicate_id, fmt::format("id \"{}\" is already used", o.id));
+      if (st.key_of_id.contains(o.id))
+        throw Error(path + ".id", Rule::duplicate_id, fmt::format("id \"{}\" is already used", o.id));
       if (!batch_ids.emplace(o.id, i).second)
         throw Error(path + ".id", Rule::duplicate_id, fmt::format("id \"{}\" appears twice in the batch", o.id));
     }
@@ -124,7 +125,8 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
           const std::size_t pj = std::size_t{s.joint_count} * 3;
           std::copy_n(s.palette.begin() + last * pj, pj, s.palette.begin() + slot * pj);
         }
-        std::copy_n(s.weights.begin() + last * s.weight_stride, s.weight_stride, s.weights.begin() + slot * s.weight_stride);
+        std::copy_n(s.weights.begin() + last * s.weight_stride, s.weight_stride,
+                    s.weights.begin() + slot * s.weight_stride);
       }
     }
     st.slot_key.pop_back();

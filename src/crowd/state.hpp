@@ -56,8 +56,8 @@ struct alignas(64) Playback {
   LoopMode loop = LoopMode::repeat;
   bool paused = false;
   bool finished = false;
-  double fade_seconds = 0.0;      // duration of the running crossfade, scaled seconds
-  double fade_progress = 0.0;     // scaled seconds |Δ·speed| into it
+  double fade_seconds = 0.0;   // duration of the running crossfade, scaled seconds
+  double fade_progress = 0.0;  // scaled seconds |Δ·speed| into it
   std::array<ContributorState, kMaxContributors> contributors{};
 };
 static_assert(offsetof(Playback, contributors) == 32 && sizeof(ContributorState) == 32);
@@ -92,7 +92,7 @@ struct Crowd::State {
   std::vector<std::string> ids;
   std::vector<Playback> playback;
   std::vector<glm::mat4> placements;
-  std::vector<float> weights;  // asset.total_weights per slot
+  std::vector<float> weights;     // asset.total_weights per slot
   std::vector<std::uint8_t> due;  // per slot, this update: evaluate now
   // Per slot: advanced (or changed) since its rows were last packed; frame (`frames`) of that
   // packing; generation (`generation`) of the rows. Sized for capacity.
@@ -174,8 +174,7 @@ void refresh_finished(const Asset& asset, Playback& p) noexcept;
 void switch_clip(const Asset& asset, Playback& p, std::uint32_t clip, double seconds) noexcept;
 // Starts a crossfade of `fade_seconds` > 0 to `clip` at elapsed `seconds`: the current
 // contributors keep their weights as the base that the fade scales down (docs/spec.md §3 "Crossfades").
-void start_crossfade(const Asset& asset, Playback& p, std::uint32_t clip, double seconds,
-                     double fade_seconds) noexcept;
+void start_crossfade(const Asset& asset, Playback& p, std::uint32_t clip, double seconds, double fade_seconds) noexcept;
 // Advances a playing actor by delta_seconds: every contributor's clock by Δ·speed, the crossfade
 // by |Δ·speed|, then the finished rule. Returns false, changing nothing, for paused, finished or
 // clip-less actors (they keep their packed pose).

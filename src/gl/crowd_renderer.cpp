@@ -23,16 +23,14 @@ PaletteStorage choose_storage(PaletteStorage requested) {
   const bool desktop = epoxy_is_desktop_gl();
   const int version = epoxy_gl_version();
   const bool buffers = desktop && version >= 43;
-  const std::string current =
-      fmt::format("{} {}.{}", desktop ? "OpenGL" : "OpenGL ES", version / 10, version % 10);
+  const std::string current = fmt::format("{} {}.{}", desktop ? "OpenGL" : "OpenGL ES", version / 10, version % 10);
   if (requested == PaletteStorage::storage_buffer && !buffers) {
     throw Error("CrowdRendererOptions.palette", Rule::gl_version,
                 fmt::format("storage buffer palettes need desktop OpenGL 4.3; the current "
                             "context is {}",
                             current));
   }
-  if (requested == PaletteStorage::storage_buffer ||
-      (requested == PaletteStorage::automatic && buffers)) {
+  if (requested == PaletteStorage::storage_buffer || (requested == PaletteStorage::automatic && buffers)) {
     return PaletteStorage::storage_buffer;
   }
   gl::plain_dialect("CrowdRendererOptions.palette");  // throws below OpenGL 3.3 / ES 3.0
@@ -69,19 +67,15 @@ void set_data_units(GLuint program) {
 }
 
 // Index of the GPU copy of (mesh, primitive), uploading it on first use.
-std::uint32_t primitive_for(CrowdRenderer::State& state, const Asset& asset,
-                            const PrimitiveGroup& group) {
+std::uint32_t primitive_for(CrowdRenderer::State& state, const Asset& asset, const PrimitiveGroup& group) {
   auto key = std::make_pair(group.mesh, group.primitive);
   if (auto found = state.primitive_index.find(key); found != state.primitive_index.end()) {
     return found->second;
   }
   const Primitive& primitive = asset.meshes.at(group.mesh).primitives.at(group.primitive);
   state.primitives.push_back(gl::upload_primitive(
-      primitive,
-      state.storage == PaletteStorage::storage_buffer ? gl::DeltaStorage::buffer
-                                                      : gl::DeltaStorage::texture,
-      state.limits.max_texture_size,
-      fmt::format("meshes[{}].primitives[{}]", group.mesh, group.primitive)));
+      primitive, state.storage == PaletteStorage::storage_buffer ? gl::DeltaStorage::buffer : gl::DeltaStorage::texture,
+      state.limits.max_texture_size, fmt::format("meshes[{}].primitives[{}]", group.mesh, group.primitive)));
   auto index = static_cast<std::uint32_t>(state.primitives.size() - 1);
   state.primitive_index.emplace(key, index);
   return index;
@@ -89,15 +83,13 @@ std::uint32_t primitive_for(CrowdRenderer::State& state, const Asset& asset,
 
 // Index of the drawable for the group's (mesh, primitive, level), uploading its indices
 // (Crowd::group_indices: the asset's own or a generated level's) on first use.
-std::uint32_t drawable_for(CrowdRenderer::State& state, const Crowd& crowd,
-                           const PrimitiveGroup& group) {
+std::uint32_t drawable_for(CrowdRenderer::State& state, const Crowd& crowd, const PrimitiveGroup& group) {
   auto key = std::make_tuple(group.mesh, group.primitive, group.level);
   if (auto found = state.drawable_index.find(key); found != state.drawable_index.end()) {
     return found->second;
   }
   const std::uint32_t primitive = primitive_for(state, crowd.asset(), group);
-  gl::DrawableGpu drawable =
-      gl::make_drawable(state.primitives[primitive], crowd.group_indices(group));
+  gl::DrawableGpu drawable = gl::make_drawable(state.primitives[primitive], crowd.group_indices(group));
   drawable.primitive = primitive;
   state.drawables.push_back(std::move(drawable));
   auto index = static_cast<std::uint32_t>(state.drawables.size() - 1);
@@ -137,8 +129,10 @@ void upload_changed_slots(CrowdRenderer::State& state, const Crowd& crowd) {
     const auto generations = crowd.slot_generations();
     for (std::uint32_t slot = 0; slot < live; ++slot) {
       if (generations[slot] <= state.uploaded_generation) continue;
-      if (!runs.empty() && slot - runs.back().second < kMergeGap) runs.back().second = slot + 1;
-      else runs.emplace_back(slot, slot + 1);
+      if (!runs.empty() && slot - runs.back().second < kMergeGap)
+        runs.back().second = slot + 1;
+      else
+        runs.emplace_back(slot, slot + 1);
     }
   }
   for (std::size_t i = 0; i < streams.size(); ++i)
@@ -154,8 +148,7 @@ int group_winding(const NodeStream& stream, std::span<const std::uint32_t> insta
   bool kept = false, mirrored = false;
   for (std::uint32_t slot : instances) {
     const glm::vec4* rows = &stream.transforms[std::size_t{slot} * 3];
-    const float det = glm::determinant(
-        glm::mat3(glm::vec3(rows[0]), glm::vec3(rows[1]), glm::vec3(rows[2])));
+    const float det = glm::determinant(glm::mat3(glm::vec3(rows[0]), glm::vec3(rows[1]), glm::vec3(rows[2])));
     (det < 0.0f ? mirrored : kept) = true;
     if (kept && mirrored) return 0;
   }
@@ -220,17 +213,14 @@ CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& opt
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &state->limits.max_storage_block_bytes);
     if (vertex_blocks < static_cast<GLint>(gl::binding::count)) {
       throw Error("CrowdRendererOptions.palette", Rule::gl_version,
-                  fmt::format("GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS = {} < {}", vertex_blocks,
-                              gl::binding::count));
+                  fmt::format("GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS = {} < {}", vertex_blocks, gl::binding::count));
     }
   }
   gl::check_gl("glGetIntegerv(limits)");
   const gl::StateGuard guard(false);  // creation binds no storage buffer
-  const gl::ShaderDialect dialect =
-      buffers ? gl::ShaderDialect::glsl430 : gl::plain_dialect("CrowdRenderer");
+  const gl::ShaderDialect dialect = buffers ? gl::ShaderDialect::glsl430 : gl::plain_dialect("CrowdRenderer");
   try {
-    state->program = gl::link_program("crowd_program",
-                                      gl::crowd_vertex_source(dialect, buffers).c_str(),
+    state->program = gl::link_program("crowd_program", gl::crowd_vertex_source(dialect, buffers).c_str(),
                                       gl::fragment_source(dialect).c_str());
     state->uniforms = find_uniforms(state->program.name());
     state->material_uniforms = gl::find_material_uniforms(state->program.name());
@@ -272,8 +262,7 @@ std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
 
   const gl::CrowdUniforms& u = state.uniforms;
   cache.use_program(state.program.name());
-  glUniformMatrix4fv(u.view_projection, 1, GL_FALSE,
-                     glm::value_ptr(camera.projection * camera.view));
+  glUniformMatrix4fv(u.view_projection, 1, GL_FALSE, glm::value_ptr(camera.projection * camera.view));
   gl::set_lighting(state.material_uniforms, camera);
   gl::begin_frame();
 
@@ -291,10 +280,8 @@ std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
       const gl::Object& palette = state.streams[s.palette_stream].palette;  // possibly shared
       gl::upload_instances(cache, g, group.instances, state.storage);
 
-      const bool skinned =
-          group.palette_kind == PaletteKind::skinned && palette && p.layout.has_influences0;
-      const bool morphed = p.target_count > 0 && p.morph_deltas && sg.weights &&
-                           s.weight_stride >= p.target_count;
+      const bool skinned = group.palette_kind == PaletteKind::skinned && palette && p.layout.has_influences0;
+      const bool morphed = p.target_count > 0 && p.morph_deltas && sg.weights && s.weight_stride >= p.target_count;
       cache.bind_vertex_array(d.vertex_array.name());
       if (buffers) {
         const GLuint dummy = state.dummy.name();
@@ -325,15 +312,14 @@ std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
       // One winding per draw when the instances agree; otherwise the fragment shader culls
       // each instance by the sign of its transform's determinant.
       const int winding = group_winding(s, group.instances);
-      gl::bind_material(cache, state.material_uniforms, state.textures, asset, p.material,
-                        p.layout.has_tangent, winding == 0);
+      gl::bind_material(cache, state.material_uniforms, state.textures, asset, p.material, p.layout.has_tangent,
+                        winding == 0);
       gl::set_material_state(cache, asset, p.material);
       if (winding == 0) cache.set_cull(false);
       cache.set_front_face(winding < 0 ? GL_CW : GL_CCW);
 
       const auto instances = static_cast<std::uint32_t>(group.instances.size());
-      cache.draw_elements_instanced(p.mode,
-                                    static_cast<GLsizei>(std::min(group.index_count, d.index_count)),
+      cache.draw_elements_instanced(p.mode, static_cast<GLsizei>(std::min(group.index_count, d.index_count)),
                                     static_cast<GLsizei>(instances));
       stats_.instances += instances;
       stats_.triangles += std::uint64_t{group.triangle_count} * instances;

@@ -12,12 +12,12 @@
 namespace gltf_crowd {
 
 struct Framebuffer::Objects {
-  gl::Object framebuffer;          // what draws go to (multisampled when samples > 1)
+  gl::Object framebuffer;  // what draws go to (multisampled when samples > 1)
   gl::Object color;
   gl::Object depth;
   gl::Object resolve_framebuffer;  // single-sampled copy read by read_pixels, MSAA only
   gl::Object resolve_color;
-  void* egl_context = nullptr;     // context current at creation, to skip deletes once it died
+  void* egl_context = nullptr;  // context current at creation, to skip deletes once it died
 };
 
 namespace {
@@ -26,16 +26,14 @@ const char* status_name(GLenum status) {
   switch (status) {
     case GL_FRAMEBUFFER_UNDEFINED: return "GL_FRAMEBUFFER_UNDEFINED";
     case GL_FRAMEBUFFER_INCOMPLETE_ATTACHMENT: return "GL_FRAMEBUFFER_INCOMPLETE_ATTACHMENT";
-    case GL_FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT:
-      return "GL_FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT";
+    case GL_FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT: return "GL_FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT";
     case GL_FRAMEBUFFER_UNSUPPORTED: return "GL_FRAMEBUFFER_UNSUPPORTED";
     case GL_FRAMEBUFFER_INCOMPLETE_MULTISAMPLE: return "GL_FRAMEBUFFER_INCOMPLETE_MULTISAMPLE";
     default: return "unknown status";
   }
 }
 
-gl::Object make_storage(GLenum format, std::uint32_t samples, std::uint32_t width,
-                        std::uint32_t height) {
+gl::Object make_storage(GLenum format, std::uint32_t samples, std::uint32_t width, std::uint32_t height) {
   gl::Object renderbuffer = gl::make_renderbuffer();
   glBindRenderbuffer(GL_RENDERBUFFER, renderbuffer.name());
   if (samples > 1) {
@@ -43,8 +41,7 @@ gl::Object make_storage(GLenum format, std::uint32_t samples, std::uint32_t widt
                                      static_cast<GLsizei>(width), static_cast<GLsizei>(height));
     gl::check_gl("glRenderbufferStorageMultisample");
   } else {
-    glRenderbufferStorage(GL_RENDERBUFFER, format, static_cast<GLsizei>(width),
-                          static_cast<GLsizei>(height));
+    glRenderbufferStorage(GL_RENDERBUFFER, format, static_cast<GLsizei>(width), static_cast<GLsizei>(height));
     gl::check_gl("glRenderbufferStorage");
   }
   return renderbuffer;
@@ -77,8 +74,7 @@ Framebuffer::Framebuffer(const FramebufferOptions& options)
   auto too_big = [&](std::uint32_t v) { return v == 0 || v > static_cast<std::uint32_t>(max_size); };
   if (too_big(width_) || too_big(height_)) {
     throw Error("FramebufferOptions.width/height", Rule::invalid_size,
-                fmt::format("{} x {} is outside 1..{} (GL_MAX_RENDERBUFFER_SIZE)", width_, height_,
-                            max_size));
+                fmt::format("{} x {} is outside 1..{} (GL_MAX_RENDERBUFFER_SIZE)", width_, height_, max_size));
   }
   if (samples_ > static_cast<std::uint32_t>(max_samples)) {
     throw Error("FramebufferOptions.samples", Rule::invalid_size,
@@ -150,10 +146,9 @@ std::vector<std::uint8_t> Framebuffer::read_pixels() const {
 
 void Framebuffer::destroy() noexcept {
   if (!objects_) return;
-  const bool alive = objects_->egl_context == nullptr ||
-                     objects_->egl_context == gl::current_egl_context();
-  for (gl::Object* object : {&objects_->framebuffer, &objects_->resolve_framebuffer,
-                             &objects_->color, &objects_->depth, &objects_->resolve_color}) {
+  const bool alive = objects_->egl_context == nullptr || objects_->egl_context == gl::current_egl_context();
+  for (gl::Object* object : {&objects_->framebuffer, &objects_->resolve_framebuffer, &objects_->color, &objects_->depth,
+                             &objects_->resolve_color}) {
     if (alive) {
       object->reset();
     } else {

@@ -93,13 +93,9 @@ Object make_renderbuffer() {
   return checked(ObjectKind::renderbuffer, name, "glGenRenderbuffers");
 }
 
-Object make_shader(GLenum stage) {
-  return checked(ObjectKind::shader, glCreateShader(stage), "glCreateShader");
-}
+Object make_shader(GLenum stage) { return checked(ObjectKind::shader, glCreateShader(stage), "glCreateShader"); }
 
-Object make_program() {
-  return checked(ObjectKind::program, glCreateProgram(), "glCreateProgram");
-}
+Object make_program() { return checked(ObjectKind::program, glCreateProgram(), "glCreateProgram"); }
 
 void check_gl(std::string_view call) {
   GLenum first = glGetError();

@@ -12,9 +12,7 @@
 namespace gltf_crowd::gl {
 
 // The glGen*/glCreate* family a name came from; decides which glDelete* frees it.
-enum class ObjectKind : std::uint8_t {
-  buffer, vertex_array, texture, framebuffer, renderbuffer, shader, program
-};
+enum class ObjectKind : std::uint8_t { buffer, vertex_array, texture, framebuffer, renderbuffer, shader, program };
 
 // One GL name and the kind that deletes it. Empty (name 0) after a move or reset().
 class Object {
@@ -23,8 +21,7 @@ class Object {
   // Takes ownership of `name` (non-zero) just created by the caller and counts it.
   Object(ObjectKind kind, GLuint name) noexcept;
   ~Object() { reset(); }
-  Object(Object&& other) noexcept
-      : kind_(other.kind_), name_(std::exchange(other.name_, 0)) {}
+  Object(Object&& other) noexcept : kind_(other.kind_), name_(std::exchange(other.name_, 0)) {}
   Object& operator=(Object&& other) noexcept {
     if (this != &other) {
       reset();

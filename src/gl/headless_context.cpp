@@ -76,16 +76,15 @@ std::string gl_string(GLenum which) {
   return text == nullptr ? std::string() : std::string(reinterpret_cast<const char*>(text));
 }
 
-void GLAPIENTRY debug_callback(GLenum /*source*/, GLenum type, GLuint id, GLenum /*severity*/,
-                               GLsizei length, const GLchar* message, const void* user) {
+void GLAPIENTRY debug_callback(GLenum /*source*/, GLenum type, GLuint id, GLenum /*severity*/, GLsizei length,
+                               const GLchar* message, const void* user) {
   if (type != GL_DEBUG_TYPE_ERROR) return;
   auto* log = static_cast<HeadlessContext::DebugLog*>(const_cast<void*>(user));
   std::lock_guard lock(log->mutex);
   ++log->errors;
   if (log->texts.size() < HeadlessContext::DebugLog::kept_texts) {
-    log->texts.push_back(fmt::format("[{}] {}", id,
-                                     length >= 0 ? std::string(message, static_cast<std::size_t>(length))
-                                                 : std::string(message)));
+    log->texts.push_back(fmt::format(
+        "[{}] {}", id, length >= 0 ? std::string(message, static_cast<std::size_t>(length)) : std::string(message)));
   }
 }
 
@@ -96,8 +95,7 @@ void install_debug_callback(HeadlessContext::DebugLog* log) {
   const int version = epoxy_gl_version();
   const bool core = desktop ? version >= 43 : version >= 32;
   if (!core && !epoxy_has_gl_extension("GL_KHR_debug")) {
-    throw Error("glDebugMessageCallback", Rule::gl_extension_missing,
-                "the debug context lacks KHR_debug");
+    throw Error("glDebugMessageCallback", Rule::gl_extension_missing, "the debug context lacks KHR_debug");
   }
   glEnable(GL_DEBUG_OUTPUT);
   glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
@@ -129,8 +127,7 @@ EGLDisplay open_display(EglPlatform platform, const char* client_extensions) {
   require_client_extension(client_extensions, "EGL_EXT_platform_base");
   if (platform == EglPlatform::surfaceless) {
     require_client_extension(client_extensions, "EGL_MESA_platform_surfaceless");
-    EGLDisplay display =
-        eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
+    EGLDisplay display = eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, nullptr);
     if (display == EGL_NO_DISPLAY) throw_egl("eglGetPlatformDisplayEXT(EGL_PLATFORM_SURFACELESS_MESA)");
     return display;
   }
@@ -153,9 +150,8 @@ HeadlessContext::HeadlessContext(const HeadlessOptions& options) : api_(options.
   const char* client_extensions = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
   platform_ = options.platform;
   if (platform_ == EglPlatform::automatic) {
-    platform_ = has_extension(client_extensions, "EGL_MESA_platform_surfaceless")
-                    ? EglPlatform::surfaceless
-                    : EglPlatform::device;
+    platform_ = has_extension(client_extensions, "EGL_MESA_platform_surfaceless") ? EglPlatform::surfaceless
+                                                                                  : EglPlatform::device;
   }
   EGLDisplay display = open_display(platform_, client_extensions);
   {
@@ -177,20 +173,28 @@ HeadlessContext::HeadlessContext(const HeadlessOptions& options) : api_(options.
     std::vector<EGLint> attributes;
     auto add = [&](EGLint key, EGLint value) { attributes.insert(attributes.end(), {key, value}); };
     switch (options.api) {
-      case GlApi::gl43_core: add(EGL_CONTEXT_MAJOR_VERSION, 4); add(EGL_CONTEXT_MINOR_VERSION, 3); break;
-      case GlApi::gl33_core: add(EGL_CONTEXT_MAJOR_VERSION, 3); add(EGL_CONTEXT_MINOR_VERSION, 3); break;
-      case GlApi::gles30: add(EGL_CONTEXT_MAJOR_VERSION, 3); add(EGL_CONTEXT_MINOR_VERSION, 0); break;
+      case GlApi::gl43_core:
+        add(EGL_CONTEXT_MAJOR_VERSION, 4);
+        add(EGL_CONTEXT_MINOR_VERSION, 3);
+        break;
+      case GlApi::gl33_core:
+        add(EGL_CONTEXT_MAJOR_VERSION, 3);
+        add(EGL_CONTEXT_MINOR_VERSION, 3);
+        break;
+      case GlApi::gles30:
+        add(EGL_CONTEXT_MAJOR_VERSION, 3);
+        add(EGL_CONTEXT_MINOR_VERSION, 0);
+        break;
     }
     if (!es) add(EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT);
     if (options.debug) add(EGL_CONTEXT_OPENGL_DEBUG, EGL_TRUE);  // EGL 1.5: any client API
     attributes.push_back(EGL_NONE);
 
-    EGLContext context =
-        eglCreateContext(display, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attributes.data());
+    EGLContext context = eglCreateContext(display, EGL_NO_CONFIG_KHR, EGL_NO_CONTEXT, attributes.data());
     if (context == EGL_NO_CONTEXT) {
-      throw_egl("eglCreateContext", es ? "requested OpenGL ES 3.0"
-                                       : fmt::format("requested OpenGL {} core",
-                                                     options.api == GlApi::gl43_core ? "4.3" : "3.3"));
+      throw_egl("eglCreateContext",
+                es ? "requested OpenGL ES 3.0"
+                   : fmt::format("requested OpenGL {} core", options.api == GlApi::gl43_core ? "4.3" : "3.3"));
     }
     context_ = context;
     make_current();

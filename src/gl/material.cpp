@@ -14,17 +14,18 @@ namespace {
 
 GLint gl_filter(std::uint32_t filter, bool allow_mipmaps) {
   switch (filter) {
-    case GL_NEAREST: case GL_LINEAR: return static_cast<GLint>(filter);
-    case GL_NEAREST_MIPMAP_NEAREST: case GL_LINEAR_MIPMAP_NEAREST:
-    case GL_NEAREST_MIPMAP_LINEAR: case GL_LINEAR_MIPMAP_LINEAR:
-      return allow_mipmaps ? static_cast<GLint>(filter) : GL_LINEAR;
+    case GL_NEAREST:
+    case GL_LINEAR: return static_cast<GLint>(filter);
+    case GL_NEAREST_MIPMAP_NEAREST:
+    case GL_LINEAR_MIPMAP_NEAREST:
+    case GL_NEAREST_MIPMAP_LINEAR:
+    case GL_LINEAR_MIPMAP_LINEAR: return allow_mipmaps ? static_cast<GLint>(filter) : GL_LINEAR;
     default: return allow_mipmaps ? GL_LINEAR_MIPMAP_LINEAR : GL_LINEAR;
   }
 }
 
 GLint gl_wrap(std::uint32_t wrap) {
-  return wrap == GL_CLAMP_TO_EDGE || wrap == GL_MIRRORED_REPEAT ? static_cast<GLint>(wrap)
-                                                                 : GL_REPEAT;
+  return wrap == GL_CLAMP_TO_EDGE || wrap == GL_MIRRORED_REPEAT ? static_cast<GLint>(wrap) : GL_REPEAT;
 }
 
 const Material& material_of(const Asset& asset, std::int32_t material) {
@@ -37,20 +38,17 @@ const Material& material_of(const Asset& asset, std::int32_t material) {
 Object upload_texture(const Asset& asset, const Texture& texture, bool srgb) {
   if (texture.image < 0 || static_cast<std::size_t>(texture.image) >= asset.images.size()) return {};
   const Image& image = asset.images[static_cast<std::size_t>(texture.image)];
-  if (image.width == 0 || image.height == 0 ||
-      image.rgba.size() != std::size_t{image.width} * image.height * 4) {
+  if (image.width == 0 || image.height == 0 || image.rgba.size() != std::size_t{image.width} * image.height * 4) {
     return {};
   }
-  const Sampler sampler =
-      texture.sampler >= 0 && static_cast<std::size_t>(texture.sampler) < asset.samplers.size()
-          ? asset.samplers[static_cast<std::size_t>(texture.sampler)]
-          : Sampler{};
+  const Sampler sampler = texture.sampler >= 0 && static_cast<std::size_t>(texture.sampler) < asset.samplers.size()
+                              ? asset.samplers[static_cast<std::size_t>(texture.sampler)]
+                              : Sampler{};
   Object object = make_texture();
   glBindTexture(GL_TEXTURE_2D, object.name());
   glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-  glTexImage2D(GL_TEXTURE_2D, 0, srgb ? GL_SRGB8_ALPHA8 : GL_RGBA8,
-               static_cast<GLsizei>(image.width), static_cast<GLsizei>(image.height), 0, GL_RGBA,
-               GL_UNSIGNED_BYTE, image.rgba.data());
+  glTexImage2D(GL_TEXTURE_2D, 0, srgb ? GL_SRGB8_ALPHA8 : GL_RGBA8, static_cast<GLsizei>(image.width),
+               static_cast<GLsizei>(image.height), 0, GL_RGBA, GL_UNSIGNED_BYTE, image.rgba.data());
   check_gl("glTexImage2D");
   glGenerateMipmap(GL_TEXTURE_2D);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, gl_filter(sampler.min_filter, true));
@@ -76,8 +74,7 @@ GLint texcoord_set(const TextureRef& ref, GLuint texture) {
 
 }  // namespace
 
-MaterialTextures::MaterialTextures(const Asset& asset)
-    : srgb_(asset.textures.size()), linear_(asset.textures.size()) {
+MaterialTextures::MaterialTextures(const Asset& asset) : srgb_(asset.textures.size()), linear_(asset.textures.size()) {
   auto need = [&](const TextureRef& ref, bool srgb) {
     if (ref.texture < 0 || static_cast<std::size_t>(ref.texture) >= asset.textures.size()) return;
     auto& slot = (srgb ? srgb_ : linear_)[static_cast<std::size_t>(ref.texture)];
@@ -140,21 +137,18 @@ MaterialUniforms find_material_uniforms(GLuint program) {
 void set_lighting(const MaterialUniforms& u, const Camera& camera) {
   const glm::mat4 camera_world = glm::inverse(camera.view);
   // Perspective: the viewer is the view's origin; orthographic: it is infinitely far along +z.
-  const glm::vec4 eye = camera.projection[3][3] == 0.0f
-                            ? glm::vec4(glm::vec3(camera_world[3]), 1.0f)
-                            : glm::vec4(glm::normalize(glm::vec3(camera_world[2])), 0.0f);
+  const glm::vec4 eye = camera.projection[3][3] == 0.0f ? glm::vec4(glm::vec3(camera_world[3]), 1.0f)
+                                                        : glm::vec4(glm::normalize(glm::vec3(camera_world[2])), 0.0f);
   glUniform4fv(u.eye, 1, glm::value_ptr(eye));
   const float light_length = glm::length(camera.light_direction);
-  const glm::vec3 to_light = light_length > 0.0f ? -camera.light_direction / light_length
-                                                 : glm::vec3(0.0f, 1.0f, 0.0f);
+  const glm::vec3 to_light = light_length > 0.0f ? -camera.light_direction / light_length : glm::vec3(0.0f, 1.0f, 0.0f);
   glUniform3fv(u.to_light, 1, glm::value_ptr(to_light));
   glUniform3fv(u.light_color, 1, glm::value_ptr(camera.light_color));
   glUniform3fv(u.ambient_color, 1, glm::value_ptr(camera.ambient_color));
 }
 
-void bind_material(StateCache& cache, const MaterialUniforms& u, const MaterialTextures& textures,
-                   const Asset& asset, std::int32_t material, bool has_tangents,
-                   bool instance_winding) {
+void bind_material(StateCache& cache, const MaterialUniforms& u, const MaterialTextures& textures, const Asset& asset,
+                   std::int32_t material, bool has_tangents, bool instance_winding) {
   const Material& m = material_of(asset, material);
   struct Slot {
     const TextureRef& ref;
@@ -163,15 +157,12 @@ void bind_material(StateCache& cache, const MaterialUniforms& u, const MaterialT
     GLint uv_location;
     GLint transform_location;
   };
-  const Slot slots[] = {{m.base_color_texture, true, unit::base_color, u.base_color_uv,
-                         u.base_color_uv_transform},
-                        {m.metallic_roughness_texture, false, unit::metallic_roughness,
-                         u.metallic_roughness_uv, u.metallic_roughness_uv_transform},
+  const Slot slots[] = {{m.base_color_texture, true, unit::base_color, u.base_color_uv, u.base_color_uv_transform},
+                        {m.metallic_roughness_texture, false, unit::metallic_roughness, u.metallic_roughness_uv,
+                         u.metallic_roughness_uv_transform},
                         {m.normal_texture, false, unit::normal, u.normal_uv, u.normal_uv_transform},
-                        {m.occlusion_texture, false, unit::occlusion, u.occlusion_uv,
-                         u.occlusion_uv_transform},
-                        {m.emissive_texture, true, unit::emissive, u.emissive_uv,
-                         u.emissive_uv_transform}};
+                        {m.occlusion_texture, false, unit::occlusion, u.occlusion_uv, u.occlusion_uv_transform},
+                        {m.emissive_texture, true, unit::emissive, u.emissive_uv, u.emissive_uv_transform}};
   for (const Slot& slot : slots) {
     const GLuint texture = textures.get(slot.ref.texture, slot.srgb);
     const GLint set = texcoord_set(slot.ref, texture);

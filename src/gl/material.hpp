@@ -15,13 +15,11 @@ namespace gltf_crowd::gl {
 
 // Locations of the fragment shader's uniforms (shaders.cpp, fragment_body).
 struct MaterialUniforms {
-  GLint base_color_factor = -1, metallic_factor = -1, roughness_factor = -1, emissive_factor = -1,
-        normal_scale = -1, occlusion_strength = -1, base_color_uv = -1,
-        metallic_roughness_uv = -1, normal_uv = -1, occlusion_uv = -1, emissive_uv = -1,
-        base_color_uv_transform = -1, metallic_roughness_uv_transform = -1,
-        normal_uv_transform = -1, occlusion_uv_transform = -1, emissive_uv_transform = -1,
-        alpha_mode = -1, alpha_cutoff = -1, double_sided = -1, has_tangents = -1,
-        instance_winding = -1, eye = -1, to_light = -1, light_color = -1, ambient_color = -1;
+  GLint base_color_factor = -1, metallic_factor = -1, roughness_factor = -1, emissive_factor = -1, normal_scale = -1,
+        occlusion_strength = -1, base_color_uv = -1, metallic_roughness_uv = -1, normal_uv = -1, occlusion_uv = -1,
+        emissive_uv = -1, base_color_uv_transform = -1, metallic_roughness_uv_transform = -1, normal_uv_transform = -1,
+        occlusion_uv_transform = -1, emissive_uv_transform = -1, alpha_mode = -1, alpha_cutoff = -1, double_sided = -1,
+        has_tangents = -1, instance_winding = -1, eye = -1, to_light = -1, light_color = -1, ambient_color = -1;
 };
 
 // Looks the uniforms up in `program` and points each material sampler at its texture unit
@@ -50,16 +48,15 @@ class MaterialTextures {
   }
 
  private:
-  std::vector<Object> srgb_;    // per Asset::textures; empty Object = not uploaded
+  std::vector<Object> srgb_;  // per Asset::textures; empty Object = not uploaded
   std::vector<Object> linear_;
 };
 
 // Sets the uniforms of `material` (-1 = the glTF default material) and binds its textures for
 // one draw. `has_tangents`: the primitive has TANGENT; `instance_winding`: the fragment shader
 // culls per instance (a group mixing mirrored and unmirrored instances).
-void bind_material(StateCache& cache, const MaterialUniforms& uniforms,
-                   const MaterialTextures& textures, const Asset& asset, std::int32_t material,
-                   bool has_tangents, bool instance_winding);
+void bind_material(StateCache& cache, const MaterialUniforms& uniforms, const MaterialTextures& textures,
+                   const Asset& asset, std::int32_t material, bool has_tangents, bool instance_winding);
 
 // Fixed-function state of `material` for one draw: culling (off when double-sided), blending
 // and depth writes (BLEND: blended, no depth writes).

@@ -19,34 +19,32 @@ std::string where(std::uint32_t node, const char* array) {
   return fmt::format("node_streams[node {}].{}", node, array);
 }
 
-void check_block(std::size_t bytes, const StorageLimits& limits, std::uint32_t node,
-                 const char* array, const std::string& shape) {
+void check_block(std::size_t bytes, const StorageLimits& limits, std::uint32_t node, const char* array,
+                 const std::string& shape) {
   if (bytes > static_cast<std::uint64_t>(limits.max_storage_block_bytes)) {
     throw Error(where(node, array), Rule::palette_too_large,
-                fmt::format("{} = {} bytes exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {}", shape,
-                            bytes, limits.max_storage_block_bytes));
+                fmt::format("{} = {} bytes exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {}", shape, bytes,
+                            limits.max_storage_block_bytes));
   }
 }
 
-void check_texture(std::size_t width, std::size_t height, const StorageLimits& limits,
-                   std::uint32_t node, const char* array, const char* width_meaning) {
+void check_texture(std::size_t width, std::size_t height, const StorageLimits& limits, std::uint32_t node,
+                   const char* array, const char* width_meaning) {
   const auto max = static_cast<std::size_t>(limits.max_texture_size);
   if (height > max) {
     throw Error(where(node, array), Rule::palette_too_large,
-                fmt::format("capacity {} (one texel row per slot) exceeds GL_MAX_TEXTURE_SIZE = {}",
-                            height, max));
+                fmt::format("capacity {} (one texel row per slot) exceeds GL_MAX_TEXTURE_SIZE = {}", height, max));
   }
   if (width > max) {
     throw Error(where(node, array), Rule::palette_too_large,
-                fmt::format("{} = {} texels per row exceed GL_MAX_TEXTURE_SIZE = {}",
-                            width_meaning, width, max));
+                fmt::format("{} = {} texels per row exceed GL_MAX_TEXTURE_SIZE = {}", width_meaning, width, max));
   }
 }
 
 }  // namespace
 
-bool reserve_stream(StreamGpu& gpu, const NodeStream& stream, std::size_t capacity,
-                    PaletteStorage storage, const StorageLimits& limits) {
+bool reserve_stream(StreamGpu& gpu, const NodeStream& stream, std::size_t capacity, PaletteStorage storage,
+                    const StorageLimits& limits) {
   if (gpu.transforms && gpu.capacity >= capacity) return false;
   const std::uint32_t node = stream.node;
   const std::size_t joints = stream.palette.empty() ? 0 : stream.joint_count;  // empty: shared
@@ -77,14 +75,13 @@ bool reserve_stream(StreamGpu& gpu, const NodeStream& stream, std::size_t capaci
   return true;
 }
 
-void reserve_instances(GroupGpu& gpu, std::uint32_t node, std::size_t capacity,
-                       PaletteStorage storage, const StorageLimits& limits) {
+void reserve_instances(GroupGpu& gpu, std::uint32_t node, std::size_t capacity, PaletteStorage storage,
+                       const StorageLimits& limits) {
   if (gpu.instances && gpu.capacity >= capacity) return;
   const std::size_t count = std::max<std::size_t>(capacity, 1);
   Object fresh;
   if (storage == PaletteStorage::storage_buffer) {
-    check_block(count * sizeof(std::uint32_t), limits, node, "instances",
-                fmt::format("{} instances × 4", count));
+    check_block(count * sizeof(std::uint32_t), limits, node, "instances", fmt::format("{} instances × 4", count));
     fresh = make_dynamic_buffer(count * sizeof(std::uint32_t));
   } else {
     check_texture(1, count, limits, node, "instances", "1 texel per instance");
@@ -96,8 +93,8 @@ void reserve_instances(GroupGpu& gpu, std::uint32_t node, std::size_t capacity,
   gpu.uploaded.clear();  // the new object holds nothing yet
 }
 
-void upload_stream(StateCache& cache, const StreamGpu& gpu, const NodeStream& stream,
-                   std::size_t first, std::size_t count, PaletteStorage storage) {
+void upload_stream(StateCache& cache, const StreamGpu& gpu, const NodeStream& stream, std::size_t first,
+                   std::size_t count, PaletteStorage storage) {
   if (count == 0) return;
   const std::size_t joints = stream.joint_count;
   const std::size_t quads = stream.weight_stride / 4;
@@ -121,25 +118,24 @@ void upload_stream(StateCache& cache, const StreamGpu& gpu, const NodeStream& st
   cache.upload_texture(unit::transforms, gpu.transforms.name(), 3, rows, false,
                        bytes(stream.transforms) + first * row_bytes, y);
   if (gpu.palette) {
-    cache.upload_texture(unit::palette, gpu.palette.name(), static_cast<GLsizei>(3 * joints), rows,
-                         false, bytes(stream.palette) + first * palette_row, y);
+    cache.upload_texture(unit::palette, gpu.palette.name(), static_cast<GLsizei>(3 * joints), rows, false,
+                         bytes(stream.palette) + first * palette_row, y);
   }
   if (gpu.weights) {
-    cache.upload_texture(unit::morph_weights, gpu.weights.name(), static_cast<GLsizei>(quads),
-                         rows, false, bytes(stream.weights) + first * weight_row, y);
+    cache.upload_texture(unit::morph_weights, gpu.weights.name(), static_cast<GLsizei>(quads), rows, false,
+                         bytes(stream.weights) + first * weight_row, y);
   }
 }
 
-void upload_instances(StateCache& cache, GroupGpu& gpu, std::span<const std::uint32_t> slots,
-                      PaletteStorage storage) {
+void upload_instances(StateCache& cache, GroupGpu& gpu, std::span<const std::uint32_t> slots, PaletteStorage storage) {
   if (slots.empty() || std::equal(slots.begin(), slots.end(), gpu.uploaded.begin(), gpu.uploaded.end())) {
     return;
   }
   if (storage == PaletteStorage::storage_buffer) {
     cache.upload(gpu.instances.name(), static_cast<GLsizeiptr>(slots.size_bytes()), slots.data());
   } else {
-    cache.upload_texture(unit::instances, gpu.instances.name(), 1,
-                         static_cast<GLsizei>(slots.size()), true, slots.data());
+    cache.upload_texture(unit::instances, gpu.instances.name(), 1, static_cast<GLsizei>(slots.size()), true,
+                         slots.data());
   }
   gpu.uploaded.assign(slots.begin(), slots.end());
 }

@@ -26,17 +26,17 @@ struct StorageLimits {
 // GPU copies of one NodeStream: buffers or textures, per storage.
 struct StreamGpu {
   Object transforms;
-  Object palette;   // absent for rigid streams
-  Object weights;   // absent without morph weights
+  Object palette;            // absent for rigid streams
+  Object weights;            // absent without morph weights
   std::size_t capacity = 0;  // slots the objects hold
 };
 
 // Per primitive group: its slot list and which drawable it draws.
 struct GroupGpu {
-  Object instances;                    // uint32 slot per instance: buffer or R32UI texture
-  std::size_t capacity = 0;            // instances the object holds
-  std::vector<std::uint32_t> uploaded; // what it holds, to upload only on change
-  std::uint32_t drawable = 0;          // index into CrowdRenderer::State::drawables
+  Object instances;                     // uint32 slot per instance: buffer or R32UI texture
+  std::size_t capacity = 0;             // instances the object holds
+  std::vector<std::uint32_t> uploaded;  // what it holds, to upload only on change
+  std::uint32_t drawable = 0;           // index into CrowdRenderer::State::drawables
 };
 
 // (Re)allocates `gpu` for `capacity` slots of `stream` when it holds fewer. Throws Error
@@ -44,19 +44,18 @@ struct GroupGpu {
 // or GL_MAX_TEXTURE_SIZE when an array cannot fit; `gpu` is unchanged then. Returns whether it
 // allocated new objects (which hold nothing yet). A stream that shares another's palette
 // (empty `palette`) gets no palette object.
-bool reserve_stream(StreamGpu& gpu, const NodeStream& stream, std::size_t capacity,
-                    PaletteStorage storage, const StorageLimits& limits);
+bool reserve_stream(StreamGpu& gpu, const NodeStream& stream, std::size_t capacity, PaletteStorage storage,
+                    const StorageLimits& limits);
 
 // The same for a group's slot list of up to `capacity` instances; `node` names it in errors.
-void reserve_instances(GroupGpu& gpu, std::uint32_t node, std::size_t capacity,
-                       PaletteStorage storage, const StorageLimits& limits);
+void reserve_instances(GroupGpu& gpu, std::uint32_t node, std::size_t capacity, PaletteStorage storage,
+                       const StorageLimits& limits);
 
 // Uploads slots [first, first + count) of every array of `stream` (within gpu.capacity).
-void upload_stream(StateCache& cache, const StreamGpu& gpu, const NodeStream& stream,
-                   std::size_t first, std::size_t count, PaletteStorage storage);
+void upload_stream(StateCache& cache, const StreamGpu& gpu, const NodeStream& stream, std::size_t first,
+                   std::size_t count, PaletteStorage storage);
 
 // Uploads `slots` (size <= gpu.capacity) when they differ from what the group holds.
-void upload_instances(StateCache& cache, GroupGpu& gpu, std::span<const std::uint32_t> slots,
-                      PaletteStorage storage);
+void upload_instances(StateCache& cache, GroupGpu& gpu, std::span<const std::uint32_t> slots, PaletteStorage storage);
 
 }  // namespace gltf_crowd::gl

@@ -16,13 +16,11 @@ void write_png(const std::filesystem::path& file, std::uint32_t width, std::uint
   if (width == 0 || height == 0 || std::uint64_t{width} * 4 > int_max || expected > int_max ||
       rgba.size() != expected) {
     throw Error(file.string(), Rule::invalid_size,
-                fmt::format("{} x {} RGBA8 needs {} bytes, got {}", width, height, expected,
-                            rgba.size()));
+                fmt::format("{} x {} RGBA8 needs {} bytes, got {}", width, height, expected, rgba.size()));
   }
   const int stride = static_cast<int>(width) * 4;
   stbi_flip_vertically_on_write(0);  // a process-wide flag; our rows are already top first
-  if (stbi_write_png(file.c_str(), static_cast<int>(width), static_cast<int>(height), 4,
-                     rgba.data(), stride) == 0) {
+  if (stbi_write_png(file.c_str(), static_cast<int>(width), static_cast<int>(height), 4, rgba.data(), stride) == 0) {
     throw Error(file.string(), Rule::png_write_failed,
                 "stbi_write_png could not write the file (missing folder or no permission?)");
   }

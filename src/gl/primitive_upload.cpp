@@ -91,15 +91,13 @@ std::vector<glm::vec3> generated_normals(const Primitive& primitive) {
 
 void float_attribute(GLuint location, GLint components, std::size_t offset, GLsizei stride) {
   glEnableVertexAttribArray(location);
-  glVertexAttribPointer(location, components, GL_FLOAT, GL_FALSE, stride,
-                        reinterpret_cast<const void*>(offset));
+  glVertexAttribPointer(location, components, GL_FLOAT, GL_FALSE, stride, reinterpret_cast<const void*>(offset));
 }
 
 Object make_dynamic_buffer(std::size_t bytes) {
   Object buffer = make_buffer();
   glBindBuffer(GL_COPY_WRITE_BUFFER, buffer.name());
-  glBufferData(GL_COPY_WRITE_BUFFER, static_cast<GLsizeiptr>(bytes < 16 ? 16 : bytes), nullptr,
-               GL_DYNAMIC_DRAW);
+  glBufferData(GL_COPY_WRITE_BUFFER, static_cast<GLsizeiptr>(bytes < 16 ? 16 : bytes), nullptr, GL_DYNAMIC_DRAW);
   check_gl("glBufferData(GL_DYNAMIC_DRAW)");
   return buffer;
 }
@@ -116,8 +114,8 @@ Object make_data_texture(std::uint32_t width, std::uint32_t height, bool integer
   return texture;
 }
 
-PrimitiveGpu upload_primitive(const Primitive& primitive, DeltaStorage deltas,
-                              std::int32_t max_texture_size, const std::string& path) {
+PrimitiveGpu upload_primitive(const Primitive& primitive, DeltaStorage deltas, std::int32_t max_texture_size,
+                              const std::string& path) {
   PrimitiveGpu gpu;
   gpu.mode = gl_mode(primitive.mode);
   gpu.vertex_count = static_cast<std::uint32_t>(primitive.vertex_count());
@@ -158,8 +156,8 @@ PrimitiveGpu upload_primitive(const Primitive& primitive, DeltaStorage deltas,
   if (deltas == DeltaStorage::buffer) {
     gpu.morph_deltas = make_buffer();
     glBindBuffer(GL_COPY_WRITE_BUFFER, gpu.morph_deltas.name());
-    glBufferData(GL_COPY_WRITE_BUFFER, static_cast<GLsizeiptr>(packed.size() * sizeof(glm::vec4)),
-                 packed.data(), GL_STATIC_DRAW);
+    glBufferData(GL_COPY_WRITE_BUFFER, static_cast<GLsizeiptr>(packed.size() * sizeof(glm::vec4)), packed.data(),
+                 GL_STATIC_DRAW);
     check_gl("glBufferData(morph deltas)");
     return gpu;
   }
@@ -178,8 +176,8 @@ PrimitiveGpu upload_primitive(const Primitive& primitive, DeltaStorage deltas,
   gpu.delta_width = width;
   gpu.morph_deltas = make_data_texture(width, static_cast<std::uint32_t>(rows));
   glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, static_cast<GLsizei>(width), static_cast<GLsizei>(rows),
-                  GL_RGBA, GL_FLOAT, padded.data());
+  glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, static_cast<GLsizei>(width), static_cast<GLsizei>(rows), GL_RGBA, GL_FLOAT,
+                  padded.data());
   check_gl("glTexSubImage2D(morph deltas)");
   glBindTexture(GL_TEXTURE_2D, 0);
   return gpu;
@@ -210,8 +208,7 @@ DrawableGpu make_drawable(const PrimitiveGpu& primitive, std::span<const std::ui
   }
   drawable.indices = make_buffer();
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, drawable.indices.name());  // recorded in the vertex array
-  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(indices.size_bytes()),
-               indices.data(), GL_STATIC_DRAW);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(indices.size_bytes()), indices.data(), GL_STATIC_DRAW);
   check_gl("glBufferData(GL_ELEMENT_ARRAY_BUFFER)");
   glBindVertexArray(0);
   return drawable;

@@ -17,8 +17,8 @@ namespace gltf_crowd::gl {
 
 // Byte offsets of one primitive's attribute blocks in its vertex buffer (not interleaved).
 struct AttributeLayout {
-  std::size_t position = 0, normal = 0, tangent = 0, texcoord0 = 0, texcoord1 = 0, color = 0,
-              joints0 = 0, weights0 = 0, joints1 = 0, weights1 = 0;
+  std::size_t position = 0, normal = 0, tangent = 0, texcoord0 = 0, texcoord1 = 0, color = 0, joints0 = 0, weights0 = 0,
+              joints1 = 0, weights1 = 0;
   bool has_tangent = false;
   bool has_texcoord0 = false;
   bool has_texcoord1 = false;
@@ -34,7 +34,7 @@ enum class DeltaStorage : std::uint8_t { none, buffer, texture };
 // One source primitive's vertex data, shared by every group and level that draws it (generated
 // levels are index-only, docs/spec.md §7).
 struct PrimitiveGpu {
-  Object vertices;       // attribute blocks back to back, see layout
+  Object vertices;  // attribute blocks back to back, see layout
   // vec4 deltas, blocks of T × V texels: positions, then normals (if any target has them), then
   // tangents (likewise); delta of target t, vertex v in block k at k·T·V + t·V + v.
   Object morph_deltas;
@@ -50,8 +50,8 @@ struct PrimitiveGpu {
 
 // An index array over one PrimitiveGpu, with the vertex array that binds both.
 struct DrawableGpu {
-  Object indices;        // uint32
-  Object vertex_array;   // attribute formats + element buffer
+  Object indices;               // uint32
+  Object vertex_array;          // attribute formats + element buffer
   std::uint32_t primitive = 0;  // index into the owner's primitives
   std::uint32_t index_count = 0;
 };
@@ -64,8 +64,8 @@ std::vector<glm::vec3> generated_normals(const Primitive& primitive);
 // Uploads one primitive's attributes (normals generated when absent) and, per `deltas`, its
 // morph deltas. `max_texture_size` bounds a delta texture: Error "palette_too_large" (path
 // `path` + ".targets") names GL_MAX_TEXTURE_SIZE when the deltas need more rows.
-PrimitiveGpu upload_primitive(const Primitive& primitive, DeltaStorage deltas,
-                              std::int32_t max_texture_size, const std::string& path);
+PrimitiveGpu upload_primitive(const Primitive& primitive, DeltaStorage deltas, std::int32_t max_texture_size,
+                              const std::string& path);
 
 // Uploads `indices` (each < primitive.vertex_count) and a vertex array binding them with the
 // primitive's attributes at the locations of shaders.hpp.

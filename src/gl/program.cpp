@@ -42,8 +42,7 @@ Object compile(std::string_view name, const char* stage_name, GLenum stage, cons
 
 }  // namespace
 
-Object link_program(std::string_view name, const char* vertex_source,
-                    const char* fragment_source) {
+Object link_program(std::string_view name, const char* vertex_source, const char* fragment_source) {
   Object vertex = compile(name, "vertex", GL_VERTEX_SHADER, vertex_source);
   Object fragment = compile(name, "fragment", GL_FRAGMENT_SHADER, fragment_source);
   Object program = make_program();

@@ -11,7 +11,6 @@ namespace gltf_crowd::gl {
 // "<name>.vertex" / "<name>.fragment" with rule "shader_compile", or path `name` with rule
 // "program_link"; the message holds the driver's info log. The shader objects are deleted
 // before returning; only the program is counted afterwards.
-Object link_program(std::string_view name, const char* vertex_source,
-                    const char* fragment_source);
+Object link_program(std::string_view name, const char* vertex_source, const char* fragment_source);
 
 }  // namespace gltf_crowd::gl

@@ -25,12 +25,12 @@ struct DeformedVertex {
 //       `joint_matrices` is empty,
 //   out = (M · p, normalize(cofactor(M) · n · sign det M), (M · t, w · sign det M)).
 struct DeformJob {
-  const Primitive* primitive = nullptr;        // borrowed
-  std::span<const glm::vec3> normals;          // vertex_count(): the primitive's or generated
-  std::span<const float> weights;              // morph weights; extra or missing ones count 0
-  std::span<const glm::mat4> joint_matrices;   // world(jointᵢ) · IBMᵢ per skin joint; or empty
-  glm::mat4 world{1.0f};                       // rigid transform when joint_matrices is empty
-  std::span<DeformedVertex> out;               // vertex_count() entries
+  const Primitive* primitive = nullptr;       // borrowed
+  std::span<const glm::vec3> normals;         // vertex_count(): the primitive's or generated
+  std::span<const float> weights;             // morph weights; extra or missing ones count 0
+  std::span<const glm::mat4> joint_matrices;  // world(jointᵢ) · IBMᵢ per skin joint; or empty
+  glm::mat4 world{1.0f};                      // rigid transform when joint_matrices is empty
+  std::span<DeformedVertex> out;              // vertex_count() entries
 
   // False, and nothing written, when the primitive is null or a span has the wrong size or a
   // joint index is out of range.

@@ -54,9 +54,9 @@ struct ReferenceRenderer::State {
   // Per frame: world matrices of the nodes the groups need, per slot.
   std::vector<std::int32_t> needed_index;  // per node: column in `worlds`, or -1
   std::vector<std::uint32_t> needed_nodes;
-  std::vector<glm::mat4> worlds;           // slot × needed_nodes.size()
-  std::vector<float> weights;              // slot × total_weights: Actor::morph_weights
-  std::vector<glm::mat4> joint_matrices;   // scratch: world(joint) · IBM of one skin
+  std::vector<glm::mat4> worlds;          // slot × needed_nodes.size()
+  std::vector<float> weights;             // slot × total_weights: Actor::morph_weights
+  std::vector<glm::mat4> joint_matrices;  // scratch: world(joint) · IBM of one skin
   std::vector<gl::DeformedVertex> deformed;
 
   template <class Fn>
@@ -74,16 +74,14 @@ struct ReferenceRenderer::State {
 
 namespace {
 
-std::uint32_t primitive_for(ReferenceRenderer::State& state, const Asset& asset,
-                            const PrimitiveGroup& group) {
+std::uint32_t primitive_for(ReferenceRenderer::State& state, const Asset& asset, const PrimitiveGroup& group) {
   auto key = std::make_pair(group.mesh, group.primitive);
   if (auto found = state.primitive_index.find(key); found != state.primitive_index.end()) {
     return found->second;
   }
   const Primitive& primitive = asset.meshes.at(group.mesh).primitives.at(group.primitive);
   state.primitives.push_back(gl::upload_primitive(primitive, gl::DeltaStorage::none, 0, {}));
-  state.normals.push_back(primitive.normals.empty() ? gl::generated_normals(primitive)
-                                                    : primitive.normals);
+  state.normals.push_back(primitive.normals.empty() ? gl::generated_normals(primitive) : primitive.normals);
   auto index = static_cast<std::uint32_t>(state.primitives.size() - 1);
   state.primitive_index.emplace(key, index);
   return index;
@@ -108,22 +106,20 @@ ReferenceDrawable make_drawable(const gl::PrimitiveGpu& primitive, GLuint dynami
   if (l.has_color) gl::float_attribute(attribute::color, 4, l.color);
   drawable.indices = gl::make_buffer();
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, drawable.indices.name());
-  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(indices.size_bytes()),
-               indices.data(), GL_STATIC_DRAW);
+  glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(indices.size_bytes()), indices.data(), GL_STATIC_DRAW);
   gl::check_gl("glBufferData(GL_ELEMENT_ARRAY_BUFFER)");
   glBindVertexArray(0);
   return drawable;
 }
 
-std::uint32_t drawable_for(ReferenceRenderer::State& state, const Crowd& crowd,
-                           const PrimitiveGroup& group) {
+std::uint32_t drawable_for(ReferenceRenderer::State& state, const Crowd& crowd, const PrimitiveGroup& group) {
   auto key = std::make_tuple(group.mesh, group.primitive, group.level);
   if (auto found = state.drawable_index.find(key); found != state.drawable_index.end()) {
     return found->second;
   }
   const std::uint32_t primitive = primitive_for(state, crowd.asset(), group);
-  ReferenceDrawable drawable = make_drawable(state.primitives[primitive], state.vertices.name(),
-                                             crowd.group_indices(group));
+  ReferenceDrawable drawable =
+      make_drawable(state.primitives[primitive], state.vertices.name(), crowd.group_indices(group));
   drawable.primitive = primitive;
   state.drawables.push_back(std::move(drawable));
   auto index = static_cast<std::uint32_t>(state.drawables.size() - 1);
@@ -170,8 +166,7 @@ ReferenceRenderer::ReferenceRenderer(const Crowd& crowd) : crowd_(crowd.link()) 
   state->egl_context = gl::current_egl_context();
   const gl::StateGuard guard(false);
   try {
-    state->program = gl::link_program("reference_program",
-                                      gl::reference_vertex_source(dialect).c_str(),
+    state->program = gl::link_program("reference_program", gl::reference_vertex_source(dialect).c_str(),
                                       gl::fragment_source(dialect).c_str());
     state->view_projection = glGetUniformLocation(state->program.name(), "u_view_projection");
     state->material_uniforms = gl::find_material_uniforms(state->program.name());
@@ -226,8 +221,7 @@ std::uint32_t ReferenceRenderer::draw(const Crowd& crowd, const Camera& camera) 
   gl::StateCache& cache = state.cache;
   cache.invalidate();
   cache.use_program(state.program.name());
-  glUniformMatrix4fv(state.view_projection, 1, GL_FALSE,
-                     glm::value_ptr(camera.projection * camera.view));
+  glUniformMatrix4fv(state.view_projection, 1, GL_FALSE, glm::value_ptr(camera.projection * camera.view));
   gl::set_lighting(state.material_uniforms, camera);
   gl::begin_frame();
 
@@ -246,8 +240,8 @@ std::uint32_t ReferenceRenderer::draw(const Crowd& crowd, const Camera& camera) 
       state.joint_matrices.resize(skin != nullptr ? skin->joints.size() : 0);
 
       cache.bind_vertex_array(d.vertex_array.name());
-      gl::bind_material(cache, state.material_uniforms, state.textures, asset, p.material,
-                        !primitive.tangents.empty(), false);
+      gl::bind_material(cache, state.material_uniforms, state.textures, asset, p.material, !primitive.tangents.empty(),
+                        false);
       gl::set_material_state(cache, asset, p.material);
       for (const std::uint32_t slot : group.instances) {
         const glm::mat4& node_world = world(slot, group.source_node);
@@ -259,19 +253,18 @@ std::uint32_t ReferenceRenderer::draw(const Crowd& crowd, const Camera& camera) 
         const gl::DeformJob job{
             .primitive = &primitive,
             .normals = state.normals[d.primitive],
-            .weights = std::span<const float>(state.weights)
-                           .subspan(slot * total_weights + weight_offset, weight_count),
+            .weights =
+                std::span<const float>(state.weights).subspan(slot * total_weights + weight_offset, weight_count),
             .joint_matrices = state.joint_matrices,
             .world = node_world,
             .out = state.deformed,
         };
         if (!job.run()) {
-          throw Error(fmt::format("meshes[{}].primitives[{}]", group.mesh, group.primitive),
-                      Rule::reference_deform, "the primitive's skin data does not match its skin");
+          throw Error(fmt::format("meshes[{}].primitives[{}]", group.mesh, group.primitive), Rule::reference_deform,
+                      "the primitive's skin data does not match its skin");
         }
         cache.replace_vertices(state.vertices.name(),
-                               static_cast<GLsizeiptr>(state.deformed.size() *
-                                                       sizeof(gl::DeformedVertex)),
+                               static_cast<GLsizeiptr>(state.deformed.size() * sizeof(gl::DeformedVertex)),
                                state.deformed.data());
         // glTF 2.0 "Instantiation": a mirroring transform (det < 0) reverses the front-face winding.
         cache.set_front_face(glm::determinant(glm::mat3(node_world)) < 0.0f ? GL_CW : GL_CCW);

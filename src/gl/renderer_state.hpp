@@ -18,10 +18,9 @@ namespace gltf_crowd::gl {
 
 // Uniform locations of the crowd vertex shader (shaders.cpp, crowd_vertex_body and preludes).
 struct CrowdUniforms {
-  GLint view_projection = -1, skinned = -1, eight_influences = -1, target_count = -1,
-        vertex_count = -1, normal_block = -1, tangent_block = -1,
-        joint_count = -1, weight_quads = -1,  // storage buffer prelude
-        delta_width = -1;                     // texture prelude
+  GLint view_projection = -1, skinned = -1, eight_influences = -1, target_count = -1, vertex_count = -1,
+        normal_block = -1, tangent_block = -1, joint_count = -1, weight_quads = -1,  // storage buffer prelude
+      delta_width = -1;                                                              // texture prelude
 };
 
 }  // namespace gltf_crowd::gl

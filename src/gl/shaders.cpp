@@ -348,8 +348,7 @@ ShaderDialect plain_dialect(const char* who) {
 }
 
 std::string crowd_vertex_source(ShaderDialect dialect, bool storage_buffers) {
-  return version(dialect) + (storage_buffers ? storage_prelude : texture_prelude) +
-         vertex_outputs + crowd_vertex_body;
+  return version(dialect) + (storage_buffers ? storage_prelude : texture_prelude) + vertex_outputs + crowd_vertex_body;
 }
 
 std::string reference_vertex_source(ShaderDialect dialect) {

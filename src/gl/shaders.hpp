@@ -21,25 +21,23 @@ enum class ShaderDialect : std::uint8_t {
 // Vertex attribute locations shared by every program. Attributes a primitive lacks stay
 // disabled with constant values set per frame (tangent (1, 0, 0, 1), texcoords 0, color 1).
 namespace attribute {
-inline constexpr GLuint position = 0, normal = 1, tangent = 2, texcoord0 = 3, texcoord1 = 4,
-                        color = 5, joints0 = 6, weights0 = 7, joints1 = 8, weights1 = 9;
+inline constexpr GLuint position = 0, normal = 1, tangent = 2, texcoord0 = 3, texcoord1 = 4, color = 5, joints0 = 6,
+                        weights0 = 7, joints1 = 8, weights1 = 9;
 }
 
 // Texture units: the five material textures, then the texture palette path's data. Each
 // sampler has its own unit, since two sampler types on one unit are a draw-time error.
 namespace unit {
-inline constexpr GLint base_color = 0, metallic_roughness = 1, normal = 2, occlusion = 3,
-                       emissive = 4, transforms = 5, palette = 6, instances = 7,
-                       morph_deltas = 8, morph_weights = 9;
+inline constexpr GLint base_color = 0, metallic_roughness = 1, normal = 2, occlusion = 3, emissive = 4, transforms = 5,
+                       palette = 6, instances = 7, morph_deltas = 8, morph_weights = 9;
 inline constexpr GLint count = 10;
-}
+}  // namespace unit
 
 // Storage buffer bindings of the storage_buffer path (std430).
 namespace binding {
-inline constexpr GLuint transforms = 0, palette = 1, instances = 2, morph_deltas = 3,
-                        morph_weights = 4;
+inline constexpr GLuint transforms = 0, palette = 1, instances = 2, morph_deltas = 3, morph_weights = 4;
 inline constexpr GLuint count = 5;
-}
+}  // namespace binding
 
 // The dialect of the current context for programs without storage buffers: GLSL 330 core on
 // desktop OpenGL 3.3+, GLSL ES 300 on OpenGL ES 3.0+. Throws Error (path `who`, rule

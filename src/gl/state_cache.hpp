@@ -68,8 +68,8 @@ class StateCache {
   }
   // Replaces rows [first_row, first_row + height) of a data texture (RGBA32F, or R32UI with
   // `integer`) with `data` (those rows only), binding it to `texture_unit`, where draws read it.
-  void upload_texture(GLint texture_unit, GLuint texture, GLsizei width, GLsizei height,
-                      bool integer, const void* data, GLint first_row = 0) {
+  void upload_texture(GLint texture_unit, GLuint texture, GLsizei width, GLsizei height, bool integer, const void* data,
+                      GLint first_row = 0) {
     if (width <= 0 || height <= 0) return;
     bind_texture(texture_unit, texture);
     // glTexSubImage2D writes the active unit's texture; bind_texture skips the switch when the
@@ -77,8 +77,7 @@ class StateCache {
     if (active_unit_ != texture_unit) glActiveTexture(GL_TEXTURE0 + (active_unit_ = texture_unit));
     glTexSubImage2D(GL_TEXTURE_2D, 0, 0, first_row, width, height, integer ? GL_RED_INTEGER : GL_RGBA,
                     integer ? GL_UNSIGNED_INT : GL_FLOAT, data);
-    upload_bytes_ += static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) *
-                     (integer ? 4u : 16u);
+    upload_bytes_ += static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height) * (integer ? 4u : 16u);
   }
   // glBufferData of a whole dynamic vertex buffer (orphaning the previous contents, so the
   // driver need not wait for draws still reading them).
@@ -105,7 +104,10 @@ class StateCache {
 
   static void toggle(GLenum cap, int& cached, bool on) {
     if (cached != static_cast<int>(on)) {
-      if (on) glEnable(cap); else glDisable(cap);
+      if (on)
+        glEnable(cap);
+      else
+        glDisable(cap);
       cached = static_cast<int>(on);
     }
   }

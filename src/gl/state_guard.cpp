@@ -10,7 +10,10 @@ GLint integer(GLenum pname) {
 }
 
 void set_enabled(GLenum cap, GLboolean on) {
-  if (on) glEnable(cap); else glDisable(cap);
+  if (on)
+    glEnable(cap);
+  else
+    glDisable(cap);
 }
 
 void set_pixel_store(GLenum pname, GLint saved, GLint wanted) {

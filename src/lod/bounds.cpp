@@ -23,9 +23,9 @@ namespace {
 struct Element {
   std::uint32_t node = 0;
   Sphere local;
-  float scale = 1.0f;                // local units per mesh unit (IBM scale for joints)
-  std::uint32_t weight_offset = 0;   // first morph weight of the drawing node
-  std::vector<float> max_delta;      // per morph target: largest |Δposition| of its vertices
+  float scale = 1.0f;               // local units per mesh unit (IBM scale for joints)
+  std::uint32_t weight_offset = 0;  // first morph weight of the drawing node
+  std::vector<float> max_delta;     // per morph target: largest |Δposition| of its vertices
 };
 
 Sphere enclose_points(std::span<const glm::vec3> points) {
@@ -100,13 +100,14 @@ void add_elements(const Asset& asset, std::uint32_t source, const Primitive& pri
 
 // Appends the elements, as one pose moves them, to `spheres`, and writes their centres to
 // `centers` (elements order), from which the caller measures motion between samples.
-void place_elements(const std::vector<Element>& elements, std::span<const glm::mat4> world, std::span<const float> weights,
-                    std::vector<Sphere>& spheres, std::vector<glm::vec3>& centers) {
+void place_elements(const std::vector<Element>& elements, std::span<const glm::mat4> world,
+                    std::span<const float> weights, std::vector<Sphere>& spheres, std::vector<glm::vec3>& centers) {
   centers.resize(elements.size());
   for (std::size_t e = 0; e < elements.size(); ++e) {
     const Element& el = elements[e];
     float morph = 0.0f;
-    for (std::size_t t = 0; t < el.max_delta.size(); ++t) morph += el.max_delta[t] * std::abs(weights[el.weight_offset + t]);
+    for (std::size_t t = 0; t < el.max_delta.size(); ++t)
+      morph += el.max_delta[t] * std::abs(weights[el.weight_offset + t]);
     const glm::mat4& m = world[el.node];
     centers[e] = glm::vec3(m * glm::vec4(el.local.center, 1.0f));
     spheres.push_back({centers[e], (el.local.radius + morph * el.scale) * max_axis_scale(m)});
@@ -153,7 +154,8 @@ void compute_lod_bounds(const Asset& asset, LodModel& model) {
       pose.world_matrices(glm::mat4(1.0f), world);
       place_elements(elements, world, pose.weights(), spheres, centers);
       if (s > 0)
-        for (std::size_t e = 0; e < centers.size(); ++e) motion = std::max(motion, glm::length(centers[e] - previous[e]));
+        for (std::size_t e = 0; e < centers.size(); ++e)
+          motion = std::max(motion, glm::length(centers[e] - previous[e]));
       std::swap(centers, previous);
     }
     Sphere sphere = enclose_spheres(spheres);

@@ -25,8 +25,10 @@ void validate_lod_view(const LodView& view, std::string_view where) {
   // Without a y scale (or any inverse) coverage and the frustum planes mean nothing.
   if (view.projection[1][1] == 0.0f || !(std::abs(glm::determinant(view.projection)) > 0.0f))
     throw Error(fmt::format("{}.projection", where), Rule::singular_projection, "the projection matrix is singular");
-  if (view.width == 0) throw Error(fmt::format("{}.width", where), Rule::viewport_size, "the viewport width must be > 0");
-  if (view.height == 0) throw Error(fmt::format("{}.height", where), Rule::viewport_size, "the viewport height must be > 0");
+  if (view.width == 0)
+    throw Error(fmt::format("{}.width", where), Rule::viewport_size, "the viewport width must be > 0");
+  if (view.height == 0)
+    throw Error(fmt::format("{}.height", where), Rule::viewport_size, "the viewport height must be > 0");
 }
 
 float max_axis_scale(const glm::mat4& placement) noexcept {

@@ -37,7 +37,8 @@ std::vector<std::uint8_t> read_file(const std::filesystem::path& file) {
 }
 
 // Bytes a buffer or image URI refers to, relative to the source file's folder.
-std::vector<std::uint8_t> uri_bytes(const std::string& uri, const std::filesystem::path& base_dir, const std::string& path) {
+std::vector<std::uint8_t> uri_bytes(const std::string& uri, const std::filesystem::path& base_dir,
+                                    const std::string& path) {
   if (detail::is_data_uri(uri)) return detail::data_uri_bytes(uri);  // validated when the asset loaded
   return read_file(detail::resolve_external_uri(uri, base_dir, path));
 }
@@ -78,7 +79,8 @@ void embed_buffers(json& doc, Bin& bin, const detail::GlbChunks* glb, const std:
   for (std::size_t i = 0; i < buffers.size(); ++i) {
     const json& buffer = buffers[i];
     if (buffer.contains("uri")) {
-      offsets.push_back(bin.append(uri_bytes(buffer["uri"].get<std::string>(), base_dir, fmt::format("buffers[{}].uri", i))));
+      offsets.push_back(
+          bin.append(uri_bytes(buffer["uri"].get<std::string>(), base_dir, fmt::format("buffers[{}].uri", i))));
     } else if (glb != nullptr && i == 0) {
       offsets.push_back(bin.append(glb->bin));
     } else {
@@ -139,7 +141,8 @@ void write_weights(json& doc, Bin& bin, const Asset& asset, const LodModel& mode
         if (weights.empty()) return;
         const auto* data = reinterpret_cast<const std::uint8_t*>(weights.data());
         const std::size_t view = add_view(doc, bin, std::span(data, weights.size() * sizeof(glm::vec4)), kArrayBuffer);
-        doc["accessors"].push_back({{"bufferView", view}, {"componentType", kFloat}, {"count", weights.size()}, {"type", "VEC4"}});
+        doc["accessors"].push_back(
+            {{"bufferView", view}, {"componentType", kFloat}, {"count", weights.size()}, {"type", "VEC4"}});
         attributes[name] = doc["accessors"].size() - 1;
       };
       write("WEIGHTS_0", primitive.weights0);
@@ -159,7 +162,8 @@ void add_levels(json& doc, Bin& bin, const Asset& asset, const LodModel& model) 
       mesh["name"] = fmt::format("{} LOD{}", mesh.value("name", name), l);
       for (const LodPrimitive& p : level.primitives) {
         if (p.indices.empty()) continue;  // unreduced: the original accessor
-        const std::size_t vertices = asset.meshes[static_cast<std::size_t>(level.mesh)].primitives[p.primitive].vertex_count();
+        const std::size_t vertices =
+            asset.meshes[static_cast<std::size_t>(level.mesh)].primitives[p.primitive].vertex_count();
         mesh["primitives"][p.primitive]["indices"] = add_indices(doc, bin, p.indices, vertices);
       }
       doc["meshes"].push_back(std::move(mesh));
@@ -201,7 +205,8 @@ std::vector<std::uint8_t> export_lod_glb(const Asset& asset, const LodModel& mod
   for (const char* compressed : {"EXT_meshopt_compression", "KHR_draco_mesh_compression"})
     for (const json& name : doc.value("extensionsUsed", json::array()))
       if (name == compressed)
-        throw Error("extensionsUsed", "lod_export_compressed", fmt::format("{} data cannot be exported yet", compressed));
+        throw Error("extensionsUsed", "lod_export_compressed",
+                    fmt::format("{} data cannot be exported yet", compressed));
   const std::filesystem::path base_dir = source.parent_path().empty() ? "." : source.parent_path();
   Bin bin;
   embed_buffers(doc, bin, is_glb ? &chunks : nullptr, base_dir);

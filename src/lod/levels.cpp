@@ -17,15 +17,16 @@ namespace {
 
 constexpr float kDefaultThresholds[] = {0.5f, 0.2f, 0.01f};
 
-
 LodNodeLevel authored_level(const Asset& asset, std::uint32_t node) {
   LodNodeLevel level{node, asset.nodes[node].mesh, {}};
   if (level.mesh < 0) return level;
   const Mesh& mesh = asset.meshes[static_cast<std::size_t>(level.mesh)];
   for (std::size_t p = 0; p < mesh.primitives.size(); ++p) {
     const Primitive& primitive = mesh.primitives[p];
-    level.primitives.push_back({static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(primitive.indices.size()),
-                                triangle_count(primitive.mode, primitive.indices.size()), {}});
+    level.primitives.push_back({static_cast<std::uint32_t>(p),
+                                static_cast<std::uint32_t>(primitive.indices.size()),
+                                triangle_count(primitive.mode, primitive.indices.size()),
+                                {}});
   }
   return level;
 }
@@ -41,7 +42,8 @@ void check_level_skin(const Asset& asset, std::uint32_t source, std::size_t k) {
   const std::vector<std::uint32_t>* joints = skin >= 0 ? &asset.skins[static_cast<std::size_t>(skin)].joints : nullptr;
   if (level.skin >= 0 && (joints == nullptr || asset.skins[static_cast<std::size_t>(level.skin)].joints != *joints))
     throw Error(path, Rule::lod_skin_mismatch,
-                fmt::format("node {} is skinned by skins[{}], whose joints differ from node {}'s skin", id, level.skin, source));
+                fmt::format("node {} is skinned by skins[{}], whose joints differ from node {}'s skin", id, level.skin,
+                            source));
   for (const Primitive& primitive : asset.meshes[static_cast<std::size_t>(level.mesh)].primitives) {
     if (primitive.joints0.empty()) continue;
     if (joints == nullptr)
@@ -49,7 +51,8 @@ void check_level_skin(const Asset& asset, std::uint32_t source, std::size_t k) {
                   fmt::format("node {} has skinned primitives but node {} has no skin", id, source));
     const auto fits = [&](const std::vector<glm::u16vec4>& set) {
       return std::all_of(set.begin(), set.end(), [&](const glm::u16vec4& j) {
-        return glm::all(glm::lessThan(j, glm::u16vec4(static_cast<std::uint16_t>(std::min<std::size_t>(joints->size(), 0xFFFF)))));
+        return glm::all(
+            glm::lessThan(j, glm::u16vec4(static_cast<std::uint16_t>(std::min<std::size_t>(joints->size(), 0xFFFF)))));
       });
     };
     if (!fits(primitive.joints0) || !fits(primitive.joints1))
@@ -108,10 +111,9 @@ std::vector<float> resolve_thresholds(const Asset& asset, const LodOptions& opti
   if (!options.screen_coverage.empty()) {
     if (model.source != LodSource::none && options.screen_coverage.size() != model.level_count)
       throw Error("lod.screen_coverage", Rule::lod_screen_coverage_count,
-                  fmt::format("{} {} for {} levels ({}): give one threshold per level",
-                              options.screen_coverage.size(),
-                              options.screen_coverage.size() == 1 ? "threshold" : "thresholds",
-                              model.level_count, to_string(model.source)));
+                  fmt::format("{} {} for {} levels ({}): give one threshold per level", options.screen_coverage.size(),
+                              options.screen_coverage.size() == 1 ? "threshold" : "thresholds", model.level_count,
+                              to_string(model.source)));
     return options.screen_coverage;
   }
   if (model.source == LodSource::authored)
@@ -119,7 +121,8 @@ std::vector<float> resolve_thresholds(const Asset& asset, const LodOptions& opti
       if (const std::vector<float>& hints = asset.nodes[source.node].lod_screen_coverage; !hints.empty()) {
         for (std::size_t i = 0; i < hints.size(); ++i)
           if (!(hints[i] > 0.0f && std::isfinite(hints[i])) || (i > 0 && hints[i] > hints[i - 1]))
-            throw Error(fmt::format("nodes[{}].extras.MSFT_screencoverage[{}]", source.node, i), Rule::lod_screen_coverage,
+            throw Error(fmt::format("nodes[{}].extras.MSFT_screencoverage[{}]", source.node, i),
+                        Rule::lod_screen_coverage,
                         fmt::format("{} must be finite, > 0 and not above the previous hint", hints[i]));
         return hints;
       }
@@ -162,7 +165,8 @@ LodModel build_lod_model(const Asset& asset, const LodOptions& options) {
   validate_lod_options(options);
   LodModel model;
   const std::vector<std::uint32_t> nodes = source_nodes(asset);
-  const bool authored = std::any_of(nodes.begin(), nodes.end(), [&](std::uint32_t n) { return !asset.nodes[n].lod_ids.empty(); });
+  const bool authored =
+      std::any_of(nodes.begin(), nodes.end(), [&](std::uint32_t n) { return !asset.nodes[n].lod_ids.empty(); });
   for (std::uint32_t n : nodes) {
     LodSourceNode source{n, {authored_level(asset, n)}};
     if (authored) {
@@ -173,8 +177,10 @@ LodModel build_lod_model(const Asset& asset, const LodOptions& options) {
     }
     model.sources.push_back(std::move(source));
   }
-  if (authored) model.source = LodSource::authored;
-  else if (options.auto_generate) generate_levels(asset, options, model);
+  if (authored)
+    model.source = LodSource::authored;
+  else if (options.auto_generate)
+    generate_levels(asset, options, model);
 
   for (const LodSourceNode& source : model.sources)
     model.level_count = std::max(model.level_count, static_cast<std::uint32_t>(source.levels.size()));

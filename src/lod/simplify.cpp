@@ -41,8 +41,8 @@ void append_bytes(std::string& key, const T& value) {
 // colour and morph displacements; only normals and tangents may differ. meshopt sees one vertex
 // per class: it locks any position shared by more than two vertices, even unreferenced ones.
 struct Welding {
-  std::vector<glm::vec3> positions;               // per class
-  std::vector<std::uint32_t> class_of;            // per vertex
+  std::vector<glm::vec3> positions;                // per class
+  std::vector<std::uint32_t> class_of;             // per vertex
   std::vector<std::vector<std::uint32_t>> wedges;  // per class: its vertices, ascending
 };
 
@@ -85,7 +85,8 @@ Regions split_by_joint_set(const Primitive& p, const Welding& w) {
   std::vector<std::uint32_t> vertex_set(p.vertex_count(), 0);
   if (!p.joints0.empty())
     for (std::size_t v = 0; v < p.vertex_count(); ++v)
-      vertex_set[v] = class_of_set.emplace(joint_set(p, v), static_cast<std::uint32_t>(class_of_set.size())).first->second;
+      vertex_set[v] =
+          class_of_set.emplace(joint_set(p, v), static_cast<std::uint32_t>(class_of_set.size())).first->second;
   out.regions.resize(std::max<std::size_t>(class_of_set.size(), 1));
   out.originals.resize(out.regions.size());
   for (std::size_t t = 0; t + 2 < p.indices.size(); t += 3) {
@@ -124,8 +125,9 @@ std::vector<std::uint32_t> simplify_region(const Welding& w, const std::vector<s
                                            unsigned options) {
   const auto target = static_cast<std::size_t>(ratio * static_cast<float>(region.size())) / 3 * 3;
   std::vector<std::uint32_t> out(region.size());
-  const std::size_t count = meshopt_simplify(out.data(), region.data(), region.size(), &w.positions[0].x,
-                                             w.positions.size(), sizeof(glm::vec3), target, kTargetError, options, nullptr);
+  const std::size_t count =
+      meshopt_simplify(out.data(), region.data(), region.size(), &w.positions[0].x, w.positions.size(),
+                       sizeof(glm::vec3), target, kTargetError, options, nullptr);
   out.resize(count);
   return out;
 }
@@ -169,8 +171,10 @@ std::vector<std::vector<std::uint32_t>> simplify_levels(const Primitive& primiti
     std::vector<std::uint32_t> out = split.mixed;
     for (std::size_t r = 0; r < split.regions.size(); ++r) {
       std::vector<std::uint32_t> reduced = simplify_region(welding, split.regions[r], ratios[l], options);
-      if (reduced.size() < split.regions[r].size()) unweld(primitive, welding, reduced);
-      else reduced = split.originals[r];  // nothing collapsed: keep the authored corners
+      if (reduced.size() < split.regions[r].size())
+        unweld(primitive, welding, reduced);
+      else
+        reduced = split.originals[r];  // nothing collapsed: keep the authored corners
       out.insert(out.end(), reduced.begin(), reduced.end());
     }
     if (!out.empty() && out.size() < primitive.indices.size()) levels[l] = std::move(out);

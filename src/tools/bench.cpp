@@ -76,44 +76,45 @@ void run_bench(const BenchOptions& options) {
   const FrameStats& last = crowd.frame_stats();
   const std::string label = options.asset.empty() ? std::string("built-in") : options.asset;
   if (options.json) {
-    const nlohmann::ordered_json out = {
-        {"asset", label},
-        {"actors", options.actors},
-        {"threads", threads},
-        {"frames", options.frames},
-        {"crossfade", options.crossfade},
-        {"us_per_actor", us_per_actor},
-        {"stages",
-         {{"sampling", m.sampling_ms * per_actor_us},
-          {"hierarchy", m.hierarchy_ms * per_actor_us},
-          {"palettes", m.palettes_ms * per_actor_us},
-          {"packing", m.packing_ms * per_actor_us}}},
-        {"bytes_per_frame", last.packed_bytes},
-        {"draws", last.draws}};
+    const nlohmann::ordered_json out = {{"asset", label},
+                                        {"actors", options.actors},
+                                        {"threads", threads},
+                                        {"frames", options.frames},
+                                        {"crossfade", options.crossfade},
+                                        {"us_per_actor", us_per_actor},
+                                        {"stages",
+                                         {{"sampling", m.sampling_ms * per_actor_us},
+                                          {"hierarchy", m.hierarchy_ms * per_actor_us},
+                                          {"palettes", m.palettes_ms * per_actor_us},
+                                          {"packing", m.packing_ms * per_actor_us}}},
+                                        {"bytes_per_frame", last.packed_bytes},
+                                        {"draws", last.draws}};
     fmt::print("{}\n", json_text(out));
     return;
   }
-  fmt::print("{}: {} actors, {} thread{}, {} frames{}: {:.3f} us per actor per update "
-             "(CPU per actor: sampling {:.3f}, hierarchy {:.3f}, palettes {:.3f}, packing {:.3f}), "
-             "{} bytes packed per frame, {} draws\n",
-             label, options.actors, threads, threads == 1 ? "" : "s", options.frames,
-             options.crossfade ? ", mid-crossfade" : "", us_per_actor, m.sampling_ms * per_actor_us,
-             m.hierarchy_ms * per_actor_us, m.palettes_ms * per_actor_us, m.packing_ms * per_actor_us,
-             last.packed_bytes, last.draws);
+  fmt::print(
+      "{}: {} actors, {} thread{}, {} frames{}: {:.3f} us per actor per update "
+      "(CPU per actor: sampling {:.3f}, hierarchy {:.3f}, palettes {:.3f}, packing {:.3f}), "
+      "{} bytes packed per frame, {} draws\n",
+      label, options.actors, threads, threads == 1 ? "" : "s", options.frames,
+      options.crossfade ? ", mid-crossfade" : "", us_per_actor, m.sampling_ms * per_actor_us,
+      m.hierarchy_ms * per_actor_us, m.palettes_ms * per_actor_us, m.packing_ms * per_actor_us, last.packed_bytes,
+      last.draws);
 }
 
 }  // namespace
 
 void register_bench(CLI::App& app) {
   auto options = std::make_shared<BenchOptions>();
-  CLI::App* bench = app.add_subcommand(
-      "bench", "Measure the CPU cost of Crowd::update per actor for one configuration");
+  CLI::App* bench =
+      app.add_subcommand("bench", "Measure the CPU cost of Crowd::update per actor for one configuration");
   bench->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb); default: the built-in character");
   bench->add_option("--actors,-n", options->actors, "number of actors")
       ->capture_default_str()
       ->check(integer_in(1, 1'000'000));
-  bench->add_option("--threads", options->threads,
-                    "oneTBB worker limit, 0 = all cores (more than the cores available is capped)")
+  bench
+      ->add_option("--threads", options->threads,
+                   "oneTBB worker limit, 0 = all cores (more than the cores available is capped)")
       ->capture_default_str()
       ->check(integer_in(0, 4096));
   bench->add_option("--frames,-f", options->frames, "timed updates of 1/60 s")
@@ -128,8 +129,9 @@ void register_bench(CLI::App& app) {
                   "print one JSON object: asset, actors, threads, frames, crossfade, us_per_actor "
                   "(wall time per update / actors), stages {sampling, hierarchy, palettes, packing} "
                   "(CPU us per actor), bytes_per_frame, draws");
-  bench->footer("Time step: every update advances 1/60 s, a 60 Hz frame (render and studio step "
-                "1/30 s).");
+  bench->footer(
+      "Time step: every update advances 1/60 s, a 60 Hz frame (render and studio step "
+      "1/30 s).");
   bench->callback([options] { run_bench(*options); });
 }
 

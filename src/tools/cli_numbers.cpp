@@ -36,8 +36,7 @@ CLI::Validator finite_validator(const std::string& requirement, std::function<bo
         } else if (!accepts(x)) {
           problem = "is out of range";
         }
-        return problem == nullptr ? std::string()
-                                  : fmt::format("'{}' {}; it must be {}", text, problem, requirement);
+        return problem == nullptr ? std::string() : fmt::format("'{}' {}; it must be {}", text, problem, requirement);
       },
       requirement);
 }
@@ -55,13 +54,12 @@ CLI::Validator integer_in(std::uint64_t min, std::uint64_t max) {
           if (n < min || n > max) problem = "is out of range";
         } else {
           // A negative integer, or one beyond 64 bits, is an integer out of range.
-          const bool integer = parse_all(text, negative) ||
-                               std::from_chars(text.data(), text.data() + text.size(), n).ec ==
-                                   std::errc::result_out_of_range;
+          const bool integer =
+              parse_all(text, negative) ||
+              std::from_chars(text.data(), text.data() + text.size(), n).ec == std::errc::result_out_of_range;
           problem = integer ? "is out of range" : "is not an integer";
         }
-        return problem == nullptr ? std::string()
-                                  : fmt::format("'{}' {}; it must be {}", text, problem, requirement);
+        return problem == nullptr ? std::string() : fmt::format("'{}' {}; it must be {}", text, problem, requirement);
       },
       requirement);
 }

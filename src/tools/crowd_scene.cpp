@@ -27,14 +27,12 @@ std::uint64_t mix(std::uint64_t x) noexcept {
 
 std::size_t clip_of(const Asset& asset, const ClipAssignment& assignment, std::size_t actor) {
   switch (assignment.mode) {
-    case ClipMode::cycle:
-      return actor % asset.clips.size();
+    case ClipMode::cycle: return actor % asset.clips.size();
     case ClipMode::single: {
       const int found = asset.find_clip(assignment.clip);
       return found < 0 ? 0 : static_cast<std::size_t>(found);
     }
-    case ClipMode::random:
-      return mix((std::uint64_t{assignment.seed} << 32) ^ actor) % asset.clips.size();
+    case ClipMode::random: return mix((std::uint64_t{assignment.seed} << 32) ^ actor) % asset.clips.size();
   }
   return 0;
 }
@@ -58,7 +56,8 @@ std::shared_ptr<const Asset> load_crowd_asset(const std::string& path) {
 
 void print_load_warnings(const Asset& asset, const std::string& label, std::size_t shown) {
   if (asset.warnings.empty()) return;
-  fmt::print(stderr, "{}: {} loading warning{}{}\n", label, asset.warnings.size(), asset.warnings.size() == 1 ? "" : "s",
+  fmt::print(stderr, "{}: {} loading warning{}{}\n", label, asset.warnings.size(),
+             asset.warnings.size() == 1 ? "" : "s",
              asset.warnings.size() > shown ? fmt::format(" (first {}; gltf-crowd info lists all)", shown) : "");
   for (std::size_t i = 0; i < asset.warnings.size() && i < shown; ++i)
     fmt::print(stderr, "  warning: {} [{}] {}\n", asset.warnings[i].path, asset.warnings[i].rule,
@@ -115,8 +114,8 @@ Camera frame_crowd(const Bounds& box, float aspect, const CameraOrbit& orbit) {
                       (corner & 4) ? box.max.z : box.min.z);
     const glm::vec3 rel = p - box.center();
     const float toward = -glm::dot(rel, forward);  // > 0: closer to the camera than the target
-    distance = std::max({distance, toward + std::abs(glm::dot(rel, right)) / tan_h,
-                         toward + std::abs(glm::dot(rel, up)) / tan_v});
+    distance = std::max(
+        {distance, toward + std::abs(glm::dot(rel, right)) / tan_h, toward + std::abs(glm::dot(rel, up)) / tan_v});
     nearest = std::max(nearest, toward);
   }
   const float radius = 0.5f * glm::length(box.size());
@@ -127,14 +126,13 @@ Camera frame_crowd(const Bounds& box, float aspect, const CameraOrbit& orbit) {
   const glm::vec3 eye = target - forward * distance;
   camera.view = glm::lookAt(eye, target, glm::vec3(0.0f, 1.0f, 0.0f));
   const float near_plane = std::max((distance - nearest) * 0.5f, distance * 1e-3f);
-  camera.projection = glm::perspective(glm::radians(vertical_fov_degrees), aspect, near_plane,
-                                       distance + 2.0f * radius);
+  camera.projection =
+      glm::perspective(glm::radians(vertical_fov_degrees), aspect, near_plane, distance + 2.0f * radius);
   camera.light_direction = glm::vec3(-0.4f, -1.0f, -0.6f);
   return camera;
 }
 
-std::vector<ActorOptions> actor_options(const Asset& asset, const Layout& layout,
-                                        const ClipAssignment& assignment) {
+std::vector<ActorOptions> actor_options(const Asset& asset, const Layout& layout, const ClipAssignment& assignment) {
   std::vector<ActorOptions> options(layout.placements.size());
   bool warned = false;
   for (std::size_t i = 0; i < options.size(); ++i) {
@@ -147,31 +145,30 @@ std::vector<ActorOptions> actor_options(const Asset& asset, const Layout& layout
       if (asset.find_clip(name) == static_cast<int>(clip)) {
         o.clip = name;
       } else if (!warned) {
-        fmt::print(stderr, "gltf-crowd: warning: clip {} has no unique name; its actors play the "
-                           "first clip\n", clip);
+        fmt::print(stderr,
+                   "gltf-crowd: warning: clip {} has no unique name; its actors play the "
+                   "first clip\n",
+                   clip);
         warned = true;
       }
     }
-    o.phase = assignment.phase_spread *
-              static_cast<float>(std::fmod(static_cast<double>(i) * 0.618, 1.0));
+    o.phase = assignment.phase_spread * static_cast<float>(std::fmod(static_cast<double>(i) * 0.618, 1.0));
     o.speed = 1.0f + assignment.speed_spread * (static_cast<float>(i % 5) / 4.0f - 0.5f);
     o.transform = layout.placements[i];
   }
   return options;
 }
 
-nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label,
-                                std::uint32_t draws, const RenderStats& render_stats,
-                                const std::string& palette) {
+nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label, std::uint32_t draws,
+                                const RenderStats& render_stats, const std::string& palette) {
   const auto groups = crowd.primitive_groups();
   nlohmann::json stats;
   stats["asset"] = asset_label;
   stats["actors"] = crowd.actor_count();
   stats["draws"] = draws;
   stats["primitive_groups"] = groups.size();
-  stats["skinned_groups"] = std::count_if(groups.begin(), groups.end(), [](const auto& g) {
-    return g.palette_kind == PaletteKind::skinned;
-  });
+  stats["skinned_groups"] =
+      std::count_if(groups.begin(), groups.end(), [](const auto& g) { return g.palette_kind == PaletteKind::skinned; });
   nlohmann::json joints = nlohmann::json::array();
   for (const auto& g : groups) joints.push_back(g.joint_count);
   stats["joints_per_group"] = joints;

@@ -57,10 +57,10 @@ enum class ClipMode : std::uint8_t {
 // (0.618·i) mod 1 and speed 0.8 + 0.1·(i mod 5).
 struct ClipAssignment {
   ClipMode mode = ClipMode::cycle;
-  std::string clip;             // for ClipMode::single; "" = the first clip
-  std::uint32_t seed = 1;       // for ClipMode::random
-  float phase_spread = 1.0f;    // phase = phase_spread × ((0.618·i) mod 1)
-  float speed_spread = 0.4f;    // speed = 1 + speed_spread × ((i mod 5) / 4 − 0.5)
+  std::string clip;           // for ClipMode::single; "" = the first clip
+  std::uint32_t seed = 1;     // for ClipMode::random
+  float phase_spread = 1.0f;  // phase = phase_spread × ((0.618·i) mod 1)
+  float speed_spread = 0.4f;  // speed = 1 + speed_spread × ((i mod 5) / 4 − 0.5)
 };
 
 // A square grid of `count` cells spaced by the character's rest-pose footprint, centred on the
@@ -78,9 +78,8 @@ std::vector<ActorOptions> actor_options(const Asset& asset, const Layout& layout
 // The statistics both tools write: asset, actors, draws, primitive_groups, skinned_groups,
 // joints_per_group, clips (per actor), upload_bytes_per_frame, packed_bytes_per_frame,
 // instances, triangles, palette and lod (docs/spec.md §7 lod_stats).
-nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label,
-                                std::uint32_t draws, const RenderStats& render_stats,
-                                const std::string& palette);
+nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label, std::uint32_t draws,
+                                const RenderStats& render_stats, const std::string& palette);
 
 // JSON text of `doc` (one line for indent -1). Strings that are not valid UTF-8, such as a
 // file name in another encoding, get U+FFFD instead of failing the command after its work.

@@ -77,7 +77,8 @@ nlohmann::json summarize(const Asset& asset, const std::string& file) {
     lod_primitives += level_primitives(asset, node.lod_ids);
     std::vector<std::uint32_t> levels{n};
     levels.insert(levels.end(), node.lod_ids.begin(), node.lod_ids.end());
-    lod.push_back({{"node", n}, {"name", node.name}, {"levels", levels}, {"screen_coverage", node.lod_screen_coverage}});
+    lod.push_back(
+        {{"node", n}, {"name", node.name}, {"levels", levels}, {"screen_coverage", node.lod_screen_coverage}});
   }
   nlohmann::json skins = nlohmann::json::array();
   for (const Skin& skin : asset.skins) skins.push_back({{"name", skin.name}, {"joints", skin.joints.size()}});
@@ -139,11 +140,12 @@ void print_bounds(const char* label, const nlohmann::json& b) {
 
 void print_text(const nlohmann::json& s) {
   fmt::print("{}\n", s["file"].get<std::string>());
-  fmt::print("  nodes {}, meshes {}, primitives {} ({} reachable from the default scene, {} in LOD levels), "
-             "vertices {}\n",
-             s["nodes"].get<std::size_t>(), s["meshes"].get<std::size_t>(), s["primitives"].get<std::size_t>(),
-             s["reachable_primitives"].get<std::size_t>(), s["lod_primitives"].get<std::size_t>(),
-             s["vertices"].get<std::size_t>());
+  fmt::print(
+      "  nodes {}, meshes {}, primitives {} ({} reachable from the default scene, {} in LOD levels), "
+      "vertices {}\n",
+      s["nodes"].get<std::size_t>(), s["meshes"].get<std::size_t>(), s["primitives"].get<std::size_t>(),
+      s["reachable_primitives"].get<std::size_t>(), s["lod_primitives"].get<std::size_t>(),
+      s["vertices"].get<std::size_t>());
   fmt::print("  skins {} (skinned nodes {})\n", s["skins"].size(), s["skinned_nodes"].get<std::size_t>());
   for (std::size_t i = 0; i < s["skins"].size(); ++i)
     fmt::print("    skins[{}] \"{}\": {} joints\n", i, s["skins"][i]["name"].get<std::string>(),
@@ -172,8 +174,10 @@ void print_text(const nlohmann::json& s) {
 void run_info(const InfoOptions& options) {
   const Asset asset = load_asset(options.asset);
   const nlohmann::json summary = summarize(asset, options.asset);
-  if (options.json) fmt::print("{}\n", json_text(summary, 2));
-  else print_text(summary);
+  if (options.json)
+    fmt::print("{}\n", json_text(summary, 2));
+  else
+    print_text(summary);
 }
 
 }  // namespace

@@ -23,7 +23,8 @@ inline nlohmann::json lod_stats_json(const LodStats& s) {
                         {"budget_satisfied", s.budget_satisfied},
                         {"levels", nlohmann::json::array()}};
   if (s.vertex_budget) out["vertex_budget"] = *s.vertex_budget;
-  for (const LodLevelStats& level : s.levels) out["levels"].push_back({{"actors", level.actors}, {"triangles", level.triangles}});
+  for (const LodLevelStats& level : s.levels)
+    out["levels"].push_back({{"actors", level.actors}, {"triangles", level.triangles}});
   return out;
 }
 

@@ -10,9 +10,10 @@
 #include "tools/commands.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"gltf-crowd: render crowds of independently animated glTF characters with one "
-               "instanced draw per primitive group",
-               "gltf-crowd"};
+  CLI::App app{
+      "gltf-crowd: render crowds of independently animated glTF characters with one "
+      "instanced draw per primitive group",
+      "gltf-crowd"};
   app.set_version_flag("--version", "gltf-crowd " GLTF_CROWD_VERSION_STRING);
   app.require_subcommand(1);
   gltf_crowd::tools::register_render(app);

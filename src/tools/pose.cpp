@@ -36,7 +36,8 @@ namespace gltf_crowd::tools {
 namespace {
 
 // Keys in insertion order; floats printed as the shortest text that reads back to the same float.
-using Json = nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::string, bool, std::int64_t, std::uint64_t, float>;
+using Json =
+    nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::string, bool, std::int64_t, std::uint64_t, float>;
 
 constexpr const char* kScriptHelp = R"(Script: one operation per line; blank lines and '#' comments are ignored.
   add [id=ID] [clip=NAME] [time=S] [phase=P] [speed=S] [loop=once|repeat|ping-pong]
@@ -110,7 +111,8 @@ void append_pose(const Asset& asset, Pose& pose, const glm::mat4& placement, Jso
   Json morph = Json::array();
   for (std::size_t n = 0; n < asset.nodes.size(); ++n)
     if (asset.weight_counts[n] > 0)
-      morph.push_back({{"node", n}, {"weights", floats(pose.weights.data() + asset.weight_offsets[n], asset.weight_counts[n])}});
+      morph.push_back(
+          {{"node", n}, {"weights", floats(pose.weights.data() + asset.weight_offsets[n], asset.weight_counts[n])}});
   out["nodes"] = std::move(nodes);
   out["skins"] = std::move(skins);
   out["morph_weights"] = std::move(morph);
@@ -141,8 +143,9 @@ void print_text(const Asset& asset, const Json& doc) {
     fmt::print("clip {} \"{}\" at {} s\n", doc["clip_index"].get<std::uint32_t>(), doc["clip"].get<std::string>(),
                doc["time"].get<float>());
   for (const auto& n : doc["nodes"]) {
-    fmt::print("node {} \"{}\"\n  T {}\n  R {}  (x y z w)\n  S {}\n  world {}  (column-major)\n", n["index"].get<std::size_t>(),
-               n["name"].get<std::string>(), vec(n["translation"]), vec(n["rotation"]), vec(n["scale"]), vec(n["world"]));
+    fmt::print("node {} \"{}\"\n  T {}\n  R {}  (x y z w)\n  S {}\n  world {}  (column-major)\n",
+               n["index"].get<std::size_t>(), n["name"].get<std::string>(), vec(n["translation"]), vec(n["rotation"]),
+               vec(n["scale"]), vec(n["world"]));
   }
   for (const auto& s : doc["skins"]) {
     const std::size_t k = s["index"].get<std::size_t>();
@@ -272,20 +275,30 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
   if (op == "add") {
     ActorOptions o;
     s.keys(1, [&](const std::string& key, const std::string& value) {
-      if (key == "id") o.id = value;
-      else if (key == "clip") o.clip = value;
-      else if (key == "time") o.time = s.number(value);
-      else if (key == "phase") o.phase = s.number(value);
-      else if (key == "speed") o.speed = s.number(value);
-      else if (key == "loop") o.loop = s.loop(value);
-      else if (key == "repetitions") o.repetitions = s.count(value);
-      else if (key == "playing") o.playing = s.flag(value);
+      if (key == "id")
+        o.id = value;
+      else if (key == "clip")
+        o.clip = value;
+      else if (key == "time")
+        o.time = s.number(value);
+      else if (key == "phase")
+        o.phase = s.number(value);
+      else if (key == "speed")
+        o.speed = s.number(value);
+      else if (key == "loop")
+        o.loop = s.loop(value);
+      else if (key == "repetitions")
+        o.repetitions = s.count(value);
+      else if (key == "playing")
+        o.playing = s.flag(value);
       else if (key == "at") {
         const std::size_t a = value.find(','), b = value.find(',', a == std::string::npos ? a : a + 1);
         if (a == std::string::npos || b == std::string::npos) s.fail("at= needs X,Y,Z");
-        o.transform = glm::translate(glm::mat4(1.0f), glm::vec3(s.number(value.substr(0, a)), s.number(value.substr(a + 1, b - a - 1)),
-                                                                 s.number(value.substr(b + 1))));
-      } else return false;
+        o.transform = glm::translate(glm::mat4(1.0f),
+                                     glm::vec3(s.number(value.substr(0, a)), s.number(value.substr(a + 1, b - a - 1)),
+                                               s.number(value.substr(b + 1))));
+      } else
+        return false;
       return true;
     });
     crowd.add_actor(o);
@@ -294,10 +307,14 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
     const std::string& clip = s.word(2, "clip");
     SelectClipOptions o;
     s.keys(3, [&](const std::string& key, const std::string& value) {
-      if (key == "crossfade") o.crossfade_seconds = s.number(value);
-      else if (key == "time") o.time = s.number(value);
-      else if (key == "phase") o.phase = s.number(value);
-      else return false;
+      if (key == "crossfade")
+        o.crossfade_seconds = s.number(value);
+      else if (key == "time")
+        o.time = s.number(value);
+      else if (key == "phase")
+        o.phase = s.number(value);
+      else
+        return false;
       return true;
     });
     a.select_clip(clip, o);
@@ -305,23 +322,29 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
     s.expect_words(3, 3);
     Actor a = find(crowd, s, line.words[1]);
     const float x = s.number(line.words[2]);
-    if (op == "seek") a.seek(x);
-    else if (op == "phase") a.set_phase(x);
-    else a.set_speed(x);
+    if (op == "seek")
+      a.seek(x);
+    else if (op == "phase")
+      a.set_phase(x);
+    else
+      a.set_speed(x);
   } else if (op == "loop") {
     s.expect_words(3, 4);
     find(crowd, s, line.words[1]).set_loop(s.loop(line.words[2]), line.words.size() == 4 ? s.count(line.words[3]) : 0);
   } else if (op == "play" || op == "pause" || op == "remove") {
     s.expect_words(2, 2);
     Actor a = find(crowd, s, line.words[1]);
-    if (op == "play") a.play();
-    else if (op == "pause") a.pause();
-    else crowd.remove_actor(line.words[1]);
+    if (op == "play")
+      a.play();
+    else if (op == "pause")
+      a.pause();
+    else
+      crowd.remove_actor(line.words[1]);
   } else if (op == "move") {
     s.expect_words(5, 5);
     find(crowd, s, line.words[1])
-        .set_transform(glm::translate(glm::mat4(1.0f), glm::vec3(s.number(line.words[2]), s.number(line.words[3]),
-                                                                 s.number(line.words[4]))));
+        .set_transform(glm::translate(
+            glm::mat4(1.0f), glm::vec3(s.number(line.words[2]), s.number(line.words[3]), s.number(line.words[4]))));
   } else if (op == "update") {
     s.expect_words(2, 2);
     crowd.update(s.number(line.words[1]));
@@ -333,12 +356,22 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
 void print_actors(const Crowd& crowd, std::size_t step, const ScriptLine& line) {
   const Asset& asset = crowd.asset();
   for (const Actor& a : crowd.actors()) {
-    Json doc = {{"step", step}, {"line", line.number}, {"op", line.text}, {"actor", a.id()}, {"clip", a.active_clip()},
-                {"time", a.time()}, {"phase", a.phase()}, {"speed", a.speed()}, {"loop", std::string(to_string(a.loop()))},
-                {"repetitions", a.repetitions()}, {"playing", a.playing()}, {"finished", a.finished()}};
+    Json doc = {{"step", step},
+                {"line", line.number},
+                {"op", line.text},
+                {"actor", a.id()},
+                {"clip", a.active_clip()},
+                {"time", a.time()},
+                {"phase", a.phase()},
+                {"speed", a.speed()},
+                {"loop", std::string(to_string(a.loop()))},
+                {"repetitions", a.repetitions()},
+                {"playing", a.playing()},
+                {"finished", a.finished()}};
     Json contributors = Json::array();
     for (const Contributor& c : a.contributors())
-      contributors.push_back({{"clip", asset.clips[c.clip].name}, {"clip_index", c.clip}, {"seconds", c.seconds}, {"weight", c.weight}});
+      contributors.push_back(
+          {{"clip", asset.clips[c.clip].name}, {"clip_index", c.clip}, {"seconds", c.seconds}, {"weight", c.weight}});
     doc["contributors"] = std::move(contributors);
     Pose pose = a.local_pose();
     append_pose(asset, pose, a.transform(), doc);
@@ -380,10 +413,11 @@ void register_pose(CLI::App& app) {
   pose->add_option("--time", options->time, "clip time in seconds, sampled directly: no wrapping, clamped to the keys")
       ->needs(clip)
       ->check(finite_number());
-  pose->add_flag("--json", options->json,
-                 "print JSON: {\"clip\", \"clip_index\", \"time\", \"nodes\": [{\"index\", \"name\", \"translation\": [3], "
-                 "\"rotation\": [x, y, z, w], \"scale\": [3], \"world\": [16 column-major]}], \"skins\": [{\"index\", "
-                 "\"joint_matrices\": [[16], ...] = world(joint) · IBM}], \"morph_weights\": [{\"node\", \"weights\"}]}");
+  pose->add_flag(
+      "--json", options->json,
+      "print JSON: {\"clip\", \"clip_index\", \"time\", \"nodes\": [{\"index\", \"name\", \"translation\": [3], "
+      "\"rotation\": [x, y, z, w], \"scale\": [3], \"world\": [16 column-major]}], \"skins\": [{\"index\", "
+      "\"joint_matrices\": [[16], ...] = world(joint) · IBM}], \"morph_weights\": [{\"node\", \"weights\"}]}");
   pose->add_option("--script", options->script, "run actor operations from FILE and print JSON lines (see below)")
       ->excludes(clip);
   pose->footer(kScriptHelp);

@@ -37,13 +37,13 @@ struct RenderOptions {
   std::uint32_t width = 640;
   std::uint32_t height = 480;
   std::uint32_t msaa = 4;
-  bool lod = false;                // docs/spec.md §7: authored levels when present, else generated
+  bool lod = false;  // docs/spec.md §7: authored levels when present, else generated
   float lod_bias = 1.0f;
-  std::uint64_t vertex_budget = 0;  // 0 = unlimited
+  std::uint64_t vertex_budget = 0;    // 0 = unlimited
   std::optional<float> min_coverage;  // absent: the last threshold culls (docs/spec.md §7)
-  std::string palette = "auto";     // CrowdRenderer palette storage: storage, texture or auto
-  std::string gl = "4.3";           // context: 4.3, 3.3 or es3.0
-  bool reference = false;           // draw every actor separately, CPU-skinned (docs/spec.md §6)
+  std::string palette = "auto";       // CrowdRenderer palette storage: storage, texture or auto
+  std::string gl = "4.3";             // context: 4.3, 3.3 or es3.0
+  bool reference = false;             // draw every actor separately, CPU-skinned (docs/spec.md §6)
 };
 
 constexpr double frame_seconds = 1.0 / 30.0;
@@ -75,11 +75,10 @@ PaletteStorage parse_storage(const std::string& name) {
 void check_actor_limit(const Crowd& crowd, std::uint32_t actors, PaletteStorage storage) {
   const CapacityLimit limit = crowd_capacity_limit(crowd, storage);
   if (actors <= limit.actors) return;
-  const std::string why =
-      limit.storage == PaletteStorage::storage_buffer
-          ? fmt::format("{} = {} bytes per array / {} bytes per actor in its largest palette array",
-                        limit.limit, limit.limit_value, limit.per_actor)
-          : fmt::format("{} = {} texel rows, one per actor", limit.limit, limit.limit_value);
+  const std::string why = limit.storage == PaletteStorage::storage_buffer
+                              ? fmt::format("{} = {} bytes per array / {} bytes per actor in its largest palette array",
+                                            limit.limit, limit.limit_value, limit.per_actor)
+                              : fmt::format("{} = {} texel rows, one per actor", limit.limit, limit.limit_value);
   throw Error("--actors", Rule::too_many_actors,
               fmt::format("{} actors exceed the {} this asset fits in {} palettes on this GPU ({})", actors,
                           limit.actors, palette_storage_name(limit.storage), why));
@@ -101,8 +100,8 @@ void run_render(const RenderOptions& options) {
   const Layout layout = grid_layout(*asset, options.actors);
   crowd.add_actors(actor_options(*asset, layout));
   // The camera also drives LOD: every update classifies against it.
-  const Camera camera = frame_crowd(layout.crowd_bounds, static_cast<float>(options.width) /
-                                                             static_cast<float>(options.height));
+  const Camera camera =
+      frame_crowd(layout.crowd_bounds, static_cast<float>(options.width) / static_cast<float>(options.height));
   const LodView view{camera.view, camera.projection, options.width, options.height};
 
   const auto update_start = std::chrono::steady_clock::now();
@@ -120,14 +119,11 @@ void run_render(const RenderOptions& options) {
   if (options.reference) {
     reference = std::make_unique<ReferenceRenderer>(crowd);
   } else {
-    instanced = std::make_unique<CrowdRenderer>(crowd, CrowdRendererOptions{
-                                                           .palette = parse_storage(options.palette)});
+    instanced = std::make_unique<CrowdRenderer>(crowd, CrowdRendererOptions{.palette = parse_storage(options.palette)});
   }
-  target.clear(glm::vec4(background_rgb[0] / 255.0f, background_rgb[1] / 255.0f,
-                         background_rgb[2] / 255.0f, 1.0f));
+  target.clear(glm::vec4(background_rgb[0] / 255.0f, background_rgb[1] / 255.0f, background_rgb[2] / 255.0f, 1.0f));
   const auto draw_start = std::chrono::steady_clock::now();
-  const std::uint32_t draws =
-      reference ? reference->draw(crowd, camera) : instanced->draw(crowd, camera);
+  const std::uint32_t draws = reference ? reference->draw(crowd, camera) : instanced->draw(crowd, camera);
   const RenderStats& render_stats = reference ? reference->stats() : instanced->stats();
   glFinish();
   const double draw_ms =
@@ -137,9 +133,9 @@ void run_render(const RenderOptions& options) {
 
   const auto groups = crowd.primitive_groups();
   if (!options.stats.empty()) {
-    nlohmann::json stats = crowd_stats_json(
-        crowd, options.asset.empty() ? std::string("built-in") : options.asset, draws,
-        render_stats, reference ? "reference" : palette_storage_name(instanced->palette_storage()));
+    nlohmann::json stats =
+        crowd_stats_json(crowd, options.asset.empty() ? std::string("built-in") : options.asset, draws, render_stats,
+                         reference ? "reference" : palette_storage_name(instanced->palette_storage()));
     stats["gl_api"] = options.gl;
     stats["width"] = options.width;
     stats["height"] = options.height;
@@ -156,14 +152,14 @@ void run_render(const RenderOptions& options) {
     file << json_text(stats, 2) << '\n';
     if (!file) throw Error(options.stats, Rule::write_failed, "could not write the statistics file");
   }
-  fmt::print("rendered {} actors with {} draws ({} groups) at {}x{} into {}\n",
-             crowd.actor_count(), draws, groups.size(), options.width, options.height,
-             options.out);
+  fmt::print("rendered {} actors with {} draws ({} groups) at {}x{} into {}\n", crowd.actor_count(), draws,
+             groups.size(), options.width, options.height, options.out);
   if (options.lod) {
     const LodStats& lod_stats = crowd.lod_stats();
-    fmt::print("lod: {} visible, {} culled (outside the view, or below screen coverage {}: "
-               "see --min-coverage)\n",
-               lod_stats.visible_actors, lod_stats.culled_actors, crowd.lod_model()->thresholds.back());
+    fmt::print(
+        "lod: {} visible, {} culled (outside the view, or below screen coverage {}: "
+        "see --min-coverage)\n",
+        lod_stats.visible_actors, lod_stats.culled_actors, crowd.lod_model()->thresholds.back());
   }
 }
 
@@ -171,19 +167,18 @@ void run_render(const RenderOptions& options) {
 
 void register_render(CLI::App& app) {
   auto options = std::make_shared<RenderOptions>();
-  CLI::App* render = app.add_subcommand(
-      "render", "Render a crowd headless (EGL) to a PNG, with optional JSON statistics");
-  render->add_option("asset", options->asset,
-                     "glTF 2.0 file (.gltf or .glb); default: the built-in character");
-  render->add_option("--actors,-n", options->actors,
-                     "number of actors, at most 1000000 and what the palette storage holds for the "
-                     "asset, checked before the crowd is built: storage buffers hold "
-                     "GL_MAX_SHADER_STORAGE_BLOCK_SIZE / (48 bytes × the largest skin's joints) "
-                     "actors, textures GL_MAX_TEXTURE_SIZE actors")
+  CLI::App* render =
+      app.add_subcommand("render", "Render a crowd headless (EGL) to a PNG, with optional JSON statistics");
+  render->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb); default: the built-in character");
+  render
+      ->add_option("--actors,-n", options->actors,
+                   "number of actors, at most 1000000 and what the palette storage holds for the "
+                   "asset, checked before the crowd is built: storage buffers hold "
+                   "GL_MAX_SHADER_STORAGE_BLOCK_SIZE / (48 bytes × the largest skin's joints) "
+                   "actors, textures GL_MAX_TEXTURE_SIZE actors")
       ->capture_default_str()
       ->check(integer_in(1, 1'000'000));
-  render->add_option("--seconds,-t", options->seconds,
-                     "animation time to advance, in 1/30 s steps")
+  render->add_option("--seconds,-t", options->seconds, "animation time to advance, in 1/30 s steps")
       ->capture_default_str()
       ->check(finite_in(0.0, 1.0e6));
   render->add_option("--out,-o", options->out, "PNG file to write")->capture_default_str();
@@ -204,25 +199,29 @@ void register_render(CLI::App& app) {
   render->add_option("--lod-bias", options->lod_bias, "coverage multiplier; > 1 keeps detail longer (with --lod)")
       ->capture_default_str()
       ->check(finite_above(0.0));
-  render->add_option("--min-coverage", options->min_coverage,
-                     "screen coverage (projected size / the image's smaller side) below which an "
-                     "actor is culled, instead of the last LOD threshold (0.01 by default); 0 = "
-                     "never cull for size (with --lod)")
+  render
+      ->add_option("--min-coverage", options->min_coverage,
+                   "screen coverage (projected size / the image's smaller side) below which an "
+                   "actor is culled, instead of the last LOD threshold (0.01 by default); 0 = "
+                   "never cull for size (with --lod)")
       ->check(finite_at_least(0.0));
-  render->add_option("--vertex-budget", options->vertex_budget,
-                     "maximum submitted index references per frame, 0 = unlimited (with --lod)")
+  render
+      ->add_option("--vertex-budget", options->vertex_budget,
+                   "maximum submitted index references per frame, 0 = unlimited (with --lod)")
       ->capture_default_str()
       ->check(integer_in(0, ~std::uint64_t{0}));
-  render->add_option("--palette", options->palette,
-                     "palette storage of the instanced renderer (docs/spec.md §6): storage (shader storage "
-                     "buffers, OpenGL 4.3), texture (RGBA32F textures, OpenGL 3.3 / ES 3.0) or "
-                     "auto (by capability)")
+  render
+      ->add_option("--palette", options->palette,
+                   "palette storage of the instanced renderer (docs/spec.md §6): storage (shader storage "
+                   "buffers, OpenGL 4.3), texture (RGBA32F textures, OpenGL 3.3 / ES 3.0) or "
+                   "auto (by capability)")
       ->capture_default_str()
       ->check(CLI::IsMember({"storage", "texture", "auto"}));
-  render->add_option("--gl", options->gl,
-                     "context to render with: 4.3 (core), 3.3 (core) or es3.0; on Mesa 3.3 and "
-                     "es3.0 cap the version through MESA_GL_VERSION_OVERRIDE / "
-                     "MESA_GLES_VERSION_OVERRIDE unless already set")
+  render
+      ->add_option("--gl", options->gl,
+                   "context to render with: 4.3 (core), 3.3 (core) or es3.0; on Mesa 3.3 and "
+                   "es3.0 cap the version through MESA_GL_VERSION_OVERRIDE / "
+                   "MESA_GLES_VERSION_OVERRIDE unless already set")
       ->capture_default_str()
       ->check(CLI::IsMember({"4.3", "3.3", "es3.0"}));
   render->add_flag("--reference", options->reference,

@@ -37,10 +37,10 @@ namespace gltf_crowd::tools {
 namespace {
 
 struct StudioOptions {
-  std::string asset;                  // "" = RobotExpressive from the catalogue, else built-in
-  std::string assets_dir;             // "" = ../shared/assets when present
+  std::string asset;       // "" = RobotExpressive from the catalogue, else built-in
+  std::string assets_dir;  // "" = ../shared/assets when present
   std::uint32_t capacity = 100;
-  std::uint32_t frames = 0;           // 0 = interactive
+  std::uint32_t frames = 0;  // 0 = interactive
   std::string screenshot;
   std::string stats;
   std::vector<std::string> sets;
@@ -63,8 +63,7 @@ struct Window {
     glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);  // storage-buffer palettes need 4.3
     glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
     glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
-    handle = glfwCreateWindow(static_cast<int>(width), static_cast<int>(height), "gltf-crowd studio",
-                              nullptr, nullptr);
+    handle = glfwCreateWindow(static_cast<int>(width), static_cast<int>(height), "gltf-crowd studio", nullptr, nullptr);
     if (handle == nullptr) {
       glfwTerminate();
       throw Error("studio", Rule::no_window, "GLFW could not create an OpenGL 4.3 core window");
@@ -177,7 +176,8 @@ void run_studio(const StudioOptions& options) {
     glfwGetFramebufferSize(window.handle, &fb_w, &fb_h);
     panel_width = std::min(440.0f, 0.45f * static_cast<float>(window_w));
     panel_left = static_cast<float>(window_w) - panel_width;
-    crowd_w = std::max(1, static_cast<int>(panel_left * static_cast<float>(fb_w) / static_cast<float>(std::max(window_w, 1))));
+    crowd_w = std::max(
+        1, static_cast<int>(panel_left * static_cast<float>(fb_w) / static_cast<float>(std::max(window_w, 1))));
 
     ImGui_ImplOpenGL3_NewFrame();
     ImGui_ImplGlfw_NewFrame();
@@ -194,9 +194,9 @@ void run_studio(const StudioOptions& options) {
     }
     ImGui::Render();
 
-    const Camera camera = frame_crowd(scene.layout().crowd_bounds,
-                                      static_cast<float>(crowd_w) / static_cast<float>(std::max(fb_h, 1)),
-                                      settings.camera);
+    const Camera camera =
+        frame_crowd(scene.layout().crowd_bounds, static_cast<float>(crowd_w) / static_cast<float>(std::max(fb_h, 1)),
+                    settings.camera);
     scene.update(settings.animation ? dt : 0.0f,
                  LodView{camera.view, camera.projection, static_cast<std::uint32_t>(crowd_w),
                          static_cast<std::uint32_t>(std::max(fb_h, 1))});
@@ -244,18 +244,18 @@ void run_studio(const StudioOptions& options) {
   }
   const nlohmann::json& lod = stats["lod"];
   fmt::print("studio: {} actors, {} draws, lod source {}, {} demoted, budget satisfied {}, {} frames\n",
-             stats["actors"].get<std::size_t>(), stats["draws"].get<std::uint32_t>(),
-             lod["source"].get<std::string>(), lod["demoted_actors"].get<std::uint32_t>(),
-             lod["budget_satisfied"].get<bool>(), frame);
+             stats["actors"].get<std::size_t>(), stats["draws"].get<std::uint32_t>(), lod["source"].get<std::string>(),
+             lod["demoted_actors"].get<std::uint32_t>(), lod["budget_satisfied"].get<bool>(), frame);
 }
 
 }  // namespace
 
 void register_studio(CLI::App& app) {
   auto options = std::make_shared<StudioOptions>();
-  CLI::App* studio = app.add_subcommand(
-      "studio", "Interactive crowd window (GLFW + Dear ImGui) with controls, live statistics and "
-                "an actor table; --frames runs it headless for screenshots and tests");
+  CLI::App* studio =
+      app.add_subcommand("studio",
+                         "Interactive crowd window (GLFW + Dear ImGui) with controls, live statistics and "
+                         "an actor table; --frames runs it headless for screenshots and tests");
   studio->add_option("asset", options->asset,
                      "glTF 2.0 file to open; default: RobotExpressive from --assets, else the "
                      "built-in character");
@@ -265,8 +265,7 @@ void register_studio(CLI::App& app) {
   studio->add_option("--capacity", options->capacity, "crowd capacity: the actors slider's maximum")
       ->capture_default_str()
       ->check(integer_in(1, 1'000'000));
-  studio->add_option("--frames", options->frames,
-                     "run this many 1/30 s frames, then exit (0 = interactive)")
+  studio->add_option("--frames", options->frames, "run this many 1/30 s frames, then exit (0 = interactive)")
       ->capture_default_str()
       ->check(integer_in(0, 0xFFFFFFFFu));
   studio->add_option("--screenshot", options->screenshot,
@@ -274,17 +273,19 @@ void register_studio(CLI::App& app) {
   studio->add_option("--stats", options->stats,
                      "JSON statistics at exit (render's keys plus models, window, viewport, "
                      "panel, frame_ms, update_ms, stage_ms, clip_counts)");
-  studio->add_option("--set", options->sets,
-                     "key=value applied as if the control were used, in order: model, actors, "
-                     "capacity, clips, clip, seed, phase_spread, speed_spread, animation, orbit, "
-                     "lod, bias, budget, update_rate, palette, azimuth, elevation, zoom, select, actor.clip, "
-                     "actor.crossfade, actor.speed, actor.pause, actor.seek")
+  studio
+      ->add_option("--set", options->sets,
+                   "key=value applied as if the control were used, in order: model, actors, "
+                   "capacity, clips, clip, seed, phase_spread, speed_spread, animation, orbit, "
+                   "lod, bias, budget, update_rate, palette, azimuth, elevation, zoom, select, actor.clip, "
+                   "actor.crossfade, actor.speed, actor.pause, actor.seek")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   studio->add_option("--width", options->width, "window width")->capture_default_str()->check(integer_in(320, 8192));
   studio->add_option("--height", options->height, "window height")->capture_default_str()->check(integer_in(240, 8192));
-  studio->footer("Time step: with --frames every frame advances a fixed 1/30 s (as render; bench "
-                 "uses 1/60 s); interactively, the wall time since the last frame (at most 0.1 s).");
+  studio->footer(
+      "Time step: with --frames every frame advances a fixed 1/30 s (as render; bench "
+      "uses 1/60 s); interactively, the wall time since the last frame (at most 0.1 s).");
   studio->callback([options] { run_studio(*options); });
 }
 

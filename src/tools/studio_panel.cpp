@@ -13,8 +13,8 @@ namespace gltf_crowd::tools {
 namespace {
 
 void model_controls(const std::vector<ModelEntry>& models, StudioSettings& settings, PanelState& state) {
-  const auto current = std::find_if(models.begin(), models.end(),
-                                    [&](const ModelEntry& m) { return m.path == settings.model; });
+  const auto current =
+      std::find_if(models.begin(), models.end(), [&](const ModelEntry& m) { return m.path == settings.model; });
   const std::string preview = current != models.end() ? current->label : settings.model;
   if (ImGui::BeginCombo("Model", preview.c_str())) {
     for (const ModelEntry& model : models) {
@@ -36,8 +36,8 @@ void crowd_controls(const Asset& asset, StudioSettings& settings) {
   ImGui::Combo("Clips", &mode, "cycle through clips\0all one clip\0random\0");
   settings.clips.mode = static_cast<ClipMode>(mode);
   if (settings.clips.mode == ClipMode::single && !asset.clips.empty()) {
-    if (ImGui::BeginCombo("Clip", settings.clips.clip.empty() ? asset.clips[0].name.c_str()
-                                                              : settings.clips.clip.c_str())) {
+    if (ImGui::BeginCombo("Clip",
+                          settings.clips.clip.empty() ? asset.clips[0].name.c_str() : settings.clips.clip.c_str())) {
       for (const Clip& clip : asset.clips) {
         if (ImGui::Selectable(clip.name.c_str(), clip.name == settings.clips.clip)) settings.clips.clip = clip.name;
       }
@@ -85,7 +85,8 @@ void live_stats(const StudioScene& scene) {
     ImGui::Text("  level %zu: %u actors, %" PRIu64 " triangles", i, lod.levels[i].actors, lod.levels[i].triangles);
   }
   std::string clips;
-  for (const auto& [name, count] : scene.clip_counts()) clips += (clips.empty() ? "" : ", ") + name + " ×" + std::to_string(count);
+  for (const auto& [name, count] : scene.clip_counts())
+    clips += (clips.empty() ? "" : ", ") + name + " ×" + std::to_string(count);
   ImGui::TextWrapped("clips: %s", clips.c_str());
   const FrameStats& stages = crowd.frame_stats();
   const FrameTimes& times = scene.times();
@@ -123,8 +124,10 @@ void actor_table(StudioScene& scene, PanelState& state) {
       ImGui::TableNextColumn();
       ImGui::TextUnformatted(actor.playing() ? "yes" : "no");
       ImGui::TableNextColumn();
-      if (levels[i] < 0) ImGui::TextUnformatted("culled");
-      else ImGui::Text("%d", levels[i]);
+      if (levels[i] < 0)
+        ImGui::TextUnformatted("culled");
+      else
+        ImGui::Text("%d", levels[i]);
     }
     ImGui::EndTable();
   }

@@ -12,10 +12,10 @@ namespace gltf_crowd::tools {
 
 // Panel state that is not a crowd setting.
 struct PanelState {
-  std::string path_field;   // the model path being typed
-  int selected_actor = 0;   // slot order
-  float crossfade = 0.4f;   // seconds, for clip changes from the table
-  std::string error;        // last failed action, shown until the next one succeeds
+  std::string path_field;  // the model path being typed
+  int selected_actor = 0;  // slot order
+  float crossfade = 0.4f;  // seconds, for clip changes from the table
+  std::string error;       // last failed action, shown until the next one succeeds
 };
 
 // Draws the panel as a fixed window at x = `left`, full height, `width` wide. Controls edit

@@ -65,8 +65,7 @@ void StudioScene::sync(const StudioSettings& settings) {
     LodOptions lod;
     lod.enabled = settings.lod;
     lod.auto_generate = true;  // so Auto LOD has levels for assets without MSFT_lod
-    crowd_ = std::make_unique<Crowd>(std::move(asset),
-                                     CrowdOptions{.capacity = settings.capacity, .lod = lod});
+    crowd_ = std::make_unique<Crowd>(std::move(asset), CrowdOptions{.capacity = settings.capacity, .lod = lod});
   } else if (crowd_->capacity() < settings.capacity) {
     crowd_->reserve(settings.capacity);
   }
@@ -115,9 +114,8 @@ std::uint32_t StudioScene::draw(const Camera& camera) {
 
 std::uint32_t StudioScene::apply(const ActorEdit& edit) {
   const std::vector<Actor> actors = crowd_->actors();
-  const auto found = std::find_if(actors.begin(), actors.end(), [&](const Actor& a) {
-    return edit.actor.empty() || a.id() == edit.actor;
-  });
+  const auto found = std::find_if(actors.begin(), actors.end(),
+                                  [&](const Actor& a) { return edit.actor.empty() || a.id() == edit.actor; });
   if (found == actors.end()) {
     throw Error("select", Rule::unknown_actor,
                 fmt::format("no actor has the id '{}' ({} actors{})", edit.actor, actors.size(),
@@ -152,8 +150,8 @@ std::vector<std::pair<std::string, std::uint32_t>> StudioScene::clip_counts() co
 
 nlohmann::json StudioScene::stats_json() const {
   const std::string label = built_->model.empty() ? std::string("built-in") : built_->model;
-  nlohmann::json stats = crowd_stats_json(*crowd_, label, draws_, renderer_->stats(),
-                                          palette_storage_name(renderer_->palette_storage()));
+  nlohmann::json stats =
+      crowd_stats_json(*crowd_, label, draws_, renderer_->stats(), palette_storage_name(renderer_->palette_storage()));
   const FrameStats& stages = crowd_->frame_stats();
   stats["frame_ms"] = times_.frame;
   stats["update_ms"] = times_.update;

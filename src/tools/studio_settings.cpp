@@ -21,8 +21,7 @@ bool parse_switch(std::string_view key, std::string_view value) {
   bad_value(key, value, "on or off");
 }
 
-std::uint64_t parse_count(std::string_view key, std::string_view value, std::uint64_t min,
-                          std::uint64_t max) {
+std::uint64_t parse_count(std::string_view key, std::string_view value, std::uint64_t min, std::uint64_t max) {
   std::uint64_t n = 0;
   const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), n);
   if (error != std::errc() || end != value.data() + value.size() || n < min || n > max) {
@@ -49,8 +48,7 @@ float parse_number(std::string_view key, std::string_view value, float min, floa
 
 }  // namespace
 
-void apply_setting(std::string_view assignment, StudioSettings& settings,
-                   std::optional<ActorEdit>& edit,
+void apply_setting(std::string_view assignment, StudioSettings& settings, std::optional<ActorEdit>& edit,
                    const std::function<std::string(std::string_view)>& resolve_model) {
   const std::size_t eq = assignment.find('=');
   if (eq == std::string_view::npos || eq == 0) {
@@ -72,10 +70,14 @@ void apply_setting(std::string_view assignment, StudioSettings& settings,
     s.capacity = static_cast<std::uint32_t>(parse_count(key, value, 1, 1'000'000));
     s.actors = std::min(s.actors, s.capacity);
   } else if (key == "clips") {
-    if (value == "cycle") s.clips.mode = ClipMode::cycle;
-    else if (value == "single") s.clips.mode = ClipMode::single;
-    else if (value == "random") s.clips.mode = ClipMode::random;
-    else bad_value(key, value, "cycle, single or random");
+    if (value == "cycle")
+      s.clips.mode = ClipMode::cycle;
+    else if (value == "single")
+      s.clips.mode = ClipMode::single;
+    else if (value == "random")
+      s.clips.mode = ClipMode::random;
+    else
+      bad_value(key, value, "cycle, single or random");
   } else if (key == "clip") {
     s.clips.clip = value;
     s.clips.mode = ClipMode::single;
@@ -98,10 +100,14 @@ void apply_setting(std::string_view assignment, StudioSettings& settings,
   } else if (key == "update_rate") {
     s.update_rate = parse_switch(key, value);
   } else if (key == "palette") {
-    if (value == "storage") s.palette = PaletteStorage::storage_buffer;
-    else if (value == "texture") s.palette = PaletteStorage::texture;
-    else if (value == "auto") s.palette = PaletteStorage::automatic;
-    else bad_value(key, value, "storage, texture or auto");
+    if (value == "storage")
+      s.palette = PaletteStorage::storage_buffer;
+    else if (value == "texture")
+      s.palette = PaletteStorage::texture;
+    else if (value == "auto")
+      s.palette = PaletteStorage::automatic;
+    else
+      bad_value(key, value, "storage, texture or auto");
   } else if (key == "azimuth") {
     s.camera.azimuth_degrees = parse_number(key, value, -3600.0f, 3600.0f);
   } else if (key == "elevation") {

@@ -15,24 +15,24 @@ namespace gltf_crowd::tools {
 
 // Crowd-wide controls. The scene rebuilds whatever a change invalidates (StudioScene::sync).
 struct StudioSettings {
-  std::string model;                 // asset path; "" = the built-in character
-  std::uint32_t actors = 25;         // 1..capacity
-  std::uint32_t capacity = 100;      // the actors slider's upper end and the crowd's capacity
+  std::string model;             // asset path; "" = the built-in character
+  std::uint32_t actors = 25;     // 1..capacity
+  std::uint32_t capacity = 100;  // the actors slider's upper end and the crowd's capacity
   ClipAssignment clips;
-  bool animation = true;             // glTF animation playing (false: update(0), state kept)
-  bool orbit = true;                 // automatic camera orbit
+  bool animation = true;  // glTF animation playing (false: update(0), state kept)
+  bool orbit = true;      // automatic camera orbit
   CameraOrbit camera;
-  bool lod = false;                  // Auto LOD
-  float bias = 1.0f;                 // detail bias (> 0)
-  std::uint64_t budget = 0;          // vertex budget; 0 = unlimited
-  bool update_rate = false;          // animation update-rate LOD (default bands), with Auto LOD
+  bool lod = false;          // Auto LOD
+  float bias = 1.0f;         // detail bias (> 0)
+  std::uint64_t budget = 0;  // vertex budget; 0 = unlimited
+  bool update_rate = false;  // animation update-rate LOD (default bands), with Auto LOD
   PaletteStorage palette = PaletteStorage::automatic;
 };
 
 // A request on one actor of the table: select it, then change its clip (crossfading over
 // `crossfade` seconds), speed, pause state or time.
 struct ActorEdit {
-  std::string actor;                 // its id, as the table shows it ("actor-3"); "" = the first
+  std::string actor;  // its id, as the table shows it ("actor-3"); "" = the first
   std::optional<std::string> clip;
   float crossfade = 0.4f;
   std::optional<float> speed;
@@ -48,8 +48,7 @@ struct ActorEdit {
 // actor.crossfade, actor.speed, actor.pause, actor.seek, which fill `edit`. Throws Error (path
 // "--set <key>", rules "set_syntax", "set_key", "set_value") and then changes nothing. Names
 // that need the asset (clip, the actor id) are checked when the scene applies them.
-void apply_setting(std::string_view assignment, StudioSettings& settings,
-                   std::optional<ActorEdit>& edit,
+void apply_setting(std::string_view assignment, StudioSettings& settings, std::optional<ActorEdit>& edit,
                    const std::function<std::string(std::string_view)>& resolve_model);
 
 }  // namespace gltf_crowd::tools
