@@ -212,12 +212,16 @@ TEST_F(JobsTest, LocalToModelAndPaletteMatchTheSpecFormulas) {
     expect_mat_near(to_mat4(b.world[r]), want, 1e-4f, "world' of rig node " + std::to_string(r));
   }
   ASSERT_FALSE(rig.skins.empty());
+  std::vector<std::vector<glm::vec4>> palettes;
+  std::vector<std::span<glm::vec4>> outputs;
+  for (const RigSkin& skin : rig.skins) palettes.emplace_back(3 * skin.joints.size());
+  for (auto& p : palettes) outputs.emplace_back(p);
+  ASSERT_TRUE((PaletteJob{&rig, b.world, outputs}.run()));
   for (std::uint32_t k = 0; k < rig.skins.size(); ++k) {
     const RigSkin& skin = rig.skins[k];
     const std::uint32_t mesh = drawn[skin.drawn];
     const Skin& gltf_skin = asset->skins[static_cast<std::size_t>(asset->nodes[mesh].skin)];
-    std::vector<glm::vec4> rows(3 * gltf_skin.joints.size());
-    ASSERT_TRUE((PaletteJob{&rig, k, b.world, rows}.run()));
+    const std::vector<glm::vec4>& rows = palettes[k];
     // glTF 2.0 §3.7.3: inverse(world(mesh node)) × world(joint) × IBM, in model space whatever the frame.
     const glm::mat4 inverse_mesh = glm::inverse(test::scalar_world(*asset, pose, static_cast<std::int32_t>(mesh)));
     for (std::size_t j = 0; j < gltf_skin.joints.size(); ++j) {
@@ -250,11 +254,12 @@ TEST_F(JobsTest, InvalidSpansAreRefusedWithoutWriting) {
   EXPECT_FALSE(no_keys.run());
   EXPECT_FALSE((LocalToModelJob{&rig, b.t, b.r, b.s, b.mark, 1, b.moved, std::span(b.world).first(1)}.run()));
   std::vector<glm::vec4> rows(2);
-  EXPECT_FALSE((PaletteJob{&rig, 0, b.world, rows}.run()));
-  EXPECT_FALSE((PaletteJob{&rig, static_cast<std::uint32_t>(rig.skins.size()), b.world, rows}.run()));
-  const std::vector<std::uint32_t> out_of_range{static_cast<std::uint32_t>(b.t.size())};
-  std::vector<glm::quat> reference(b.r.size());
-  EXPECT_FALSE((BlendJob{b.pose(), 1.0f, true, true, out_of_range, reference, b.pose()}.run()));
+  std::vector<std::span<glm::vec4>> short_rows(rig.skins.size(), std::span<glm::vec4>(rows));
+  EXPECT_FALSE((PaletteJob{&rig, b.world, short_rows}.run()));
+  EXPECT_FALSE((PaletteJob{&rig, b.world, std::span(short_rows).first(short_rows.size() - 1)}.run()));
+  EXPECT_EQ(rows, std::vector<glm::vec4>(2)) << "a refused job wrote";
+  const std::vector<glm::quat> short_reference(b.r.size() - 1);
+  EXPECT_FALSE((BlendJob{b.pose(), 1.0f, false, true, {}, short_reference, b.pose()}.run()));
 }
 
 }  // namespace

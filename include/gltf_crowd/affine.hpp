@@ -46,6 +46,11 @@ inline Affine compose_trs(const glm::vec3& t, const glm::quat& q, const glm::vec
 // a product computed here equals the same product inside a job to the last bit.
 Affine operator*(const Affine& a, const Affine& b) noexcept;
 
+// out = a × b (out aliases neither), the same product as a function chosen once per process:
+// hot loops fetch it once and call it per product instead of paying operator*'s lookup.
+using AffineProduct = void (*)(const Affine& a, const Affine& b, Affine& out) noexcept;
+AffineProduct affine_product() noexcept;
+
 // Inverse of an invertible affine transform.
 Affine inverse(const Affine& a) noexcept;
 

@@ -60,7 +60,8 @@ struct SampleJob {
 // layer's (q and -q are one rotation), normalized after the last layer (a normalized linear
 // blend: order-independent and exact for one layer). Run it once per layer, `first` on the
 // first (which overwrites `output`), `last` on the last; only `nodes` are blended (every node
-// in [0, output size) when empty), the morph weights always all.
+// in [0, output size) when empty; each must be below the output size, which validate() does not
+// check per node), the morph weights always all.
 struct BlendJob {
   RigPose layer;        // read only
   float weight = 0.0f;  // finite
@@ -92,13 +93,13 @@ struct LocalToModelJob {
   bool run() const noexcept;
 };
 
-// The joint palette of one rig skin from the model-space pose (RigSkin): 3 rows per joint,
-// written to `output` (16-byte aligned rows are written with non-temporal stores).
+// The joint palettes of every rig skin from the model-space pose (RigSkin): 3 rows per joint of
+// skin k written to outputs[k] (16-byte aligned rows with non-temporal stores). One job per pose,
+// not per skin: a character with many skinned meshes (RobotExpressive) pays one call.
 struct PaletteJob {
   const Rig* rig = nullptr;
-  std::uint32_t skin = 0;         // index into rig->skins
-  std::span<const Affine> world;  // LocalToModelJob::output
-  std::span<glm::vec4> output;    // 3 × joints.size()
+  std::span<const Affine> world;                  // LocalToModelJob::output
+  std::span<const std::span<glm::vec4>> outputs;  // rig->skins.size(), each 3 × joints.size()
 
   bool validate() const noexcept;
   bool run() const noexcept;

@@ -13,6 +13,8 @@ Affine operator*(const Affine& a, const Affine& b) noexcept {
   return out;
 }
 
+AffineProduct affine_product() noexcept { return affine_kernels().multiply; }
+
 float abs_determinant(const Affine& a) noexcept {
   const glm::mat3 m(glm::vec3(a.rows[0]), glm::vec3(a.rows[1]), glm::vec3(a.rows[2]));
   return std::abs(glm::determinant(m));

@@ -25,21 +25,25 @@ glm::quat normalized(const glm::quat& q) noexcept {
 bool SampleJob::validate() const noexcept {
   if (rig == nullptr || clip == nullptr) return false;
   const std::size_t n = rig->node_count();
-  return keys.size() >= clip->timelines.size() && mark.size() >= n && covers(output, n, rig->rest_weights.size());
+  return keys.size() >= clip->timelines.size() && (mark.empty() || mark.size() >= n) &&
+         covers(output, n, rig->rest_weights.size());
 }
 
 bool SampleJob::run() const noexcept {
   if (!validate()) return false;
   const ClipTracks& c = *clip;
   if (from_rest) {
+    const bool marking = !mark.empty();
     for (std::uint32_t a : c.animated) {
+      if (marking) mark[a] = stamp;
       output.translations[a] = rig->rest_translation[a];
       output.rotations[a] = rig->rest_rotation[a];
       output.scales[a] = rig->rest_scale[a];
     }
     std::copy(rig->rest_weights.begin(), rig->rest_weights.end(), output.weights.begin());
+  } else if (!mark.empty()) {
+    for (std::uint32_t a : c.animated) mark[a] = stamp;
   }
-  for (std::uint32_t a : c.animated) mark[a] = stamp;
   for (std::size_t i = 0; i < c.timelines.size(); ++i) {
     std::uint16_t no_hint = 0;
     std::uint16_t& cursor = i < cursors.size() ? cursors[i] : no_hint;
@@ -54,37 +58,61 @@ bool SampleJob::run() const noexcept {
 bool BlendJob::validate() const noexcept {
   const std::size_t n = output.translations.size();
   if (!covers(layer, n, output.weights.size()) || !covers(output, n, output.weights.size())) return false;
-  if ((!first && reference.size() < n) || output.rotations.size() < n || output.scales.size() < n) return false;
-  return std::all_of(nodes.begin(), nodes.end(), [n](std::uint32_t i) { return i < n; });
+  return (first || reference.size() >= n) && output.rotations.size() >= n && output.scales.size() >= n;
 }
+
+namespace {
+
+// One BlendJob layer over the nodes `index` yields for i in [0, count): locals instead of the
+// job's spans, so that stores into the pose do not force reloading them.
+template <typename Index>
+void blend_layer(const BlendJob& job, std::size_t count, Index index) noexcept {
+  const glm::vec3* lt = job.layer.translations.data();
+  const glm::quat* lr = job.layer.rotations.data();
+  const glm::vec3* ls = job.layer.scales.data();
+  glm::vec3* ot = job.output.translations.data();
+  glm::quat* orot = job.output.rotations.data();
+  glm::vec3* os = job.output.scales.data();
+  const float w = job.weight;
+  if (job.first) {
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint32_t a = index(i);
+      ot[a] = lt[a] * w;
+      orot[a] = lr[a] * w;
+      os[a] = ls[a] * w;
+    }
+  } else {
+    const glm::quat* ref = job.reference.data();
+    for (std::size_t i = 0; i < count; ++i) {
+      const std::uint32_t a = index(i);
+      const glm::quat q = lr[a];
+      ot[a] += lt[a] * w;
+      orot[a] = orot[a] + q * (glm::dot(q, ref[a]) < 0.0f ? -w : w);
+      os[a] += ls[a] * w;
+    }
+  }
+  if (job.last)
+    for (std::size_t i = 0; i < count; ++i) orot[index(i)] = normalized(orot[index(i)]);
+}
+
+}  // namespace
 
 bool BlendJob::run() const noexcept {
   if (!validate()) return false;
-  const float w = weight;
-  const auto each = [this](auto&& f) {
-    if (nodes.empty()) {
-      for (std::uint32_t i = 0; i < output.translations.size(); ++i) f(i);
-    } else {
-      for (std::uint32_t i : nodes) f(i);
-    }
-  };
-  if (first) {
-    each([&](std::uint32_t a) {
-      output.translations[a] = layer.translations[a] * w;
-      output.rotations[a] = layer.rotations[a] * w;
-      output.scales[a] = layer.scales[a] * w;
-    });
-    for (std::size_t k = 0; k < output.weights.size(); ++k) output.weights[k] = layer.weights[k] * w;
+  if (nodes.empty()) {
+    blend_layer(*this, output.translations.size(), [](std::size_t i) { return static_cast<std::uint32_t>(i); });
   } else {
-    each([&](std::uint32_t a) {
-      const glm::quat q = layer.rotations[a];
-      output.translations[a] += layer.translations[a] * w;
-      output.rotations[a] = output.rotations[a] + q * (glm::dot(q, reference[a]) < 0.0f ? -w : w);
-      output.scales[a] += layer.scales[a] * w;
-    });
-    for (std::size_t k = 0; k < output.weights.size(); ++k) output.weights[k] += layer.weights[k] * w;
+    const std::uint32_t* list = nodes.data();
+    blend_layer(*this, nodes.size(), [list](std::size_t i) { return list[i]; });
   }
-  if (last) each([&](std::uint32_t a) { output.rotations[a] = normalized(output.rotations[a]); });
+  const float* lw = layer.weights.data();
+  float* ow = output.weights.data();
+  const std::size_t n = output.weights.size();
+  if (first) {
+    for (std::size_t k = 0; k < n; ++k) ow[k] = lw[k] * weight;
+  } else {
+    for (std::size_t k = 0; k < n; ++k) ow[k] += lw[k] * weight;
+  }
   return true;
 }
 
@@ -113,24 +141,29 @@ bool LocalToModelJob::run() const noexcept {
 }
 
 bool PaletteJob::validate() const noexcept {
-  if (rig == nullptr || skin >= rig->skins.size()) return false;
-  return world.size() >= rig->node_count() && output.size() >= 3 * rig->skins[skin].joints.size();
+  if (rig == nullptr || outputs.size() != rig->skins.size() || world.size() < rig->node_count()) return false;
+  for (std::size_t k = 0; k < outputs.size(); ++k)
+    if (outputs[k].size() < 3 * rig->skins[k].joints.size()) return false;
+  return true;
 }
 
 bool PaletteJob::run() const noexcept {
   if (!validate()) return false;
-  const RigSkin& s = rig->skins[skin];
   const AffineKernels& kernels = affine_kernels();
-  if (s.static_mesh) {
-    kernels.palette(s.joints, s.inverse_binds, world, s.identity_correction ? nullptr : &s.correction, output.data());
-    return true;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    const RigSkin& s = rig->skins[k];
+    if (s.static_mesh) {
+      kernels.palette(s.joints, s.inverse_binds, world, s.identity_correction ? nullptr : &s.correction,
+                      outputs[k].data());
+      continue;
+    }
+    // An animated mesh node's palette is relative to its animated world, or carries the whole
+    // model transform when that is singular (its instance transform is then the placement).
+    const Affine& model = world[s.mesh_node];
+    const bool invertible = abs_determinant(model) > 1e-12f;
+    const Affine inverse_model = invertible ? inverse(model) : Affine{};
+    kernels.palette(s.joints, s.inverse_binds, world, invertible ? &inverse_model : nullptr, outputs[k].data());
   }
-  // An animated mesh node's palette is relative to its animated world, or carries the whole
-  // model transform when that is singular (its instance transform is then the placement).
-  const Affine& model = world[s.mesh_node];
-  const bool invertible = abs_determinant(model) > 1e-12f;
-  const Affine inverse_model = invertible ? inverse(model) : Affine{};
-  kernels.palette(s.joints, s.inverse_binds, world, invertible ? &inverse_model : nullptr, output.data());
   return true;
 }
 

@@ -38,9 +38,9 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
       s.one_scales[a] = rig.rest_scale[a];
     }
     std::copy(rig.rest_weights.begin(), rig.rest_weights.end(), s.one_weights.begin());
+    // Marked above (touched); the rest pose of every touched node was just written.
     SampleJob sample{
-        &rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys, s.mark, s.stamp, false,
-        one};
+        &rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys, {}, 0, false, one};
     sample.run();
     if (i == 0)
       for (std::uint32_t a : s.touched) s.reference[a] = s.one_rotations[a];
@@ -64,7 +64,8 @@ Scratch::Scratch(const CompiledRig& compiled)
       mark(compiled.rig.node_count(), 0),
       moved(compiled.rig.node_count(), 0),
       keys(compiled.max_timelines),
-      world(compiled.rig.node_count()) {
+      world(compiled.rig.node_count()),
+      palettes(compiled.rig.skins.size()) {
   touched.reserve(compiled.rig.node_count());
 }
 
@@ -99,14 +100,17 @@ void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed)
   clock.lap(s.ticks[0]);
   LocalToModelJob{&rig, s.translations, s.rotations, s.scales, s.mark, s.stamp, s.moved, s.world}.run();
   clock.lap(s.ticks[1]);
-  for (std::uint32_t k = 0; k < rig.skins.size(); ++k) {
+  for (std::size_t k = 0; k < rig.skins.size(); ++k) {
     NodeStream& stream = st.streams[rig.skins[k].drawn];
     const std::size_t rows = std::size_t{stream.joint_count} * 3;
-    PaletteJob{&rig, k, s.world, std::span(stream.palette).subspan(std::size_t{slot} * rows, rows)}.run();
+    s.palettes[k] = std::span(stream.palette).subspan(std::size_t{slot} * rows, rows);
   }
+  PaletteJob{&rig, s.world, s.palettes}.run();
   clock.lap(s.ticks[2]);
+  const AffineProduct multiply = affine_product();
   const Affine placement = to_affine(st.placements[slot]);
-  const Affine framed_placement = rig.framed ? placement * rig.unframe : placement;
+  Affine framed_placement = placement;
+  if (rig.framed) multiply(placement, rig.unframe, framed_placement);
   const std::size_t tw = asset.total_weights;
   std::copy_n(s.weights.begin(), tw, st.weights.begin() + slot * tw);
   for (std::size_t d = 0; d < st.streams.size(); ++d) {
@@ -115,12 +119,15 @@ void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed)
     Affine* instance = reinterpret_cast<Affine*>(stream.transforms.data() + std::size_t{slot} * 3);
     const Affine& model = s.world[drawn.node];
     switch (drawn.rule) {
-      case InstanceRule::rigid: *instance = framed_placement * model; break;
+      case InstanceRule::rigid: multiply(framed_placement, model, *instance); break;
       case InstanceRule::static_mesh:
-        *instance = placement * rig.skins[static_cast<std::size_t>(drawn.skin)].mesh_world;
+        multiply(placement, rig.skins[static_cast<std::size_t>(drawn.skin)].mesh_world, *instance);
         break;
       case InstanceRule::animated_mesh:  // a singular world: the palette carries it (PaletteJob)
-        *instance = abs_determinant(model) > 1e-12f ? framed_placement * model : framed_placement;
+        if (abs_determinant(model) > 1e-12f)
+          multiply(framed_placement, model, *instance);
+        else
+          *instance = framed_placement;
         break;
     }
     if (stream.weight_stride > 0) {
@@ -133,18 +140,6 @@ void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed)
   st.packed_frame[slot] = st.frames;
   st.packed_generation[slot] = st.generation;
   clock.lap(s.ticks[3]);
-}
-
-void prefetch_rows(const Crowd::State& st, std::uint32_t slot) noexcept {
-  // The next actor's instance rows, one 48-byte row in each of the streams' arrays: fetched for
-  // writing while this actor is evaluated, so the stores of its packing do not wait for them.
-  // (Palette rows need no fetch: they are written with non-temporal stores.)
-  for (const NodeStream& stream : st.streams) {
-    const auto* row = reinterpret_cast<const char*>(stream.transforms.data() + std::size_t{slot} * 3);
-    __builtin_prefetch(row, 1);
-    __builtin_prefetch(row + 47, 1);
-  }
-  __builtin_prefetch(&st.playback[slot], 1);
 }
 
 }  // namespace gltf_crowd

@@ -23,10 +23,11 @@ struct Scratch {
   std::vector<float> weights, one_weights;  // morph weights, Asset::weight_offsets layout
   std::vector<std::uint32_t> mark;          // per rig node: == stamp when animated this evaluation
   std::uint32_t stamp = 0;
-  std::vector<std::uint8_t> moved;     // per rig node (LocalToModelJob)
-  std::vector<std::uint32_t> touched;  // rig nodes marked this evaluation (crossfades)
-  std::vector<KeyPosition> keys;       // per timeline of the clip being sampled
-  std::vector<Affine> world;           // world' per rig node
+  std::vector<std::uint8_t> moved;             // per rig node (LocalToModelJob)
+  std::vector<std::uint32_t> touched;          // rig nodes marked this evaluation (crossfades)
+  std::vector<KeyPosition> keys;               // per timeline of the clip being sampled
+  std::vector<Affine> world;                   // world' per rig node
+  std::vector<std::span<glm::vec4>> palettes;  // per rig skin: this slot's rows (PaletteJob)
   // Time-stamp ticks of this update per stage (sampling, hierarchy, palettes, packing) over the
   // timed sample of actors (frame_timer.hpp).
   std::array<std::uint64_t, 4> ticks{};
@@ -44,7 +45,18 @@ void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playba
 // generation. `timed` adds each stage's ticks to scratch.ticks.
 void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed = false) noexcept;
 
-// Prefetches a slot's instance rows and playback ahead of its evaluation.
-void prefetch_rows(const Crowd::State& st, std::uint32_t slot) noexcept;
+// Prefetches a slot's instance rows and playback ahead of its evaluation (inline: it runs for
+// every slot of the parallel loop).
+inline void prefetch_rows(const Crowd::State& st, std::uint32_t slot) noexcept {
+  // The next actor's instance rows, one 48-byte row in each of the streams' arrays: fetched for
+  // writing while this actor is evaluated, so the stores of its packing do not wait for them.
+  // (Palette rows need no fetch: they are written with non-temporal stores.)
+  for (const NodeStream& stream : st.streams) {
+    const auto* row = reinterpret_cast<const char*>(stream.transforms.data() + std::size_t{slot} * 3);
+    __builtin_prefetch(row, 1);
+    __builtin_prefetch(row + 47, 1);
+  }
+  __builtin_prefetch(&st.playback[slot], 1);
+}
 
 }  // namespace gltf_crowd
