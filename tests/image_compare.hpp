@@ -60,7 +60,7 @@ inline std::string write_difference(const std::filesystem::path& dir, const std:
       worst = std::max(worst, std::abs(int{actual.rgba[i + c]} - int{expected.rgba[i + c]}));
     }
     for (std::size_t c = 0; c < 3; ++c) {
-      diff[i + c] = worst > tolerance ? 255 : static_cast<std::uint8_t>(expected.rgba[i + c] / 4);
+      diff[i + c] = static_cast<std::uint8_t>(worst > tolerance ? 255 : expected.rgba[i + c] / 4);
     }
     diff[i + 3] = 255;
   }

@@ -11,6 +11,7 @@
 
 #include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/jobs.hpp"
+#include "gltf_crowd/pose.hpp"
 #include "scalar_pose.hpp"
 #include "test_support.hpp"
 
@@ -239,6 +240,46 @@ TEST_F(JobsTest, LocalToModelAndPaletteMatchTheSpecFormulas) {
     EXPECT_EQ(rig.skins[static_cast<std::size_t>(rig.drawn[d].skin)].drawn, rig.drawn[d].palette_owner);
     EXPECT_LE(rig.drawn[d].palette_owner, d);
   }
+}
+
+// The README's jobs snippet, as written there, gives the specification's model-space worlds.
+TEST_F(JobsTest, TheReadmeSnippetPosesACharacter) {
+  const std::size_t clip = 1;
+  const float seconds = 0.5f;
+  const std::uint32_t stamp = 1;
+  // --- README.md "Library", from `const std::size_t n` on ---
+  const std::size_t n = rig.node_count();
+  std::vector<glm::vec3> t(n), s(n);
+  std::vector<glm::quat> r(n);
+  std::vector<float> w(rig.rest_weights.size());
+  std::vector<std::uint32_t> mark(n, 0);
+  std::vector<std::uint16_t> cursors(clips[clip].timelines.size());
+  std::vector<KeyPosition> keys(clips[clip].timelines.size());
+  std::vector<std::uint8_t> moved(n);
+  std::vector<Affine> world(n);
+  std::vector<std::vector<glm::vec4>> rows;
+  for (const RigSkin& skin : rig.skins) rows.emplace_back(3 * skin.joints.size());
+  std::vector<std::span<glm::vec4>> palettes(rows.begin(), rows.end());
+  ASSERT_TRUE((SampleJob{&rig, &clips[clip], seconds, cursors, keys, mark, stamp, true, {t, r, s, w}}.run()));
+  ASSERT_TRUE((LocalToModelJob{&rig, t, r, s, mark, stamp, moved, world}.run()));
+  ASSERT_TRUE((PaletteJob{&rig, world, palettes}.run()));
+  // ---
+  const test::ScalarPose pose = test::scalar_clip_pose(*asset, asset->clips[clip], seconds);
+  for (std::uint32_t node : drawn)
+    expect_mat_near(to_mat4(rig.unframe * world[rig.rig_node[node]]),
+                    test::scalar_world(*asset, pose, static_cast<std::int32_t>(node)), 1e-4f, "model-space world");
+}
+
+TEST_F(JobsTest, TracksOfAnotherRigAreRefused) {
+  const Rig empty = build_rig(*asset, {});  // no drawn nodes: no nodes
+  ASSERT_EQ(empty.node_count(), 0u);
+  const std::vector<ClipTracks> other = build_clip_tracks(*asset, empty);
+  Buffers b(rig, clips[0].timelines.size());
+  EXPECT_FALSE((SampleJob{&rig, &other[0], 0.1f, {}, b.keys, b.mark, 1, true, b.pose()}.validate()));
+  AssetPose posed(*asset);
+  EXPECT_FALSE(posed.set_clip(asset->clips.size(), 0.0f));
+  std::vector<glm::mat4> too_few(asset->nodes.size() - 1);
+  EXPECT_FALSE(posed.world_matrices(glm::mat4(1.0f), too_few));
 }
 
 TEST_F(JobsTest, InvalidSpansAreRefusedWithoutWriting) {

@@ -33,10 +33,12 @@ struct RigPose {
   std::span<float> weights;
 };
 
-// Samples one clip at `seconds` (clamped to its keys; glTF 2.0 Appendix C) into `output`: every
-// node the clip animates first gets its rest TRS (a clip may animate only some of a node's
-// properties) and is marked with `stamp`, the morph weights are reset to rest, then the channels
-// are sampled over them. Other nodes are not written.
+// Samples one clip at `seconds` (clamped to its keys; glTF 2.0 Appendix C) into `output`: with
+// `from_rest`, every node the clip animates first gets its rest TRS (a clip may animate only some
+// of a node's properties) and the morph weights are reset to rest; then the channels are sampled
+// over them. Every node the clip animates is marked with `stamp` unless `mark` is empty. Other
+// nodes are not written. `clip` must have been built for `rig` (build_clip_tracks), else
+// validate() fails.
 struct SampleJob {
   const Rig* rig = nullptr;
   const ClipTracks* clip = nullptr;

@@ -1,4 +1,5 @@
-// Layer 2, anim: pose storage, blending, hierarchy and palettes (docs/spec.md §3 "Pose", §4).
+// Layer 2, anim: owning poses in glTF node order, one pose of an asset at a time (AssetPose), and
+// the one-off blend and hierarchy functions, all over the jobs of jobs.hpp (docs/spec.md §3 "Pose").
 #pragma once
 
 #include <span>
@@ -42,16 +43,20 @@ class AssetPose {
 
   // The rest pose (node TRS, authored matrices, default morph weights).
   void set_rest() noexcept;
-  // The rest pose with clip `clip` (< asset.clips.size()) sampled at `seconds` over it.
-  void set_clip(std::size_t clip, float seconds) noexcept;
+  // The rest pose with clip `clip` sampled at `seconds` over it; false, changing nothing, when
+  // clip >= asset.clips.size().
+  bool set_clip(std::size_t clip, float seconds) noexcept;
 
   // The current local pose in glTF node order (nodes.size() entries) and its morph weights.
   Pose local_pose() const;
   // Morph weights of the current pose (Asset::weight_offsets layout); valid until the next set_*.
   std::span<const float> weights() const noexcept { return weights_; }
-  // root × world of every node (glTF 2.0 §3.5.3) into `world` (nodes.size() entries).
-  void world_matrices(const glm::mat4& root, std::span<glm::mat4> world) noexcept;
+  // root × world of every node (glTF 2.0 §3.5.3) into `world`; false, writing nothing, unless it
+  // has nodes.size() entries or more.
+  bool world_matrices(const glm::mat4& root, std::span<glm::mat4> world) noexcept;
 
+  // The full rig (every node, unframed: world' is model space). It has no drawn nodes and no
+  // skins, so a PaletteJob on it computes nothing; build a rig of the drawn nodes for palettes.
   const Rig& rig() const noexcept { return rig_; }
 
  private:
@@ -79,8 +84,8 @@ void accumulate_pose(const PoseView& source, float weight, bool first, std::span
 void normalize_rotations(const PoseView& pose) noexcept;
 
 // world[n] = world[parent(n)] × local(n) for every node, roots relative to `root` (placement or
-// identity), by LocalToModelJob over the asset's full rig. Builds that rig on every call: loops
-// should keep an AssetPose. `world` has nodes.size() entries. Source: glTF 2.0 §3.5.3.
+// identity), by LocalToModelJob over the asset's full rig. Builds that rig on every call (loops
+// over clips should keep an AssetPose). `world` has nodes.size() entries. Source: glTF 2.0 §3.5.3.
 void compute_world_matrices(const Asset& asset, const PoseView& pose, const glm::mat4& root,
                             std::span<glm::mat4> world);
 

@@ -112,6 +112,9 @@ struct ClipTracks {
   std::vector<BoundChannel> channels;  // target: rig index (TRS) or weight offset
   std::vector<float> key_rows;
   std::vector<std::uint32_t> animated;  // rig nodes with a TRS channel, ascending, unique
+  // What it was compiled against, so that a job refuses tracks of another rig or asset.
+  std::uint32_t rig_nodes = 0;     // Rig::node_count()
+  std::uint32_t weight_count = 0;  // Asset::total_weights
 };
 
 // Compiles the rig for `drawn_nodes` (asset nodes with a mesh, e.g. Asset::drawn_nodes; their

@@ -33,15 +33,23 @@ AssetPose::AssetPose(const Asset& asset)
 }
 
 void AssetPose::set_rest() noexcept {
-  ++stamp_;  // nothing is marked: every node takes its rest transform
+  if (++stamp_ == 0) {  // nothing carries the new stamp: every node takes its rest transform
+    std::fill(mark_.begin(), mark_.end(), 0u);
+    stamp_ = 1;
+  }
   weights_ = rig_.rest_weights;
 }
 
-void AssetPose::set_clip(std::size_t clip, float seconds) noexcept {
-  ++stamp_;
+bool AssetPose::set_clip(std::size_t clip, float seconds) noexcept {
+  if (clip >= clips_.size()) return false;
+  if (++stamp_ == 0) {  // wrapped: old marks would read as current
+    std::fill(mark_.begin(), mark_.end(), 0u);
+    stamp_ = 1;
+  }
   SampleJob{
       &rig_, &clips_[clip], seconds, {}, keys_, mark_, stamp_, true, {translations_, rotations_, scales_, weights_}}
       .run();
+  return true;
 }
 
 Pose AssetPose::local_pose() const {
@@ -57,9 +65,11 @@ Pose AssetPose::local_pose() const {
   return out;
 }
 
-void AssetPose::world_matrices(const glm::mat4& root, std::span<glm::mat4> world) noexcept {
+bool AssetPose::world_matrices(const glm::mat4& root, std::span<glm::mat4> world) noexcept {
+  if (world.size() < asset_.nodes.size()) return false;
   LocalToModelJob{&rig_, translations_, rotations_, scales_, mark_, stamp_, moved_, model_}.run();
   for (std::size_t r = 0; r < rig_.node_count(); ++r) world[rig_.asset_node[r]] = root * to_mat4(model_[r]);
+  return true;
 }
 
 void compute_world_matrices(const Asset& asset, const PoseView& pose, const glm::mat4& root,

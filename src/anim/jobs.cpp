@@ -25,7 +25,8 @@ glm::quat normalized(const glm::quat& q) noexcept {
 bool SampleJob::validate() const noexcept {
   if (rig == nullptr || clip == nullptr) return false;
   const std::size_t n = rig->node_count();
-  return keys.size() >= clip->timelines.size() && (mark.empty() || mark.size() >= n) &&
+  return clip->rig_nodes == n && clip->weight_count == rig->rest_weights.size() &&
+         keys.size() >= clip->timelines.size() && (mark.empty() || mark.size() >= n) &&
          covers(output, n, rig->rest_weights.size());
 }
 

@@ -68,6 +68,8 @@ bool same_palette(const RigSkin& a, const RigSkin& b) noexcept {
 ClipTracks compile_clip(const Asset& asset, const Clip& clip, const Rig& rig) {
   ClipTracks tracks;
   tracks.duration_seconds = clip.duration_seconds;
+  tracks.rig_nodes = static_cast<std::uint32_t>(rig.node_count());
+  tracks.weight_count = asset.total_weights;
   std::unordered_map<std::string_view, std::uint32_t> timeline_of;  // key bytes → timeline
   std::vector<std::uint32_t> source_values;                         // per channel: Clip::values offset
   for (const Channel& channel : clip.channels) {
