@@ -21,7 +21,13 @@ BUILD_DIR=build JOBS=$jobs scripts/package_test.sh
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGLTF_CROWD_TESTS=ON -DGLTF_CROWD_SANITIZE=ON \
   -DGLTF_CROWD_BENCH=OFF -DGLTF_CROWD_WERROR=ON
 cmake --build build-asan -j "$jobs"
+# One GL test is run without leak detection: at its exit LeakSanitizer's own tracer crashes
+# ("Tracer caught signal 11", docs/platform.md §9) after the test has passed, every time. It keeps
+# AddressSanitizer and UBSan; every other test runs with leak detection.
+lsan_crash='Palettes/StorageTest.SkinnedVerticesFollowTheirJointThenThePlacement/storage'
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure --no-tests=error -j "$jobs"
+  ctest --test-dir build-asan --output-on-failure --no-tests=error -j "$jobs" -E "$lsan_crash"
+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure --no-tests=error -R "$lsan_crash"
 
 JOBS=$jobs scripts/fuzz.sh "${GLTF_CROWD_FUZZ_SECONDS:-60}"
