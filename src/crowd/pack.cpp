@@ -28,23 +28,25 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
       s.touched.push_back(a);
     }
   }
+  // The first contributor is sampled into first_* (its rotations are the sign reference the
+  // later ones read), every later one into one_*, so the reference needs no copy.
+  const RigPose first{s.first_translations, s.reference, s.first_scales, s.first_weights};
   const RigPose one{s.one_translations, s.one_rotations, s.one_scales, s.one_weights};
   for (std::uint32_t i = 0; i < p.count; ++i) {
     if (!used(i)) continue;
     ContributorState& c = p.contributors[i];
+    const RigPose& layer = i == 0 ? first : one;
     for (std::uint32_t a : s.touched) {  // nodes another contributor animates are at rest in this one
-      s.one_translations[a] = rig.rest_translation[a];
-      s.one_rotations[a] = rig.rest_rotation[a];
-      s.one_scales[a] = rig.rest_scale[a];
+      layer.translations[a] = rig.rest_translation[a];
+      layer.rotations[a] = rig.rest_rotation[a];
+      layer.scales[a] = rig.rest_scale[a];
     }
-    std::copy(rig.rest_weights.begin(), rig.rest_weights.end(), s.one_weights.begin());
+    std::copy(rig.rest_weights.begin(), rig.rest_weights.end(), layer.weights.begin());
     // Marked above (touched); the rest pose of every touched node was just written.
     SampleJob sample{
-        &rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys, {}, 0, false, one};
+        &rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys, {}, 0, false, layer};
     sample.run();
-    if (i == 0)
-      for (std::uint32_t a : s.touched) s.reference[a] = s.one_rotations[a];
-    BlendJob blend{one, c.weight, i == 0, i == last, s.touched, s.reference, s.pose()};
+    BlendJob blend{layer, c.weight, i == 0, i == last, s.touched, s.reference, s.pose()};
     blend.run();
   }
 }
@@ -58,9 +60,12 @@ Scratch::Scratch(const CompiledRig& compiled)
       one_translations(compiled.rig.node_count()),
       one_scales(compiled.rig.node_count()),
       one_rotations(compiled.rig.node_count()),
+      first_translations(compiled.rig.node_count()),
+      first_scales(compiled.rig.node_count()),
       reference(compiled.rig.node_count()),
       weights(compiled.rig.rest_weights.size()),
       one_weights(compiled.rig.rest_weights.size()),
+      first_weights(compiled.rig.rest_weights.size()),
       mark(compiled.rig.node_count(), 0),
       moved(compiled.rig.node_count(), 0),
       keys(compiled.max_timelines),

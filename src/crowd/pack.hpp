@@ -19,8 +19,10 @@ struct Scratch {
   std::vector<glm::quat> rotations;
   std::vector<glm::vec3> one_translations, one_scales;  // one contributor of a crossfade
   std::vector<glm::quat> one_rotations;
+  std::vector<glm::vec3> first_translations, first_scales;  // the first contributor of a crossfade
   std::vector<glm::quat> reference;         // the first contributor's rotations: the blend's sign reference
   std::vector<float> weights, one_weights;  // morph weights, Asset::weight_offsets layout
+  std::vector<float> first_weights;         // the first contributor's morph weights
   std::vector<std::uint32_t> mark;          // per rig node: == stamp when animated this evaluation
   std::uint32_t stamp = 0;
   std::vector<std::uint8_t> moved;             // per rig node (LocalToModelJob)
