@@ -125,6 +125,9 @@ Rig build_rig(const Asset& asset, std::span<const std::uint32_t> drawn_nodes, co
 // Compiles every clip of the asset against `rig` (Asset::clips order). Channels of nodes outside
 // the rig, and weights channels of nodes without morph targets, are dropped.
 std::vector<ClipTracks> build_clip_tracks(const Asset& asset, const Rig& rig);
+// The most timelines any of `clips` has: the KeyPosition scratch a SampleJob over them needs.
+std::size_t max_timelines(std::span<const ClipTracks> clips) noexcept;
+
 // The same for one clip (of `asset`).
 ClipTracks build_clip_tracks(const Asset& asset, const Clip& clip, const Rig& rig);
 

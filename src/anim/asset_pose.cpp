@@ -9,12 +9,6 @@ namespace {
 
 Rig full_rig(const Asset& asset) { return build_rig(asset, {}, {.all_nodes = true, .frame = false}); }
 
-std::size_t max_timelines(const std::vector<ClipTracks>& clips) {
-  std::size_t n = 0;
-  for (const ClipTracks& c : clips) n = std::max(n, c.timelines.size());
-  return n;
-}
-
 }  // namespace
 
 AssetPose::AssetPose(const Asset& asset)

@@ -208,6 +208,12 @@ std::vector<ClipTracks> build_clip_tracks(const Asset& asset, const Rig& rig) {
   return tracks;
 }
 
+std::size_t max_timelines(std::span<const ClipTracks> clips) noexcept {
+  std::size_t n = 0;
+  for (const ClipTracks& c : clips) n = std::max(n, c.timelines.size());
+  return n;
+}
+
 ClipTracks build_clip_tracks(const Asset& asset, const Clip& clip, const Rig& rig) {
   return compile_clip(asset, clip, rig);
 }

@@ -33,10 +33,7 @@ Crowd::Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options) : asset_(
   else
     build_groups(*st);
   index_lod_groups(*st);
-  st->full.rig = build_rig(*asset_, {}, {.all_nodes = true, .frame = false});
-  st->full.clips = build_clip_tracks(*asset_, st->full.rig);
-  for (const ClipTracks& c : st->full.clips)
-    st->full.max_timelines = std::max(st->full.max_timelines, c.timelines.size());
+  st->full = compile_rig(*asset_, {}, {.all_nodes = true, .frame = false});
   compile_streams(*st);
   refresh_instances(*st);  // lod_stats of an empty crowd: the source and its levels
   state_ = std::move(st);

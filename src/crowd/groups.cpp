@@ -105,14 +105,18 @@ void index_lod_groups(Crowd::State& st) {
   }
 }
 
+CompiledRig compile_rig(const Asset& asset, std::span<const std::uint32_t> drawn_nodes, const RigOptions& options) {
+  CompiledRig compiled;
+  compiled.rig = build_rig(asset, drawn_nodes, options);
+  compiled.clips = build_clip_tracks(asset, compiled.rig);
+  compiled.max_timelines = max_timelines(compiled.clips);
+  return compiled;
+}
+
 void compile_streams(Crowd::State& st) {
-  const Asset& asset = st.asset;
   std::vector<std::uint32_t> drawn;
   for (const NodeStream& s : st.streams) drawn.push_back(s.node);
-  st.draw.rig = build_rig(asset, drawn);
-  st.draw.clips = build_clip_tracks(asset, st.draw.rig);
-  st.draw.max_timelines = 0;
-  for (const ClipTracks& c : st.draw.clips) st.draw.max_timelines = std::max(st.draw.max_timelines, c.timelines.size());
+  st.draw = compile_rig(st.asset, drawn);
   for (std::size_t s = 0; s < st.streams.size(); ++s) st.streams[s].palette_stream = st.draw.rig.drawn[s].palette_owner;
   make_workers(st);
   resize_streams(st);

@@ -124,6 +124,8 @@ struct Crowd::State {
 void check_capacity(std::size_t capacity);
 
 // --- groups.cpp ---
+// The rig of `drawn_nodes` (build_rig) with its compiled clips.
+CompiledRig compile_rig(const Asset& asset, std::span<const std::uint32_t> drawn_nodes, const RigOptions& options = {});
 // The plain groups: one stream per drawn node, one group per primitive of its mesh.
 void build_groups(Crowd::State& st);
 // The levels (LodModel) and one group per (source node, level, primitive), reusing a source
