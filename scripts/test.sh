@@ -21,13 +21,19 @@ BUILD_DIR=build JOBS=$jobs scripts/package_test.sh
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DGLTF_CROWD_TESTS=ON -DGLTF_CROWD_SANITIZE=ON \
   -DGLTF_CROWD_BENCH=OFF -DGLTF_CROWD_WERROR=ON
 cmake --build build-asan -j "$jobs"
-# One GL test is run without leak detection: at its exit LeakSanitizer's own tracer crashes
-# ("Tracer caught signal 11", docs/platform.md §9) after the test has passed, every time. It keeps
-# AddressSanitizer and UBSan; every other test runs with leak detection.
-lsan_crash='Palettes/StorageTest.SkinnedVerticesFollowTheirJointThenThePlacement/storage'
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure --no-tests=error -j "$jobs" -E "$lsan_crash"
-ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-asan --output-on-failure --no-tests=error -R "$lsan_crash"
+# LeakSanitizer's own tracer sometimes crashes while it stops a GL test's threads at exit, after the
+# test has passed ("Tracer caught signal 11", docs/platform.md §9): about one run in 300, a
+# different test each time. When every failure of the run is that crash, those tests run once more,
+# still with leak detection, and must pass; any other failure fails at once.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+asan_log=build-asan/ctest-output.txt
+if ! ctest --test-dir build-asan --output-on-failure --no-tests=error -j "$jobs" 2>&1 | tee "$asan_log"; then
+  failed=$(wc -l <build-asan/Testing/Temporary/LastTestsFailed.log)
+  tracer=$(grep -c 'LeakSanitizer has encountered a fatal error' "$asan_log" || true)
+  if [[ "$failed" -eq 0 || "$failed" -ne "$tracer" ]]; then exit 1; fi
+  echo "test.sh: $failed test(s) hit LeakSanitizer's tracer crash; running them again"
+  ctest --test-dir build-asan --output-on-failure --rerun-failed
+fi
+unset ASAN_OPTIONS UBSAN_OPTIONS
 
 JOBS=$jobs scripts/fuzz.sh "${GLTF_CROWD_FUZZ_SECONDS:-60}"
