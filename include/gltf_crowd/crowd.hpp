@@ -224,12 +224,51 @@ struct UpdateRateOptions {
   std::vector<std::uint32_t> periods{2, 4};
 };
 
+// Where actors' poses are evaluated (docs/architecture.md "GPU animation").
+enum class Animation : std::uint8_t {
+  cpu,  // update() evaluates every due pose and packs the node streams (the default)
+  gpu,  // update() advances every clock exactly as with cpu, then only writes each changed
+        // actor's PlaybackRecord; a GPU backend (CrowdRenderer) samples, blends and packs. The
+        // node streams' arrays stay empty, and update-rate LOD is not applied (every advanced
+        // actor gets a new record).
+};
+
+// Contributors held by a PlaybackRecord; an actor's 7th and 8th (a crossfade interrupted six
+// times) are in its PlaybackRecordTail.
+inline constexpr std::size_t kRecordContributors = 6;
+
+// One actor's playback as the GPU evaluator reads it (Animation::gpu): 64 bytes, 16 std430
+// words. Contributor i is clip clips[i / 2] >> (16 × (i % 2)) & 0xFFFF (an index into
+// Asset::clips), sampled at seconds[i] (the clip's local time, loop rules applied) with blend
+// weight weights[i], in Crowd::contributors order (the active clip first). Entries past
+// `count` are zero. The blend rules are the CPU path's (docs/spec.md §3 "Pose"): contributor 0
+// is always blended, later ones only with a weight above 0.
+struct PlaybackRecord {
+  std::uint32_t count = 0;  // contributors, 0 (the rest pose) to 8
+  std::uint32_t clips[3] = {};
+  float seconds[kRecordContributors] = {};
+  float weights[kRecordContributors] = {};
+};
+static_assert(sizeof(PlaybackRecord) == 64);
+
+// Contributors 6 and 7 of an actor whose record has count > 6 (32 bytes, 8 std430 words):
+// clips packed as in PlaybackRecord, then their seconds and weights; zero otherwise.
+struct PlaybackRecordTail {
+  std::uint32_t clips = 0;
+  std::uint32_t unused = 0;
+  float seconds[2] = {};
+  float weights[2] = {};
+  float padding[2] = {};
+};
+static_assert(sizeof(PlaybackRecordTail) == 32);
+
 // Creation options. Defaults: capacity 16, LOD off and no levels prepared (LodOptions),
-// update-rate LOD off.
+// update-rate LOD off, poses evaluated on the CPU.
 struct CrowdOptions {
   std::size_t capacity = 16;  // fixed; reserve() grows it
   LodOptions lod{};           // docs/spec.md §7; levels are prepared when enabled or auto_generate
   UpdateRateOptions update_rate{};
+  Animation animation = Animation::cpu;
 };
 
 // The actors of one asset and their packed draw data.
@@ -331,9 +370,26 @@ class Crowd {
   // uploaded everything at generation g need only re-upload slots whose value exceeds g.
   // slot_generations() is sized actor_count() at the call; the span is valid until the next
   // add_actors, remove_actors, reserve(), destroy() or the crowd's destruction.
+  // With Animation::gpu the same counters track the playback records instead of packed rows.
   std::uint64_t packed_generation() const noexcept;
   std::span<const std::uint64_t> slot_generations() const noexcept;
   const FrameStats& frame_stats() const noexcept;
+
+  // Where poses are evaluated. Switching to cpu evaluates and packs every actor at once;
+  // switching to gpu writes every record and frees the streams' arrays. Both raise
+  // packed_generation(); the node_streams() span stays valid, the arrays inside it do not.
+  Animation animation() const noexcept;
+  void set_animation(Animation animation);
+  // Animation::gpu: one record (and tail) per slot, sized actor_count(); empty with cpu. A
+  // record changes whenever its slot's generation (slot_generations) rises. Valid until the
+  // next add_actors, remove_actors, reserve(), set_animation, destroy() or the destruction.
+  std::span<const PlaybackRecord> playback_records() const noexcept;
+  std::span<const PlaybackRecordTail> playback_record_tails() const noexcept;
+  // Every actor's placement (Actor::transform) in slot order, and the generation at which each
+  // slot's placement was last written (set_transform, add, a slot moved by removal), so a
+  // backend re-uploads only changed placements. Valid as playback_records().
+  std::span<const glm::mat4> placements() const noexcept;
+  std::span<const std::uint64_t> placement_generations() const noexcept;
 
   // Idempotent; afterwards actor operations throw Error (rule "destroyed") and groups are empty.
   // Frees the actors and packed arrays: every span from this crowd becomes invalid.

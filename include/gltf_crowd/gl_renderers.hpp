@@ -44,6 +44,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include <glm/glm.hpp>
 
@@ -53,8 +54,9 @@
 GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
-class Crowd;       // gltf_crowd/crowd.hpp
-struct CrowdLink;  // gltf_crowd/crowd.hpp: identifies a crowd across moves
+class Crowd;        // gltf_crowd/crowd.hpp
+struct CrowdLink;   // gltf_crowd/crowd.hpp: identifies a crowd across moves
+struct NodeStream;  // gltf_crowd/crowd.hpp
 
 // What the application supplies per frame. Matrices are glm's (column-major, right-handed,
 // clip z in [-1, 1]); a projection whose [3][3] is 0 is perspective (the viewer sits at the
@@ -77,6 +79,9 @@ struct RenderStats {
   std::uint32_t instances = 0;     // Σ instance_count over drawn groups (actors × groups)
   std::uint64_t triangles = 0;     // Σ triangle_count × instance_count
   std::uint64_t upload_bytes = 0;  // bytes sent with glBufferSubData / glTexSubImage2D
+  // Animation::gpu with CrowdRendererOptions::time_animation: GPU milliseconds of the compute
+  // passes (GL_TIME_ELAPSED); -1 when not measured.
+  double animation_ms = -1.0;
 };
 
 // Where CrowdRenderer keeps palettes, instance transforms, slot lists, morph deltas and morph
@@ -92,9 +97,13 @@ enum class PaletteStorage : std::uint8_t {
 // "storage", "texture" or "auto": the names the tool and statistics use.
 const char* palette_storage_name(PaletteStorage storage) noexcept;
 
-// Options of a CrowdRenderer. Default: automatic palette storage.
+// Options of a CrowdRenderer. Default: automatic palette storage, no GPU timing.
 struct CrowdRendererOptions {
   PaletteStorage palette = PaletteStorage::automatic;
+  // For a crowd with Animation::gpu: time the compute passes of every draw() or animate() into
+  // RenderStats::animation_ms. Waits for the GPU to finish them (a stall: for benchmarks);
+  // llvmpipe runs them on the CPU, so its figure says nothing about a GPU.
+  bool time_animation = false;
 };
 
 // How many actors a CrowdRenderer can hold for one crowd on the current context.
@@ -131,6 +140,18 @@ CapacityLimit crowd_capacity_limit(const Crowd& crowd, PaletteStorage storage = 
 // names the limit; never a per-actor fallback), "shader_compile" / "program_link" (with the
 // driver log), "gl_call_failed". Nothing stays allocated after a throw. The constructor and
 // draw() leave the application's GL state as it was ("GL state" above).
+//
+// GPU animation (docs/architecture.md "GPU animation"): for a crowd whose animation() is
+// Animation::gpu, the renderer uploads the rig and every clip's tracks once, and each draw()
+// uploads only the changed PlaybackRecords (64 bytes per actor) and placements, then runs
+// compute passes that sample every contributor (glTF 2.0 Appendix C), blend them with the CPU
+// path's rules, run the hierarchy and write the palettes, instance transforms and morph weights
+// where the draw reads them, in either palette storage (textures are filled from the passes'
+// buffers on the GPU). Results equal the CPU path's to float rounding (docs/benchmarks.md gives
+// the measured bound). Needs desktop OpenGL 4.3 with 16 storage buffer bindings, else Error
+// "gl_version" naming the missing capability (never a fallback); instances then choose their
+// winding per instance in the fragment shader. The GL state list above then also covers the
+// program and indexed storage bindings 0..15.
 class CrowdRenderer {
  public:
   explicit CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& options = {});
@@ -152,6 +173,19 @@ class CrowdRenderer {
   // capacity grew (Error "palette_too_large" past a limit).
   std::uint32_t draw(const Crowd& crowd, const Camera& camera);
 
+  // What draw() does before its draws: uploads the changed slots (Animation::cpu) or the changed
+  // records and placements followed by the compute passes (Animation::gpu), so the GPU streams
+  // hold the crowd's current poses. stats() then counts its uploads and no draws. Errors as
+  // draw().
+  void animate(const Crowd& crowd);
+
+  // The GPU copies of the node streams, read back for slots [0, actor_count()) as a
+  // NodeStream array of the crowd's layout (a sharing stream's palette is empty): what the
+  // draws read after the last draw() or animate(). For tests and inspection: waits for the GPU.
+  // Texture storage with Animation::cpu needs desktop OpenGL (glGetTexImage), else Error
+  // "gl_version". Errors as draw().
+  std::vector<NodeStream> read_node_streams(const Crowd& crowd);
+
   // The storage in use: storage_buffer or texture, never automatic.
   PaletteStorage palette_storage() const noexcept { return storage_; }
   // Statistics of the last draw.
@@ -170,6 +204,7 @@ class CrowdRenderer {
  private:
   std::shared_ptr<const CrowdLink> crowd_;  // identifies the crowd, following its moves
   PaletteStorage storage_ = PaletteStorage::storage_buffer;
+  bool time_animation_ = false;
   std::unique_ptr<State> state_;
   RenderStats stats_;
 };

@@ -200,6 +200,7 @@ void Actor::set_transform(const glm::mat4& placement) {
   const std::uint32_t s = slot();
   detail::check_finite(placement, "set_transform.placement");
   crowd().state_->placements[s] = placement;
+  crowd().state_->placement_generation[s] = crowd().state_->generation + 1;  // evaluate_now's
   evaluate_now(*crowd().state_, s);
 }
 

@@ -28,6 +28,7 @@ Crowd::Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options) : asset_(
   st->capacity = options.capacity;
   st->update_rate = options.update_rate;
   st->lod.options = options.lod;
+  st->animation = options.animation;
   if (options.lod.enabled || options.lod.auto_generate)
     prepare_lod_levels(*st);
   else

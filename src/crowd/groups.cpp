@@ -124,12 +124,27 @@ void compile_streams(Crowd::State& st) {
 
 void resize_streams(Crowd::State& st) {
   const std::size_t capacity = st.capacity;
+  // Animation::gpu keeps records instead of rows: the evaluator writes the rows on the GPU.
+  const bool gpu = st.animation == Animation::gpu;
+  const std::size_t rows = gpu ? 0 : capacity;
   for (std::size_t i = 0; i < st.streams.size(); ++i) {
     NodeStream& s = st.streams[i];
-    s.transforms.resize(capacity * 3);
-    if (s.palette_stream == i) s.palette.resize(capacity * s.joint_count * 3);
-    s.weights.resize(capacity * s.weight_stride);
+    s.transforms.resize(rows * 3);
+    if (s.palette_stream == i) s.palette.resize(rows * s.joint_count * 3);
+    s.weights.resize(rows * s.weight_stride);
+    if (gpu) {
+      s.transforms.shrink_to_fit();
+      s.palette.shrink_to_fit();
+      s.weights.shrink_to_fit();
+    }
   }
+  st.records.resize(gpu ? capacity : 0);
+  st.tails.resize(gpu ? capacity : 0);
+  if (!gpu) {
+    st.records.shrink_to_fit();
+    st.tails.shrink_to_fit();
+  }
+  st.placement_generation.resize(capacity);
   for (PrimitiveGroup& g : st.groups) g.instances.reserve(capacity);
   st.lod.resize(capacity);
   st.weights.resize(capacity * st.asset.total_weights);

@@ -36,8 +36,33 @@ void evaluate_now(Crowd::State& st, std::uint32_t slot) { evaluate_now(st, std::
 
 void evaluate_now(Crowd::State& st, std::span<const std::uint32_t> slots) {
   ++st.generation;
+  if (st.animation == Animation::gpu) {
+    for (std::uint32_t slot : slots) write_record(st, slot);
+    return;
+  }
   for (std::uint32_t slot : slots) evaluate_slot(st, slot, st.workers->scratch[0]);
 }
+
+namespace {
+
+// Animation::gpu: every advanced actor gets a new record (cheap, so update-rate LOD is moot);
+// nothing is sampled or packed.
+void record_update(Crowd::State& st, const FrameTimer& timer) {
+  const auto n = static_cast<std::uint32_t>(st.size());
+  std::uint32_t written = 0, tails = 0;
+  for (std::uint32_t slot = 0; slot < n; ++slot) {
+    if (!st.stale[slot]) continue;
+    write_record(st, slot);
+    ++written;
+    tails += st.playback[slot].count > kRecordContributors;
+  }
+  timer.finish({}, 0, st.stats);
+  st.stats.actors_evaluated = written;
+  st.stats.actors_deferred = 0;
+  st.stats.packed_bytes = sizeof(PlaybackRecord) * std::uint64_t{written} + sizeof(PlaybackRecordTail) * tails;
+}
+
+}  // namespace
 
 void run_update(Crowd::State& st, float delta_seconds) {
   const Asset& asset = st.asset;
@@ -51,6 +76,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
     if (advance_playback(asset, st.playback[slot], delta_seconds)) st.stale[slot] = 1;
   // Levels follow the camera, placements and clips of this frame (docs/spec.md §7).
   refresh_instances(st);
+  if (st.animation == Animation::gpu) return record_update(st, timer);
   std::uint32_t evaluated = 0, deferred = 0;
   for (std::uint32_t slot = 0; slot < n; ++slot) {
     st.due[slot] = st.stale[slot] && scheduled(st, slot);

@@ -87,6 +87,7 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     }
     st.playback.push_back(p);
     st.placements.push_back(o.transform);
+    st.placement_generation[slot] = st.generation + 1;  // evaluate_now's, below
     handles.push_back(Actor(link_, key, st.key_generation[key]));
   }
   refresh_instances(st);
@@ -117,9 +118,15 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
       st.stale[slot] = st.stale[last];
       st.packed_frame[slot] = st.packed_frame[last];
       st.packed_generation[slot] = st.generation + 1;  // its rows moved: upload them again
+      st.placement_generation[slot] = st.generation + 1;
       const std::size_t tw = asset_->total_weights;
       std::copy_n(st.weights.begin() + last * tw, tw, st.weights.begin() + slot * tw);
+      if (st.animation == Animation::gpu) {
+        st.records[slot] = st.records[last];
+        st.tails[slot] = st.tails[last];
+      }
       for (NodeStream& s : st.streams) {
+        if (st.animation == Animation::gpu) break;  // no rows: the records moved
         std::copy_n(s.transforms.begin() + last * 3, 3, s.transforms.begin() + slot * 3);
         if (!s.palette.empty()) {
           const std::size_t pj = std::size_t{s.joint_count} * 3;

@@ -99,6 +99,11 @@ struct Crowd::State {
   std::vector<std::uint8_t> stale;
   std::vector<std::uint64_t> packed_frame;
   std::vector<std::uint64_t> packed_generation;
+  // Animation::gpu: per slot, sized for capacity (empty with cpu).
+  Animation animation = Animation::cpu;
+  std::vector<PlaybackRecord> records;
+  std::vector<PlaybackRecordTail> tails;
+  std::vector<std::uint64_t> placement_generation;  // per slot, sized for capacity
   std::unordered_map<std::string, std::uint32_t> key_of_id;
   std::uint64_t next_auto_id = 0;
 
@@ -145,6 +150,10 @@ void refresh_instances(Crowd::State& st);
 // refresh_instances for a LOD control: actors that update-rate LOD left unevaluated while
 // culled, and that the control makes visible, are evaluated at once.
 void reclassify(Crowd::State& st);
+
+// --- records.cpp ---
+// Writes slot's PlaybackRecord and tail from its playback (Animation::gpu).
+void write_record(Crowd::State& st, std::uint32_t slot) noexcept;
 
 // --- update_rate.cpp ---
 // Throws Error for an invalid policy (Crowd::set_update_rate).

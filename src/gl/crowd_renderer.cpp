@@ -102,8 +102,36 @@ void sync_layout(CrowdRenderer::State& state, const Crowd& crowd) {
   auto streams = crowd.node_streams();
   state.streams.resize(streams.size());
   for (std::size_t i = 0; i < streams.size(); ++i) {
-    if (gl::reserve_stream(state.streams[i], streams[i], crowd.capacity(), state.storage, state.limits))
+    if (gl::reserve_stream(state.streams[i], streams[i], streams[i].palette_stream == i, crowd.capacity(),
+                           state.storage, state.limits))
       state.upload_everything = true;
+  }
+  if (crowd.animation() == Animation::gpu) {
+    if (state.limits.max_storage_block_bytes == 0)
+      glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &state.limits.max_storage_block_bytes);
+    if (!state.animation || state.animated_streams != streams.size()) {
+      gl::require_compute("Crowd.animation");
+      auto animation = std::make_unique<gl::GpuAnimation>();
+      try {
+        gl::build_gpu_animation(*animation, crowd);
+      } catch (...) {
+        animation->for_each_object([](gl::Object& o) { o.reset(); });
+        throw;
+      }
+      if (state.animation) state.animation->for_each_object([](gl::Object& o) { o.reset(); });
+      state.animation = std::move(animation);
+      state.animated_streams = streams.size();
+    }
+    const bool buffers = state.storage == PaletteStorage::storage_buffer;
+    if (!buffers) state.staging.resize(streams.size());
+    state.targets.resize(streams.size());
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      if (!buffers)
+        gl::reserve_stream(state.staging[i], streams[i], streams[i].palette_stream == i, crowd.capacity(),
+                           PaletteStorage::storage_buffer, state.limits);
+      const gl::StreamGpu& out = buffers ? state.streams[i] : state.staging[i];
+      state.targets[i] = {out.transforms.name(), out.palette.name(), out.weights.name()};
+    }
   }
   auto groups = crowd.primitive_groups();
   state.groups.resize(groups.size());
@@ -142,9 +170,47 @@ void upload_changed_slots(CrowdRenderer::State& state, const Crowd& crowd) {
   state.upload_everything = false;
 }
 
+// Animation::gpu: runs the evaluator and, with texture storage, fills the stream textures from
+// its buffers on the GPU (pixel unpack buffer copies). Returns the bytes uploaded.
+std::uint64_t animate_on_gpu(CrowdRenderer::State& state, const Crowd& crowd, bool timed) {
+  const std::uint64_t uploaded = gl::animate(*state.animation, state.cache, crowd, state.targets, timed);
+  const auto live = static_cast<GLsizei>(crowd.actor_count());
+  if (state.storage == PaletteStorage::storage_buffer || live == 0) return uploaded;
+  const auto streams = crowd.node_streams();
+  const auto copy = [&](GLint unit, GLuint texture, GLuint buffer, std::size_t width) {
+    if (texture == 0 || buffer == 0 || width == 0) return;
+    state.cache.bind_texture(unit, texture);
+    glActiveTexture(static_cast<GLenum>(GL_TEXTURE0 + unit));
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, buffer);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, static_cast<GLsizei>(width), live, GL_RGBA, GL_FLOAT, nullptr);
+  };
+  for (std::size_t i = 0; i < streams.size(); ++i) {
+    const gl::StreamGpu& tex = state.streams[i];
+    const gl::StreamGpu& buf = state.staging[i];
+    copy(gl::unit::transforms, tex.transforms.name(), buf.transforms.name(), 3);
+    copy(gl::unit::palette, tex.palette.name(), buf.palette.name(), 3 * std::size_t{streams[i].joint_count});
+    copy(gl::unit::morph_weights, tex.weights.name(), buf.weights.name(), streams[i].weight_stride / 4);
+  }
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+  state.cache.forget_bindings();
+  gl::check_gl("glTexSubImage2D(from the evaluator's buffers)");
+  return uploaded;
+}
+
+// Brings the GPU streams up to date: the changed slots' rows, or the GPU evaluation.
+void prepare_streams(CrowdRenderer::State& state, const Crowd& crowd, bool timed, RenderStats& stats) {
+  if (crowd.animation() == Animation::gpu) {
+    animate_on_gpu(state, crowd, timed);
+    if (timed) stats.animation_ms = gl::gpu_milliseconds(*state.animation);
+  } else {
+    upload_changed_slots(state, crowd);
+  }
+}
+
 // +1 when every instance's transform keeps orientation, -1 when every one mirrors (det < 0),
 // 0 when the group mixes both.
 int group_winding(const NodeStream& stream, std::span<const std::uint32_t> instances) {
+  if (stream.transforms.empty()) return 0;  // Animation::gpu: the rows exist on the GPU only
   bool kept = false, mirrored = false;
   for (std::uint32_t slot : instances) {
     const glm::vec4* rows = &stream.transforms[std::size_t{slot} * 3];
@@ -201,12 +267,16 @@ CapacityLimit crowd_capacity_limit(const Crowd& crowd, PaletteStorage storage) {
 }
 
 CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& options)
-    : crowd_(crowd.link()), storage_(choose_storage(options.palette)) {
+    : crowd_(crowd.link()), storage_(choose_storage(options.palette)), time_animation_(options.time_animation) {
   auto state = std::make_unique<State>();
   state->storage = storage_;
   state->egl_context = gl::current_egl_context();
   const bool buffers = storage_ == PaletteStorage::storage_buffer;
   glGetIntegerv(GL_MAX_TEXTURE_SIZE, &state->limits.max_texture_size);
+  if (crowd.animation() == Animation::gpu) {
+    gl::require_compute("Crowd.animation");
+    glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &state->limits.max_storage_block_bytes);
+  }
   if (buffers) {
     GLint vertex_blocks = 0;
     glGetIntegerv(GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS, &vertex_blocks);
@@ -217,7 +287,7 @@ CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& opt
     }
   }
   gl::check_gl("glGetIntegerv(limits)");
-  const gl::StateGuard guard(false);  // creation binds no storage buffer
+  const gl::StateGuard guard(false, crowd.animation() == Animation::gpu);
   const gl::ShaderDialect dialect = buffers ? gl::ShaderDialect::glsl430 : gl::plain_dialect("CrowdRenderer");
   try {
     state->program = gl::link_program("crowd_program", gl::crowd_vertex_source(dialect, buffers).c_str(),
@@ -252,12 +322,12 @@ std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
   if (!state_ || crowd.destroyed()) return 0;
   State& state = *state_;
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
-  const gl::StateGuard guard(buffers);
+  const gl::StateGuard guard(buffers, crowd.animation() == Animation::gpu);
   sync_layout(state, crowd);
 
   gl::StateCache& cache = state.cache;
   cache.invalidate();
-  upload_changed_slots(state, crowd);
+  prepare_streams(state, crowd, time_animation_, stats_);
   const auto streams = crowd.node_streams();
 
   const gl::CrowdUniforms& u = state.uniforms;
@@ -329,6 +399,82 @@ std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
   stats_.draws = cache.draws();
   stats_.upload_bytes = cache.upload_bytes();
   return stats_.draws;
+}
+
+void CrowdRenderer::animate(const Crowd& crowd) {
+  stats_ = {};
+  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
+  if (!state_ || crowd.destroyed()) return;
+  State& state = *state_;
+  const gl::StateGuard guard(state.storage == PaletteStorage::storage_buffer, crowd.animation() == Animation::gpu);
+  sync_layout(state, crowd);
+  state.cache.invalidate();
+  prepare_streams(state, crowd, time_animation_, stats_);
+  gl::check_gl("CrowdRenderer::animate");
+  stats_.upload_bytes = state.cache.upload_bytes();
+}
+
+std::vector<NodeStream> CrowdRenderer::read_node_streams(const Crowd& crowd) {
+  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
+  std::vector<NodeStream> out;
+  if (!state_ || crowd.destroyed()) return out;
+  State& state = *state_;
+  const bool gpu = crowd.animation() == Animation::gpu;
+  const bool buffers = state.storage == PaletteStorage::storage_buffer;
+  if (!buffers && !gpu && !epoxy_is_desktop_gl())
+    throw Error("CrowdRenderer.read_node_streams", Rule::gl_version, "reading textures back needs desktop OpenGL");
+  const gl::StateGuard guard(buffers, gpu);
+  GLint copy_read = 0;
+  glGetIntegerv(GL_COPY_READ_BUFFER_BINDING, &copy_read);
+  const std::size_t live = crowd.actor_count();
+  // Buffers hold the rows byte for byte; textures one texel row per slot of the same bytes.
+  const auto read = [&](const gl::Object& buffer, const gl::Object& texture, std::vector<glm::vec4>& rows,
+                        std::size_t per_slot) {
+    rows.assign(live * per_slot, glm::vec4(0.0f));
+    if (rows.empty()) return;
+    if (buffer) {
+      glBindBuffer(GL_COPY_READ_BUFFER, buffer.name());
+      glGetBufferSubData(GL_COPY_READ_BUFFER, 0, static_cast<GLsizeiptr>(rows.size() * sizeof(glm::vec4)), rows.data());
+    } else if (texture) {
+      std::vector<glm::vec4> all;
+      GLint width = 0, height = 0;
+      state.cache.bind_texture(gl::unit::transforms, texture.name());
+      glActiveTexture(GL_TEXTURE0 + gl::unit::transforms);
+      glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &width);
+      glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &height);
+      all.resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
+      glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_FLOAT, all.data());
+      for (std::size_t slot = 0; slot < live; ++slot)
+        std::copy_n(all.begin() + static_cast<std::ptrdiff_t>(slot * static_cast<std::size_t>(width)), per_slot,
+                    rows.begin() + static_cast<std::ptrdiff_t>(slot * per_slot));
+    }
+  };
+  const auto streams = crowd.node_streams();
+  for (std::size_t i = 0; i < streams.size() && i < state.streams.size(); ++i) {
+    const NodeStream& s = streams[i];
+    NodeStream r;
+    r.node = s.node;
+    r.joint_count = s.joint_count;
+    r.weight_stride = s.weight_stride;
+    r.palette_stream = s.palette_stream;
+    // Textures in GPU mode were filled from the staging buffers, which hold the same bytes.
+    const gl::StreamGpu* buffer_copy = buffers ? &state.streams[i] : gpu ? &state.staging[i] : nullptr;
+    const gl::StreamGpu& tex = state.streams[i];
+    const gl::Object none;
+    read(buffer_copy ? buffer_copy->transforms : none, buffer_copy ? none : tex.transforms, r.transforms, 3);
+    if (s.palette_stream == i)
+      read(buffer_copy ? buffer_copy->palette : none, buffer_copy ? none : tex.palette, r.palette,
+           3 * std::size_t{s.joint_count});
+    std::vector<glm::vec4> quads;
+    read(buffer_copy ? buffer_copy->weights : none, buffer_copy ? none : tex.weights, quads, s.weight_stride / 4);
+    r.weights.resize(quads.size() * 4);
+    std::copy_n(&quads.data()->x, r.weights.size(), r.weights.data());
+    out.push_back(std::move(r));
+  }
+  glBindBuffer(GL_COPY_READ_BUFFER, static_cast<GLuint>(copy_read));
+  state.cache.forget_bindings();
+  gl::check_gl("CrowdRenderer::read_node_streams");
+  return out;
 }
 
 }  // namespace gltf_crowd

@@ -53,6 +53,7 @@ void Object::reset() noexcept {
     case ObjectKind::renderbuffer: glDeleteRenderbuffers(1, &name_); break;
     case ObjectKind::shader: glDeleteShader(name_); break;
     case ObjectKind::program: glDeleteProgram(name_); break;
+    case ObjectKind::query: glDeleteQueries(1, &name_); break;
   }
   abandon();
 }
@@ -96,6 +97,12 @@ Object make_renderbuffer() {
 Object make_shader(GLenum stage) { return checked(ObjectKind::shader, glCreateShader(stage), "glCreateShader"); }
 
 Object make_program() { return checked(ObjectKind::program, glCreateProgram(), "glCreateProgram"); }
+
+Object make_query() {
+  GLuint name = 0;
+  glGenQueries(1, &name);
+  return checked(ObjectKind::query, name, "glGenQueries");
+}
 
 void check_gl(std::string_view call) {
   GLenum first = glGetError();

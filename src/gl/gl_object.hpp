@@ -12,7 +12,16 @@
 namespace gltf_crowd::gl {
 
 // The glGen*/glCreate* family a name came from; decides which glDelete* frees it.
-enum class ObjectKind : std::uint8_t { buffer, vertex_array, texture, framebuffer, renderbuffer, shader, program };
+enum class ObjectKind : std::uint8_t {
+  buffer,
+  vertex_array,
+  texture,
+  framebuffer,
+  renderbuffer,
+  shader,
+  program,
+  query
+};
 
 // One GL name and the kind that deletes it. Empty (name 0) after a move or reset().
 class Object {
@@ -53,6 +62,7 @@ Object make_framebuffer();
 Object make_renderbuffer();
 Object make_shader(GLenum stage);
 Object make_program();
+Object make_query();
 
 // Throws Error(path = call, rule "gl_call_failed") if glGetError reports an error, draining the
 // whole error queue so the next check starts clean.

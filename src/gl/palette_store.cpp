@@ -43,11 +43,11 @@ void check_texture(std::size_t width, std::size_t height, const StorageLimits& l
 
 }  // namespace
 
-bool reserve_stream(StreamGpu& gpu, const NodeStream& stream, std::size_t capacity, PaletteStorage storage,
-                    const StorageLimits& limits) {
+bool reserve_stream(StreamGpu& gpu, const NodeStream& stream, bool owns_palette, std::size_t capacity,
+                    PaletteStorage storage, const StorageLimits& limits) {
   if (gpu.transforms && gpu.capacity >= capacity) return false;
   const std::uint32_t node = stream.node;
-  const std::size_t joints = stream.palette.empty() ? 0 : stream.joint_count;  // empty: shared
+  const std::size_t joints = owns_palette ? stream.joint_count : 0;
   const std::size_t quads = stream.weight_stride / 4;
   StreamGpu fresh;
   fresh.capacity = std::max<std::size_t>(capacity, 1);

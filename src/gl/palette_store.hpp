@@ -43,9 +43,9 @@ struct GroupGpu {
 // "palette_too_large" (path "node_streams[node N].<array>") naming GL_MAX_SHADER_STORAGE_BLOCK_SIZE
 // or GL_MAX_TEXTURE_SIZE when an array cannot fit; `gpu` is unchanged then. Returns whether it
 // allocated new objects (which hold nothing yet). A stream that shares another's palette
-// (empty `palette`) gets no palette object.
-bool reserve_stream(StreamGpu& gpu, const NodeStream& stream, std::size_t capacity, PaletteStorage storage,
-                    const StorageLimits& limits);
+// (`owns_palette` false: its palette_stream is another) gets no palette object.
+bool reserve_stream(StreamGpu& gpu, const NodeStream& stream, bool owns_palette, std::size_t capacity,
+                    PaletteStorage storage, const StorageLimits& limits);
 
 // The same for a group's slot list of up to `capacity` instances; `node` names it in errors.
 void reserve_instances(GroupGpu& gpu, std::uint32_t node, std::size_t capacity, PaletteStorage storage,

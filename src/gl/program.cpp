@@ -62,4 +62,20 @@ Object link_program(std::string_view name, const char* vertex_source, const char
   return program;
 }
 
+Object link_compute_program(std::string_view name, const char* compute_source) {
+  Object compute = compile(name, "compute", GL_COMPUTE_SHADER, compute_source);
+  Object program = make_program();
+  glAttachShader(program.name(), compute.name());
+  glLinkProgram(program.name());
+  GLint ok = GL_FALSE;
+  glGetProgramiv(program.name(), GL_LINK_STATUS, &ok);
+  glDetachShader(program.name(), compute.name());
+  if (ok != GL_TRUE) {
+    throw Error(std::string(name), Rule::program_link,
+                fmt::format("glLinkProgram failed: {}", program_log(program.name())));
+  }
+  check_gl("glLinkProgram");
+  return program;
+}
+
 }  // namespace gltf_crowd::gl

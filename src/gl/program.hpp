@@ -13,4 +13,7 @@ namespace gltf_crowd::gl {
 // before returning; only the program is counted afterwards.
 Object link_program(std::string_view name, const char* vertex_source, const char* fragment_source);
 
+// The same for one compute shader (path "<name>.compute").
+Object link_compute_program(std::string_view name, const char* compute_source);
+
 }  // namespace gltf_crowd::gl

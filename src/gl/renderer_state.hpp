@@ -3,11 +3,13 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "gl/gl_object.hpp"
+#include "gl/gpu_animation.hpp"
 #include "gl/material.hpp"
 #include "gl/palette_store.hpp"
 #include "gl/primitive_upload.hpp"
@@ -49,6 +51,12 @@ struct CrowdRenderer::State {
   std::uint64_t uploaded_generation = 0;
   bool upload_everything = true;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> dirty_runs;  // [first, end) slot runs
+  // Animation::gpu: the evaluator, built for `animated_streams` streams (LOD may add some), and
+  // with texture storage the buffers its passes write, copied into the stream textures.
+  std::unique_ptr<gl::GpuAnimation> animation;
+  std::size_t animated_streams = 0;
+  std::vector<gl::StreamGpu> staging;
+  std::vector<gl::AnimationTargets> targets;
 
   // Calls fn(gl::Object&) for every owned object.
   template <class Fn>
@@ -70,6 +78,12 @@ struct CrowdRenderer::State {
       fn(s.weights);
     }
     for (auto& g : groups) fn(g.instances);
+    if (animation) animation->for_each_object(fn);
+    for (auto& s : staging) {
+      fn(s.transforms);
+      fn(s.palette);
+      fn(s.weights);
+    }
   }
 };
 

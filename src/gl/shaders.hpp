@@ -37,6 +37,8 @@ inline constexpr GLint count = 10;
 namespace binding {
 inline constexpr GLuint transforms = 0, palette = 1, instances = 2, morph_deltas = 3, morph_weights = 4;
 inline constexpr GLuint count = 5;
+// The GPU evaluator's compute passes use bindings 0..compute_count-1 (gpu_animation.hpp).
+inline constexpr GLuint compute_count = 16;
 }  // namespace binding
 
 // The dialect of the current context for programs without storage buffers: GLSL 330 core on

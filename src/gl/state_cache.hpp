@@ -18,14 +18,18 @@ class StateCache {
 
   // Forgets every cached binding and zeroes the counters.
   void invalidate() noexcept {
+    forget_bindings();
+    draws_ = 0;
+    upload_bytes_ = 0;
+  }
+  // Forgets every cached binding (after GL calls that bypassed the cache), keeping the counters.
+  void forget_bindings() noexcept {
     program_ = vertex_array_ = unknown;
     active_unit_ = -1;
     storage_.fill(unknown);
     textures_.fill(unknown);
     cull_ = blend_ = depth_mask_ = -1;
     front_face_ = 0;
-    draws_ = 0;
-    upload_bytes_ = 0;
   }
 
   void use_program(GLuint program) {

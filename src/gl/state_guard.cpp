@@ -22,14 +22,16 @@ void set_pixel_store(GLenum pname, GLint saved, GLint wanted) {
 
 }  // namespace
 
-StateGuard::StateGuard(bool storage_buffers) : storage_buffers_(storage_buffers) {
+StateGuard::StateGuard(bool storage_buffers, bool compute)
+    : storage_buffers_(storage_buffers || compute),
+      saved_bindings_(compute ? binding::compute_count : storage_buffers ? binding::count : 0) {
   program_ = integer(GL_CURRENT_PROGRAM);
   vertex_array_ = integer(GL_VERTEX_ARRAY_BINDING);
   array_buffer_ = integer(GL_ARRAY_BUFFER_BINDING);
   copy_write_buffer_ = integer(GL_COPY_WRITE_BUFFER_BINDING);
   if (storage_buffers_) {
     storage_buffer_ = integer(GL_SHADER_STORAGE_BUFFER_BINDING);
-    for (GLuint i = 0; i < binding::count; ++i) {
+    for (GLuint i = 0; i < saved_bindings_; ++i) {
       IndexedBinding& b = storage_bindings_[i];
       glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, i, &b.buffer);
       glGetInteger64i_v(GL_SHADER_STORAGE_BUFFER_START, i, &b.start);
@@ -79,7 +81,7 @@ StateGuard::~StateGuard() {
   glUseProgram(static_cast<GLuint>(program_));
   glBindVertexArray(static_cast<GLuint>(vertex_array_));  // with it its element array buffer
   if (storage_buffers_) {
-    for (GLuint i = 0; i < binding::count; ++i) {
+    for (GLuint i = 0; i < saved_bindings_; ++i) {
       const IndexedBinding& b = storage_bindings_[i];
       if (b.size == 0) {
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, i, static_cast<GLuint>(b.buffer));

@@ -17,8 +17,9 @@ class StateGuard {
   // bindings 0..binding::count-1 (desktop OpenGL 4.3 only). Then puts the state that uploads
   // and data-texture reads depend on at GL's defaults for the guarded call: no pixel unpack
   // buffer, unpack alignment 4 and no row length or skips, no sampler objects on units
-  // 0..unit::count-1, texture unit 0 active.
-  explicit StateGuard(bool storage_buffers);
+  // 0..unit::count-1, texture unit 0 active. With `compute` (the GPU evaluator runs), the
+  // bindings 0..binding::compute_count-1 are saved, storage buffers or not.
+  explicit StateGuard(bool storage_buffers, bool compute = false);
   ~StateGuard();
   StateGuard(const StateGuard&) = delete;
   StateGuard& operator=(const StateGuard&) = delete;
@@ -34,9 +35,10 @@ class StateGuard {
                                                                 attribute::texcoord1, attribute::color};
 
   bool storage_buffers_;
+  GLuint saved_bindings_ = 0;
   GLint program_ = 0, vertex_array_ = 0, array_buffer_ = 0, copy_write_buffer_ = 0;
   GLint storage_buffer_ = 0;
-  std::array<IndexedBinding, binding::count> storage_bindings_{};
+  std::array<IndexedBinding, binding::compute_count> storage_bindings_{};
   GLint unpack_buffer_ = 0, unpack_alignment_ = 4, unpack_row_length_ = 0, unpack_skip_rows_ = 0,
         unpack_skip_pixels_ = 0;
   GLint active_texture_ = GL_TEXTURE0;

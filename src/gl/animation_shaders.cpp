@@ -1,0 +1,385 @@
+// GLSL 4.30 compute sources of the GPU evaluator (docs/architecture.md "GPU animation"). They
+// repeat the CPU jobs' arithmetic operation for operation (jobs.cpp, sampling.cpp, kernels.inl,
+// pack.cpp), so the two paths differ only by floating-point rounding: locate_key's search,
+// interpolate's STEP / LINEAR (shortest-arc slerp) / CUBICSPLINE, the sign-aligned normalized
+// blend, compose_trs, the hierarchy with its "moved" shortcut, the palettes and instance rules.
+// Plain std430 storage buffers and uniforms only, so a Vulkan backend can compile the same text.
+#include "gl/gpu_animation.hpp"
+
+namespace gltf_crowd::gl {
+namespace {
+
+constexpr const char* kCommon = R"(#version 430
+layout(local_size_x = 64) in;
+
+layout(std430, binding = 0) readonly buffer Records { uint records[]; };    // 16 words per slot
+layout(std430, binding = 1) readonly buffer Tails { uint tails[]; };        // 8 words per slot
+layout(std430, binding = 2) readonly buffer Placements { mat4 placements[]; };
+struct Node {
+  ivec4 meta;  // parent (-1 for roots)
+  vec4 t, r, s;  // rest TRS; r = (x, y, z, w)
+  vec4 local[3];  // rest local rows
+  vec4 world[3];  // rest world' rows
+};
+layout(std430, binding = 3) readonly buffer Nodes { Node nodes[]; };
+layout(std430, binding = 4) readonly buffer ClipNodes { ivec4 clip_nodes[]; };  // per (clip, node): t, r, s channel or -1
+// Two per channel: (times offset, key count, values offset, key stride), (components, interpolation, -, weight target).
+layout(std430, binding = 5) readonly buffer Channels { uvec4 channels[]; };
+layout(std430, binding = 6) readonly buffer Times { float times[]; };
+layout(std430, binding = 7) readonly buffer KeyRows { float key_rows[]; };
+layout(std430, binding = 8) readonly buffer ClipWeights { int clip_weights[]; };  // per (clip, weight): channel or -1
+layout(std430, binding = 9) buffer Locals { vec4 locals[]; };  // per (slot, node): t (w: animated), r, s (w: moved)
+layout(std430, binding = 10) buffer Worlds { vec4 worlds[]; };  // per (slot, node): 3 rows of world'
+layout(std430, binding = 11) buffer Weights { float weights[]; };  // per (slot, weight)
+layout(std430, binding = 12) readonly buffer RestWeights { float rest_weights[]; };
+struct SkinJoint {
+  uvec4 meta;  // rig index of the joint
+  vec4 inverse_bind[3];
+};
+layout(std430, binding = 13) readonly buffer SkinJoints { SkinJoint skin_joints[]; };
+layout(std430, binding = 14) writeonly buffer Output { vec4 output_rows[]; };
+layout(std430, binding = 15) writeonly buffer OutputWeights { float output_weights[]; };
+
+uniform uint u_slots;       // live slots
+uniform uint u_node_count;  // rig nodes
+uniform uint u_weight_count;  // total morph weights
+
+// Dispatches wider than 65,535 groups fold into y rows of gl_NumWorkGroups.x groups.
+uint invocation() { return gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64u + gl_GlobalInvocationID.x; }
+
+uint record_count(uint slot) { return records[slot * 16u]; }
+uint record_clip(uint slot, uint i) {
+  uint word = i < 6u ? records[slot * 16u + 1u + i / 2u] : tails[slot * 8u];
+  return (word >> (16u * (i % 2u))) & 0xFFFFu;
+}
+float record_seconds(uint slot, uint i) {
+  return uintBitsToFloat(i < 6u ? records[slot * 16u + 4u + i] : tails[slot * 8u + 2u + (i - 6u)]);
+}
+float record_weight(uint slot, uint i) {
+  return uintBitsToFloat(i < 6u ? records[slot * 16u + 10u + i] : tails[slot * 8u + 4u + (i - 6u)]);
+}
+// contributor 0 is blended even at weight 0 (the sign reference), the others only above 0
+bool record_used(uint slot, uint i) { return i == 0u || record_weight(slot, i) > 0.0; }
+
+struct Key { uint k; uint next; float t; float interval; };
+
+Key locate_key(uint offset, uint count, float seconds) {
+  uint last = count - 1u;
+  if (!(seconds > times[offset]) || last == 0u) return Key(0u, 0u, 0.0, 0.0);
+  if (seconds >= times[offset + last]) return Key(last, last, 0.0, 0.0);
+  uint lo = 0u, hi = last;  // times[lo] <= seconds < times[hi]
+  while (hi - lo > 1u) {
+    uint mid = (lo + hi) / 2u;
+    if (times[offset + mid] <= seconds) lo = mid; else hi = mid;
+  }
+  float interval = times[offset + lo + 1u] - times[offset + lo];
+  return Key(lo, lo + 1u, (seconds - times[offset + lo]) / interval, interval);
+}
+
+vec4 fetch(uint at, uint n) {
+  vec4 v = vec4(0.0);
+  for (uint i = 0u; i < n; ++i) v[i] = key_rows[at + i];
+  return v;
+}
+
+// GLSL leaves the precision of acos, sin and cos to the driver (llvmpipe's are good to about
+// 1e-4), so slerp uses its own, good to a few float ulps where it needs them: acos on [0, 1]
+// (Abramowitz & Stegun 4.4.46, |error| <= 2e-8) and sin / cos on [0, pi/2] (Taylor series to
+// x^13 / x^12, |error| < 1e-8).
+float acos01(float x) {
+  float p = -0.0012624911;
+  p = p * x + 0.0066700901;
+  p = p * x - 0.0170881256;
+  p = p * x + 0.0308918810;
+  p = p * x - 0.0501743046;
+  p = p * x + 0.0889789874;
+  p = p * x - 0.2145988016;
+  p = p * x + 1.5707963050;
+  return sqrt(1.0 - x) * p;
+}
+float sin_quadrant(float x) {
+  float x2 = x * x;
+  return x * (1.0 + x2 * (-1.0 / 6.0 + x2 * (1.0 / 120.0 + x2 * (-1.0 / 5040.0 + x2 * (1.0 / 362880.0 + x2 * (-1.0 / 39916800.0 + x2 / 6227020800.0))))));
+}
+float cos_quadrant(float x) {
+  float x2 = x * x;
+  return 1.0 + x2 * (-0.5 + x2 * (1.0 / 24.0 + x2 * (-1.0 / 720.0 + x2 * (1.0 / 40320.0 + x2 * (-1.0 / 3628800.0 + x2 / 479001600.0)))));
+}
+
+vec4 slerp(vec4 a, vec4 b, float t) {
+  float d = dot(a, b);
+  if (d < 0.0) { b = -b; d = -d; }
+  float wa, wb;
+  if (d > 0.9995) {
+    wa = 1.0 - t;
+    wb = t;
+  } else {
+    float theta = acos01(d);  // d in [0, 0.9995]: theta in (0, pi/2]
+    float s = sqrt(1.0 - d * d);
+    wb = sin_quadrant(t * theta) / s;
+    wa = cos_quadrant(t * theta) - d * wb;
+  }
+  vec4 q = wa * a + wb * b;
+  return q * (1.0 / sqrt(dot(q, q)));
+}
+
+// Channel c at `seconds`: its first n components (glTF 2.0 Appendix C); `first` picks one
+// component of a morph weights channel (n = 1).
+vec4 sample_channel(uint c, float seconds, bool rotation, uint first, uint n) {
+  uvec4 a = channels[2u * c];
+  uvec4 b = channels[2u * c + 1u];
+  Key key = locate_key(a.x, a.y, seconds);
+  uint components = b.x;
+  bool cubic = b.y == 2u;
+  uint value_at = (cubic ? components : 0u) + first;
+  vec4 v0 = fetch(a.z + key.k * a.w + value_at, n);
+  if (key.k == key.next || b.y == 0u) return v0;
+  vec4 v1 = fetch(a.z + key.next * a.w + value_at, n);
+  float t = key.t;
+  if (!cubic) {
+    if (rotation) return slerp(v0, v1, t);
+    return v0 + (v1 - v0) * t;
+  }
+  vec4 b0 = fetch(a.z + key.k * a.w + 2u * components + first, n);  // out-tangent of key k
+  vec4 a1 = fetch(a.z + key.next * a.w + first, n);                  // in-tangent of key k+1
+  float t2 = t * t, t3 = t2 * t, d = key.interval;
+  float h00 = 2.0 * t3 - 3.0 * t2 + 1.0, h10 = t3 - 2.0 * t2 + t, h01 = -2.0 * t3 + 3.0 * t2, h11 = t3 - t2;
+  vec4 v = h00 * v0 + h10 * d * b0 + h01 * v1 + h11 * d * a1;
+  if (rotation) {
+    float len = sqrt(dot(v, v));
+    if (len > 0.0) v /= len;
+  }
+  return v;
+}
+
+// Affine transforms as 3 rows; product(a, b) applies b first (kernels.inl product).
+void product(vec4 a0, vec4 a1, vec4 a2, vec4 b0, vec4 b1, vec4 b2, out vec4 o0, out vec4 o1, out vec4 o2) {
+  o0 = a0.x * b0 + a0.y * b1 + a0.z * b2 + vec4(0.0, 0.0, 0.0, a0.w);
+  o1 = a1.x * b0 + a1.y * b1 + a1.z * b2 + vec4(0.0, 0.0, 0.0, a1.w);
+  o2 = a2.x * b0 + a2.y * b1 + a2.z * b2 + vec4(0.0, 0.0, 0.0, a2.w);
+}
+float abs_determinant(vec4 r0, vec4 r1, vec4 r2) {
+  return abs(determinant(mat3(r0.xyz, r1.xyz, r2.xyz)));
+}
+)";
+
+// One invocation per (slot, rig node): the node's local TRS blended from the actor's
+// contributors, or the "not animated" mark (the hierarchy then uses the rest local).
+constexpr const char* kSample = R"(
+void main() {
+  uint id = invocation();
+  if (id >= u_slots * u_node_count) return;
+  uint slot = id / u_node_count, node = id % u_node_count;
+  uint count = record_count(slot);
+  bool animated = false;
+  for (uint i = 0u; i < count; ++i) {
+    ivec4 ch = clip_nodes[record_clip(slot, i) * u_node_count + node];
+    if (record_used(slot, i) && (ch.x >= 0 || ch.y >= 0 || ch.z >= 0)) animated = true;
+  }
+  uint at = id * 3u;
+  if (!animated) {
+    locals[at] = vec4(0.0);
+    return;
+  }
+  Node rest = nodes[node];
+  vec3 t = vec3(0.0), s = vec3(0.0);
+  vec4 r = vec4(0.0), reference = vec4(0.0);
+  uint last = 0u;
+  for (uint i = 0u; i < count; ++i)
+    if (record_used(slot, i)) last = i;
+  for (uint i = 0u; i < count; ++i) {
+    if (!record_used(slot, i)) continue;
+    ivec4 ch = clip_nodes[record_clip(slot, i) * u_node_count + node];
+    float seconds = record_seconds(slot, i);
+    vec3 lt = rest.t.xyz, ls = rest.s.xyz;
+    vec4 lr = rest.r;
+    if (ch.x >= 0) lt = sample_channel(uint(ch.x), seconds, false, 0u, 3u).xyz;
+    if (ch.y >= 0) lr = sample_channel(uint(ch.y), seconds, true, 0u, 4u);
+    if (ch.z >= 0) ls = sample_channel(uint(ch.z), seconds, false, 0u, 3u).xyz;
+    if (count == 1u) {  // one clip: its samples as they are (SampleJob)
+      t = lt; r = lr; s = ls;
+      break;
+    }
+    float w = record_weight(slot, i);
+    if (i == 0u) {
+      t = lt * w; r = lr * w; s = ls * w;
+      reference = lr;
+    } else {
+      t += lt * w;
+      r = r + lr * (dot(lr, reference) < 0.0 ? -w : w);
+      s += ls * w;
+    }
+    if (i == last) {
+      float len = length(r);
+      r = len > 0.0 ? r / len : vec4(0.0, 0.0, 0.0, 1.0);
+    }
+  }
+  locals[at] = vec4(t, 1.0);
+  locals[at + 1u] = r;
+  locals[at + 2u] = vec4(s, 0.0);
+}
+)";
+
+// One invocation per (slot, morph weight): rest, or the blend of the contributors' samples.
+constexpr const char* kWeights = R"(
+void main() {
+  uint id = invocation();
+  if (id >= u_slots * u_weight_count) return;
+  uint slot = id / u_weight_count, w = id % u_weight_count;
+  uint count = record_count(slot);
+  float value = rest_weights[w];
+  if (count == 1u) {
+    int ch = clip_weights[record_clip(slot, 0u) * u_weight_count + w];
+    if (ch >= 0) value = sample_channel(uint(ch), record_seconds(slot, 0u), false, w - channels[2u * uint(ch) + 1u].w, 1u).x;
+  } else if (count > 1u) {
+    float sum = 0.0;
+    for (uint i = 0u; i < count; ++i) {
+      if (!record_used(slot, i)) continue;
+      int ch = clip_weights[record_clip(slot, i) * u_weight_count + w];
+      float layer = rest_weights[w];
+      if (ch >= 0) layer = sample_channel(uint(ch), record_seconds(slot, i), false, w - channels[2u * uint(ch) + 1u].w, 1u).x;
+      float weight = record_weight(slot, i);
+      sum = i == 0u ? layer * weight : sum + layer * weight;
+    }
+    value = sum;
+  }
+  weights[id] = value;
+}
+)";
+
+// One invocation per slot: world' of every node, parents first (LocalToModelJob).
+constexpr const char* kHierarchy = R"(
+uniform bool u_framed;
+uniform vec4 u_frame[3];
+void main() {
+  uint slot = invocation();
+  if (slot >= u_slots) return;
+  for (uint n = 0u; n < u_node_count; ++n) {
+    uint at = (slot * u_node_count + n) * 3u;
+    int parent = nodes[n].meta.x;
+    bool animated = locals[at].w != 0.0;
+    uint pat = parent >= 0 ? (slot * u_node_count + uint(parent)) * 3u : 0u;
+    bool moved = animated || (parent >= 0 && locals[pat + 2u].w != 0.0);
+    if (animated) locals[at + 2u].w = moved ? 1.0 : 0.0;
+    else locals[at] = vec4(0.0), locals[at + 1u] = vec4(0.0), locals[at + 2u] = vec4(0.0, 0.0, 0.0, moved ? 1.0 : 0.0);
+    if (!moved) {
+      worlds[at] = nodes[n].world[0];
+      worlds[at + 1u] = nodes[n].world[1];
+      worlds[at + 2u] = nodes[n].world[2];
+      continue;
+    }
+    vec4 l0 = nodes[n].local[0], l1 = nodes[n].local[1], l2 = nodes[n].local[2];
+    if (animated) {
+      vec3 t = locals[at].xyz;
+      vec4 q = locals[at + 1u];
+      vec3 s = locals[at + 2u].xyz;
+      float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+      float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+      float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+      l0 = vec4((1.0 - 2.0 * (yy + zz)) * s.x, 2.0 * (xy - wz) * s.y, 2.0 * (xz + wy) * s.z, t.x);
+      l1 = vec4(2.0 * (xy + wz) * s.x, (1.0 - 2.0 * (xx + zz)) * s.y, 2.0 * (yz - wx) * s.z, t.y);
+      l2 = vec4(2.0 * (xz - wy) * s.x, 2.0 * (yz + wx) * s.y, (1.0 - 2.0 * (xx + yy)) * s.z, t.z);
+    }
+    vec4 o0 = l0, o1 = l1, o2 = l2;
+    if (parent >= 0)
+      product(worlds[pat], worlds[pat + 1u], worlds[pat + 2u], l0, l1, l2, o0, o1, o2);
+    else if (u_framed)
+      product(u_frame[0], u_frame[1], u_frame[2], l0, l1, l2, o0, o1, o2);
+    worlds[at] = o0;
+    worlds[at + 1u] = o1;
+    worlds[at + 2u] = o2;
+  }
+}
+)";
+
+// One invocation per (slot, joint) of one skin: its palette rows (PaletteJob), written where the
+// draw reads them.
+constexpr const char* kPalette = R"(
+uniform uint u_first_joint;  // into skin_joints
+uniform uint u_joint_count;
+uniform bool u_static_mesh;
+uniform bool u_has_correction;
+uniform vec4 u_correction[3];
+uniform uint u_mesh_node;
+void main() {
+  uint id = invocation();
+  if (id >= u_slots * u_joint_count) return;
+  uint slot = id / u_joint_count, j = id % u_joint_count;
+  SkinJoint joint = skin_joints[u_first_joint + j];
+  uint at = (slot * u_node_count + joint.meta.x) * 3u;
+  vec4 m0, m1, m2;
+  product(worlds[at], worlds[at + 1u], worlds[at + 2u], joint.inverse_bind[0], joint.inverse_bind[1],
+          joint.inverse_bind[2], m0, m1, m2);
+  vec4 o0 = m0, o1 = m1, o2 = m2;
+  if (u_static_mesh) {
+    if (u_has_correction) product(u_correction[0], u_correction[1], u_correction[2], m0, m1, m2, o0, o1, o2);
+  } else {
+    uint mat = (slot * u_node_count + u_mesh_node) * 3u;
+    vec4 w0 = worlds[mat], w1 = worlds[mat + 1u], w2 = worlds[mat + 2u];
+    if (abs_determinant(w0, w1, w2) > 1e-12) {
+      mat3 linear = inverse(transpose(mat3(w0.xyz, w1.xyz, w2.xyz)));  // rows → glm-style columns
+      vec3 tr = -(linear * vec3(w0.w, w1.w, w2.w));
+      vec4 i0 = vec4(linear[0][0], linear[1][0], linear[2][0], tr.x);
+      vec4 i1 = vec4(linear[0][1], linear[1][1], linear[2][1], tr.y);
+      vec4 i2 = vec4(linear[0][2], linear[1][2], linear[2][2], tr.z);
+      product(i0, i1, i2, m0, m1, m2, o0, o1, o2);
+    }
+  }
+  uint out_at = id * 3u;
+  output_rows[out_at] = o0;
+  output_rows[out_at + 1u] = o1;
+  output_rows[out_at + 2u] = o2;
+}
+)";
+
+// One invocation per slot of one drawn node's stream: its instance transform (InstanceRule) and
+// morph weights, padded to the stream's stride with zeros.
+constexpr const char* kInstances = R"(
+uniform uint u_node;
+uniform uint u_rule;  // 0 rigid, 1 static mesh, 2 animated mesh
+uniform bool u_framed;
+uniform vec4 u_unframe[3];
+uniform vec4 u_mesh_world[3];
+uniform uint u_weight_offset;
+uniform uint u_weight_count_drawn;
+uniform uint u_weight_stride;
+void main() {
+  uint slot = invocation();
+  if (slot >= u_slots) return;
+  mat4 m = placements[slot];
+  vec4 p0 = vec4(m[0][0], m[1][0], m[2][0], m[3][0]);
+  vec4 p1 = vec4(m[0][1], m[1][1], m[2][1], m[3][1]);
+  vec4 p2 = vec4(m[0][2], m[1][2], m[2][2], m[3][2]);
+  vec4 f0 = p0, f1 = p1, f2 = p2;
+  if (u_framed) product(p0, p1, p2, u_unframe[0], u_unframe[1], u_unframe[2], f0, f1, f2);
+  uint at = (slot * u_node_count + u_node) * 3u;
+  vec4 w0 = worlds[at], w1 = worlds[at + 1u], w2 = worlds[at + 2u];
+  vec4 o0 = f0, o1 = f1, o2 = f2;
+  if (u_rule == 1u)
+    product(p0, p1, p2, u_mesh_world[0], u_mesh_world[1], u_mesh_world[2], o0, o1, o2);
+  else if (u_rule == 0u || abs_determinant(w0, w1, w2) > 1e-12)
+    product(f0, f1, f2, w0, w1, w2, o0, o1, o2);
+  output_rows[slot * 3u] = o0;
+  output_rows[slot * 3u + 1u] = o1;
+  output_rows[slot * 3u + 2u] = o2;
+  for (uint i = 0u; i < u_weight_stride; ++i)
+    output_weights[slot * u_weight_stride + i] =
+        i < u_weight_count_drawn ? weights[slot * u_weight_count + u_weight_offset + i] : 0.0;
+}
+)";
+
+}  // namespace
+
+std::string animation_compute_source(AnimationPass pass) {
+  const char* body = kSample;
+  switch (pass) {
+    case AnimationPass::sample: body = kSample; break;
+    case AnimationPass::weights: body = kWeights; break;
+    case AnimationPass::hierarchy: body = kHierarchy; break;
+    case AnimationPass::palette: body = kPalette; break;
+    case AnimationPass::instances: body = kInstances; break;
+  }
+  return std::string(kCommon) + body;
+}
+
+}  // namespace gltf_crowd::gl

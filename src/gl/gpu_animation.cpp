@@ -1,0 +1,338 @@
+// The GPU evaluator's uploads and dispatches (gpu_animation.hpp); the arithmetic is in
+// animation_shaders.cpp.
+#include "gl/gpu_animation.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <glm/gtc/type_ptr.hpp>
+
+#include "gl/primitive_upload.hpp"
+#include "gl/program.hpp"
+#include "gl/shaders.hpp"
+#include "gltf_crowd/error.hpp"
+
+namespace gltf_crowd::gl {
+namespace {
+
+constexpr GLuint kLocalSize = 64;  // local_size_x of every pass
+
+namespace bind {
+inline constexpr GLuint records = 0, tails = 1, placements = 2, nodes = 3, clip_nodes = 4, channels = 5, times = 6,
+                        key_rows = 7, clip_weights = 8, locals = 9, worlds = 10, weights = 11, rest_weights = 12,
+                        skin_joints = 13, output = 14, output_weights = 15;
+}
+
+// A std430 node (animation_shaders.cpp, struct Node): 10 vec4.
+struct NodeRecord {
+  glm::ivec4 meta{0};
+  glm::vec4 t{0.0f}, r{0.0f}, s{0.0f};
+  glm::vec4 local[3];
+  glm::vec4 world[3];
+};
+static_assert(sizeof(NodeRecord) == 160);
+
+struct SkinJointRecord {
+  glm::uvec4 meta{0u};
+  glm::vec4 inverse_bind[3];
+};
+static_assert(sizeof(SkinJointRecord) == 64);
+
+template <class T>
+Object make_static(const std::vector<T>& data) {
+  Object buffer = make_buffer();
+  glBindBuffer(GL_COPY_WRITE_BUFFER, buffer.name());
+  const std::size_t bytes = data.size() * sizeof(T);
+  // An empty array still gets a 16-byte buffer: a binding must name a buffer with storage.
+  std::vector<unsigned char> zeros(16, 0);
+  glBufferData(GL_COPY_WRITE_BUFFER, static_cast<GLsizeiptr>(bytes < 16 ? 16 : bytes),
+               bytes < 16 ? static_cast<const void*>(zeros.data()) : static_cast<const void*>(data.data()),
+               GL_STATIC_DRAW);
+  if (bytes > 0 && bytes < 16) glBufferSubData(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), data.data());
+  check_gl("glBufferData(GL_STATIC_DRAW)");
+  return buffer;
+}
+
+void set_rows(GLuint program, const char* name, const Affine& a) {
+  glUniform4fv(glGetUniformLocation(program, name), 3, glm::value_ptr(a.rows[0]));
+}
+
+void set_uint(GLuint program, const char* name, std::uint32_t value) {
+  glUniform1ui(glGetUniformLocation(program, name), value);
+}
+
+void set_bool(GLuint program, const char* name, bool value) {
+  glUniform1i(glGetUniformLocation(program, name), value ? 1 : 0);
+}
+
+void bind_buffer(GLuint index, GLuint buffer) { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, index, buffer); }
+
+// Runs `program` over `invocations` (1D, 64 per group); large counts fold into y.
+void dispatch(std::uint64_t invocations) {
+  if (invocations == 0) return;
+  const std::uint64_t groups = (invocations + kLocalSize - 1) / kLocalSize;
+  constexpr std::uint64_t kMaxX = 65535;  // the minimum GL_MAX_COMPUTE_WORK_GROUP_COUNT
+  const std::uint64_t x = std::min(groups, kMaxX);
+  glDispatchCompute(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x), 1);
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
+}
+
+// Runs of consecutive slots in [0, live) whose generation exceeds `since` (all with `everything`).
+void changed_runs(std::span<const std::uint64_t> generations, std::uint64_t since, bool everything,
+                  std::vector<std::pair<std::uint32_t, std::uint32_t>>& runs) {
+  constexpr std::uint32_t kMergeGap = 8;
+  runs.clear();
+  const auto live = static_cast<std::uint32_t>(generations.size());
+  if (everything) {
+    if (live > 0) runs.emplace_back(0, live);
+    return;
+  }
+  for (std::uint32_t slot = 0; slot < live; ++slot) {
+    if (generations[slot] <= since) continue;
+    if (!runs.empty() && slot - runs.back().second < kMergeGap)
+      runs.back().second = slot + 1;
+    else
+      runs.emplace_back(slot, slot + 1);
+  }
+}
+
+void reserve_slots(GpuAnimation& gpu, std::size_t capacity) {
+  if (gpu.records && gpu.capacity >= capacity) return;
+  const std::size_t slots = std::max<std::size_t>(capacity, 1);
+  const std::size_t nodes = std::max<std::size_t>(gpu.rig.node_count(), 1);
+  GLint64 block = 0;
+  glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
+  const std::uint64_t scratch = std::uint64_t{slots} * nodes * 3 * sizeof(glm::vec4);
+  if (scratch > static_cast<std::uint64_t>(block)) {
+    throw Error("GpuAnimation.locals", Rule::palette_too_large,
+                fmt::format("{} slots × {} nodes × 48 = {} bytes exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {}", slots,
+                            nodes, scratch, block));
+  }
+  gpu.records = make_dynamic_buffer(slots * sizeof(PlaybackRecord));
+  gpu.tails = make_dynamic_buffer(slots * sizeof(PlaybackRecordTail));
+  gpu.placements = make_dynamic_buffer(slots * sizeof(glm::mat4));
+  gpu.locals = make_dynamic_buffer(scratch);
+  gpu.worlds = make_dynamic_buffer(scratch);
+  gpu.weights = make_dynamic_buffer(slots * std::max<std::size_t>(gpu.weight_count, 1) * sizeof(float));
+  gpu.capacity = slots;
+  gpu.upload_everything = true;
+}
+
+}  // namespace
+
+void require_compute(const char* who) {
+  const bool desktop = epoxy_is_desktop_gl();
+  const int version = epoxy_gl_version();
+  if (!desktop || version < 43) {
+    throw Error(who, Rule::gl_version,
+                fmt::format("Animation::gpu needs compute shaders (desktop OpenGL 4.3); the current context is {} {}.{}",
+                            desktop ? "OpenGL" : "OpenGL ES", version / 10, version % 10));
+  }
+  GLint bindings = 0, compute_blocks = 0;
+  glGetIntegerv(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS, &bindings);
+  glGetIntegerv(GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS, &compute_blocks);
+  check_gl("glGetIntegerv(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS)");
+  if (bindings < static_cast<GLint>(binding::compute_count) || compute_blocks < 12) {
+    throw Error(who, Rule::gl_version,
+                fmt::format("Animation::gpu needs 16 storage buffer bindings and 12 compute storage blocks; "
+                            "GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS = {}, GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS = {}",
+                            bindings, compute_blocks));
+  }
+}
+
+void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd) {
+  const Asset& asset = crowd.asset();
+  std::vector<std::uint32_t> drawn;
+  for (const NodeStream& s : crowd.node_streams()) drawn.push_back(s.node);
+  gpu.rig = build_rig(asset, drawn);
+  const Rig& rig = gpu.rig;
+  const std::vector<ClipTracks> clips = build_clip_tracks(asset, rig);
+  const auto n = static_cast<std::uint32_t>(rig.node_count());
+  gpu.weight_count = static_cast<std::uint32_t>(rig.rest_weights.size());
+  const std::uint32_t w = gpu.weight_count;
+
+  std::vector<NodeRecord> nodes(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    NodeRecord& r = nodes[i];
+    r.meta = glm::ivec4(rig.parent[i], 0, 0, 0);
+    r.t = glm::vec4(rig.rest_translation[i], 0.0f);
+    const glm::quat& q = rig.rest_rotation[i];
+    r.r = glm::vec4(q.x, q.y, q.z, q.w);
+    r.s = glm::vec4(rig.rest_scale[i], 0.0f);
+    for (int k = 0; k < 3; ++k) {
+      r.local[k] = rig.rest_local[i].rows[k];
+      r.world[k] = rig.rest_world[i].rows[k];
+    }
+  }
+  std::vector<glm::ivec4> clip_nodes(std::max<std::size_t>(clips.size(), 1) * n, glm::ivec4(-1));
+  std::vector<std::int32_t> clip_weights(std::max<std::size_t>(clips.size(), 1) * w, -1);
+  std::vector<glm::uvec4> channels;
+  std::vector<float> times, key_rows;
+  for (std::size_t c = 0; c < clips.size(); ++c) {
+    const ClipTracks& tracks = clips[c];
+    const auto times_base = static_cast<std::uint32_t>(times.size());
+    const auto rows_base = static_cast<std::uint32_t>(key_rows.size());
+    times.insert(times.end(), tracks.times.begin(), tracks.times.end());
+    key_rows.insert(key_rows.end(), tracks.key_rows.begin(), tracks.key_rows.end());
+    for (const BoundChannel& ch : tracks.channels) {
+      const auto index = static_cast<std::int32_t>(channels.size() / 2);
+      const Timeline& timeline = tracks.timelines[ch.timeline];
+      const bool cubic = ch.interpolation == Interpolation::cubic_spline;
+      const std::uint32_t stride = ch.key_stride != 0 ? ch.key_stride : (cubic ? 3 : 1) * ch.components;
+      channels.emplace_back(times_base + timeline.times_offset, timeline.key_count, rows_base + ch.values_offset,
+                            stride);
+      channels.emplace_back(ch.components, static_cast<std::uint32_t>(ch.interpolation),
+                            static_cast<std::uint32_t>(ch.path), ch.target);
+      switch (ch.path) {
+        case ChannelPath::translation: clip_nodes[c * n + ch.target].x = index; break;
+        case ChannelPath::rotation: clip_nodes[c * n + ch.target].y = index; break;
+        case ChannelPath::scale: clip_nodes[c * n + ch.target].z = index; break;
+        case ChannelPath::weights:
+          for (std::uint32_t k = 0; k < ch.components && ch.target + k < w; ++k)
+            clip_weights[c * w + ch.target + k] = index;
+          break;
+      }
+    }
+  }
+  std::vector<SkinJointRecord> skin_joints;
+  gpu.skin_first_joint.clear();
+  for (const RigSkin& skin : rig.skins) {
+    gpu.skin_first_joint.push_back(static_cast<std::uint32_t>(skin_joints.size()));
+    for (std::size_t j = 0; j < skin.joints.size(); ++j) {
+      SkinJointRecord r;
+      r.meta.x = skin.joints[j];
+      for (int k = 0; k < 3; ++k) r.inverse_bind[k] = skin.inverse_binds[j].rows[k];
+      skin_joints.push_back(r);
+    }
+  }
+
+  gpu.programs.clear();
+  for (std::size_t p = 0; p < kAnimationPasses; ++p) {
+    const std::string source = animation_compute_source(static_cast<AnimationPass>(p));
+    gpu.programs.push_back(link_compute_program(fmt::format("animation_pass[{}]", p), source.c_str()));
+  }
+  gpu.nodes = make_static(nodes);
+  gpu.clip_nodes = make_static(clip_nodes);
+  gpu.clip_weights = make_static(clip_weights);
+  gpu.channels = make_static(channels);
+  gpu.times = make_static(times);
+  gpu.key_rows = make_static(key_rows);
+  gpu.rest_weights = make_static(rig.rest_weights);
+  gpu.skin_joints = make_static(skin_joints);
+  gpu.dummy = make_dynamic_buffer(16);
+  gpu.records = {};
+  gpu.capacity = 0;
+  reserve_slots(gpu, crowd.capacity());
+}
+
+std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
+                      std::span<const AnimationTargets> targets, bool timed) {
+  reserve_slots(gpu, crowd.capacity());
+  const auto live = static_cast<std::uint32_t>(crowd.actor_count());
+  std::uint64_t uploaded = 0;
+  const auto upload = [&](GLuint buffer, std::size_t stride, const void* base, std::uint32_t first, std::uint32_t end) {
+    const std::size_t bytes = std::size_t{end - first} * stride;
+    cache.upload(buffer, static_cast<GLsizeiptr>(bytes), static_cast<const unsigned char*>(base) + first * stride,
+                 static_cast<GLintptr>(first * stride));
+    uploaded += bytes;
+  };
+  const auto records = crowd.playback_records();
+  const auto tails = crowd.playback_record_tails();
+  changed_runs(crowd.slot_generations(), gpu.uploaded_records, gpu.upload_everything, gpu.runs);
+  for (const auto& [first, end] : gpu.runs) {
+    upload(gpu.records.name(), sizeof(PlaybackRecord), records.data(), first, end);
+    for (std::uint32_t slot = first; slot < end; ++slot)
+      if (records[slot].count > kRecordContributors) upload(gpu.tails.name(), sizeof(PlaybackRecordTail), tails.data(), slot, slot + 1);
+  }
+  changed_runs(crowd.placement_generations(), gpu.uploaded_placements, gpu.upload_everything, gpu.runs);
+  for (const auto& [first, end] : gpu.runs)
+    upload(gpu.placements.name(), sizeof(glm::mat4), crowd.placements().data(), first, end);
+  gpu.uploaded_records = gpu.uploaded_placements = crowd.packed_generation();
+  gpu.upload_everything = false;
+  if (live == 0) return uploaded;
+
+  if (timed) {
+    if (!gpu.timer) gpu.timer = make_query();
+    glBeginQuery(GL_TIME_ELAPSED, gpu.timer.name());
+  }
+  const Rig& rig = gpu.rig;
+  const auto n = static_cast<std::uint32_t>(rig.node_count());
+  for (auto [index, buffer] : {std::pair{bind::records, gpu.records.name()}, {bind::tails, gpu.tails.name()},
+                               {bind::placements, gpu.placements.name()}, {bind::nodes, gpu.nodes.name()},
+                               {bind::clip_nodes, gpu.clip_nodes.name()}, {bind::channels, gpu.channels.name()},
+                               {bind::times, gpu.times.name()}, {bind::key_rows, gpu.key_rows.name()},
+                               {bind::clip_weights, gpu.clip_weights.name()}, {bind::locals, gpu.locals.name()},
+                               {bind::worlds, gpu.worlds.name()}, {bind::weights, gpu.weights.name()},
+                               {bind::rest_weights, gpu.rest_weights.name()},
+                               {bind::skin_joints, gpu.skin_joints.name()}, {bind::output, gpu.dummy.name()},
+                               {bind::output_weights, gpu.dummy.name()}})
+    bind_buffer(index, buffer);
+  const auto use = [&](AnimationPass pass) {
+    const GLuint program = gpu.programs[static_cast<std::size_t>(pass)].name();
+    glUseProgram(program);
+    set_uint(program, "u_slots", live);
+    set_uint(program, "u_node_count", n);
+    set_uint(program, "u_weight_count", gpu.weight_count);
+    return program;
+  };
+  use(AnimationPass::sample);
+  dispatch(std::uint64_t{live} * n);
+  if (gpu.weight_count > 0) {
+    use(AnimationPass::weights);
+    dispatch(std::uint64_t{live} * gpu.weight_count);
+  }
+  GLuint program = use(AnimationPass::hierarchy);
+  set_bool(program, "u_framed", rig.framed);
+  set_rows(program, "u_frame", rig.frame);
+  dispatch(live);
+
+  program = use(AnimationPass::palette);
+  for (std::size_t k = 0; k < rig.skins.size(); ++k) {
+    const RigSkin& skin = rig.skins[k];
+    const GLuint out = targets[skin.drawn].palette;
+    if (out == 0) continue;
+    bind_buffer(bind::output, out);
+    set_uint(program, "u_first_joint", gpu.skin_first_joint[k]);
+    set_uint(program, "u_joint_count", static_cast<std::uint32_t>(skin.joints.size()));
+    set_bool(program, "u_static_mesh", skin.static_mesh);
+    set_bool(program, "u_has_correction", skin.static_mesh && !skin.identity_correction);
+    set_rows(program, "u_correction", skin.correction);
+    set_uint(program, "u_mesh_node", skin.mesh_node);
+    dispatch(std::uint64_t{live} * skin.joints.size());
+  }
+  program = use(AnimationPass::instances);
+  set_bool(program, "u_framed", rig.framed);
+  set_rows(program, "u_unframe", rig.unframe);
+  const auto streams = crowd.node_streams();
+  for (std::size_t d = 0; d < rig.drawn.size() && d < targets.size(); ++d) {
+    const RigDrawn& dn = rig.drawn[d];
+    bind_buffer(bind::output, targets[d].transforms);
+    bind_buffer(bind::output_weights, targets[d].weights != 0 ? targets[d].weights : gpu.dummy.name());
+    set_uint(program, "u_node", dn.node);
+    set_uint(program, "u_rule", static_cast<std::uint32_t>(dn.rule));
+    set_rows(program, "u_mesh_world", dn.skin >= 0 ? rig.skins[static_cast<std::size_t>(dn.skin)].mesh_world : Affine{});
+    set_uint(program, "u_weight_offset", dn.weight_offset);
+    set_uint(program, "u_weight_count_drawn", dn.weight_count);
+    set_uint(program, "u_weight_stride", targets[d].weights != 0 ? streams[d].weight_stride : 0u);
+    dispatch(live);
+  }
+  glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT |
+                  GL_TEXTURE_UPDATE_BARRIER_BIT);
+  if (timed) {
+    glEndQuery(GL_TIME_ELAPSED);
+    gpu.timer_pending = true;
+  }
+  cache.forget_bindings();  // the passes changed the program and storage bindings behind the cache
+  check_gl("glDispatchCompute(animation)");
+  return uploaded;
+}
+
+double gpu_milliseconds(GpuAnimation& gpu) {
+  if (!gpu.timer_pending) return -1.0;
+  GLuint64 nanoseconds = 0;
+  glGetQueryObjectui64v(gpu.timer.name(), GL_QUERY_RESULT, &nanoseconds);
+  gpu.timer_pending = false;
+  return static_cast<double>(nanoseconds) / 1e6;
+}
+
+}  // namespace gltf_crowd::gl

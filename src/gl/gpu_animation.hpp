@@ -1,0 +1,77 @@
+// The GPU evaluator behind CrowdRenderer for a crowd with Animation::gpu (docs/architecture.md
+// "GPU animation"): the rig and every clip's tracks uploaded once into std430 storage buffers;
+// per frame the changed PlaybackRecords and placements are uploaded and five compute passes
+// (sample, weights, hierarchy, palette per skin, instances per stream) write the joint
+// palettes, instance transforms and morph weights where the draw reads them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gl/gl_object.hpp"
+#include "gl/state_cache.hpp"
+#include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/rig.hpp"
+
+namespace gltf_crowd::gl {
+
+// The compute programs, one per pass.
+enum class AnimationPass : std::uint8_t { sample, weights, hierarchy, palette, instances };
+inline constexpr std::size_t kAnimationPasses = 5;
+
+// GLSL 4.30 source of one pass (animation_shaders.cpp).
+std::string animation_compute_source(AnimationPass pass);
+
+
+// Where one stream's outputs go: buffers the passes write (the renderer's own stream buffers
+// with storage_buffer palettes, staging buffers copied into its textures otherwise).
+struct AnimationTargets {
+  GLuint transforms = 0;
+  GLuint palette = 0;  // 0: the stream shares another's palette (or is rigid)
+  GLuint weights = 0;  // 0: no morph weights
+};
+
+struct GpuAnimation {
+  Rig rig;  // built as the crowd builds its draw rig, so rig order and palettes agree
+  std::uint32_t weight_count = 0;
+  std::vector<std::uint32_t> skin_first_joint;  // into the skin joint buffer, per Rig::skins
+  std::vector<Object> programs;                 // per AnimationPass
+  Object nodes, clip_nodes, channels, times, key_rows, clip_weights, rest_weights, skin_joints, dummy;
+  Object records, tails, placements, locals, worlds, weights;
+  std::size_t capacity = 0;  // slots the per-slot buffers hold
+  // Change tracking, as CrowdRenderer's: the generations the GPU copies hold.
+  std::uint64_t uploaded_records = 0, uploaded_placements = 0;
+  bool upload_everything = true;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // scratch: [first, end) slot runs
+  Object timer;                                                // GL_TIME_ELAPSED query
+  bool timer_pending = false;
+
+  template <class Fn>
+  void for_each_object(Fn&& fn) {
+    for (Object& p : programs) fn(p);
+    for (Object* o : {&nodes, &clip_nodes, &channels, &times, &key_rows, &clip_weights, &rest_weights, &skin_joints,
+                      &dummy, &records, &tails, &placements, &locals, &worlds, &weights, &timer})
+      fn(*o);
+  }
+};
+
+// Throws Error (path `who`, rule "gl_version") naming the missing capability unless the current
+// context runs compute shaders with 16 storage buffer bindings (desktop OpenGL 4.3).
+void require_compute(const char* who);
+
+// Compiles the passes and uploads the rig and clip tracks of `crowd`'s streams.
+void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd);
+
+// Uploads the records and placements that changed (all after a (re)allocation), runs the passes
+// for the live slots and writes into `targets` (one per node stream). Returns the bytes uploaded.
+// With `timed`, the passes run inside a GL_TIME_ELAPSED query whose result gpu_milliseconds reads.
+std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
+                      std::span<const AnimationTargets> targets, bool timed);
+
+// Milliseconds of the last timed animate(), waiting for the GPU; negative when none ran.
+double gpu_milliseconds(GpuAnimation& gpu);
+
+}  // namespace gltf_crowd::gl

@@ -1,0 +1,265 @@
+// GPU animation (issue 17): a crowd with Animation::gpu, evaluated by CrowdRenderer's compute
+// passes, must hold the palettes, instance transforms and morph weights the CPU path packs for
+// the same actors and controls, on every shared asset, over clips, times, speeds, loop modes,
+// hard switches and 2- and 3-way (interrupted) crossfades. The oracle is the CPU crowd, which
+// the jobs tests check against scalar code of their own.
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <glm/gtc/matrix_transform.hpp>
+#include <gtest/gtest.h>
+
+#include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/default_character.hpp"
+#include "gltf_crowd/gl.hpp"
+#include "test_support.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+// Relative bound on every packed float: |gpu − cpu| ≤ kTolerance × max(1, the largest |entry|
+// of that slot's rows in that array), i.e. relative to the actor's size in that array: a
+// palette's translation is a difference of world and inverse bind translations of the model's
+// size, so its rounding scales with the model, not with the (possibly small) result. GPU and
+// CPU round differently (fused multiply-adds, another acos / sin), nothing more.
+constexpr float kTolerance = 1e-5f;
+
+struct Difference {
+  float worst = 0.0f;  // largest |gpu − cpu| / max(1, scale) seen
+  std::string where;
+};
+
+// Compares `count` slots of `width` floats each (transforms: 12, a palette: 12 × joints,
+// weights: the stride).
+void compare(const float* gpu, const float* cpu, std::size_t count, std::size_t width, const std::string& what,
+             Difference& d) {
+  for (std::size_t g = 0; g < count; ++g) {
+    float scale = 1.0f;
+    for (std::size_t i = 0; i < width; ++i) scale = std::max(scale, std::abs(cpu[g * width + i]));
+    for (std::size_t i = 0; i < width; ++i) {
+      const float a = gpu[g * width + i], b = cpu[g * width + i];
+      const float e = std::isfinite(a) ? std::abs(a - b) / scale : INFINITY;
+      if (e > d.worst) {
+        d.worst = e;
+        d.where = what + " entry " + std::to_string(g) + "." + std::to_string(i) + ": gpu " + std::to_string(a) +
+                  ", cpu " + std::to_string(b);
+      }
+    }
+  }
+}
+
+// The GPU renderer's streams against the CPU crowd's, for every live slot.
+Difference compare_streams(CrowdRenderer& renderer, const Crowd& gpu, const Crowd& cpu) {
+  Difference d;
+  renderer.animate(gpu);
+  const std::vector<NodeStream> read = renderer.read_node_streams(gpu);
+  const auto expected = cpu.node_streams();
+  EXPECT_EQ(read.size(), expected.size());
+  const std::size_t live = cpu.actor_count();
+  for (std::size_t i = 0; i < read.size() && i < expected.size(); ++i) {
+    const NodeStream& g = read[i];
+    const NodeStream& c = expected[i];
+    const std::string node = "stream " + std::to_string(i) + " (node " + std::to_string(c.node) + ")";
+    compare(&g.transforms[0].x, &c.transforms[0].x, live, 12, node + " transforms", d);
+    if (c.palette_stream == i && c.joint_count > 0)
+      compare(&g.palette[0].x, &c.palette[0].x, live, 12 * std::size_t{c.joint_count}, node + " palette", d);
+    if (c.weight_stride > 0) compare(g.weights.data(), c.weights.data(), live, c.weight_stride, node + " weights", d);
+  }
+  return d;
+}
+
+// The same controls on both crowds.
+struct Pair {
+  Crowd cpu, gpu;
+  std::vector<Actor> cpu_actors, gpu_actors;
+  template <class Fn>
+  void each(std::size_t i, Fn&& fn) {
+    fn(cpu_actors[i]);
+    fn(gpu_actors[i]);
+  }
+  void update(float dt) {
+    cpu.update(dt);
+    gpu.update(dt);
+  }
+};
+
+Pair make_crowds(const std::shared_ptr<const Asset>& asset, std::size_t actors) {
+  Pair p{Crowd(asset, {.capacity = actors}), Crowd(asset, {.capacity = actors, .animation = Animation::gpu}), {}, {}};
+  std::vector<ActorOptions> options(actors);
+  const LoopMode loops[] = {LoopMode::repeat, LoopMode::once, LoopMode::ping_pong};
+  const float speeds[] = {1.0f, -0.7f, 1.6f, 0.45f};
+  for (std::size_t i = 0; i < actors; ++i) {
+    ActorOptions& o = options[i];
+    if (!asset->clips.empty()) o.clip = asset->clips[i % asset->clips.size()].name;
+    o.phase = static_cast<float>(i) / static_cast<float>(actors);
+    o.speed = speeds[i % 4];
+    o.loop = loops[i % 3];
+    o.transform = glm::rotate(glm::translate(glm::mat4(1.0f), glm::vec3(float(i % 5), 0.0f, -float(i / 5))),
+                              0.3f * float(i), glm::vec3(0, 1, 0));
+    if (i % 7 == 3) o.transform = glm::scale(o.transform, glm::vec3(-1.0f, 1.0f, 1.0f));  // a mirrored actor
+  }
+  p.cpu_actors = p.cpu.add_actors(options);
+  p.gpu_actors = p.gpu.add_actors(options);
+  return p;
+}
+
+// Plays a script of controls and frames, comparing after every step; returns the worst difference.
+Difference play_script(const std::shared_ptr<const Asset>& asset, PaletteStorage storage) {
+  constexpr std::size_t kActors = 14;
+  Pair p = make_crowds(asset, kActors);
+  CrowdRenderer renderer(p.gpu, {.palette = storage});
+  Difference worst;
+  const auto check = [&](const char* step) {
+    Difference d = compare_streams(renderer, p.gpu, p.cpu);
+    if (d.worst > worst.worst) worst = {d.worst, std::string(step) + ": " + d.where};
+  };
+  check("added");
+  const std::size_t clips = asset->clips.size();
+  const auto clip = [&](std::size_t k) { return asset->clips[k % std::max<std::size_t>(clips, 1)].name; };
+  for (int frame = 0; frame < 12; ++frame) {
+    p.update(frame % 4 == 3 ? 0.21f : 1.0f / 30.0f);
+    if (clips > 0 && frame == 2)  // 2-way crossfades
+      for (std::size_t i = 0; i < 8; ++i)
+        p.each(i, [&](Actor& a) { a.select_clip(clip(i + 1), {.crossfade_seconds = 0.5f, .phase = 0.25f}); });
+    if (clips > 0 && frame == 4)  // interrupted: 3-way
+      for (std::size_t i = 0; i < 4; ++i)
+        p.each(i, [&](Actor& a) { a.select_clip(clip(i + 2), {.crossfade_seconds = 0.6f}); });
+    if (clips > 0 && frame == 5) {
+      p.each(9, [&](Actor& a) { a.select_clip(clip(3)); });  // a hard switch
+      p.each(10, [&](Actor& a) { a.seek(0.37f); });
+      p.each(11, [&](Actor& a) { a.set_speed(-2.0f); });
+      p.each(12, [](Actor& a) { a.pause(); });
+      p.each(13, [](Actor& a) { a.set_transform(glm::translate(glm::mat4(1.0f), glm::vec3(0, 2, 0))); });
+    }
+    if (frame == 7) {  // removal moves the last slot into the hole
+      p.cpu.remove_actor(p.cpu_actors[1].id());
+      p.gpu.remove_actor(p.gpu_actors[1].id());
+    }
+    check(("frame " + std::to_string(frame)).c_str());
+  }
+  return worst;
+}
+
+struct AssetCase {
+  const char* name;
+  const char* path;  // under ../shared/assets; nullptr: the built-in character
+};
+
+class GpuAnimationExactness : public ::testing::TestWithParam<AssetCase> {};
+
+INSTANTIATE_TEST_SUITE_P(Assets, GpuAnimationExactness,
+                         ::testing::Values(AssetCase{"BuiltIn", nullptr},
+                                           AssetCase{"RobotExpressive", "threejs/RobotExpressive.glb"},
+                                           AssetCase{"CesiumMan", "khronos/CesiumMan.glb"},
+                                           AssetCase{"Fox", "khronos/Fox.glb"},
+                                           AssetCase{"InterpolationTest", "khronos/InterpolationTest.glb"},
+                                           AssetCase{"SimpleSkin", "lumagl/SimpleSkin.gltf"},
+                                           AssetCase{"RecursiveSkeletons", "khronos/RecursiveSkeletons.glb"},
+                                           AssetCase{"MorphStressTest", "khronos/MorphStressTest/MorphStressTest.gltf"},
+                                           AssetCase{"AnimatedMorphCube", "lumagl/AnimatedMorphCube.glb"},
+                                           AssetCase{"NegativeScaleTest", "khronos/NegativeScaleTest.glb"},
+                                           AssetCase{"BoxAnimated", "khronos/BoxAnimated.glb"}),
+                         [](const auto& test_info) { return std::string(test_info.param.name); });
+
+TEST_P(GpuAnimationExactness, StreamsEqualTheCpuPathInBothStorages) {
+  std::shared_ptr<const Asset> asset;
+  if (GetParam().path == nullptr) {
+    asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  } else {
+    GLTF_CROWD_REQUIRE_ASSETS();
+    asset = std::make_shared<const Asset>(load_asset(test::asset_path(GetParam().path)));
+  }
+  HeadlessContext context;
+  for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+    const Difference d = play_script(asset, storage);
+    std::printf("%s, %s: worst relative difference %.3g\n", GetParam().name, palette_storage_name(storage),
+                static_cast<double>(d.worst));
+    EXPECT_LE(d.worst, kTolerance) << palette_storage_name(storage) << ": " << d.where;
+  }
+}
+
+// More contributors than a record holds (a crossfade interrupted six times): the tail carries
+// the 7th and 8th.
+TEST(GpuAnimation, EightContributorsUseTheRecordTail) {
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  ASSERT_GE(asset->clips.size(), 2u);
+  HeadlessContext context;
+  Pair p = make_crowds(asset, 3);
+  CrowdRenderer renderer(p.gpu);
+  for (int k = 0; k < 9; ++k) {
+    p.update(0.05f);
+    p.each(0, [&](Actor& a) { a.select_clip(asset->clips[k % asset->clips.size()].name, {.crossfade_seconds = 2.0f}); });
+  }
+  p.update(0.05f);
+  ASSERT_EQ(p.cpu_actors[0].contributors().size(), 8u);
+  EXPECT_EQ(p.gpu.playback_records()[0].count, 8u);
+  EXPECT_NE(p.gpu.playback_record_tails()[0].weights[1], 0.0f);
+  const Difference d = compare_streams(renderer, p.gpu, p.cpu);
+  EXPECT_LE(d.worst, kTolerance) << d.where;
+}
+
+// Steady playback uploads one 64-byte record per playing actor and nothing for paused ones;
+// placements only when they change.
+TEST(GpuAnimation, UploadsOnlyChangedRecordsAndPlacements) {
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  HeadlessContext context;
+  Crowd crowd(asset, {.capacity = 20, .animation = Animation::gpu});
+  std::vector<ActorOptions> options(20);
+  auto actors = crowd.add_actors(options);
+  CrowdRenderer renderer(crowd);
+  renderer.animate(crowd);  // the first call uploads every record and placement
+  EXPECT_EQ(renderer.stats().upload_bytes, 20u * (64u + 64u));
+  crowd.update(0.02f);
+  renderer.animate(crowd);
+  EXPECT_EQ(renderer.stats().upload_bytes, 20u * 64u);
+  for (Actor& a : actors) a.pause();
+  crowd.update(0.02f);  // the pauses wrote records; this frame advances nobody
+  renderer.animate(crowd);
+  crowd.update(0.02f);
+  renderer.animate(crowd);
+  EXPECT_EQ(renderer.stats().upload_bytes, 0u);
+  actors[4].set_transform(glm::translate(glm::mat4(1.0f), glm::vec3(1, 0, 0)));
+  renderer.animate(crowd);
+  EXPECT_EQ(renderer.stats().upload_bytes, 64u + 64u) << "one record and one placement";
+  EXPECT_TRUE(crowd.node_streams().front().palette.empty()) << "no CPU rows are packed";
+}
+
+// Switching a crowd between the two paths keeps the poses.
+TEST(GpuAnimation, SwitchingPathsKeepsThePoses) {
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  HeadlessContext context;
+  Pair p = make_crowds(asset, 6);
+  p.update(0.3f);
+  p.gpu.set_animation(Animation::cpu);
+  p.gpu.set_animation(Animation::gpu);
+  CrowdRenderer renderer(p.gpu);
+  p.update(0.1f);
+  EXPECT_LE(compare_streams(renderer, p.gpu, p.cpu).worst, kTolerance);
+  p.gpu.set_animation(Animation::cpu);
+  renderer.animate(p.gpu);
+  const auto cpu = p.cpu.node_streams();
+  const auto back = p.gpu.node_streams();
+  ASSERT_EQ(cpu.size(), back.size());
+  for (std::size_t i = 0; i < cpu.size(); ++i) EXPECT_EQ(cpu[i].palette, back[i].palette);
+}
+
+// Without compute shaders the GPU path is an error naming the capability, never a fallback.
+TEST(GpuAnimation, ContextsWithoutComputeShadersRefuseIt) {
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  HeadlessContext context({.api = GlApi::gles30});
+  Crowd crowd(asset, {.capacity = 2, .animation = Animation::gpu});
+  crowd.add_actor();
+  try {
+    CrowdRenderer renderer(crowd);
+    FAIL() << "expected Error gl_version";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.rule(), rule_id(Rule::gl_version));
+    EXPECT_NE(std::string(e.what()).find("compute shaders"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace gltf_crowd
