@@ -181,6 +181,43 @@ TEST_P(GpuAnimationExactness, StreamsEqualTheCpuPathInBothStorages) {
   }
 }
 
+// Images: the GPU-animated crowd drawn by CrowdRenderer against the CPU crowd drawn by another,
+// in both storages: at most 0.5 % of the pixels may differ by more than 2/255 in a channel.
+TEST(GpuAnimation, ImagesMatchTheCpuPath) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
+  HeadlessContext context;
+  Pair p = make_crowds(asset, 10);
+  p.update(0.4f);
+  for (std::size_t i = 0; i < 4; ++i)
+    p.each(i, [&](Actor& a) { a.select_clip(asset->clips[i + 3].name, {.crossfade_seconds = 0.5f}); });
+  p.update(0.2f);
+  Camera camera;
+  camera.view = glm::lookAt(glm::vec3(2, 6, 12), glm::vec3(2, 1, -1), glm::vec3(0, 1, 0));
+  camera.projection = glm::perspective(glm::radians(50.0f), 1.0f, 0.1f, 100.0f);
+  Framebuffer target({.width = 160, .height = 160});
+  for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+    const auto image = [&](const Crowd& crowd) {
+      CrowdRenderer renderer(crowd, {.palette = storage});
+      target.clear(glm::vec4(0.1f, 0.1f, 0.1f, 1.0f));
+      renderer.draw(crowd, camera);
+      return target.read_pixels();
+    };
+    const std::vector<std::uint8_t> cpu = image(p.cpu), gpu = image(p.gpu);
+    ASSERT_EQ(cpu.size(), gpu.size());
+    std::size_t differing = 0, covered = 0;
+    for (std::size_t px = 0; px < cpu.size(); px += 4) {
+      int worst = 0;
+      for (std::size_t c = 0; c < 3; ++c) worst = std::max(worst, std::abs(int(cpu[px + c]) - int(gpu[px + c])));
+      differing += worst > 2;
+      covered += cpu[px] != cpu[0] || cpu[px + 1] != cpu[1];
+    }
+    EXPECT_GT(covered, cpu.size() / 4 / 50) << "the robots cover the image";
+    EXPECT_LE(differing, cpu.size() / 4 / 200)
+        << palette_storage_name(storage) << ": " << differing << " pixels differ";
+  }
+}
+
 // More contributors than a record holds (a crossfade interrupted six times): the tail carries
 // the 7th and 8th.
 TEST(GpuAnimation, EightContributorsUseTheRecordTail) {
@@ -191,7 +228,8 @@ TEST(GpuAnimation, EightContributorsUseTheRecordTail) {
   CrowdRenderer renderer(p.gpu);
   for (int k = 0; k < 9; ++k) {
     p.update(0.05f);
-    p.each(0, [&](Actor& a) { a.select_clip(asset->clips[k % asset->clips.size()].name, {.crossfade_seconds = 2.0f}); });
+    p.each(0,
+           [&](Actor& a) { a.select_clip(asset->clips[k % asset->clips.size()].name, {.crossfade_seconds = 2.0f}); });
   }
   p.update(0.05f);
   ASSERT_EQ(p.cpu_actors[0].contributors().size(), 8u);

@@ -124,9 +124,10 @@ void require_compute(const char* who) {
   const bool desktop = epoxy_is_desktop_gl();
   const int version = epoxy_gl_version();
   if (!desktop || version < 43) {
-    throw Error(who, Rule::gl_version,
-                fmt::format("Animation::gpu needs compute shaders (desktop OpenGL 4.3); the current context is {} {}.{}",
-                            desktop ? "OpenGL" : "OpenGL ES", version / 10, version % 10));
+    throw Error(
+        who, Rule::gl_version,
+        fmt::format("Animation::gpu needs compute shaders (desktop OpenGL 4.3); the current context is {} {}.{}",
+                    desktop ? "OpenGL" : "OpenGL ES", version / 10, version % 10));
   }
   GLint bindings = 0, compute_blocks = 0;
   glGetIntegerv(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS, &bindings);
@@ -242,7 +243,8 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
   for (const auto& [first, end] : gpu.runs) {
     upload(gpu.records.name(), sizeof(PlaybackRecord), records.data(), first, end);
     for (std::uint32_t slot = first; slot < end; ++slot)
-      if (records[slot].count > kRecordContributors) upload(gpu.tails.name(), sizeof(PlaybackRecordTail), tails.data(), slot, slot + 1);
+      if (records[slot].count > kRecordContributors)
+        upload(gpu.tails.name(), sizeof(PlaybackRecordTail), tails.data(), slot, slot + 1);
   }
   changed_runs(crowd.placement_generations(), gpu.uploaded_placements, gpu.upload_everything, gpu.runs);
   for (const auto& [first, end] : gpu.runs)
@@ -257,14 +259,21 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
   }
   const Rig& rig = gpu.rig;
   const auto n = static_cast<std::uint32_t>(rig.node_count());
-  for (auto [index, buffer] : {std::pair{bind::records, gpu.records.name()}, {bind::tails, gpu.tails.name()},
-                               {bind::placements, gpu.placements.name()}, {bind::nodes, gpu.nodes.name()},
-                               {bind::clip_nodes, gpu.clip_nodes.name()}, {bind::channels, gpu.channels.name()},
-                               {bind::times, gpu.times.name()}, {bind::key_rows, gpu.key_rows.name()},
-                               {bind::clip_weights, gpu.clip_weights.name()}, {bind::locals, gpu.locals.name()},
-                               {bind::worlds, gpu.worlds.name()}, {bind::weights, gpu.weights.name()},
+  for (auto [index, buffer] : {std::pair{bind::records, gpu.records.name()},
+                               {bind::tails, gpu.tails.name()},
+                               {bind::placements, gpu.placements.name()},
+                               {bind::nodes, gpu.nodes.name()},
+                               {bind::clip_nodes, gpu.clip_nodes.name()},
+                               {bind::channels, gpu.channels.name()},
+                               {bind::times, gpu.times.name()},
+                               {bind::key_rows, gpu.key_rows.name()},
+                               {bind::clip_weights, gpu.clip_weights.name()},
+                               {bind::locals, gpu.locals.name()},
+                               {bind::worlds, gpu.worlds.name()},
+                               {bind::weights, gpu.weights.name()},
                                {bind::rest_weights, gpu.rest_weights.name()},
-                               {bind::skin_joints, gpu.skin_joints.name()}, {bind::output, gpu.dummy.name()},
+                               {bind::skin_joints, gpu.skin_joints.name()},
+                               {bind::output, gpu.dummy.name()},
                                {bind::output_weights, gpu.dummy.name()}})
     bind_buffer(index, buffer);
   const auto use = [&](AnimationPass pass) {
@@ -310,7 +319,8 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
     bind_buffer(bind::output_weights, targets[d].weights != 0 ? targets[d].weights : gpu.dummy.name());
     set_uint(program, "u_node", dn.node);
     set_uint(program, "u_rule", static_cast<std::uint32_t>(dn.rule));
-    set_rows(program, "u_mesh_world", dn.skin >= 0 ? rig.skins[static_cast<std::size_t>(dn.skin)].mesh_world : Affine{});
+    set_rows(program, "u_mesh_world",
+             dn.skin >= 0 ? rig.skins[static_cast<std::size_t>(dn.skin)].mesh_world : Affine{});
     set_uint(program, "u_weight_offset", dn.weight_offset);
     set_uint(program, "u_weight_count_drawn", dn.weight_count);
     set_uint(program, "u_weight_stride", targets[d].weights != 0 ? streams[d].weight_stride : 0u);

@@ -25,7 +25,6 @@ inline constexpr std::size_t kAnimationPasses = 5;
 // GLSL 4.30 source of one pass (animation_shaders.cpp).
 std::string animation_compute_source(AnimationPass pass);
 
-
 // Where one stream's outputs go: buffers the passes write (the renderer's own stream buffers
 // with storage_buffer palettes, staging buffers copied into its textures otherwise).
 struct AnimationTargets {
@@ -46,7 +45,7 @@ struct GpuAnimation {
   std::uint64_t uploaded_records = 0, uploaded_placements = 0;
   bool upload_everything = true;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // scratch: [first, end) slot runs
-  Object timer;                                                // GL_TIME_ELAPSED query
+  Object timer;                                               // GL_TIME_ELAPSED query
   bool timer_pending = false;
 
   template <class Fn>

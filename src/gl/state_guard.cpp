@@ -24,7 +24,9 @@ void set_pixel_store(GLenum pname, GLint saved, GLint wanted) {
 
 StateGuard::StateGuard(bool storage_buffers, bool compute)
     : storage_buffers_(storage_buffers || compute),
-      saved_bindings_(compute ? binding::compute_count : storage_buffers ? binding::count : 0) {
+      saved_bindings_(compute           ? binding::compute_count
+                      : storage_buffers ? binding::count
+                                        : 0) {
   program_ = integer(GL_CURRENT_PROGRAM);
   vertex_array_ = integer(GL_VERTEX_ARRAY_BINDING);
   array_buffer_ = integer(GL_ARRAY_BUFFER_BINDING);

@@ -3,11 +3,16 @@
 // Google Benchmark suite (bench/crowd_bench.cpp) measures: W untimed warm-up updates, then F
 // timed Crowd::update(1/60) calls with oneTBB limited to T threads. Reports the wall time per
 // update divided by the actor count, the per-stage CPU time of Crowd::frame_stats() per actor,
-// the bytes packed by the last update and its draw count.
+// the bytes packed by the last update and its draw count. With `--animation gpu` the crowd
+// writes playback records and a headless CrowdRenderer evaluates them in compute passes each
+// frame: it reports the CPU time of the update and of CrowdRenderer::animate (upload and
+// dispatch; on llvmpipe this includes the passes themselves, which it runs on the CPU), the
+// bytes uploaded per frame and the passes' GPU time from a GL timer query.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -17,6 +22,7 @@
 #include <tbb/info.h>
 
 #include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/gl.hpp"
 #include "tools/bench_crowd.hpp"
 #include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
@@ -33,7 +39,78 @@ struct BenchOptions {
   std::uint32_t warmup = 10;
   bool crossfade = false;
   bool json = false;
+  std::string animation = "cpu";  // cpu or gpu
+  bool records_only = false;      // gpu: no renderer, only Crowd::update's records
 };
+
+// What `--animation gpu` measures per timed frame, summed.
+struct GpuMeasurement {
+  double update_seconds = 0.0;   // Crowd::update: clocks and records
+  double animate_seconds = 0.0;  // CrowdRenderer::animate: uploads and dispatches (CPU wall time)
+  double gpu_ms = 0.0;           // the passes, GL_TIME_ELAPSED
+  std::uint64_t upload_bytes = 0;
+};
+
+void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
+  const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
+  std::optional<HeadlessContext> context;
+  if (!options.records_only) context.emplace();
+  Crowd crowd(asset, {.capacity = options.actors, .animation = Animation::gpu});
+  populate_bench_crowd(crowd, options.actors, options.crossfade);
+  std::optional<CrowdRenderer> renderer;
+  if (context) renderer.emplace(crowd, CrowdRendererOptions{.time_animation = true});
+  for (std::uint32_t f = 0; f < options.warmup; ++f) {
+    crowd.update(bench_frame_seconds);
+    if (renderer) renderer->animate(crowd);
+  }
+  GpuMeasurement m;
+  for (std::uint32_t f = 0; f < options.frames; ++f) {
+    const auto start = std::chrono::steady_clock::now();
+    crowd.update(bench_frame_seconds);
+    const auto updated = std::chrono::steady_clock::now();
+    if (renderer) renderer->animate(crowd);
+    const auto animated = std::chrono::steady_clock::now();
+    m.update_seconds += std::chrono::duration<double>(updated - start).count();
+    m.animate_seconds += std::chrono::duration<double>(animated - updated).count();
+    if (renderer) {
+      m.gpu_ms += renderer->stats().animation_ms;
+      m.upload_bytes += renderer->stats().upload_bytes;
+    } else {
+      m.upload_bytes += crowd.frame_stats().packed_bytes;  // what a renderer would upload
+    }
+  }
+  const double frames = static_cast<double>(options.frames);
+  const double per_actor_us = 1e6 / (frames * static_cast<double>(options.actors));
+  const std::string label = options.asset.empty() ? std::string("built-in") : options.asset;
+  const std::string device = context ? context->renderer() : std::string("none (--records-only)");
+  const bool software = !context || device.find("llvmpipe") != std::string::npos;
+  const auto bytes_per_frame = static_cast<std::uint64_t>(static_cast<double>(m.upload_bytes) / frames);
+  if (options.json) {
+    const nlohmann::ordered_json out = {{"asset", label},
+                                        {"actors", options.actors},
+                                        {"threads", threads},
+                                        {"frames", options.frames},
+                                        {"crossfade", options.crossfade},
+                                        {"animation", "gpu"},
+                                        {"us_per_actor", m.update_seconds * per_actor_us},
+                                        {"animate_us_per_actor", m.animate_seconds * per_actor_us},
+                                        {"upload_bytes_per_frame", bytes_per_frame},
+                                        {"gpu_ms_per_frame", m.gpu_ms / frames},
+                                        {"gpu_time_meaningful", !software},
+                                        {"gl_renderer", device},
+                                        {"draws", crowd.frame_stats().draws}};
+    fmt::print("{}\n", json_text(out));
+    return;
+  }
+  fmt::print(
+      "{}: {} actors, {} frames{}, animation on the GPU: update {:.4f} us per actor, animate {:.4f} us per "
+      "actor (CPU), {} bytes uploaded per frame, compute passes {:.3f} ms per frame on {}{}\n",
+      label, options.actors, options.frames, options.crossfade ? ", mid-crossfade" : "",
+      m.update_seconds * per_actor_us, m.animate_seconds * per_actor_us, bytes_per_frame, m.gpu_ms / frames, device,
+      !context   ? ""
+      : software ? " (llvmpipe runs them on the CPU: the GPU time means nothing)"
+                 : "");
+}
 
 struct Measurement {
   double update_seconds = 0.0;  // wall time summed over the timed updates
@@ -64,6 +141,7 @@ void run_bench(const BenchOptions& options) {
   const auto available = static_cast<std::uint32_t>(tbb::info::default_concurrency());
   const std::uint32_t threads = options.threads == 0 ? available : std::min(options.threads, available);
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
+  if (options.animation == "gpu") return run_gpu_bench(options, threads);
 
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
   Crowd crowd(asset, {.capacity = options.actors});
@@ -125,6 +203,15 @@ void register_bench(CLI::App& app) {
       ->check(integer_in(0, 10'000'000));
   bench->add_flag("--crossfade", options->crossfade,
                   "every actor mid-crossfade between two clips for the whole measurement");
+  bench
+      ->add_option("--animation", options->animation,
+                   "where poses are evaluated: cpu (Crowd::update) or gpu (compute passes of a headless "
+                   "CrowdRenderer; needs OpenGL 4.3)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "gpu"}));
+  bench->add_flag("--records-only", options->records_only,
+                  "with --animation gpu: no GL context or renderer, only the update that writes the records "
+                  "(the CPU side at any actor count; upload_bytes_per_frame is what a renderer would upload)");
   bench->add_flag("--json", options->json,
                   "print one JSON object: asset, actors, threads, frames, crossfade, us_per_actor "
                   "(wall time per update / actors), stages {sampling, hierarchy, palettes, packing} "

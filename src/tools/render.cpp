@@ -42,6 +42,7 @@ struct RenderOptions {
   std::uint64_t vertex_budget = 0;    // 0 = unlimited
   std::optional<float> min_coverage;  // absent: the last threshold culls (docs/spec.md §7)
   std::string palette = "auto";       // CrowdRenderer palette storage: storage, texture or auto
+  std::string animation = "cpu";      // where poses are evaluated: cpu or gpu (compute passes)
   std::string gl = "4.3";             // context: 4.3, 3.3 or es3.0
   bool reference = false;             // draw every actor separately, CPU-skinned (docs/spec.md §6)
 };
@@ -93,7 +94,8 @@ void run_render(const RenderOptions& options) {
   lod.enabled = lod.auto_generate = options.lod;
   lod.vertex_budget = options.vertex_budget;
   lod.min_coverage = options.min_coverage;
-  Crowd crowd(asset, {.capacity = 1, .lod = lod});
+  Crowd crowd(asset,
+              {.capacity = 1, .lod = lod, .animation = options.animation == "gpu" ? Animation::gpu : Animation::cpu});
   if (!options.reference) check_actor_limit(crowd, options.actors, parse_storage(options.palette));
   crowd.reserve(options.actors);
   if (options.lod) crowd.set_lod_bias(options.lod_bias);
@@ -137,6 +139,7 @@ void run_render(const RenderOptions& options) {
         crowd_stats_json(crowd, options.asset.empty() ? std::string("built-in") : options.asset, draws, render_stats,
                          reference ? "reference" : palette_storage_name(instanced->palette_storage()));
     stats["gl_api"] = options.gl;
+    stats["animation"] = options.animation;
     stats["width"] = options.width;
     stats["height"] = options.height;
     stats["msaa"] = options.msaa;
@@ -224,6 +227,12 @@ void register_render(CLI::App& app) {
                    "MESA_GLES_VERSION_OVERRIDE unless already set")
       ->capture_default_str()
       ->check(CLI::IsMember({"4.3", "3.3", "es3.0"}));
+  render
+      ->add_option("--animation", options->animation,
+                   "where poses are evaluated: cpu (Crowd::update packs every palette) or gpu (compute "
+                   "passes of the instanced renderer write them; needs OpenGL 4.3, see --gl)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "gpu"}));
   render->add_flag("--reference", options->reference,
                    "draw every actor separately with CPU-skinned vertices (the correctness "
                    "oracle and separate-draws baseline: groups × actors draws)");
