@@ -1,8 +1,11 @@
 // `gltf-crowd pose`: the printed pose against values read here from the raw glTF data with
 // tinygltf (key values, rest TRS, inverse bind matrices) and matrices composed here; the
 // `--script` mode against docs/spec.md §3 (weights, clocks, finished, placement).
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -246,6 +249,61 @@ TEST(PoseToolTest, ScriptErrorsNameTheLine) {
     EXPECT_NE(r.out.find("bad.txt:2"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(rule), std::string::npos) << r.out;
   }
+}
+
+}  // namespace
+}  // namespace gltf_crowd
+
+namespace gltf_crowd {
+namespace {
+
+// Every number of two JSON documents of the same shape, in order.
+void collect_numbers(const nlohmann::json& j, std::vector<double>& out) {
+  if (j.is_number()) out.push_back(j.get<double>());
+  if (j.is_array() || j.is_object())
+    for (const auto& e : j) collect_numbers(e, out);
+}
+
+double worst_difference(const std::string& cpu, const std::string& gpu) {
+  std::vector<double> a, b;
+  std::istringstream ca(cpu), cb(gpu);
+  std::string la, lb;
+  while (std::getline(ca, la) && std::getline(cb, lb)) {
+    collect_numbers(nlohmann::json::parse(la), a);
+    collect_numbers(nlohmann::json::parse(lb), b);
+  }
+  EXPECT_EQ(a.size(), b.size());
+  EXPECT_FALSE(a.empty());
+  double worst = 0.0;
+  for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i)
+    worst = std::max(worst, std::abs(a[i] - b[i]) / std::max(1.0, std::abs(a[i])));
+  return worst;
+}
+
+// `pose --animation gpu` prints the document of the CPU path, read back from the compute passes
+// (issue 17): a clip at a time, and a script with crossfades and a move.
+TEST(PoseToolTest, AnimationGpuPrintsTheCpuDocument) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto path = quoted(test::asset_path("khronos/InterpolationTest.glb").string());
+  for (const char* clip : {"0", "3", "6"}) {
+    const std::string args = "pose " + path + " --clip " + clip + " --time 0.7 --json";
+    const CommandOutput cpu = run_tool(args), gpu = run_tool(args + " --animation gpu");
+    ASSERT_EQ(gpu.exit_code, 0) << gpu.out;
+    EXPECT_LE(worst_difference(cpu.out, gpu.out), 1e-5) << clip;
+  }
+  const auto dir = test::scratch_dir("pose_gpu");
+  std::ofstream(dir / "script.txt") << "add id=a clip=Walking\nadd id=b clip=Running phase=0.3 at=2,0,0\n"
+                                       "update 0.3\nselect a Running crossfade=0.5\nupdate 0.2\n"
+                                       "select a Idle crossfade=0.4\nupdate 0.1\nmove b 1 2 3\n";
+  const std::string robot = quoted(test::asset_path("threejs/RobotExpressive.glb").string());
+  const std::string args = "pose " + robot + " --script " + quoted((dir / "script.txt").string());
+  const CommandOutput cpu = run_tool(args), gpu = run_tool(args + " --animation gpu");
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.out;
+  // Joint matrices world · IBM cancel large translations: relative to max(1, |value|).
+  EXPECT_LE(worst_difference(cpu.out, gpu.out), 1e-4);
+  const CommandOutput rest = run_tool("pose " + robot + " --animation gpu 2>&1");
+  EXPECT_NE(rest.exit_code, 0);
+  EXPECT_NE(rest.out.find("animation_mode"), std::string::npos) << rest.out;
 }
 
 }  // namespace

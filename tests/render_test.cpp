@@ -3,7 +3,9 @@
 // P14): at most 100 actors at 256 × 192. The palette storages on OpenGL 3.3 and ES 3.0 contexts
 // (which the tool caps through Mesa's version overrides, read once per process) are compared
 // with `--reference` images here (docs/spec.md §6).
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -248,6 +250,41 @@ TEST(RenderTool, StoragePaletteOnGl33IsAnError) {
 TEST(RenderTool, UnknownPaletteOrGlIsRejected) {
   EXPECT_NE(run_render("bad_palette", {"--palette", "bindless"}).exit_code, 0);
   EXPECT_NE(run_render("bad_gl", {"--gl", "2.1"}).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace gltf_crowd
+
+namespace gltf_crowd {
+namespace {
+
+// `render --animation gpu` (issue 17): the compute passes pack the palettes, and the image is the
+// CPU path's.
+TEST(RenderTool, AnimationGpuDrawsTheCpuImage) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto dir = test::scratch_dir("render_gpu");
+  const std::string robot = test::quoted(test::asset_path("threejs/RobotExpressive.glb").string());
+  const auto run = [&](const std::string& name, const std::string& extra) {
+    const auto png = dir / (name + ".png"), json = dir / (name + ".json");
+    return test::run_for_image(test::quoted(test::tool_path().string()) + " render " + robot +
+                                   " --actors 30 --width 200 --height 150 --seconds 0.5 --out " +
+                                   test::quoted(png.string()) + " --stats " + test::quoted(json.string()) + extra,
+                               png, json);
+  };
+  const test::ImageRun cpu = run("cpu", ""), gpu = run("gpu", " --animation gpu");
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.output;
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
+  EXPECT_EQ(gpu.stats["animation"], "gpu");
+  EXPECT_EQ(gpu.stats["draws"], 19);
+  ASSERT_EQ(cpu.image.rgba.size(), gpu.image.rgba.size());
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < cpu.image.rgba.size(); i += 4) {
+    int worst = 0;
+    for (std::size_t c = 0; c < 3; ++c)
+      worst = std::max(worst, std::abs(int(cpu.image.rgba[i + c]) - int(gpu.image.rgba[i + c])));
+    differing += worst > 2;
+  }
+  EXPECT_LE(differing, cpu.image.rgba.size() / 4 / 200);
 }
 
 }  // namespace

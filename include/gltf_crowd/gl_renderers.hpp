@@ -49,6 +49,7 @@
 #include <glm/glm.hpp>
 
 #include "gltf_crowd/error.hpp"
+#include "gltf_crowd/pose.hpp"
 #include "gltf_crowd/export.hpp"
 
 GLTF_CROWD_API_BEGIN
@@ -127,6 +128,14 @@ struct CapacityLimit {
 // context; throws Error "gl_version" as CrowdRenderer does when the context cannot run `storage`.
 CapacityLimit crowd_capacity_limit(const Crowd& crowd, PaletteStorage storage = PaletteStorage::automatic);
 
+// One actor's pose as the GPU evaluated it (CrowdRenderer::read_poses).
+struct GpuPose {
+  // Every node's local TRS in asset order (a node no contributor animates: its rest TRS; an
+  // authored matrix is not decomposed) and the morph weights (Asset::weight_offsets layout).
+  Pose local;
+  std::vector<glm::mat4> world;  // every node's world matrix, placement included
+};
+
 // The instanced GL backend for one Crowd (docs/spec.md §4–§6). Construction picks the palette storage,
 // uploads each source primitive's vertex, index and morph delta data and the materials'
 // textures, and allocates per-node stream storage for the crowd's capacity. In the vertex
@@ -185,6 +194,13 @@ class CrowdRenderer {
   // Texture storage with Animation::cpu needs desktop OpenGL (glGetTexImage), else Error
   // "gl_version". Errors as draw().
   std::vector<NodeStream> read_node_streams(const Crowd& crowd);
+
+  // Animation::gpu: every live actor's pose (slot order) evaluated by the same compute passes
+  // over a rig of every asset node, read back: for tools that print poses (`pose --animation
+  // gpu`) and tests. Builds that second evaluator on first use; waits for the GPU. Error
+  // "animation_mode" for a crowd with Animation::cpu (use Actor::local_pose and node_world),
+  // else errors as draw().
+  std::vector<GpuPose> read_poses(const Crowd& crowd);
 
   // The storage in use: storage_buffer or texture, never automatic.
   PaletteStorage palette_storage() const noexcept { return storage_; }

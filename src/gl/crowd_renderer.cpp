@@ -477,4 +477,60 @@ std::vector<NodeStream> CrowdRenderer::read_node_streams(const Crowd& crowd) {
   return out;
 }
 
+std::vector<GpuPose> CrowdRenderer::read_poses(const Crowd& crowd) {
+  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
+  std::vector<GpuPose> out;
+  if (!state_ || crowd.destroyed()) return out;
+  if (crowd.animation() != Animation::gpu)
+    throw Error("CrowdRenderer.read_poses", Rule::animation_mode,
+                "the crowd evaluates its poses on the CPU (Animation::cpu): use Actor::local_pose and node_world");
+  State& state = *state_;
+  gl::require_compute("Crowd.animation");
+  const gl::StateGuard guard(state.storage == PaletteStorage::storage_buffer, true);
+  GLint copy_read = 0;
+  glGetIntegerv(GL_COPY_READ_BUFFER_BINDING, &copy_read);
+  if (!state.pose_reader) {
+    auto reader = std::make_unique<gl::GpuAnimation>();
+    try {
+      gl::build_gpu_animation(*reader, crowd, {.all_nodes = true, .frame = false});
+    } catch (...) {
+      reader->for_each_object([](gl::Object& o) { o.reset(); });
+      throw;
+    }
+    state.pose_reader = std::move(reader);
+  }
+  gl::GpuAnimation& reader = *state.pose_reader;
+  state.cache.invalidate();
+  gl::animate(reader, state.cache, crowd, {}, false);
+  std::vector<glm::vec4> locals, worlds;
+  std::vector<float> weights;
+  const std::size_t live = crowd.actor_count();
+  gl::read_scratch(reader, live, locals, worlds, weights);
+  glBindBuffer(GL_COPY_READ_BUFFER, static_cast<GLuint>(copy_read));
+  state.cache.forget_bindings();
+  const Asset& asset = crowd.asset();
+  const Rig& rig = reader.rig;
+  const std::size_t nodes = rig.node_count();
+  const auto placements = crowd.placements();
+  for (std::size_t slot = 0; slot < live; ++slot) {
+    GpuPose pose{Pose(asset), std::vector<glm::mat4>(asset.nodes.size(), glm::mat4(1.0f))};
+    for (std::size_t r = 0; r < nodes; ++r) {
+      const std::uint32_t n = rig.asset_node[r];
+      const glm::vec4* l = &locals[(slot * nodes + r) * 3];
+      const bool animated = l[0].w != 0.0f;
+      pose.local.translations[n] = animated ? glm::vec3(l[0]) : rig.rest_translation[r];
+      pose.local.rotations[n] = animated ? glm::quat(l[1].w, l[1].x, l[1].y, l[1].z) : rig.rest_rotation[r];
+      pose.local.scales[n] = animated ? glm::vec3(l[2]) : rig.rest_scale[r];
+      Affine world;
+      for (int k = 0; k < 3; ++k) world.rows[k] = worlds[(slot * nodes + r) * 3 + static_cast<std::size_t>(k)];
+      pose.world[n] = placements[slot] * to_mat4(world);
+    }
+    std::copy_n(weights.begin() + static_cast<std::ptrdiff_t>(slot * reader.weight_count), reader.weight_count,
+                pose.local.weights.begin());
+    out.push_back(std::move(pose));
+  }
+  gl::check_gl("CrowdRenderer::read_poses");
+  return out;
+}
+
 }  // namespace gltf_crowd

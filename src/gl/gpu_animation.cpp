@@ -141,11 +141,11 @@ void require_compute(const char* who) {
   }
 }
 
-void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd) {
+void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd, const RigOptions& options) {
   const Asset& asset = crowd.asset();
   std::vector<std::uint32_t> drawn;
   for (const NodeStream& s : crowd.node_streams()) drawn.push_back(s.node);
-  gpu.rig = build_rig(asset, drawn);
+  gpu.rig = build_rig(asset, drawn, options);
   const Rig& rig = gpu.rig;
   const std::vector<ClipTracks> clips = build_clip_tracks(asset, rig);
   const auto n = static_cast<std::uint32_t>(rig.node_count());
@@ -296,7 +296,7 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
   dispatch(live);
 
   program = use(AnimationPass::palette);
-  for (std::size_t k = 0; k < rig.skins.size(); ++k) {
+  for (std::size_t k = 0; k < rig.skins.size() && !targets.empty(); ++k) {
     const RigSkin& skin = rig.skins[k];
     const GLuint out = targets[skin.drawn].palette;
     if (out == 0) continue;
@@ -335,6 +335,23 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
   cache.forget_bindings();  // the passes changed the program and storage bindings behind the cache
   check_gl("glDispatchCompute(animation)");
   return uploaded;
+}
+
+void read_scratch(const GpuAnimation& gpu, std::size_t live, std::vector<glm::vec4>& locals,
+                  std::vector<glm::vec4>& worlds, std::vector<float>& weights) {
+  const std::size_t rows = live * gpu.rig.node_count() * 3;
+  locals.assign(rows, glm::vec4(0.0f));
+  worlds.assign(rows, glm::vec4(0.0f));
+  weights.assign(live * gpu.weight_count, 0.0f);
+  const auto read = [](GLuint buffer, std::size_t bytes, void* out) {
+    if (bytes == 0) return;
+    glBindBuffer(GL_COPY_READ_BUFFER, buffer);
+    glGetBufferSubData(GL_COPY_READ_BUFFER, 0, static_cast<GLsizeiptr>(bytes), out);
+  };
+  read(gpu.locals.name(), rows * sizeof(glm::vec4), locals.data());
+  read(gpu.worlds.name(), rows * sizeof(glm::vec4), worlds.data());
+  read(gpu.weights.name(), weights.size() * sizeof(float), weights.data());
+  check_gl("glGetBufferSubData(animation scratch)");
 }
 
 double gpu_milliseconds(GpuAnimation& gpu) {

@@ -61,14 +61,22 @@ struct GpuAnimation {
 // context runs compute shaders with 16 storage buffer bindings (desktop OpenGL 4.3).
 void require_compute(const char* who);
 
-// Compiles the passes and uploads the rig and clip tracks of `crowd`'s streams.
-void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd);
+// Compiles the passes and uploads the rig and clip tracks of `crowd`'s streams: the crowd's
+// draw rig by default, or every node unframed (`options` {.all_nodes = true, .frame = false})
+// for reading any node's pose back.
+void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd, const RigOptions& options = {});
 
 // Uploads the records and placements that changed (all after a (re)allocation), runs the passes
-// for the live slots and writes into `targets` (one per node stream). Returns the bytes uploaded.
+// for the live slots and writes into `targets` (one per node stream; empty: only the local poses,
+// morph weights and world matrices are computed, for read-back). Returns the bytes uploaded.
 // With `timed`, the passes run inside a GL_TIME_ELAPSED query whose result gpu_milliseconds reads.
 std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
                       std::span<const AnimationTargets> targets, bool timed);
+
+// Reads the live slots' locals (3 vec4 per slot × rig node), world′ rows (3 vec4 each) and morph
+// weights back after animate(); waits for the GPU.
+void read_scratch(const GpuAnimation& gpu, std::size_t live, std::vector<glm::vec4>& locals,
+                  std::vector<glm::vec4>& worlds, std::vector<float>& weights);
 
 // Milliseconds of the last timed animate(), waiting for the GPU; negative when none ran.
 double gpu_milliseconds(GpuAnimation& gpu);

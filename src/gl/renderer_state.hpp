@@ -55,6 +55,7 @@ struct CrowdRenderer::State {
   // with texture storage the buffers its passes write, copied into the stream textures.
   std::unique_ptr<gl::GpuAnimation> animation;
   std::size_t animated_streams = 0;
+  std::unique_ptr<gl::GpuAnimation> pose_reader;  // every node, unframed (read_poses)
   std::vector<gl::StreamGpu> staging;
   std::vector<gl::AnimationTargets> targets;
 
@@ -79,6 +80,7 @@ struct CrowdRenderer::State {
     }
     for (auto& g : groups) fn(g.instances);
     if (animation) animation->for_each_object(fn);
+    if (pose_reader) pose_reader->for_each_object(fn);
     for (auto& s : staging) {
       fn(s.transforms);
       fn(s.palette);

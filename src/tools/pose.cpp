@@ -14,6 +14,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "asset/checks.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/gl.hpp"
 #include "gltf_crowd/pose.hpp"
 #include "gltf_crowd/sampling.hpp"
 #include "tools/cli_numbers.hpp"
@@ -57,6 +59,14 @@ struct PoseOptions {
   float time = 0.0f;
   bool json = false;
   std::string script;
+  std::string animation = "cpu";  // gpu: poses read back from CrowdRenderer's compute passes
+};
+
+// `--animation gpu`: a headless context and a renderer of the crowd, whose compute passes
+// evaluate the poses that are printed (CrowdRenderer::read_poses).
+struct GpuPoses {
+  HeadlessContext context;
+  std::optional<CrowdRenderer> renderer;
 };
 
 Json floats(const float* data, std::size_t count) {
@@ -84,10 +94,8 @@ void local_trs(const Asset& asset, const Pose& pose, std::size_t n, glm::vec3& t
   r = glm::quat(1.0f, 0.0f, 0.0f, 0.0f);
 }
 
-// "nodes", "skins" and "morph_weights" of one pose, appended to `out`.
-void append_pose(const Asset& asset, Pose& pose, const glm::mat4& placement, Json& out) {
-  std::vector<glm::mat4> world(asset.nodes.size());
-  compute_world_matrices(asset, pose.view(), placement, world);
+// "nodes", "skins" and "morph_weights" of one pose with its world matrices, appended to `out`.
+void append_pose(const Asset& asset, const Pose& pose, std::span<const glm::mat4> world, Json& out) {
   Json nodes = Json::array();
   for (std::size_t n = 0; n < asset.nodes.size(); ++n) {
     glm::vec3 t, s;
@@ -116,6 +124,13 @@ void append_pose(const Asset& asset, Pose& pose, const glm::mat4& placement, Jso
   out["nodes"] = std::move(nodes);
   out["skins"] = std::move(skins);
   out["morph_weights"] = std::move(morph);
+}
+
+// The same with the world matrices computed on the CPU.
+void append_pose(const Asset& asset, Pose& pose, const glm::mat4& placement, Json& out) {
+  std::vector<glm::mat4> world(asset.nodes.size());
+  compute_world_matrices(asset, pose.view(), placement, world);
+  append_pose(asset, pose, world, out);
 }
 
 // A clip by name, else by index.
@@ -155,6 +170,34 @@ void print_text(const Asset& asset, const Json& doc) {
   }
   for (const auto& m : doc["morph_weights"])
     fmt::print("morph weights of node {}: {}\n", m["node"].get<std::size_t>(), vec(m["weights"]));
+}
+
+// One actor of a GPU-animated crowd, paused at the clip time (loop once: the time clamps to
+// [0, duration], and sampling clamps to the keys, as sampled directly), read back.
+void run_single_gpu(const std::shared_ptr<const Asset>& asset, const PoseOptions& o) {
+  if (o.clip.empty())
+    throw Error("--animation", Rule::animation_mode, "gpu prints a clip's pose: give --clip (or --script)");
+  detail::check_finite(o.time, "--time");
+  const std::uint32_t clip = resolve_clip(*asset, o.clip);
+  Crowd crowd(asset, {.capacity = 1, .animation = Animation::gpu});
+  ActorOptions actor;
+  actor.clip = asset->clips[clip].name;
+  actor.time = o.time;
+  actor.loop = LoopMode::once;
+  actor.playing = false;
+  crowd.add_actor(actor);
+  GpuPoses gpu;
+  gpu.renderer.emplace(crowd);
+  const GpuPose pose = gpu.renderer->read_poses(crowd).at(0);
+  Json doc;
+  doc["clip"] = asset->clips[clip].name;
+  doc["clip_index"] = clip;
+  doc["time"] = o.time;
+  append_pose(*asset, pose.local, pose.world, doc);
+  if (o.json)
+    fmt::print("{}\n", json_text(doc));
+  else
+    print_text(*asset, doc);
 }
 
 void run_single(const Asset& asset, const PoseOptions& o) {
@@ -353,8 +396,11 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
   }
 }
 
-void print_actors(const Crowd& crowd, std::size_t step, const ScriptLine& line) {
+void print_actors(const Crowd& crowd, std::size_t step, const ScriptLine& line, GpuPoses* gpu) {
   const Asset& asset = crowd.asset();
+  std::vector<GpuPose> read;
+  if (gpu != nullptr) read = gpu->renderer->read_poses(crowd);
+  std::size_t slot = 0;
   for (const Actor& a : crowd.actors()) {
     Json doc = {{"step", step},
                 {"line", line.number},
@@ -373,8 +419,13 @@ void print_actors(const Crowd& crowd, std::size_t step, const ScriptLine& line) 
       contributors.push_back(
           {{"clip", asset.clips[c.clip].name}, {"clip_index", c.clip}, {"seconds", c.seconds}, {"weight", c.weight}});
     doc["contributors"] = std::move(contributors);
-    Pose pose = a.local_pose();
-    append_pose(asset, pose, a.transform(), doc);
+    if (gpu != nullptr) {
+      append_pose(asset, read.at(slot).local, read.at(slot).world, doc);
+    } else {
+      Pose pose = a.local_pose();
+      append_pose(asset, pose, a.transform(), doc);
+    }
+    ++slot;
     fmt::print("{}\n", json_text(doc));
   }
 }
@@ -383,7 +434,11 @@ void run_script(const std::shared_ptr<const Asset>& asset, const PoseOptions& o)
   const std::vector<ScriptLine> lines = read_script(o.script);
   std::size_t adds = 0;
   for (const ScriptLine& line : lines) adds += line.words[0] == "add" ? 1 : 0;
-  Crowd crowd(asset, {.capacity = std::max<std::size_t>(adds, 1)});
+  const bool on_gpu = o.animation == "gpu";
+  Crowd crowd(asset,
+              {.capacity = std::max<std::size_t>(adds, 1), .animation = on_gpu ? Animation::gpu : Animation::cpu});
+  std::optional<GpuPoses> gpu;
+  if (on_gpu) gpu.emplace().renderer.emplace(crowd);
   for (std::size_t step = 0; step < lines.size(); ++step) {
     const Script s(o.script, lines[step]);
     try {
@@ -392,13 +447,14 @@ void run_script(const std::shared_ptr<const Asset>& asset, const PoseOptions& o)
       if (e.rule() == rule_id(Rule::script_syntax)) throw;
       throw Error(fmt::format("{}:{}", o.script, lines[step].number), e.rule(), e.what());
     }
-    print_actors(crowd, step, lines[step]);
+    print_actors(crowd, step, lines[step], gpu ? &*gpu : nullptr);
   }
 }
 
 void run_pose(const PoseOptions& o) {
   auto asset = std::make_shared<const Asset>(load_asset(o.asset));
   if (!o.script.empty()) return run_script(asset, o);
+  if (o.animation == "gpu") return run_single_gpu(asset, o);
   run_single(*asset, o);
 }
 
@@ -420,6 +476,12 @@ void register_pose(CLI::App& app) {
       "\"joint_matrices\": [[16], ...] = world(joint) · IBM}], \"morph_weights\": [{\"node\", \"weights\"}]}");
   pose->add_option("--script", options->script, "run actor operations from FILE and print JSON lines (see below)")
       ->excludes(clip);
+  pose->add_option("--animation", options->animation,
+                   "cpu, or gpu: the poses are evaluated by the instanced renderer's compute passes on a "
+                   "headless OpenGL 4.3 context and read back (local TRS, world matrices; joint matrices = "
+                   "those worlds · IBM); needs --clip or --script")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "gpu"}));
   pose->footer(kScriptHelp);
   pose->callback([options] { run_pose(*options); });
 }
