@@ -137,6 +137,28 @@ TEST(StudioTool, UpdateRateLodDefersSmallActors) {
   EXPECT_EQ(every.stats["actors_evaluated"].get<int>(), 100);
 }
 
+// The "Animation: CPU / GPU" switch (issue 17): with evaluation=gpu the renderer's compute passes
+// evaluate the poses, and the crowd looks as it does on the CPU.
+TEST(StudioTool, GpuAnimationSwitch) {
+  REQUIRE_XVFB();
+  const std::vector<std::string> args{"--set", "model=RobotExpressive", "--set", "actors=9", "--set", "orbit=off"};
+  std::vector<std::string> gpu_args = args;
+  gpu_args.insert(gpu_args.end(), {"--set", "evaluation=gpu"});
+  const StudioRun gpu = run_studio("gpu_animation", gpu_args);
+  ASSERT_EQ(gpu.exit_code, 0) << gpu.output;
+  EXPECT_EQ(gpu.stats["animation"], "gpu") << gpu.stats.dump();
+  const StudioRun cpu = run_studio("cpu_animation", args);
+  ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
+  EXPECT_EQ(cpu.stats["animation"], "cpu");
+  const auto& view = gpu.stats.at("viewport");
+  const RegionCounts g = region(gpu, view), c = region(cpu, view);
+  EXPECT_GT(g.warm, 0.005) << "robots are drawn";
+  EXPECT_NEAR(g.warm, c.warm, 0.002);
+  const StudioRun bad = run_studio("bad_evaluation", {"--set", "evaluation=fast"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("cpu or gpu"), std::string::npos) << bad.output;
+}
+
 TEST(StudioTool, ModelSwitchShowsLodSource) {
   REQUIRE_XVFB();
   const StudioRun authored = run_studio("authored", {"--set", "model=SimpleSkinLOD", "--set", "actors=4"});

@@ -166,6 +166,7 @@ nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_lab
   stats["asset"] = asset_label;
   stats["actors"] = crowd.actor_count();
   stats["draws"] = draws;
+  stats["animation"] = crowd.animation() == Animation::gpu ? "gpu" : "cpu";
   stats["primitive_groups"] = groups.size();
   stats["skinned_groups"] =
       std::count_if(groups.begin(), groups.end(), [](const auto& g) { return g.palette_kind == PaletteKind::skinned; });

@@ -76,7 +76,7 @@ std::vector<ActorOptions> actor_options(const Asset& asset, const Layout& layout
                                         const ClipAssignment& assignment = {});
 
 // The statistics both tools write: asset, actors, draws, primitive_groups, skinned_groups,
-// joints_per_group, clips (per actor), upload_bytes_per_frame, packed_bytes_per_frame,
+// joints_per_group, animation ("cpu" or "gpu"), clips (per actor), upload_bytes_per_frame, packed_bytes_per_frame,
 // instances, triangles, palette and lod (docs/spec.md §7 lod_stats).
 nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label, std::uint32_t draws,
                                 const RenderStats& render_stats, const std::string& palette);

@@ -139,7 +139,6 @@ void run_render(const RenderOptions& options) {
         crowd_stats_json(crowd, options.asset.empty() ? std::string("built-in") : options.asset, draws, render_stats,
                          reference ? "reference" : palette_storage_name(instanced->palette_storage()));
     stats["gl_api"] = options.gl;
-    stats["animation"] = options.animation;
     stats["width"] = options.width;
     stats["height"] = options.height;
     stats["msaa"] = options.msaa;

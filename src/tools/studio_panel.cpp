@@ -72,6 +72,10 @@ void lod_controls(const StudioScene& scene, StudioSettings& settings) {
   }
   ImGui::Text("palette in use: %s", palette_storage_name(scene.renderer().palette_storage()));
   if (!scene.palette_error().empty()) ImGui::TextWrapped("unavailable: %s", scene.palette_error().c_str());
+  int evaluation = settings.gpu_animation ? 1 : 0;
+  if (ImGui::Combo("Animation", &evaluation, "CPU\0GPU (compute)\0")) settings.gpu_animation = evaluation == 1;
+  ImGui::Text("poses evaluated on the %s", scene.crowd().animation() == Animation::gpu ? "GPU" : "CPU");
+  if (!scene.animation_error().empty()) ImGui::TextWrapped("unavailable: %s", scene.animation_error().c_str());
 }
 
 void live_stats(const StudioScene& scene) {

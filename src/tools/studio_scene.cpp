@@ -80,6 +80,17 @@ void StudioScene::sync(const StudioSettings& settings) {
       renderer_ = std::make_unique<CrowdRenderer>(*crowd_);
     }
   }
+  const Animation animation = settings.gpu_animation ? Animation::gpu : Animation::cpu;
+  if (crowd_->animation() != animation) {
+    animation_error_.clear();
+    crowd_->set_animation(animation);
+    try {
+      renderer_->animate(*crowd_);  // builds the evaluator now, so a missing capability shows here
+    } catch (const Error& e) {
+      animation_error_ = e.what();
+      crowd_->set_animation(Animation::cpu);
+    }
+  }
   crowd_->set_lod_enabled(settings.lod);
   crowd_->set_lod_bias(settings.bias);
   crowd_->set_lod_vertex_budget(settings.budget);

@@ -60,6 +60,8 @@ class StudioScene {
   const Layout& layout() const { return layout_; }
   const CrowdRenderer& renderer() const { return *renderer_; }
   const std::string& palette_error() const { return palette_error_; }
+  // Why the GPU animation the settings ask for is off (no compute shaders); empty when it is not.
+  const std::string& animation_error() const { return animation_error_; }
   const FrameTimes& times() const { return times_; }
   void set_frame_ms(double ms) { times_.frame = ms; }
   // Level of detail per actor (slot order) from the groups' instance lists; -1 = culled.
@@ -77,6 +79,7 @@ class StudioScene {
   Layout layout_;
   std::optional<StudioSettings> built_;  // what the crowd reflects
   std::string palette_error_;
+  std::string animation_error_;
   FrameTimes times_;
   std::uint32_t draws_ = 0;
 };

@@ -108,6 +108,11 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
       s.palette = PaletteStorage::automatic;
     else
       bad_value(key, value, "storage, texture or auto");
+  } else if (key == "evaluation") {
+    if (value == "cpu" || value == "gpu")
+      s.gpu_animation = value == "gpu";
+    else
+      bad_value(key, value, "cpu or gpu");
   } else if (key == "azimuth") {
     s.camera.azimuth_degrees = parse_number(key, value, -3600.0f, 3600.0f);
   } else if (key == "elevation") {
@@ -128,10 +133,11 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
   } else if (key == "actor.seek") {
     actor_edit().seek = parse_number(key, value, 0.0f, 1e6f);
   } else {
-    throw Error("--set " + std::string(key), Rule::set_key,
-                "unknown key; known: model, actors, capacity, clips, clip, seed, phase_spread, "
-                "speed_spread, animation, orbit, lod, bias, budget, update_rate, palette, azimuth, elevation, "
-                "zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek");
+    throw Error(
+        "--set " + std::string(key), Rule::set_key,
+        "unknown key; known: model, actors, capacity, clips, clip, seed, phase_spread, "
+        "speed_spread, animation, orbit, lod, bias, budget, update_rate, palette, evaluation, azimuth, elevation, "
+        "zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek");
   }
   settings = std::move(s);
   edit = std::move(e);

@@ -27,6 +27,7 @@ struct StudioSettings {
   std::uint64_t budget = 0;  // vertex budget; 0 = unlimited
   bool update_rate = false;  // animation update-rate LOD (default bands), with Auto LOD
   PaletteStorage palette = PaletteStorage::automatic;
+  bool gpu_animation = false;  // poses evaluated by the renderer's compute passes (Animation::gpu)
 };
 
 // A request on one actor of the table: select it, then change its clip (crossfading over
@@ -43,7 +44,7 @@ struct ActorEdit {
 // Applies "key=value". Keys: model (a path, "built-in" or an asset's file stem found by
 // `resolve_model`), actors, capacity, clips (cycle|single|random), clip, seed, phase_spread,
 // speed_spread, animation, orbit, lod (on|off), bias, budget, update_rate (on|off), palette
-// (storage|texture|auto),
+// (storage|texture|auto), evaluation (cpu|gpu: where poses are evaluated),
 // azimuth, elevation, zoom; and the actor table's select (an actor id), actor.clip,
 // actor.crossfade, actor.speed, actor.pause, actor.seek, which fill `edit`. Throws Error (path
 // "--set <key>", rules "set_syntax", "set_key", "set_value") and then changes nothing. Names
