@@ -86,8 +86,11 @@ struct Pair {
   }
 };
 
-Pair make_crowds(const std::shared_ptr<const Asset>& asset, std::size_t actors) {
-  Pair p{Crowd(asset, {.capacity = actors}), Crowd(asset, {.capacity = actors, .animation = Animation::gpu}), {}, {}};
+Pair make_crowds(const std::shared_ptr<const Asset>& asset, std::size_t actors, const LodOptions& lod = {}) {
+  Pair p{Crowd(asset, {.capacity = actors, .lod = lod}),
+         Crowd(asset, {.capacity = actors, .lod = lod, .animation = Animation::gpu}),
+         {},
+         {}};
   std::vector<ActorOptions> options(actors);
   const LoopMode loops[] = {LoopMode::repeat, LoopMode::once, LoopMode::ping_pong};
   const float speeds[] = {1.0f, -0.7f, 1.6f, 0.45f};
@@ -216,6 +219,48 @@ TEST(GpuAnimation, ImagesMatchTheCpuPath) {
     EXPECT_LE(differing, cpu.size() / 4 / 200)
         << palette_storage_name(storage) << ": " << differing << " pixels differ";
   }
+}
+
+// Mesh LOD is unchanged on the GPU path: levels, groups and culling come from the crowd, and a
+// crowd that enables LOD later (new level groups, possibly new streams) gets a new evaluator.
+TEST(GpuAnimation, LodLevelsAndGroupsWorkUnchanged) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
+  HeadlessContext context;
+  LodOptions lod;
+  lod.auto_generate = true;  // levels prepared, LOD off until enabled below
+  Pair p = make_crowds(asset, 12, lod);
+  CrowdRenderer renderer(p.gpu);
+  p.update(0.1f);
+  EXPECT_LE(compare_streams(renderer, p.gpu, p.cpu).worst, kTolerance);
+  // Far enough that the back rows cover little of the view.
+  const LodView view{glm::lookAt(glm::vec3(2, 6, 16), glm::vec3(2, 0, -1), glm::vec3(0, 1, 0)),
+                     glm::perspective(glm::radians(40.0f), 1.0f, 0.1f, 200.0f), 128, 128};
+  for (Crowd* c : {&p.cpu, &p.gpu}) {
+    c->set_lod_enabled(true);
+    c->set_lod_bias(0.15f);  // coverage × 0.15: most actors drop to a generated level
+    c->update(0.05f, view);
+  }
+  std::uint32_t lowered = 0;
+  for (std::size_t i = 1; i < p.gpu.lod_stats().levels.size(); ++i) lowered += p.gpu.lod_stats().levels[i].actors;
+  EXPECT_GT(lowered, 0u) << "some actors draw a generated level; levels " << p.gpu.lod_stats().levels.size()
+                         << " visible " << p.gpu.lod_stats().visible_actors << " culled "
+                         << p.gpu.lod_stats().culled_actors << " source " << int(p.gpu.lod_stats().source);
+  EXPECT_LE(compare_streams(renderer, p.gpu, p.cpu).worst, kTolerance);
+  Camera camera{view.view, view.projection};
+  Framebuffer target({.width = 128, .height = 128});
+  const auto image = [&](CrowdRenderer& r, const Crowd& crowd) {
+    target.clear(glm::vec4(0.1f, 0.1f, 0.1f, 1.0f));
+    r.draw(crowd, camera);
+    return target.read_pixels();
+  };
+  CrowdRenderer cpu_renderer(p.cpu);
+  const auto a = image(cpu_renderer, p.cpu), b = image(renderer, p.gpu);
+  EXPECT_EQ(cpu_renderer.stats().draws, renderer.stats().draws);
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < a.size(); i += 4)
+    for (std::size_t c = 0; c < 3; ++c) differing += std::abs(int(a[i + c]) - int(b[i + c])) > 2 ? 1 : 0;
+  EXPECT_LE(differing, a.size() / 4 / 200);
 }
 
 // More contributors than a record holds (a crossfade interrupted six times): the tail carries
