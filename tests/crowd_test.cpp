@@ -8,6 +8,7 @@
 
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/pose.hpp"
+#include "scalar_pose.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -250,9 +251,8 @@ TEST(CrowdTest, NodeWorldOfTheHandEqualsAnIndependentParentChain) {
   crowd.update(0.1f);
   const int hand = asset->find_node("Palm2.R");  // the right hand's palm joint
   ASSERT_GE(hand, 0);
-  Pose pose(*asset);
-  write_rest_pose(*asset, pose.view());
-  sample_clip(*asset, asset->clips[static_cast<std::size_t>(asset->find_clip("Wave"))], actor.time(), pose.view());
+  const test::ScalarPose pose =
+      test::scalar_clip_pose(*asset, asset->clips[static_cast<std::size_t>(asset->find_clip("Wave"))], actor.time());
   glm::mat4 want(1.0f);
   for (int n = hand; n >= 0; n = asset->nodes[static_cast<std::size_t>(n)].parent) {
     const auto i = static_cast<std::size_t>(n);

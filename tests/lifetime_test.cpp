@@ -19,6 +19,7 @@
 #include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/gl.hpp"
 #include "gltf_crowd/sampling.hpp"
+#include "scalar_pose.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -209,13 +210,11 @@ TEST(LifetimeTest, MoveAssignmentKeepsActorsAndDropsTheOldOnes) {
 }
 
 // The morph weights `actor` should have now: its clip sampled at its time over the rest pose
-// (a single contributor, no crossfade), computed here from the anim layer.
+// (a single contributor, no crossfade), computed by the tests' own scalar sampling.
 std::vector<float> expected_weights(const Asset& asset, const Actor& actor) {
-  Pose want(asset);
-  write_rest_pose(asset, want.view());
-  sample_clip(asset, asset.clips[static_cast<std::size_t>(asset.find_clip(actor.active_clip()))], actor.time(),
-              want.view());
-  return want.weights;
+  return test::scalar_clip_pose(asset, asset.clips[static_cast<std::size_t>(asset.find_clip(actor.active_clip()))],
+                                actor.time())
+      .weights;
 }
 
 void expect_near(std::span<const float> got, const std::vector<float>& want, const char* what) {
