@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,9 @@ struct AssetCase {
   const char* name;
   const char* path;  // under ../shared/assets; nullptr: the built-in character
 };
+
+// gtest prints the parameter in test names (and ctest lists them): the asset, not its bytes.
+void PrintTo(const AssetCase& c, std::ostream* os) { *os << c.name; }
 
 class GpuAnimationExactness : public ::testing::TestWithParam<AssetCase> {};
 

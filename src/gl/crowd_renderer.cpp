@@ -468,7 +468,8 @@ std::vector<NodeStream> CrowdRenderer::read_node_streams(const Crowd& crowd) {
     std::vector<glm::vec4> quads;
     read(buffer_copy ? buffer_copy->weights : none, buffer_copy ? none : tex.weights, quads, s.weight_stride / 4);
     r.weights.resize(quads.size() * 4);
-    std::copy_n(&quads.data()->x, r.weights.size(), r.weights.data());
+    for (std::size_t q = 0; q < quads.size(); ++q)
+      for (int k = 0; k < 4; ++k) r.weights[q * 4 + static_cast<std::size_t>(k)] = quads[q][k];
     out.push_back(std::move(r));
   }
   glBindBuffer(GL_COPY_READ_BUFFER, static_cast<GLuint>(copy_read));
