@@ -333,6 +333,31 @@ TEST(GpuAnimation, SwitchingPathsKeepsThePoses) {
   for (std::size_t i = 0; i < cpu.size(); ++i) EXPECT_EQ(cpu[i].palette, back[i].palette);
 }
 
+// read_node_streams on a CPU crowd returns what was uploaded, in both storages, also after
+// draws (which leave the application's texture bindings behind them).
+TEST(GpuAnimation, ReadNodeStreamsOfACpuCrowdAfterDraws) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("khronos/CesiumMan.glb")));
+  HeadlessContext context;
+  Crowd crowd(asset, {.capacity = 4});
+  crowd.add_actors(std::vector<ActorOptions>(3));
+  crowd.update(0.3f);
+  for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+    CrowdRenderer renderer(crowd, {.palette = storage});
+    Framebuffer target({.width = 32, .height = 32});
+    renderer.draw(crowd, Camera{});
+    const std::vector<NodeStream> read = renderer.read_node_streams(crowd);
+    const auto streams = crowd.node_streams();
+    ASSERT_EQ(read.size(), streams.size());
+    for (std::size_t i = 0; i < read.size(); ++i) {
+      EXPECT_TRUE(std::equal(read[i].transforms.begin(), read[i].transforms.end(), streams[i].transforms.begin()));
+      if (streams[i].palette_stream == i) {
+        EXPECT_TRUE(std::equal(read[i].palette.begin(), read[i].palette.end(), streams[i].palette.begin()));
+      }
+    }
+  }
+}
+
 // Without compute shaders the GPU path is an error naming the capability, never a fallback.
 TEST(GpuAnimation, ContextsWithoutComputeShadersRefuseIt) {
   const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));

@@ -103,7 +103,8 @@ struct CrowdRendererOptions {
   PaletteStorage palette = PaletteStorage::automatic;
   // For a crowd with Animation::gpu: time the compute passes of every draw() or animate() into
   // RenderStats::animation_ms. Waits for the GPU to finish them (a stall: for benchmarks);
-  // llvmpipe runs them on the CPU, so its figure says nothing about a GPU.
+  // llvmpipe runs them on the CPU, so its figure says nothing about a GPU. Inside the
+  // application's own GL_TIME_ELAPSED query (queries do not nest) nothing is timed (-1).
   bool time_animation = false;
 };
 

@@ -424,6 +424,7 @@ std::vector<NodeStream> CrowdRenderer::read_node_streams(const Crowd& crowd) {
   if (!buffers && !gpu && !epoxy_is_desktop_gl())
     throw Error("CrowdRenderer.read_node_streams", Rule::gl_version, "reading textures back needs desktop OpenGL");
   const gl::StateGuard guard(buffers, gpu);
+  state.cache.invalidate();  // the guard of the last call put the application's bindings back
   GLint copy_read = 0;
   glGetIntegerv(GL_COPY_READ_BUFFER_BINDING, &copy_read);
   const std::size_t live = crowd.actor_count();
@@ -442,6 +443,10 @@ std::vector<NodeStream> CrowdRenderer::read_node_streams(const Crowd& crowd) {
       glActiveTexture(GL_TEXTURE0 + gl::unit::transforms);
       glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &width);
       glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &height);
+      if (static_cast<std::size_t>(width) < per_slot || static_cast<std::size_t>(height) < live)
+        throw Error("CrowdRenderer.read_node_streams", Rule::gl_call_failed,
+                    fmt::format("a stream texture of {} × {} texels cannot hold {} slots of {}", width, height, live,
+                                per_slot));
       all.resize(static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
       glGetTexImage(GL_TEXTURE_2D, 0, GL_RGBA, GL_FLOAT, all.data());
       for (std::size_t slot = 0; slot < live; ++slot)

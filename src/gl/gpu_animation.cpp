@@ -108,6 +108,12 @@ void reserve_slots(GpuAnimation& gpu, std::size_t capacity) {
                 fmt::format("{} slots × {} nodes × 48 = {} bytes exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {}", slots,
                             nodes, scratch, block));
   }
+  const std::uint64_t weight_bytes = std::uint64_t{slots} * gpu.weight_count * sizeof(float);
+  if (weight_bytes > static_cast<std::uint64_t>(block)) {
+    throw Error("GpuAnimation.weights", Rule::palette_too_large,
+                fmt::format("{} slots × {} morph weights × 4 = {} bytes exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {}",
+                            slots, gpu.weight_count, weight_bytes, block));
+  }
   gpu.records = make_dynamic_buffer(slots * sizeof(PlaybackRecord));
   gpu.tails = make_dynamic_buffer(slots * sizeof(PlaybackRecordTail));
   gpu.placements = make_dynamic_buffer(slots * sizeof(glm::mat4));
@@ -253,6 +259,11 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
   gpu.upload_everything = false;
   if (live == 0) return uploaded;
 
+  if (timed) {  // not inside the application's own GL_TIME_ELAPSED query: those do not nest
+    GLint running = 0;
+    glGetQueryiv(GL_TIME_ELAPSED, GL_CURRENT_QUERY, &running);
+    timed = running == 0;
+  }
   if (timed) {
     if (!gpu.timer) gpu.timer = make_query();
     glBeginQuery(GL_TIME_ELAPSED, gpu.timer.name());

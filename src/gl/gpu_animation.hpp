@@ -69,7 +69,9 @@ void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd, const RigOptions
 // Uploads the records and placements that changed (all after a (re)allocation), runs the passes
 // for the live slots and writes into `targets` (one per node stream; empty: only the local poses,
 // morph weights and world matrices are computed, for read-back). Returns the bytes uploaded.
-// With `timed`, the passes run inside a GL_TIME_ELAPSED query whose result gpu_milliseconds reads.
+// With `timed`, the passes run inside a GL_TIME_ELAPSED query whose result gpu_milliseconds reads,
+// unless the application's own GL_TIME_ELAPSED query is running (queries do not nest): then
+// gpu_milliseconds reads -1.
 std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
                       std::span<const AnimationTargets> targets, bool timed);
 
