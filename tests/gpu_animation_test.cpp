@@ -10,12 +10,14 @@
 #include <string>
 #include <vector>
 
+#include <epoxy/gl.h>
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
 
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/rig.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -265,6 +267,30 @@ TEST(GpuAnimation, LodLevelsAndGroupsWorkUnchanged) {
   for (std::size_t i = 0; i < a.size(); i += 4)
     for (std::size_t c = 0; c < 3; ++c) differing += std::abs(int(a[i + c]) - int(b[i + c])) > 2 ? 1 : 0;
   EXPECT_LE(differing, a.size() / 4 / 200);
+}
+
+// A crowd whose scratch does not fit one storage block is evaluated in batches (llvmpipe's
+// GL_MAX_SHADER_STORAGE_BLOCK_SIZE is 128 MiB: about 40,000 RobotExpressive actors per batch).
+TEST(GpuAnimation, LargeCrowdsAreEvaluatedInBatches) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
+  HeadlessContext context;
+  GLint64 block = 0;
+  glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
+  const std::size_t nodes = build_rig(*asset, asset->drawn_nodes).node_count();
+  const std::size_t per_batch = static_cast<std::size_t>(block) / (nodes * 48);
+  const std::size_t actors = per_batch + per_batch / 8;
+  // The palettes must still fit: 43 joints × 48 bytes per actor.
+  if (actors * 43 * 48 > static_cast<std::size_t>(block)) GTEST_SKIP() << "this driver's blocks hold one batch";
+  Pair p = make_crowds(asset, actors);
+  CrowdRenderer renderer(p.gpu);
+  p.update(0.25f);
+  for (std::size_t i = actors - 5; i < actors; ++i)  // crossfades in the second batch
+    p.each(i, [&](Actor& a) { a.select_clip(asset->clips[2].name, {.crossfade_seconds = 0.5f}); });
+  p.update(0.1f);
+  const Difference d = compare_streams(renderer, p.gpu, p.cpu);
+  EXPECT_LE(d.worst, kTolerance) << d.where;
+  EXPECT_THROW(renderer.read_poses(p.gpu), Error) << "read-back holds one batch";
 }
 
 // More contributors than a record holds (a crossfade interrupted six times): the tail carries

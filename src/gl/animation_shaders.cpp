@@ -40,7 +40,11 @@ layout(std430, binding = 13) readonly buffer SkinJoints { SkinJoint skin_joints[
 layout(std430, binding = 14) writeonly buffer Output { vec4 output_rows[]; };
 layout(std430, binding = 15) writeonly buffer OutputWeights { float output_weights[]; };
 
-uniform uint u_slots;       // live slots
+// Slots are evaluated in batches, so that the scratch (locals, worlds, weights) holds one batch:
+// scratch is indexed by the batch's slot, records, placements and outputs by the crowd's
+// (u_first_slot + the batch's slot).
+uniform uint u_first_slot;
+uniform uint u_slots;       // slots in this batch
 uniform uint u_node_count;  // rig nodes
 uniform uint u_weight_count;  // total morph weights
 
@@ -169,7 +173,7 @@ constexpr const char* kSample = R"(
 void main() {
   uint id = invocation();
   if (id >= u_slots * u_node_count) return;
-  uint slot = id / u_node_count, node = id % u_node_count;
+  uint slot = u_first_slot + id / u_node_count, node = id % u_node_count;
   uint count = record_count(slot);
   bool animated = false;
   for (uint i = 0u; i < count; ++i) {
@@ -225,7 +229,7 @@ constexpr const char* kWeights = R"(
 void main() {
   uint id = invocation();
   if (id >= u_slots * u_weight_count) return;
-  uint slot = id / u_weight_count, w = id % u_weight_count;
+  uint slot = u_first_slot + id / u_weight_count, w = id % u_weight_count;
   uint count = record_count(slot);
   float value = rest_weights[w];
   if (count == 1u) {
@@ -325,7 +329,7 @@ void main() {
       product(i0, i1, i2, m0, m1, m2, o0, o1, o2);
     }
   }
-  uint out_at = id * 3u;
+  uint out_at = (u_first_slot * u_joint_count + id) * 3u;
   output_rows[out_at] = o0;
   output_rows[out_at + 1u] = o1;
   output_rows[out_at + 2u] = o2;
@@ -346,7 +350,8 @@ uniform uint u_weight_stride;
 void main() {
   uint slot = invocation();
   if (slot >= u_slots) return;
-  mat4 m = placements[slot];
+  uint crowd_slot = u_first_slot + slot;
+  mat4 m = placements[crowd_slot];
   vec4 p0 = vec4(m[0][0], m[1][0], m[2][0], m[3][0]);
   vec4 p1 = vec4(m[0][1], m[1][1], m[2][1], m[3][1]);
   vec4 p2 = vec4(m[0][2], m[1][2], m[2][2], m[3][2]);
@@ -359,11 +364,11 @@ void main() {
     product(p0, p1, p2, u_mesh_world[0], u_mesh_world[1], u_mesh_world[2], o0, o1, o2);
   else if (u_rule == 0u || abs_determinant(w0, w1, w2) > 1e-12)
     product(f0, f1, f2, w0, w1, w2, o0, o1, o2);
-  output_rows[slot * 3u] = o0;
-  output_rows[slot * 3u + 1u] = o1;
-  output_rows[slot * 3u + 2u] = o2;
+  output_rows[crowd_slot * 3u] = o0;
+  output_rows[crowd_slot * 3u + 1u] = o1;
+  output_rows[crowd_slot * 3u + 2u] = o2;
   for (uint i = 0u; i < u_weight_stride; ++i)
-    output_weights[slot * u_weight_stride + i] =
+    output_weights[crowd_slot * u_weight_stride + i] =
         i < u_weight_count_drawn ? weights[slot * u_weight_count + u_weight_offset + i] : 0.0;
 }
 )";

@@ -15,7 +15,8 @@
 namespace gltf_crowd::gl {
 namespace {
 
-constexpr GLuint kLocalSize = 64;  // local_size_x of every pass
+constexpr GLuint kLocalSize = 64;           // local_size_x of every pass
+constexpr std::size_t kMaxBatch = 1 << 18;  // slots per batch: about 1 GB of scratch at 80 nodes
 
 namespace bind {
 inline constexpr GLuint records = 0, tails = 1, placements = 2, nodes = 3, clip_nodes = 4, channels = 5, times = 6,
@@ -102,24 +103,26 @@ void reserve_slots(GpuAnimation& gpu, std::size_t capacity) {
   const std::size_t nodes = std::max<std::size_t>(gpu.rig.node_count(), 1);
   GLint64 block = 0;
   glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
-  const std::uint64_t scratch = std::uint64_t{slots} * nodes * 3 * sizeof(glm::vec4);
-  if (scratch > static_cast<std::uint64_t>(block)) {
-    throw Error("GpuAnimation.locals", Rule::palette_too_large,
-                fmt::format("{} slots × {} nodes × 48 = {} bytes exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {}", slots,
-                            nodes, scratch, block));
-  }
-  const std::uint64_t weight_bytes = std::uint64_t{slots} * gpu.weight_count * sizeof(float);
-  if (weight_bytes > static_cast<std::uint64_t>(block)) {
-    throw Error("GpuAnimation.weights", Rule::palette_too_large,
-                fmt::format("{} slots × {} morph weights × 4 = {} bytes exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {}",
-                            slots, gpu.weight_count, weight_bytes, block));
+  // The scratch holds one batch of slots: as many as fit the block limit, at most kMaxBatch.
+  const std::uint64_t node_bytes = std::uint64_t{nodes} * 3 * sizeof(glm::vec4);
+  const std::uint64_t weight_bytes = std::uint64_t{std::max<std::uint32_t>(gpu.weight_count, 1)} * sizeof(float);
+  const auto limit = static_cast<std::uint64_t>(block);
+  const std::size_t batch =
+      static_cast<std::size_t>(std::min<std::uint64_t>({slots, kMaxBatch, limit / node_bytes, limit / weight_bytes}));
+  if (batch == 0) {
+    throw Error(
+        "GpuAnimation.locals", Rule::palette_too_large,
+        fmt::format("one slot of {} nodes × 48 bytes exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {}", nodes, block));
   }
   gpu.records = make_dynamic_buffer(slots * sizeof(PlaybackRecord));
   gpu.tails = make_dynamic_buffer(slots * sizeof(PlaybackRecordTail));
   gpu.placements = make_dynamic_buffer(slots * sizeof(glm::mat4));
-  gpu.locals = make_dynamic_buffer(scratch);
-  gpu.worlds = make_dynamic_buffer(scratch);
-  gpu.weights = make_dynamic_buffer(slots * std::max<std::size_t>(gpu.weight_count, 1) * sizeof(float));
+  if (batch != gpu.batch) {
+    gpu.locals = make_dynamic_buffer(batch * node_bytes);
+    gpu.worlds = make_dynamic_buffer(batch * node_bytes);
+    gpu.weights = make_dynamic_buffer(batch * weight_bytes);
+    gpu.batch = batch;
+  }
   gpu.capacity = slots;
   gpu.upload_everything = true;
 }
@@ -228,7 +231,7 @@ void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd, const RigOptions
   gpu.skin_joints = make_static(skin_joints);
   gpu.dummy = make_dynamic_buffer(16);
   gpu.records = {};
-  gpu.capacity = 0;
+  gpu.capacity = gpu.batch = 0;
   reserve_slots(gpu, crowd.capacity());
 }
 
@@ -287,55 +290,59 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
                                {bind::output, gpu.dummy.name()},
                                {bind::output_weights, gpu.dummy.name()}})
     bind_buffer(index, buffer);
-  const auto use = [&](AnimationPass pass) {
-    const GLuint program = gpu.programs[static_cast<std::size_t>(pass)].name();
-    glUseProgram(program);
-    set_uint(program, "u_slots", live);
-    set_uint(program, "u_node_count", n);
-    set_uint(program, "u_weight_count", gpu.weight_count);
-    return program;
-  };
-  use(AnimationPass::sample);
-  dispatch(std::uint64_t{live} * n);
-  if (gpu.weight_count > 0) {
-    use(AnimationPass::weights);
-    dispatch(std::uint64_t{live} * gpu.weight_count);
-  }
-  GLuint program = use(AnimationPass::hierarchy);
-  set_bool(program, "u_framed", rig.framed);
-  set_rows(program, "u_frame", rig.frame);
-  dispatch(live);
-
-  program = use(AnimationPass::palette);
-  for (std::size_t k = 0; k < rig.skins.size() && !targets.empty(); ++k) {
-    const RigSkin& skin = rig.skins[k];
-    const GLuint out = targets[skin.drawn].palette;
-    if (out == 0) continue;
-    bind_buffer(bind::output, out);
-    set_uint(program, "u_first_joint", gpu.skin_first_joint[k]);
-    set_uint(program, "u_joint_count", static_cast<std::uint32_t>(skin.joints.size()));
-    set_bool(program, "u_static_mesh", skin.static_mesh);
-    set_bool(program, "u_has_correction", skin.static_mesh && !skin.identity_correction);
-    set_rows(program, "u_correction", skin.correction);
-    set_uint(program, "u_mesh_node", skin.mesh_node);
-    dispatch(std::uint64_t{live} * skin.joints.size());
-  }
-  program = use(AnimationPass::instances);
-  set_bool(program, "u_framed", rig.framed);
-  set_rows(program, "u_unframe", rig.unframe);
   const auto streams = crowd.node_streams();
-  for (std::size_t d = 0; d < rig.drawn.size() && d < targets.size(); ++d) {
-    const RigDrawn& dn = rig.drawn[d];
-    bind_buffer(bind::output, targets[d].transforms);
-    bind_buffer(bind::output_weights, targets[d].weights != 0 ? targets[d].weights : gpu.dummy.name());
-    set_uint(program, "u_node", dn.node);
-    set_uint(program, "u_rule", static_cast<std::uint32_t>(dn.rule));
-    set_rows(program, "u_mesh_world",
-             dn.skin >= 0 ? rig.skins[static_cast<std::size_t>(dn.skin)].mesh_world : Affine{});
-    set_uint(program, "u_weight_offset", dn.weight_offset);
-    set_uint(program, "u_weight_count_drawn", dn.weight_count);
-    set_uint(program, "u_weight_stride", targets[d].weights != 0 ? streams[d].weight_stride : 0u);
-    dispatch(live);
+  for (std::uint32_t first = 0; first < live; first += static_cast<std::uint32_t>(gpu.batch)) {
+    const auto slots = static_cast<std::uint32_t>(std::min<std::size_t>(gpu.batch, live - first));
+    const auto use = [&](AnimationPass pass) {
+      const GLuint program = gpu.programs[static_cast<std::size_t>(pass)].name();
+      glUseProgram(program);
+      set_uint(program, "u_first_slot", first);
+      set_uint(program, "u_slots", slots);
+      set_uint(program, "u_node_count", n);
+      set_uint(program, "u_weight_count", gpu.weight_count);
+      return program;
+    };
+    use(AnimationPass::sample);
+    dispatch(std::uint64_t{slots} * n);
+    if (gpu.weight_count > 0) {
+      use(AnimationPass::weights);
+      dispatch(std::uint64_t{slots} * gpu.weight_count);
+    }
+    GLuint program = use(AnimationPass::hierarchy);
+    set_bool(program, "u_framed", rig.framed);
+    set_rows(program, "u_frame", rig.frame);
+    dispatch(slots);
+
+    program = use(AnimationPass::palette);
+    for (std::size_t k = 0; k < rig.skins.size() && !targets.empty(); ++k) {
+      const RigSkin& skin = rig.skins[k];
+      const GLuint out = targets[skin.drawn].palette;
+      if (out == 0) continue;
+      bind_buffer(bind::output, out);
+      set_uint(program, "u_first_joint", gpu.skin_first_joint[k]);
+      set_uint(program, "u_joint_count", static_cast<std::uint32_t>(skin.joints.size()));
+      set_bool(program, "u_static_mesh", skin.static_mesh);
+      set_bool(program, "u_has_correction", skin.static_mesh && !skin.identity_correction);
+      set_rows(program, "u_correction", skin.correction);
+      set_uint(program, "u_mesh_node", skin.mesh_node);
+      dispatch(std::uint64_t{slots} * skin.joints.size());
+    }
+    program = use(AnimationPass::instances);
+    set_bool(program, "u_framed", rig.framed);
+    set_rows(program, "u_unframe", rig.unframe);
+    for (std::size_t d = 0; d < rig.drawn.size() && d < targets.size(); ++d) {
+      const RigDrawn& dn = rig.drawn[d];
+      bind_buffer(bind::output, targets[d].transforms);
+      bind_buffer(bind::output_weights, targets[d].weights != 0 ? targets[d].weights : gpu.dummy.name());
+      set_uint(program, "u_node", dn.node);
+      set_uint(program, "u_rule", static_cast<std::uint32_t>(dn.rule));
+      set_rows(program, "u_mesh_world",
+               dn.skin >= 0 ? rig.skins[static_cast<std::size_t>(dn.skin)].mesh_world : Affine{});
+      set_uint(program, "u_weight_offset", dn.weight_offset);
+      set_uint(program, "u_weight_count_drawn", dn.weight_count);
+      set_uint(program, "u_weight_stride", targets[d].weights != 0 ? streams[d].weight_stride : 0u);
+      dispatch(slots);
+    }
   }
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT |
                   GL_TEXTURE_UPDATE_BARRIER_BIT);
@@ -350,6 +357,9 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
 
 void read_scratch(const GpuAnimation& gpu, std::size_t live, std::vector<glm::vec4>& locals,
                   std::vector<glm::vec4>& worlds, std::vector<float>& weights) {
+  if (live > gpu.batch)
+    throw Error("read_poses", Rule::palette_too_large,
+                fmt::format("{} actors exceed the {} one evaluation batch holds for reading back", live, gpu.batch));
   const std::size_t rows = live * gpu.rig.node_count() * 3;
   locals.assign(rows, glm::vec4(0.0f));
   worlds.assign(rows, glm::vec4(0.0f));

@@ -40,7 +40,11 @@ struct GpuAnimation {
   std::vector<Object> programs;                 // per AnimationPass
   Object nodes, clip_nodes, channels, times, key_rows, clip_weights, rest_weights, skin_joints, dummy;
   Object records, tails, placements, locals, worlds, weights;
-  std::size_t capacity = 0;  // slots the per-slot buffers hold
+  std::size_t capacity = 0;  // slots the records, tails and placements hold
+  // Slots the scratch (locals, worlds, weights) holds: the passes run over the live slots in
+  // batches of this many, so the scratch stays within GL_MAX_SHADER_STORAGE_BLOCK_SIZE and
+  // kMaxBatch however large the crowd.
+  std::size_t batch = 0;
   // Change tracking, as CrowdRenderer's: the generations the GPU copies hold.
   std::uint64_t uploaded_records = 0, uploaded_placements = 0;
   bool upload_everything = true;
@@ -76,7 +80,8 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
                       std::span<const AnimationTargets> targets, bool timed);
 
 // Reads the live slots' locals (3 vec4 per slot × rig node), world′ rows (3 vec4 each) and morph
-// weights back after animate(); waits for the GPU.
+// weights back after animate(); waits for the GPU. Throws Error "palette_too_large" when the
+// live slots took more than one batch (only the last one is left in the scratch).
 void read_scratch(const GpuAnimation& gpu, std::size_t live, std::vector<glm::vec4>& locals,
                   std::vector<glm::vec4>& worlds, std::vector<float>& weights);
 
