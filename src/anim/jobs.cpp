@@ -65,8 +65,9 @@ bool BlendJob::validate() const noexcept {
 namespace {
 
 // One BlendJob layer over the nodes `index` yields for i in [0, count): locals instead of the
-// job's spans, so that stores into the pose do not force reloading them.
-template <typename Index>
+// job's spans, so that stores into the pose do not force reloading them. The last layer
+// normalizes each rotation as soon as it is summed (kLast), in the same pass.
+template <bool kLast, typename Index>
 void blend_layer(const BlendJob& job, std::size_t count, Index index) noexcept {
   const glm::vec3* lt = job.layer.translations.data();
   const glm::quat* lr = job.layer.rotations.data();
@@ -79,7 +80,8 @@ void blend_layer(const BlendJob& job, std::size_t count, Index index) noexcept {
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint32_t a = index(i);
       ot[a] = lt[a] * w;
-      orot[a] = lr[a] * w;
+      const glm::quat r = lr[a] * w;
+      orot[a] = kLast ? normalized(r) : r;
       os[a] = ls[a] * w;
     }
   } else {
@@ -88,12 +90,19 @@ void blend_layer(const BlendJob& job, std::size_t count, Index index) noexcept {
       const std::uint32_t a = index(i);
       const glm::quat q = lr[a];
       ot[a] += lt[a] * w;
-      orot[a] = orot[a] + q * (glm::dot(q, ref[a]) < 0.0f ? -w : w);
+      const glm::quat r = orot[a] + q * (glm::dot(q, ref[a]) < 0.0f ? -w : w);
+      orot[a] = kLast ? normalized(r) : r;
       os[a] += ls[a] * w;
     }
   }
+}
+
+template <typename Index>
+void blend_layer(const BlendJob& job, std::size_t count, Index index) noexcept {
   if (job.last)
-    for (std::size_t i = 0; i < count; ++i) orot[index(i)] = normalized(orot[index(i)]);
+    blend_layer<true>(job, count, index);
+  else
+    blend_layer<false>(job, count, index);
 }
 
 }  // namespace
