@@ -1,5 +1,6 @@
 #include "gl/program.hpp"
 
+#include <initializer_list>
 #include <string>
 
 #include <fmt/format.h>
@@ -42,18 +43,17 @@ Object compile(std::string_view name, const char* stage_name, GLenum stage, cons
 
 }  // namespace
 
-Object link_program(std::string_view name, const char* vertex_source, const char* fragment_source) {
-  Object vertex = compile(name, "vertex", GL_VERTEX_SHADER, vertex_source);
-  Object fragment = compile(name, "fragment", GL_FRAGMENT_SHADER, fragment_source);
+namespace {
+
+// Links the compiled `shaders` into a program, detaching them so that deleting their objects
+// frees them now, not with the program.
+Object link(std::string_view name, std::initializer_list<const Object*> shaders) {
   Object program = make_program();
-  glAttachShader(program.name(), vertex.name());
-  glAttachShader(program.name(), fragment.name());
+  for (const Object* shader : shaders) glAttachShader(program.name(), shader->name());
   glLinkProgram(program.name());
   GLint ok = GL_FALSE;
   glGetProgramiv(program.name(), GL_LINK_STATUS, &ok);
-  // Detach so that deleting the shader objects below frees them now, not with the program.
-  glDetachShader(program.name(), vertex.name());
-  glDetachShader(program.name(), fragment.name());
+  for (const Object* shader : shaders) glDetachShader(program.name(), shader->name());
   if (ok != GL_TRUE) {
     throw Error(std::string(name), Rule::program_link,
                 fmt::format("glLinkProgram failed: {}", program_log(program.name())));
@@ -62,20 +62,17 @@ Object link_program(std::string_view name, const char* vertex_source, const char
   return program;
 }
 
+}  // namespace
+
+Object link_program(std::string_view name, const char* vertex_source, const char* fragment_source) {
+  const Object vertex = compile(name, "vertex", GL_VERTEX_SHADER, vertex_source);
+  const Object fragment = compile(name, "fragment", GL_FRAGMENT_SHADER, fragment_source);
+  return link(name, {&vertex, &fragment});
+}
+
 Object link_compute_program(std::string_view name, const char* compute_source) {
-  Object compute = compile(name, "compute", GL_COMPUTE_SHADER, compute_source);
-  Object program = make_program();
-  glAttachShader(program.name(), compute.name());
-  glLinkProgram(program.name());
-  GLint ok = GL_FALSE;
-  glGetProgramiv(program.name(), GL_LINK_STATUS, &ok);
-  glDetachShader(program.name(), compute.name());
-  if (ok != GL_TRUE) {
-    throw Error(std::string(name), Rule::program_link,
-                fmt::format("glLinkProgram failed: {}", program_log(program.name())));
-  }
-  check_gl("glLinkProgram");
-  return program;
+  const Object compute = compile(name, "compute", GL_COMPUTE_SHADER, compute_source);
+  return link(name, {&compute});
 }
 
 }  // namespace gltf_crowd::gl

@@ -43,6 +43,15 @@ struct BenchOptions {
   bool records_only = false;      // gpu: no renderer, only Crowd::update's records
 };
 
+// The keys both reports start with: the configuration.
+nlohmann::ordered_json json_head(const BenchOptions& options, std::uint32_t threads) {
+  return {{"asset", options.asset.empty() ? std::string("built-in") : options.asset},
+          {"actors", options.actors},
+          {"threads", threads},
+          {"frames", options.frames},
+          {"crossfade", options.crossfade}};
+}
+
 // What `--animation gpu` measures per timed frame, summed.
 struct GpuMeasurement {
   double update_seconds = 0.0;   // Crowd::update: clocks and records
@@ -95,19 +104,15 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
   const bool software = !context || device.find("llvmpipe") != std::string::npos;
   const auto bytes_per_frame = static_cast<std::uint64_t>(static_cast<double>(m.upload_bytes) / frames);
   if (options.json) {
-    const nlohmann::ordered_json out = {{"asset", label},
-                                        {"actors", options.actors},
-                                        {"threads", threads},
-                                        {"frames", options.frames},
-                                        {"crossfade", options.crossfade},
-                                        {"animation", "gpu"},
-                                        {"us_per_actor", m.update_seconds * per_actor_us},
-                                        {"animate_us_per_actor", m.animate_seconds * per_actor_us},
-                                        {"upload_bytes_per_frame", bytes_per_frame},
-                                        {"gpu_ms_per_frame", m.gpu_ms / frames},
-                                        {"gpu_time_meaningful", !software},
-                                        {"gl_renderer", device},
-                                        {"draws", crowd.frame_stats().draws}};
+    nlohmann::ordered_json out = json_head(options, threads);
+    out["animation"] = "gpu";
+    out["us_per_actor"] = m.update_seconds * per_actor_us;
+    out["animate_us_per_actor"] = m.animate_seconds * per_actor_us;
+    out["upload_bytes_per_frame"] = bytes_per_frame;
+    out["gpu_ms_per_frame"] = m.gpu_ms / frames;
+    out["gpu_time_meaningful"] = !software;
+    out["gl_renderer"] = device;
+    out["draws"] = crowd.frame_stats().draws;
     fmt::print("{}\n", json_text(out));
     return;
   }
@@ -165,19 +170,15 @@ void run_bench(const BenchOptions& options) {
   const FrameStats& last = crowd.frame_stats();
   const std::string label = options.asset.empty() ? std::string("built-in") : options.asset;
   if (options.json) {
-    const nlohmann::ordered_json out = {{"asset", label},
-                                        {"actors", options.actors},
-                                        {"threads", threads},
-                                        {"frames", options.frames},
-                                        {"crossfade", options.crossfade},
-                                        {"us_per_actor", us_per_actor},
-                                        {"stages",
-                                         {{"sampling", m.sampling_ms * per_actor_us},
-                                          {"hierarchy", m.hierarchy_ms * per_actor_us},
-                                          {"palettes", m.palettes_ms * per_actor_us},
-                                          {"packing", m.packing_ms * per_actor_us}}},
-                                        {"bytes_per_frame", last.packed_bytes},
-                                        {"draws", last.draws}};
+    nlohmann::ordered_json out = json_head(options, threads);
+    out["us_per_actor"] = us_per_actor;
+    out.update(nlohmann::ordered_json{{"stages",
+                                       {{"sampling", m.sampling_ms * per_actor_us},
+                                        {"hierarchy", m.hierarchy_ms * per_actor_us},
+                                        {"palettes", m.palettes_ms * per_actor_us},
+                                        {"packing", m.packing_ms * per_actor_us}}},
+                                      {"bytes_per_frame", last.packed_bytes},
+                                      {"draws", last.draws}});
     fmt::print("{}\n", json_text(out));
     return;
   }
