@@ -1,5 +1,6 @@
-// The affine kernels (src/anim/kernels.hpp) against glm's 4×4 products: the portable SSE2 set
-// and, on CPUs with AVX2 and FMA, the fused set.
+// The kernels (src/anim/kernels.hpp) of the portable SSE2 set and, on CPUs with AVX2 and FMA,
+// the fused set: the affine products against glm's 4×4 products, the group sampler against a
+// double-precision evaluation of glTF 2.0 Appendix C written here.
 #include <cmath>
 #include <random>
 #include <vector>
@@ -9,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "anim/kernels.hpp"
+#include "gltf_crowd/asset.hpp"
+#include "handmade_gltf.hpp"
 
 namespace gltf_crowd {
 namespace {
@@ -75,6 +78,122 @@ TEST(KernelsTest, ProductsPalettesAndHierarchyMatchGlm) {
     Affine product;
     k->multiply(rest[0], rest[1], product);
     expect_near(product, to_mat4(rest[0]) * to_mat4(rest[1]), "multiply");
+  }
+}
+
+// glTF 2.0 Appendix C in double precision: the channel's components at `seconds`.
+std::vector<double> oracle_sample(const test::HandmadeChannel& c, double seconds) {
+  const std::size_t n = c.path == "rotation" ? 4 : 3, keys = c.times.size();
+  const bool cubic = c.interpolation == "CUBICSPLINE";
+  const auto value = [&](std::size_t k, std::size_t part, std::size_t i) {
+    return static_cast<double>(c.values[(cubic ? k * 3 * n + part * n : k * n) + i]);
+  };
+  std::size_t k = 0;
+  while (k + 1 < keys && c.times[k + 1] <= seconds) ++k;
+  std::vector<double> out(n);
+  if (seconds <= c.times[0] || k + 1 == keys || c.interpolation == "STEP") {
+    for (std::size_t i = 0; i < n; ++i) out[i] = value(k, 1, i);
+    return out;
+  }
+  const double interval = double{c.times[k + 1]} - c.times[k], t = (seconds - c.times[k]) / interval;
+  if (cubic) {
+    const double t2 = t * t, t3 = t2 * t;
+    for (std::size_t i = 0; i < n; ++i)
+      out[i] = (2 * t3 - 3 * t2 + 1) * value(k, 1, i) + (t3 - 2 * t2 + t) * interval * value(k, 2, i) +
+               (-2 * t3 + 3 * t2) * value(k + 1, 1, i) + (t3 - t2) * interval * value(k + 1, 0, i);
+  } else if (n == 4) {
+    double dot = 0, sign = 1;
+    for (std::size_t i = 0; i < 4; ++i) dot += value(k, 1, i) * value(k + 1, 1, i);
+    if (dot < 0) sign = -1, dot = -dot;
+    const double theta = std::acos(std::min(dot, 1.0));
+    const double wa = theta < 1e-9 ? 1 - t : std::sin((1 - t) * theta) / std::sin(theta);
+    const double wb = theta < 1e-9 ? t : std::sin(t * theta) / std::sin(theta);
+    for (std::size_t i = 0; i < 4; ++i) out[i] = wa * value(k, 1, i) + wb * sign * value(k + 1, 1, i);
+  } else {
+    for (std::size_t i = 0; i < n; ++i) out[i] = value(k, 1, i) + (value(k + 1, 1, i) - value(k, 1, i)) * t;
+  }
+  if (n == 4) {
+    const double len = std::sqrt(out[0] * out[0] + out[1] * out[1] + out[2] * out[2] + out[3] * out[3]);
+    for (double& x : out) x /= len;
+  }
+  return out;
+}
+
+// More channels than one group holds, all three interpolations, two timelines, rotations keyed
+// close together, far apart (past the series' range) and across the sign flip.
+std::vector<test::HandmadeChannel> sampler_channels() {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const auto unit = [&] {
+    const glm::quat q = glm::normalize(glm::quat(u(rng), u(rng), u(rng), u(rng)));
+    return std::vector<float>{q.x, q.y, q.z, q.w};
+  };
+  std::vector<test::HandmadeChannel> out;
+  for (int node = 0; node < 10; ++node) {
+    test::HandmadeChannel c{node, "rotation", "LINEAR", {0.0f, 0.5f, 1.0f, 2.0f}, {}};
+    std::vector<float> q = unit();
+    for (int k = 0; k < 4; ++k) {
+      c.values.insert(c.values.end(), q.begin(), q.end());
+      if (node % 3 == 0) {  // close: a small turn
+        const glm::quat turn = glm::angleAxis(0.05f * static_cast<float>(node + 1), glm::vec3(0.6f, 0.0f, 0.8f));
+        const glm::quat next = turn * glm::quat(q[3], q[0], q[1], q[2]);
+        q = {next.x, next.y, next.z, next.w};
+      } else if (node % 3 == 1) {  // the same rotation with the opposite sign, then far
+        q = k % 2 == 0 ? std::vector<float>{-q[0], -q[1], -q[2], -q[3]} : unit();
+      } else {
+        q = unit();
+      }
+    }
+    out.push_back(c);
+  }
+  for (int node = 0; node < 3; ++node)
+    out.push_back({node, "translation", "STEP", {0.0f, 1.0f, 1.5f}, {1, 2, 3, 4, 5, 6, -7, 8, 9}});
+  for (int node = 3; node < 5; ++node) {
+    test::HandmadeChannel c{node, "scale", "CUBICSPLINE", {0.0f, 0.4f, 1.3f}, {}};
+    for (int i = 0; i < 27; ++i) c.values.push_back(1.0f + 0.25f * u(rng));
+    out.push_back(c);
+  }
+  test::HandmadeChannel cubic{10, "rotation", "CUBICSPLINE", {0.0f, 0.7f, 2.0f}, {}};
+  for (int k = 0; k < 3; ++k)
+    for (int part = 0; part < 3; ++part) {
+      const std::vector<float> q = unit();
+      for (float x : q) cubic.values.push_back(part == 1 ? x : 0.3f * x);
+    }
+  out.push_back(cubic);
+  out.push_back({11, "translation", "LINEAR", {0.25f, 1.75f}, {0, 0, 0, 3, -6, 9}});
+  return out;
+}
+
+TEST(KernelsTest, GroupSamplerMatchesDoublePrecisionSampling) {
+  const std::vector<test::HandmadeChannel> channels = sampler_channels();
+  nlohmann::json nodes = nlohmann::json::array();
+  for (int i = 0; i < 12; ++i) nodes.push_back({{"name", "n" + std::to_string(i)}});
+  const Asset asset = load_asset_from_memory(test::handmade_gltf(nodes, {{"clip", channels}}));
+  const Rig rig = build_rig(asset, {}, {.all_nodes = true, .frame = false});
+  const ClipTracks tracks = build_clip_tracks(asset, rig)[0];
+  ASSERT_EQ(tracks.timelines.size(), 5u);
+  EXPECT_EQ(tracks.channels.size(), channels.size());
+  for (const AffineKernels* set : kernel_sets()) {
+    for (const float seconds : {-0.5f, 0.0f, 0.3f, 0.5f, 0.77f, 1.2f, 1.9f, 2.5f}) {
+      std::vector<KeyPosition> keys;
+      for (const Timeline& tl : tracks.timelines) {
+        std::uint16_t cursor = 0;
+        keys.push_back(locate_key(std::span(tracks.times.data() + tl.times_offset, tl.key_count), seconds, cursor));
+      }
+      std::vector<glm::vec3> t(12, glm::vec3(-99.0f)), s(12, glm::vec3(-99.0f));
+      std::vector<glm::quat> r(12, glm::quat(-99.0f, 0.0f, 0.0f, 0.0f));
+      set->sample({tracks.key_rows.data(), tracks.groups.data(), tracks.groups.size(), keys.data(), t.data(), r.data(),
+                   s.data(), nullptr});
+      for (const test::HandmadeChannel& c : channels) {
+        const std::vector<double> want = oracle_sample(c, seconds);
+        const std::uint32_t node = rig.rig_node[static_cast<std::size_t>(c.node)];
+        const float* got = c.path == "rotation" ? &r[node].x : c.path == "scale" ? &s[node].x : &t[node].x;
+        for (std::size_t i = 0; i < want.size(); ++i)
+          ASSERT_NEAR(got[i], want[i], 2e-6 * (1.0 + std::abs(want[i])))
+              << set->name << " " << c.interpolation << " " << c.path << " of node " << c.node << " at " << seconds
+              << " s, component " << i;
+      }
+    }
   }
 }
 

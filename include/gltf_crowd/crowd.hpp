@@ -199,7 +199,7 @@ struct FrameStats {
   std::uint32_t draws = 0;             // non-empty primitive groups
   // Milliseconds per stage, summed over worker threads (time-stamp ticks while a worker ran a
   // chunk, so time it was switched out counts): the chunks' total split by stage in proportion
-  // to a sample of every 4th slot, timed per stage.
+  // to a sample of every 64th slot, timed per stage.
   double sampling_ms = 0.0;
   double hierarchy_ms = 0.0;
   double palettes_ms = 0.0;

@@ -101,17 +101,43 @@ struct Timeline {
   std::uint32_t key_count = 0;     // >= 1
 };
 
+// Channels sampled together, in structure-of-arrays form: up to kGroupLanes channels of one
+// timeline, one path and one interpolation, one per lane. Key k's block starts at key_rows[
+// values_offset + k × key_stride] and holds, for each part (CUBICSPLINE: in-tangent, value,
+// out-tangent; else the value) and component c (x, y, z[, w]; one per morph weight), the
+// kGroupLanes lanes' values side by side: part p, component c, lane l at (p × n + c) ×
+// kGroupLanes + l, n = components. Lanes from `lanes` on repeat lane 0 (keys and target),
+// so that a sampler may write all kGroupLanes of them.
+inline constexpr std::uint32_t kGroupLanes = 8;
+struct ChannelGroup {
+  std::uint32_t timeline = 0;
+  std::uint32_t values_offset = 0;
+  std::uint32_t key_stride = 0;  // floats, the timeline's row
+  std::uint32_t lanes = 0;       // 1..kGroupLanes
+  ChannelPath path = ChannelPath::translation;
+  Interpolation interpolation = Interpolation::linear;
+  std::uint32_t targets[kGroupLanes] = {};  // rig index (TRS) or weight index, per lane
+};
+
 // One clip compiled against a rig: the channels that reach it, bound to rig nodes (TRS) or to
-// the flat morph weight array (weights). Channels keyed at equal times share a timeline, and a
-// timeline's channel outputs are interleaved key by key in key_rows (BoundChannel), so one
-// frame reads two adjacent rows per timeline.
+// the flat morph weight array (weights). Channels keyed at equal times share a timeline; a
+// timeline's channels are sampled in groups of kGroupLanes (ChannelGroup), whose blocks are
+// interleaved key by key in key_rows, so one frame reads two adjacent rows per timeline, and
+// playback moves forward through memory.
 struct ClipTracks {
   float duration_seconds = 0.0f;  // the asset clip's
   std::vector<float> times;       // seconds, per timeline back to back
   std::vector<Timeline> timelines;
-  std::vector<BoundChannel> channels;  // target: rig index (TRS) or weight offset
+  // One per TRS channel, one per morph weight of a weights channel (target: rig index or weight
+  // index), each naming its lane of key_rows: the description a GPU evaluator uploads.
+  std::vector<BoundChannel> channels;
+  std::vector<ChannelGroup> groups;  // what SampleJob runs, by timeline
   std::vector<float> key_rows;
   std::vector<std::uint32_t> animated;  // rig nodes with a TRS channel, ascending, unique
+  // Animated nodes without a channel for one property, which a sample from the rest pose fills
+  // with its rest value; and whether some morph weight has no channel.
+  std::vector<std::uint32_t> rest_translations, rest_rotations, rest_scales;
+  bool rest_weights = true;
   // What it was compiled against, so that a job refuses tracks of another rig or asset.
   std::uint32_t rig_nodes = 0;     // Rig::node_count()
   std::uint32_t weight_count = 0;  // Asset::total_weights

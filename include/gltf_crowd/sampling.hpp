@@ -51,26 +51,23 @@ KeyPosition locate_key(std::span<const float> times, float seconds, std::uint16_
 void interpolate_key(const float* values, std::uint32_t components, Interpolation interpolation, bool rotation,
                      const KeyPosition& key, float* out) noexcept;
 
-// A clip channel bound to dense pose arrays (a crowd's evaluation plan): its output goes to
-// translations/rotations/scales[target], or to weights[target, target + components). Its key
-// k's output (in-tangent, value, out-tangent for CUBICSPLINE) starts at
-// values_offset + k × key_stride of a key-row array, in which the outputs of every channel on
-// one timeline are interleaved key by key, so one frame reads two adjacent rows.
+// A clip channel bound to dense pose arrays (a rig's ClipTracks): its output goes to
+// translations/rotations/scales[target], or to weights[target] (a weights channel is bound once
+// per morph target, components = 1). Component c of key k's output starts at
+// values_offset + k × key_stride + c × component_stride of a key-row array (for CUBICSPLINE:
+// in-tangent components first, then the value's, then the out-tangent's), in which the outputs
+// of every channel on one timeline are interleaved key by key, so one frame reads two adjacent
+// rows.
 struct BoundChannel {
   std::uint32_t timeline = 0;  // index into the caller's located keys, one per key-time array
   std::uint32_t target = 0;
-  std::uint32_t values_offset = 0;  // into the key-row array
-  std::uint32_t key_stride = 0;     // floats from one key's row to the next
+  std::uint32_t values_offset = 0;     // into the key-row array
+  std::uint32_t key_stride = 0;        // floats from one key's row to the next
+  std::uint32_t component_stride = 1;  // floats from one component to the next
   std::uint32_t components = 0;
   ChannelPath path = ChannelPath::translation;
   Interpolation interpolation = Interpolation::linear;
 };
-
-// Samples `channels` at keys[channel.timeline] (located with locate_key) from `key_rows` into
-// the arrays, as interpolate_key does; one pass with the interpolation inlined per path.
-void sample_bound_channels(const float* key_rows, std::span<const BoundChannel> channels,
-                           std::span<const KeyPosition> keys, glm::vec3* translations, glm::quat* rotations,
-                           glm::vec3* scales, float* weights) noexcept;
 
 // Samples one channel at `seconds` (clamped to its first/last key) into `out`, which receives
 // `channel.components` floats (rotations x,y,z,w). STEP holds the previous key, LINEAR lerps

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <immintrin.h>
+
 #include "anim/kernels.hpp"
 #include "gltf_crowd/pose.hpp"
 
@@ -33,17 +35,13 @@ bool SampleJob::validate() const noexcept {
 bool SampleJob::run() const noexcept {
   if (!validate()) return false;
   const ClipTracks& c = *clip;
-  if (from_rest) {
-    const bool marking = !mark.empty();
-    for (std::uint32_t a : c.animated) {
-      if (marking) mark[a] = stamp;
-      output.translations[a] = rig->rest_translation[a];
-      output.rotations[a] = rig->rest_rotation[a];
-      output.scales[a] = rig->rest_scale[a];
-    }
-    std::copy(rig->rest_weights.begin(), rig->rest_weights.end(), output.weights.begin());
-  } else if (!mark.empty()) {
+  if (!mark.empty())
     for (std::uint32_t a : c.animated) mark[a] = stamp;
+  if (from_rest) {  // only what no channel overwrites
+    for (std::uint32_t a : c.rest_translations) output.translations[a] = rig->rest_translation[a];
+    for (std::uint32_t a : c.rest_rotations) output.rotations[a] = rig->rest_rotation[a];
+    for (std::uint32_t a : c.rest_scales) output.scales[a] = rig->rest_scale[a];
+    if (c.rest_weights) std::copy(rig->rest_weights.begin(), rig->rest_weights.end(), output.weights.begin());
   }
   for (std::size_t i = 0; i < c.timelines.size(); ++i) {
     std::uint16_t no_hint = 0;
@@ -51,8 +49,8 @@ bool SampleJob::run() const noexcept {
     const Timeline& timeline = c.timelines[i];
     keys[i] = locate_key(std::span(c.times.data() + timeline.times_offset, timeline.key_count), seconds, cursor);
   }
-  sample_bound_channels(c.key_rows.data(), c.channels, keys, output.translations.data(), output.rotations.data(),
-                        output.scales.data(), output.weights.data());
+  affine_kernels().sample({c.key_rows.data(), c.groups.data(), c.groups.size(), keys.data(), output.translations.data(),
+                           output.rotations.data(), output.scales.data(), output.weights.data()});
   return true;
 }
 
@@ -63,6 +61,25 @@ bool BlendJob::validate() const noexcept {
 }
 
 namespace {
+
+// Quaternions as (x, y, z, w) SSE registers (glm::quat's storage order).
+__m128 load_quat(const glm::quat& q) noexcept { return _mm_loadu_ps(&q.x); }
+
+// a·b in every lane.
+__m128 dot4(__m128 a, __m128 b) noexcept {
+  const __m128 p = _mm_mul_ps(a, b);
+  const __m128 s = _mm_add_ps(p, _mm_shuffle_ps(p, p, _MM_SHUFFLE(2, 3, 0, 1)));  // x+y, x+y, z+w, z+w
+  return _mm_add_ps(s, _mm_shuffle_ps(s, s, _MM_SHUFFLE(1, 0, 3, 2)));
+}
+
+// normalized() of jobs.hpp's blend: q / |q|, the identity for a zero sum.
+void store_normalized(__m128 q, glm::quat& out) noexcept {
+  const __m128 len = _mm_sqrt_ps(dot4(q, q));
+  if (_mm_cvtss_f32(len) > 0.0f)
+    _mm_storeu_ps(&out.x, _mm_div_ps(q, len));
+  else
+    out = glm::quat(1.0f, 0.0f, 0.0f, 0.0f);
+}
 
 // One BlendJob layer over the nodes `index` yields for i in [0, count): locals instead of the
 // job's spans, so that stores into the pose do not force reloading them. The last layer
@@ -76,22 +93,33 @@ void blend_layer(const BlendJob& job, std::size_t count, Index index) noexcept {
   glm::quat* orot = job.output.rotations.data();
   glm::vec3* os = job.output.scales.data();
   const float w = job.weight;
+  const __m128 wv = _mm_set1_ps(w);
   if (job.first) {
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint32_t a = index(i);
       ot[a] = lt[a] * w;
-      const glm::quat r = lr[a] * w;
-      orot[a] = kLast ? normalized(r) : r;
+      const __m128 r = _mm_mul_ps(load_quat(lr[a]), wv);
+      if constexpr (kLast)
+        store_normalized(r, orot[a]);
+      else
+        _mm_storeu_ps(&orot[a].x, r);
       os[a] = ls[a] * w;
     }
   } else {
     const glm::quat* ref = job.reference.data();
+    const __m128 sign_bit = _mm_set1_ps(-0.0f);
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint32_t a = index(i);
-      const glm::quat q = lr[a];
+      const __m128 q = load_quat(lr[a]);
       ot[a] += lt[a] * w;
-      const glm::quat r = orot[a] + q * (glm::dot(q, ref[a]) < 0.0f ? -w : w);
-      orot[a] = kLast ? normalized(r) : r;
+      // q and -q are one rotation: weight -w where q points away from the reference.
+      const __m128 away = _mm_cmplt_ps(dot4(q, load_quat(ref[a])), _mm_setzero_ps());
+      const __m128 signed_w = _mm_xor_ps(wv, _mm_and_ps(away, sign_bit));
+      const __m128 r = _mm_add_ps(load_quat(orot[a]), _mm_mul_ps(q, signed_w));
+      if constexpr (kLast)
+        store_normalized(r, orot[a]);
+      else
+        _mm_storeu_ps(&orot[a].x, r);
       os[a] += ls[a] * w;
     }
   }

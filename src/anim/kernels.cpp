@@ -3,8 +3,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 
 #include <immintrin.h>
+
+#include "anim/slerp.hpp"
 
 namespace gltf_crowd {
 
@@ -12,6 +15,36 @@ namespace kernels_sse2 {
 inline __m128 madd(__m128 a, __m128 b, __m128 c) noexcept { return _mm_add_ps(_mm_mul_ps(a, b), c); }
 inline __m128 splat(const float* p) noexcept { return _mm_set1_ps(*p); }
 #include "anim/kernels.inl"
+
+// Eight lanes as two SSE registers.
+struct F8 {
+  __m128 lo, hi;
+};
+inline F8 load(const float* p) noexcept { return {_mm_loadu_ps(p), _mm_loadu_ps(p + 4)}; }
+inline void store(float* p, F8 a) noexcept {
+  _mm_storeu_ps(p, a.lo);
+  _mm_storeu_ps(p + 4, a.hi);
+}
+inline F8 splat(float x) noexcept { return {_mm_set1_ps(x), _mm_set1_ps(x)}; }
+inline F8 sub(F8 a, F8 b) noexcept { return {_mm_sub_ps(a.lo, b.lo), _mm_sub_ps(a.hi, b.hi)}; }
+inline F8 mul(F8 a, F8 b) noexcept { return {_mm_mul_ps(a.lo, b.lo), _mm_mul_ps(a.hi, b.hi)}; }
+inline F8 madd(F8 a, F8 b, F8 c) noexcept { return {madd(a.lo, b.lo, c.lo), madd(a.hi, b.hi, c.hi)}; }
+inline F8 div(F8 a, F8 b) noexcept { return {_mm_div_ps(a.lo, b.lo), _mm_div_ps(a.hi, b.hi)}; }
+inline F8 sqrt(F8 a) noexcept { return {_mm_sqrt_ps(a.lo), _mm_sqrt_ps(a.hi)}; }
+inline F8 max(F8 a, F8 b) noexcept { return {_mm_max_ps(a.lo, b.lo), _mm_max_ps(a.hi, b.hi)}; }
+inline F8 flip_sign(F8 a, F8 b) noexcept {
+  const __m128 sign = _mm_set1_ps(-0.0f);
+  return {_mm_xor_ps(b.lo, _mm_and_ps(a.lo, sign)), _mm_xor_ps(b.hi, _mm_and_ps(a.hi, sign))};
+}
+inline F8 abs_value(F8 a) noexcept {
+  const __m128 sign = _mm_set1_ps(-0.0f);
+  return {_mm_andnot_ps(sign, a.lo), _mm_andnot_ps(sign, a.hi)};
+}
+inline bool any_below(F8 a, float x) noexcept {
+  const __m128 v = _mm_set1_ps(x);
+  return _mm_movemask_ps(_mm_or_ps(_mm_cmplt_ps(a.lo, v), _mm_cmplt_ps(a.hi, v))) != 0;
+}
+#include "anim/sample_kernels.inl"
 }  // namespace kernels_sse2
 
 // Everything defined from here to the pop is compiled for AVX2 + FMA, and only called after
@@ -27,6 +60,26 @@ namespace kernels_fma {
 inline __m128 madd(__m128 a, __m128 b, __m128 c) noexcept { return _mm_fmadd_ps(a, b, c); }
 inline __m128 splat(const float* p) noexcept { return _mm_broadcast_ss(p); }
 #include "anim/kernels.inl"
+
+// Eight lanes as one AVX register.
+struct F8 {
+  __m256 v;
+};
+inline F8 load(const float* p) noexcept { return {_mm256_loadu_ps(p)}; }
+inline void store(float* p, F8 a) noexcept { _mm256_storeu_ps(p, a.v); }
+inline F8 splat(float x) noexcept { return {_mm256_set1_ps(x)}; }
+inline F8 sub(F8 a, F8 b) noexcept { return {_mm256_sub_ps(a.v, b.v)}; }
+inline F8 mul(F8 a, F8 b) noexcept { return {_mm256_mul_ps(a.v, b.v)}; }
+inline F8 madd(F8 a, F8 b, F8 c) noexcept { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
+inline F8 div(F8 a, F8 b) noexcept { return {_mm256_div_ps(a.v, b.v)}; }
+inline F8 sqrt(F8 a) noexcept { return {_mm256_sqrt_ps(a.v)}; }
+inline F8 max(F8 a, F8 b) noexcept { return {_mm256_max_ps(a.v, b.v)}; }
+inline F8 flip_sign(F8 a, F8 b) noexcept { return {_mm256_xor_ps(b.v, _mm256_and_ps(a.v, _mm256_set1_ps(-0.0f)))}; }
+inline F8 abs_value(F8 a) noexcept { return {_mm256_andnot_ps(_mm256_set1_ps(-0.0f), a.v)}; }
+inline bool any_below(F8 a, float x) noexcept {
+  return _mm256_movemask_ps(_mm256_cmp_ps(a.v, _mm256_set1_ps(x), _CMP_LT_OQ)) != 0;
+}
+#include "anim/sample_kernels.inl"
 }  // namespace kernels_fma
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -36,8 +89,10 @@ inline __m128 splat(const float* p) noexcept { return _mm_broadcast_ss(p); }
 
 namespace {
 
-constexpr AffineKernels kPortable{"sse2", kernels_sse2::hierarchy, kernels_sse2::palette, kernels_sse2::multiply};
-constexpr AffineKernels kFma{"avx2+fma", kernels_fma::hierarchy, kernels_fma::palette, kernels_fma::multiply};
+constexpr AffineKernels kPortable{"sse2", kernels_sse2::sample, kernels_sse2::hierarchy, kernels_sse2::palette,
+                                  kernels_sse2::multiply};
+constexpr AffineKernels kFma{"avx2+fma", kernels_fma::sample, kernels_fma::hierarchy, kernels_fma::palette,
+                             kernels_fma::multiply};
 
 }  // namespace
 

@@ -1,6 +1,7 @@
-// Layer 2, anim: the affine products of the per-actor frame path (hierarchy, palettes, instance
-// transforms), compiled twice: for SSE2 (every x86-64 CPU) and for AVX2 with FMA, where a row of
-// a product is three fused multiply-adds on broadcast loads (about half the instructions).
+// Layer 2, anim: the kernels of the per-actor frame path (sampling in groups of 8 channels, and
+// the affine products of the hierarchy, palettes and instance transforms), compiled twice: for
+// SSE2 (every x86-64 CPU) and for AVX2 with FMA, where 8 lanes are one register and a row of a
+// product is three fused multiply-adds on broadcast loads (about half the instructions).
 // affine_kernels() picks the best set once per process; results of the two sets differ in the
 // last bits (FMA rounds once), never between threads or frames of one process.
 #pragma once
@@ -13,6 +14,8 @@
 #include <glm/gtc/quaternion.hpp>
 
 #include "gltf_crowd/affine.hpp"
+#include "gltf_crowd/rig.hpp"
+#include "gltf_crowd/sampling.hpp"
 
 namespace gltf_crowd {
 
@@ -36,8 +39,22 @@ struct HierarchyPass {
   std::uint8_t* moved = nullptr;  // count entries, written
 };
 
+// Sampling of a clip's channel groups (ChannelGroup) at their timelines' located keys into
+// rig-indexed pose arrays, as interpolate_key does for one channel; slerp weights of slerp.hpp.
+struct SamplePass {
+  const float* key_rows = nullptr;
+  const ChannelGroup* groups = nullptr;
+  std::size_t count = 0;
+  const KeyPosition* keys = nullptr;  // per timeline
+  glm::vec3* translations = nullptr;
+  glm::quat* rotations = nullptr;
+  glm::vec3* scales = nullptr;
+  float* weights = nullptr;
+};
+
 struct AffineKernels {
   const char* name;  // "sse2" or "avx2+fma"
+  void (*sample)(const SamplePass& pass) noexcept;
   void (*hierarchy)(const HierarchyPass& pass, Affine* world) noexcept;
   // rows[3j..3j+2] = left × world[joints[j]] × inverse_binds[j]; null left = identity. 16-byte
   // aligned rows are written with non-temporal stores, fenced before returning.

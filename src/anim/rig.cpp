@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include "anim/kernels.hpp"
@@ -64,26 +65,39 @@ bool same_palette(const RigSkin& a, const RigSkin& b) noexcept {
          std::memcmp(a.inverse_binds.data(), b.inverse_binds.data(), a.inverse_binds.size() * sizeof(Affine)) == 0;
 }
 
-// Rewrites one clip against the rig; channels keyed at equal times share one timeline.
+std::uint32_t path_components(ChannelPath path) noexcept {
+  return path == ChannelPath::rotation ? 4 : path == ChannelPath::weights ? 1 : 3;
+}
+
+// One lane of a group before layout: a TRS channel, or one morph weight of a weights channel.
+struct Lane {
+  std::uint32_t timeline = 0;
+  std::uint32_t target = 0;
+  ChannelPath path = ChannelPath::translation;
+  Interpolation interpolation = Interpolation::linear;
+  const float* source = nullptr;    // Clip::values of its channel, component `component`
+  std::uint32_t source_stride = 0;  // floats from one key's part to the next (the channel's components)
+};
+
+// Rewrites one clip against the rig; channels keyed at equal times share one timeline, and the
+// lanes of each timeline with the same path and interpolation are grouped (ChannelGroup).
 ClipTracks compile_clip(const Asset& asset, const Clip& clip, const Rig& rig) {
   ClipTracks tracks;
   tracks.duration_seconds = clip.duration_seconds;
   tracks.rig_nodes = static_cast<std::uint32_t>(rig.node_count());
   tracks.weight_count = asset.total_weights;
   std::unordered_map<std::string_view, std::uint32_t> timeline_of;  // key bytes → timeline
-  std::vector<std::uint32_t> source_values;                         // per channel: Clip::values offset
+  std::vector<Lane> lanes;
   for (const Channel& channel : clip.channels) {
-    BoundChannel out;
-    out.path = channel.path;
-    out.interpolation = channel.interpolation;
-    out.components = channel.components;
+    Lane lane{
+        0, 0, channel.path, channel.interpolation, clip.values.data() + channel.values_offset, channel.components};
     if (channel.path == ChannelPath::weights) {
       if (asset.weight_counts[channel.node] == 0) continue;
-      out.target = asset.weight_offsets[channel.node];
+      lane.target = asset.weight_offsets[channel.node];
     } else {
       if (rig.rig_node[channel.node] == kNotInRig) continue;
-      out.target = rig.rig_node[channel.node];
-      tracks.animated.push_back(out.target);
+      lane.target = rig.rig_node[channel.node];
+      tracks.animated.push_back(lane.target);
     }
     const std::string_view times(reinterpret_cast<const char*>(clip.times.data() + channel.times_offset),
                                  channel.key_count * sizeof(float));
@@ -93,38 +107,92 @@ ClipTracks compile_clip(const Asset& asset, const Clip& clip, const Rig& rig) {
       tracks.times.insert(tracks.times.end(), clip.times.begin() + channel.times_offset,
                           clip.times.begin() + channel.times_offset + channel.key_count);
     }
-    out.timeline = it->second;
-    tracks.channels.push_back(out);
-    source_values.push_back(channel.values_offset);
+    lane.timeline = it->second;
+    const std::uint32_t count = channel.path == ChannelPath::weights ? channel.components : 1;
+    for (std::uint32_t c = 0; c < count; ++c) {
+      lanes.push_back(lane);
+      if (channel.path == ChannelPath::weights) {
+        lanes.back().target += c;
+        lanes.back().source += c;
+      }
+    }
   }
-  // Interleave each timeline's channels key by key (BoundChannel).
-  const auto per_key = [](const BoundChannel& ch) {
-    return ch.interpolation == Interpolation::cubic_spline ? 3 * ch.components : ch.components;
-  };
-  std::vector<std::uint32_t> row_floats(tracks.timelines.size(), 0), in_row(tracks.channels.size());
-  for (std::size_t i = 0; i < tracks.channels.size(); ++i) {
-    in_row[i] = row_floats[tracks.channels[i].timeline];
-    row_floats[tracks.channels[i].timeline] += per_key(tracks.channels[i]);
+  // Lanes of one timeline, path and interpolation in groups of kGroupLanes, a timeline's groups
+  // side by side in its rows.
+  std::stable_sort(lanes.begin(), lanes.end(), [](const Lane& x, const Lane& y) {
+    return std::tie(x.timeline, x.path, x.interpolation) < std::tie(y.timeline, y.path, y.interpolation);
+  });
+  std::vector<std::vector<std::uint32_t>> group_lanes;                          // per group: indices into lanes
+  std::vector<std::uint32_t> row_floats(tracks.timelines.size(), 0), block_at;  // block_at: per group, in its row
+  const auto parts = [](Interpolation i) { return i == Interpolation::cubic_spline ? 3u : 1u; };
+  for (std::uint32_t i = 0; i < lanes.size(); ++i) {
+    const Lane& l = lanes[i];
+    const bool joins = !group_lanes.empty() && group_lanes.back().size() < kGroupLanes &&
+                       tracks.groups.back().timeline == l.timeline && tracks.groups.back().path == l.path &&
+                       tracks.groups.back().interpolation == l.interpolation;
+    if (!joins) {
+      ChannelGroup g;
+      g.timeline = l.timeline;
+      g.path = l.path;
+      g.interpolation = l.interpolation;
+      tracks.groups.push_back(g);
+      group_lanes.emplace_back();
+      block_at.push_back(row_floats[l.timeline]);
+      row_floats[l.timeline] += parts(l.interpolation) * path_components(l.path) * kGroupLanes;
+    }
+    ChannelGroup& g = tracks.groups.back();
+    g.targets[g.lanes++] = l.target;
+    group_lanes.back().push_back(i);
   }
-  std::vector<std::size_t> block(tracks.timelines.size(), 0);
+  std::vector<std::size_t> timeline_at(tracks.timelines.size(), 0);
   std::size_t size = 0;
   for (std::size_t t = 0; t < tracks.timelines.size(); ++t) {
-    block[t] = size;
+    timeline_at[t] = size;
     size += std::size_t{row_floats[t]} * tracks.timelines[t].key_count;
   }
   tracks.key_rows.resize(size);
-  for (std::size_t i = 0; i < tracks.channels.size(); ++i) {
-    BoundChannel& ch = tracks.channels[i];
-    const std::uint32_t floats = per_key(ch), row = row_floats[ch.timeline];
-    const float* source = clip.values.data() + source_values[i];
-    float* target = tracks.key_rows.data() + block[ch.timeline] + in_row[i];
-    for (std::uint32_t k = 0; k < tracks.timelines[ch.timeline].key_count; ++k)
-      std::copy_n(source + std::size_t{k} * floats, floats, target + std::size_t{k} * row);
-    ch.values_offset = static_cast<std::uint32_t>(block[ch.timeline] + in_row[i]);
-    ch.key_stride = row;
+  for (std::size_t gi = 0; gi < tracks.groups.size(); ++gi) {
+    ChannelGroup& g = tracks.groups[gi];
+    const std::uint32_t n = path_components(g.path), p_count = parts(g.interpolation);
+    g.values_offset = static_cast<std::uint32_t>(timeline_at[g.timeline] + block_at[gi]);
+    g.key_stride = row_floats[g.timeline];
+    for (std::uint32_t lane = g.lanes; lane < kGroupLanes; ++lane) g.targets[lane] = g.targets[0];
+    for (std::uint32_t lane = 0; lane < kGroupLanes; ++lane) {
+      const Lane& l = lanes[group_lanes[gi][lane < g.lanes ? lane : 0]];
+      for (std::uint32_t k = 0; k < tracks.timelines[g.timeline].key_count; ++k)
+        for (std::uint32_t p = 0; p < p_count; ++p)
+          for (std::uint32_t c = 0; c < n; ++c)
+            tracks.key_rows[g.values_offset + std::size_t{k} * g.key_stride + (p * n + c) * kGroupLanes + lane] =
+                l.source[(std::size_t{k} * p_count + p) * l.source_stride + c];
+      if (lane >= g.lanes) continue;
+      BoundChannel ch;
+      ch.timeline = g.timeline;
+      ch.target = l.target;
+      ch.values_offset = g.values_offset + lane;
+      ch.key_stride = g.key_stride;
+      ch.component_stride = kGroupLanes;
+      ch.components = n;
+      ch.path = g.path;
+      ch.interpolation = g.interpolation;
+      tracks.channels.push_back(ch);
+    }
   }
   std::sort(tracks.animated.begin(), tracks.animated.end());
   tracks.animated.erase(std::unique(tracks.animated.begin(), tracks.animated.end()), tracks.animated.end());
+  std::vector<std::uint8_t> has(rig.node_count(), 0);  // per rig node: bit per TRS path with a channel
+  std::vector<bool> weight_has(asset.total_weights, false);
+  for (const BoundChannel& ch : tracks.channels) {
+    if (ch.path == ChannelPath::weights)
+      weight_has[ch.target] = true;
+    else
+      has[ch.target] |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(ch.path));
+  }
+  for (std::uint32_t a : tracks.animated) {
+    if (!(has[a] & (1u << static_cast<unsigned>(ChannelPath::translation)))) tracks.rest_translations.push_back(a);
+    if (!(has[a] & (1u << static_cast<unsigned>(ChannelPath::rotation)))) tracks.rest_rotations.push_back(a);
+    if (!(has[a] & (1u << static_cast<unsigned>(ChannelPath::scale)))) tracks.rest_scales.push_back(a);
+  }
+  tracks.rest_weights = std::find(weight_has.begin(), weight_has.end(), false) != weight_has.end();
   return tracks;
 }
 

@@ -7,6 +7,8 @@
 #include <cassert>
 #include <cmath>
 
+#include "anim/slerp.hpp"
+
 namespace gltf_crowd {
 namespace {
 
@@ -21,19 +23,7 @@ void slerp(const float* a, const float* b, float t, float* out) noexcept {
     dot = -dot;
   }
   float wa, wb;
-  if (dot > 0.9995f) {  // nearly parallel: lerp, then normalize below
-    wa = 1.0f - t;
-    wb = t;
-  } else {
-    // sin((1 - t)θ) = sin θ cos tθ - cos θ sin tθ: one acos and one sincos instead of an acos
-    // and three sines.
-    const float theta = std::acos(dot);
-    const float s = std::sqrt(1.0f - dot * dot);
-    float sin_t, cos_t;
-    sincosf(t * theta, &sin_t, &cos_t);
-    wb = sin_t / s;
-    wa = cos_t - dot * wb;
-  }
+  slerp_weights(t, std::min(dot, 1.0f), wa, wb);
   float x = wa * a[0] + wb * bx, y = wa * a[1] + wb * by, z = wa * a[2] + wb * bz, w = wa * a[3] + wb * bw;
   const float inv = 1.0f / std::sqrt(x * x + y * y + z * z + w * w);
   out[0] = x * inv;
@@ -50,14 +40,12 @@ void normalize4(float* q) noexcept {
 
 // interpolate_key for a component count known at compile time (kN > 0) or given at run time
 // (kN == 0, morph weights), so translations, rotations and scales get unrolled code.
-// `stride` is the distance in floats from one key's output to the next (0: the channel's own
-// count, cubic splines' three vectors per key).
 template <std::uint32_t kN>
 void interpolate(const float* values, std::uint32_t run_n, Interpolation interpolation, bool rotation,
-                 const KeyPosition& key, float* out, std::uint32_t stride = 0) noexcept {
+                 const KeyPosition& key, float* out) noexcept {
   const std::uint32_t n = kN > 0 ? kN : run_n;
   const bool cubic = interpolation == Interpolation::cubic_spline;
-  if (stride == 0) stride = cubic ? 3 * n : n;
+  const std::uint32_t stride = cubic ? 3 * n : n;
   const std::uint32_t value_at = cubic ? n : 0;  // the value inside a key's triplet
   const float* v0 = values + key.k * stride + value_at;
   if (key.k == key.next || interpolation == Interpolation::step) {
@@ -113,31 +101,6 @@ void interpolate_key(const float* values, std::uint32_t n, Interpolation interpo
   if (rotation) return interpolate<4>(values, n, interpolation, true, key, out);
   if (n == 3) return interpolate<3>(values, n, interpolation, false, key, out);
   interpolate<0>(values, n, interpolation, false, key, out);
-}
-
-void sample_bound_channels(const float* key_rows, std::span<const BoundChannel> channels,
-                           std::span<const KeyPosition> keys, glm::vec3* translations, glm::quat* rotations,
-                           glm::vec3* scales, float* weights) noexcept {
-  float q[4];
-  for (const BoundChannel& ch : channels) {
-    const KeyPosition& key = keys[ch.timeline];
-    const float* values = key_rows + ch.values_offset;
-    switch (ch.path) {
-      case ChannelPath::translation:
-        interpolate<3>(values, 3, ch.interpolation, false, key, &translations[ch.target].x, ch.key_stride);
-        break;
-      case ChannelPath::rotation:
-        interpolate<4>(values, 4, ch.interpolation, true, key, q, ch.key_stride);
-        rotations[ch.target] = glm::quat(q[3], q[0], q[1], q[2]);
-        break;
-      case ChannelPath::scale:
-        interpolate<3>(values, 3, ch.interpolation, false, key, &scales[ch.target].x, ch.key_stride);
-        break;
-      case ChannelPath::weights:
-        interpolate<0>(values, ch.components, ch.interpolation, false, key, weights + ch.target, ch.key_stride);
-        break;
-    }
-  }
 }
 
 void sample_channel(const Clip& clip, const Channel& channel, float seconds, std::span<float> out) noexcept {

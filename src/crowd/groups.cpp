@@ -110,6 +110,10 @@ CompiledRig compile_rig(const Asset& asset, std::span<const std::uint32_t> drawn
   compiled.rig = build_rig(asset, drawn_nodes, options);
   compiled.clips = build_clip_tracks(asset, compiled.rig);
   compiled.max_timelines = max_timelines(compiled.clips);
+  for (const ClipTracks& clip : compiled.clips) {
+    std::vector<std::uint8_t>& flags = compiled.animates.emplace_back(compiled.rig.node_count(), 0);
+    for (std::uint32_t a : clip.animated) flags[a] = 1;
+  }
   return compiled;
 }
 

@@ -36,15 +36,16 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
     if (!used(i)) continue;
     ContributorState& c = p.contributors[i];
     const RigPose& layer = i == 0 ? first : one;
+    const std::uint8_t* animates = compiled.animates[c.clip].data();
     for (std::uint32_t a : s.touched) {  // nodes another contributor animates are at rest in this one
+      if (animates[a]) continue;
       layer.translations[a] = rig.rest_translation[a];
       layer.rotations[a] = rig.rest_rotation[a];
       layer.scales[a] = rig.rest_scale[a];
     }
-    std::copy(rig.rest_weights.begin(), rig.rest_weights.end(), layer.weights.begin());
-    // Marked above (touched); the rest pose of every touched node was just written.
+    // Marked above (touched); from the rest pose: the rest of what the clip's channels leave.
     SampleJob sample{
-        &rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys, {}, 0, false, layer};
+        &rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys, {}, 0, true, layer};
     sample.run();
     BlendJob blend{layer, c.weight, i == 0, i == last, s.touched, s.reference, s.pose()};
     blend.run();

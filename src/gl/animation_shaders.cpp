@@ -23,7 +23,8 @@ struct Node {
 };
 layout(std430, binding = 3) readonly buffer Nodes { Node nodes[]; };
 layout(std430, binding = 4) readonly buffer ClipNodes { ivec4 clip_nodes[]; };  // per (clip, node): t, r, s channel or -1
-// Two per channel: (times offset, key count, values offset, key stride), (components, interpolation, -, weight target).
+// Two per channel: (times offset, key count, values offset, key stride), (components, interpolation,
+// component stride, weight target).
 layout(std430, binding = 5) readonly buffer Channels { uvec4 channels[]; };
 layout(std430, binding = 6) readonly buffer Times { float times[]; };
 layout(std430, binding = 7) readonly buffer KeyRows { float key_rows[]; };
@@ -80,9 +81,10 @@ Key locate_key(uint offset, uint count, float seconds) {
   return Key(lo, lo + 1u, (seconds - times[offset + lo]) / interval, interval);
 }
 
-vec4 fetch(uint at, uint n) {
+// n components from `at`, `stride` floats apart (BoundChannel::component_stride).
+vec4 fetch(uint at, uint n, uint stride) {
   vec4 v = vec4(0.0);
-  for (uint i = 0u; i < n; ++i) v[i] = key_rows[at + i];
+  for (uint i = 0u; i < n; ++i) v[i] = key_rows[at + i * stride];
   return v;
 }
 
@@ -133,19 +135,19 @@ vec4 sample_channel(uint c, float seconds, bool rotation, uint first, uint n) {
   uvec4 a = channels[2u * c];
   uvec4 b = channels[2u * c + 1u];
   Key key = locate_key(a.x, a.y, seconds);
-  uint components = b.x;
+  uint components = b.x, stride = b.z;
   bool cubic = b.y == 2u;
-  uint value_at = (cubic ? components : 0u) + first;
-  vec4 v0 = fetch(a.z + key.k * a.w + value_at, n);
+  uint value_at = ((cubic ? components : 0u) + first) * stride;
+  vec4 v0 = fetch(a.z + key.k * a.w + value_at, n, stride);
   if (key.k == key.next || b.y == 0u) return v0;
-  vec4 v1 = fetch(a.z + key.next * a.w + value_at, n);
+  vec4 v1 = fetch(a.z + key.next * a.w + value_at, n, stride);
   float t = key.t;
   if (!cubic) {
     if (rotation) return slerp(v0, v1, t);
     return v0 + (v1 - v0) * t;
   }
-  vec4 b0 = fetch(a.z + key.k * a.w + 2u * components + first, n);  // out-tangent of key k
-  vec4 a1 = fetch(a.z + key.next * a.w + first, n);                  // in-tangent of key k+1
+  vec4 b0 = fetch(a.z + key.k * a.w + (2u * components + first) * stride, n, stride);  // out-tangent of key k
+  vec4 a1 = fetch(a.z + key.next * a.w + first * stride, n, stride);                  // in-tangent of key k+1
   float t2 = t * t, t3 = t2 * t, d = key.interval;
   float h00 = 2.0 * t3 - 3.0 * t2 + 1.0, h10 = t3 - 2.0 * t2 + t, h01 = -2.0 * t3 + 3.0 * t2, h11 = t3 - t2;
   vec4 v = h00 * v0 + h10 * d * b0 + h01 * v1 + h11 * d * a1;

@@ -187,12 +187,10 @@ void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd, const RigOptions
     for (const BoundChannel& ch : tracks.channels) {
       const auto index = static_cast<std::int32_t>(channels.size() / 2);
       const Timeline& timeline = tracks.timelines[ch.timeline];
-      const bool cubic = ch.interpolation == Interpolation::cubic_spline;
-      const std::uint32_t stride = ch.key_stride != 0 ? ch.key_stride : (cubic ? 3 : 1) * ch.components;
       channels.emplace_back(times_base + timeline.times_offset, timeline.key_count, rows_base + ch.values_offset,
-                            stride);
-      channels.emplace_back(ch.components, static_cast<std::uint32_t>(ch.interpolation),
-                            static_cast<std::uint32_t>(ch.path), ch.target);
+                            ch.key_stride);
+      channels.emplace_back(ch.components, static_cast<std::uint32_t>(ch.interpolation), ch.component_stride,
+                            ch.target);
       switch (ch.path) {
         case ChannelPath::translation: clip_nodes[c * n + ch.target].x = index; break;
         case ChannelPath::rotation: clip_nodes[c * n + ch.target].y = index; break;

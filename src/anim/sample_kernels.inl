@@ -1,0 +1,131 @@
+// The group sampler of kernels.cpp (SamplePass), included once per instruction set inside a
+// namespace that defines F8 (kGroupLanes floats) with load, store, splat, sub, mul, madd
+// (a × b + c), div, sqrt, max, flip_sign (b with the sign bits of a's negative lanes flipped),
+// abs_value and any_below. No include guard on purpose.
+
+// Writes the group's lanes from a structure-of-arrays block (component c of lane l at
+// soa[c × kGroupLanes + l]), four lanes at a time transposed into (x, y, z, w) registers. All
+// eight lanes are stored, unconditionally: an unused lane repeats lane 0's keys and target, so
+// it writes lane 0's value again.
+template <bool kQuat>
+inline void scatter_vectors(const std::uint32_t* targets, const float* soa, float* out) noexcept {
+  for (std::uint32_t first = 0; first < kGroupLanes; first += 4) {
+    __m128 x = _mm_loadu_ps(soa + first), y = _mm_loadu_ps(soa + kGroupLanes + first);
+    __m128 z = _mm_loadu_ps(soa + 2 * kGroupLanes + first);
+    __m128 w = kQuat ? _mm_loadu_ps(soa + 3 * kGroupLanes + first) : _mm_setzero_ps();
+    _MM_TRANSPOSE4_PS(x, y, z, w);
+    const auto put = [out](std::uint32_t target, __m128 v) {
+      if constexpr (kQuat) {
+        _mm_storeu_ps(out + std::size_t{target} * 4, v);
+      } else {  // 12 bytes: the fourth float belongs to the next node
+        float* p = out + std::size_t{target} * 3;
+        _mm_storel_pi(reinterpret_cast<__m64*>(p), v);
+        _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+      }
+    };
+    put(targets[first], x);
+    put(targets[first + 1], y);
+    put(targets[first + 2], z);
+    put(targets[first + 3], w);
+  }
+}
+
+inline void scatter(const ChannelGroup& g, const float* soa, const SamplePass& pass) noexcept {
+  switch (g.path) {
+    case ChannelPath::translation: scatter_vectors<false>(g.targets, soa, &pass.translations[0].x); break;
+    case ChannelPath::rotation: scatter_vectors<true>(g.targets, soa, &pass.rotations[0].x); break;  // x, y, z, w
+    case ChannelPath::scale: scatter_vectors<false>(g.targets, soa, &pass.scales[0].x); break;
+    case ChannelPath::weights:
+      for (std::uint32_t l = 0; l < kGroupLanes; ++l) pass.weights[g.targets[l]] = soa[l];
+      break;
+  }
+}
+
+// Normalizes the 4-component lanes of `q` in place (a quaternion per lane); zero stays zero.
+inline void normalize_lanes(F8* q) noexcept {
+  const F8 len = max(sqrt(madd(q[0], q[0], madd(q[1], q[1], madd(q[2], q[2], mul(q[3], q[3]))))),
+                     splat(std::numeric_limits<float>::min()));
+  for (int c = 0; c < 4; ++c) q[c] = div(q[c], len);
+}
+
+inline void slerp_lanes(const float* k0, const float* k1, float t, const float* ca, const float* cb,
+                        float* out) noexcept {
+  F8 a[4], b[4];
+  for (int c = 0; c < 4; ++c) {
+    a[c] = load(k0 + c * kGroupLanes);
+    b[c] = load(k1 + c * kGroupLanes);
+  }
+  const F8 signed_dot = madd(a[0], b[0], madd(a[1], b[1], madd(a[2], b[2], mul(a[3], b[3]))));
+  for (int c = 0; c < 4; ++c) b[c] = flip_sign(signed_dot, b[c]);  // shortest arc
+  const F8 dot = abs_value(signed_dot);
+  F8 wa, wb;
+  if (!any_below(dot, kSlerpSeriesMinCos)) {
+    const F8 one = splat(1.0f), d = sub(dot, one);
+    F8 fa = splat(ca[kSlerpTerms - 1]), fb = splat(cb[kSlerpTerms - 1]);
+    for (int k = kSlerpTerms - 2; k >= 0; --k) {
+      fa = madd(fa, d, splat(ca[k]));
+      fb = madd(fb, d, splat(cb[k]));
+    }
+    wa = mul(madd(fa, d, one), splat(1.0f - t));
+    wb = mul(madd(fb, d, one), splat(t));
+  } else {  // keys far apart in some lane (rare): the scalar weights
+    alignas(32) float x[kGroupLanes], sa[kGroupLanes], sb[kGroupLanes];
+    store(x, dot);
+    for (std::uint32_t l = 0; l < kGroupLanes; ++l) slerp_weights(t, std::min(x[l], 1.0f), sa[l], sb[l]);
+    wa = load(sa);
+    wb = load(sb);
+  }
+  F8 q[4];
+  for (int c = 0; c < 4; ++c) q[c] = madd(wa, a[c], mul(wb, b[c]));
+  normalize_lanes(q);
+  for (int c = 0; c < 4; ++c) store(out + c * kGroupLanes, q[c]);
+}
+
+inline void sample(const SamplePass& pass) noexcept {
+  alignas(32) float out[4 * kGroupLanes];
+  float ca[kSlerpTerms] = {}, cb[kSlerpTerms] = {};  // slerp series coefficients of 1 - t and t
+  const KeyPosition* coefficients_of = nullptr;
+  for (std::size_t gi = 0; gi < pass.count; ++gi) {
+    const ChannelGroup& g = pass.groups[gi];
+    const KeyPosition& key = pass.keys[g.timeline];
+    const std::uint32_t n = g.path == ChannelPath::rotation ? 4 : g.path == ChannelPath::weights ? 1 : 3;
+    const bool cubic = g.interpolation == Interpolation::cubic_spline;
+    const float* k0 = pass.key_rows + g.values_offset + std::size_t{key.k} * g.key_stride;
+    if (key.k == key.next || g.interpolation == Interpolation::step) {
+      scatter(g, cubic ? k0 + n * kGroupLanes : k0, pass);
+      continue;
+    }
+    const float* k1 = pass.key_rows + g.values_offset + std::size_t{key.next} * g.key_stride;
+    const float t = key.t;
+    if (!cubic) {
+      if (g.path == ChannelPath::rotation) {
+        if (coefficients_of != &key) {
+          slerp_series_coefficients(1.0f - t, ca);
+          slerp_series_coefficients(t, cb);
+          coefficients_of = &key;
+        }
+        slerp_lanes(k0, k1, t, ca, cb, out);
+      } else {
+        const F8 tv = splat(t);
+        for (std::uint32_t c = 0; c < n; ++c) {
+          const F8 v0 = load(k0 + c * kGroupLanes);
+          store(out + c * kGroupLanes, madd(sub(load(k1 + c * kGroupLanes), v0), tv, v0));
+        }
+      }
+    } else {
+      // Hermite basis with tangents scaled by the key interval (glTF 2.0 Appendix C).
+      const float t2 = t * t, t3 = t2 * t, d = key.interval;
+      const F8 h00 = splat(2 * t3 - 3 * t2 + 1), h10 = splat((t3 - 2 * t2 + t) * d);
+      const F8 h01 = splat(-2 * t3 + 3 * t2), h11 = splat((t3 - t2) * d);
+      F8 v[4];
+      for (std::uint32_t c = 0; c < n; ++c) {
+        const F8 v0 = load(k0 + (n + c) * kGroupLanes), b0 = load(k0 + (2 * n + c) * kGroupLanes);
+        const F8 v1 = load(k1 + (n + c) * kGroupLanes), a1 = load(k1 + c * kGroupLanes);
+        v[c] = madd(h00, v0, madd(h10, b0, madd(h01, v1, mul(h11, a1))));
+      }
+      if (g.path == ChannelPath::rotation) normalize_lanes(v);
+      for (std::uint32_t c = 0; c < n; ++c) store(out + c * kGroupLanes, v[c]);
+    }
+    scatter(g, out, pass);
+  }
+}
