@@ -115,6 +115,17 @@ void expect_report(const nlohmann::json& report, const std::shared_ptr<const Ass
   EXPECT_TRUE(bytes == actors * expected.unshared || bytes == actors * expected.shared)
       << bytes << " bytes; expected " << actors * expected.unshared << " (every palette packed) or "
       << actors * expected.shared << " (identical palettes packed once)";
+  // The packing stage's share: every drawn node's instance row and the morph weights.
+  const nlohmann::json& packing = report["packing"];
+  ASSERT_TRUE(packing.is_object()) << report.dump();
+  ASSERT_TRUE(packing["bytes_per_frame"].is_number_unsigned());
+  EXPECT_GT(packing["bytes_per_frame"].get<std::uint64_t>(), 0u);
+  EXPECT_LE(packing["bytes_per_frame"].get<std::uint64_t>(), bytes);
+  for (const char* rate : {"bytes_per_second", "memcpy_bytes_per_second"}) {
+    ASSERT_TRUE(packing[rate].is_number()) << rate;
+    EXPECT_GT(packing[rate].get<double>(), 0.0) << rate;
+    EXPECT_TRUE(std::isfinite(packing[rate].get<double>())) << rate;
+  }
 }
 
 TEST(BenchTool, JsonReportOnTheBuiltInCharacter) {
@@ -137,6 +148,8 @@ TEST(BenchTool, JsonReportOnRobotExpressive) {
   expect_report(single, asset, 50);
   EXPECT_EQ(single["threads"], 1);
   EXPECT_EQ(single["draws"], 19);
+  // 14 drawn nodes' instance rows and the head's 3 morph weights padded to 4.
+  EXPECT_EQ(single["packing"]["bytes_per_frame"], 50u * (48u * 14u + 16u));
   // Mid-crossfade packs the same streams.
   const nlohmann::json fading = bench_json(quoted(file) + " --actors 50 --frames 3 --crossfade");
   expect_report(fading, asset, 50);

@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -150,6 +152,35 @@ Measurement measure(Crowd& crowd, std::uint32_t frames) {
   return m;
 }
 
+// The bytes the packing stage writes per evaluated actor: one 48-byte instance row and the
+// padded morph weights of every node stream (palettes are the palette stage's).
+std::uint64_t packing_bytes_per_actor(const Crowd& crowd) {
+  std::uint64_t bytes = 0;
+  for (const NodeStream& s : crowd.node_streams()) bytes += 48 + 4ull * s.weight_stride;
+  return bytes;
+}
+
+// What a plain memcpy of `bytes` achieves on this thread (bytes per second, the best of five
+// rounds of at least 20 ms each), the bound the packing stage is compared with.
+double memcpy_bytes_per_second(std::uint64_t bytes) {
+  const std::vector<char> source(bytes, 1);
+  std::vector<char> target(bytes);
+  double best = 0.0;
+  for (int round = 0; round < 5; ++round) {
+    std::uint64_t copies = 0;
+    const auto start = std::chrono::steady_clock::now();
+    double seconds = 0.0;
+    do {
+      std::memcpy(target.data(), source.data(), bytes);
+      asm volatile("" : : "r"(target.data()) : "memory");  // the copy is not dead
+      ++copies;
+      seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    } while (seconds < 0.02);
+    best = std::max(best, static_cast<double>(bytes * copies) / seconds);
+  }
+  return best;
+}
+
 void run_bench(const BenchOptions& options) {
   // Before the crowd exists, so every parallel loop (construction included) obeys the limit.
   const auto available = static_cast<std::uint32_t>(tbb::info::default_concurrency());
@@ -169,6 +200,11 @@ void run_bench(const BenchOptions& options) {
   const double us_per_actor = m.update_seconds * 1e3 * per_actor_us;
   const FrameStats& last = crowd.frame_stats();
   const std::string label = options.asset.empty() ? std::string("built-in") : options.asset;
+  // Per thread: the stage times are CPU time summed over the workers.
+  const std::uint64_t packing_bytes = packing_bytes_per_actor(crowd) * last.actors_evaluated;
+  const double packing_rate =
+      m.packing_ms > 0.0 ? static_cast<double>(packing_bytes) * options.frames / (m.packing_ms * 1e-3) : 0.0;
+  const double memcpy_rate = memcpy_bytes_per_second(std::max<std::uint64_t>(packing_bytes, 1));
   if (options.json) {
     nlohmann::ordered_json out = json_head(options, threads);
     out["us_per_actor"] = us_per_actor;
@@ -178,6 +214,10 @@ void run_bench(const BenchOptions& options) {
                                         {"palettes", m.palettes_ms * per_actor_us},
                                         {"packing", m.packing_ms * per_actor_us}}},
                                       {"bytes_per_frame", last.packed_bytes},
+                                      {"packing",
+                                       {{"bytes_per_frame", packing_bytes},
+                                        {"bytes_per_second", packing_rate},
+                                        {"memcpy_bytes_per_second", memcpy_rate}}},
                                       {"draws", last.draws}});
     fmt::print("{}\n", json_text(out));
     return;
@@ -185,11 +225,12 @@ void run_bench(const BenchOptions& options) {
   fmt::print(
       "{}: {} actors, {} thread{}, {} frames{}: {:.3f} us per actor per update "
       "(CPU per actor: sampling {:.3f}, hierarchy {:.3f}, palettes {:.3f}, packing {:.3f}), "
-      "{} bytes packed per frame, {} draws\n",
+      "{} bytes packed per frame, {} draws; packing stage {:.2f} GB/s per thread, memcpy of its {} bytes "
+      "{:.2f} GB/s\n",
       label, options.actors, threads, threads == 1 ? "" : "s", options.frames,
       options.crossfade ? ", mid-crossfade" : "", us_per_actor, m.sampling_ms * per_actor_us,
       m.hierarchy_ms * per_actor_us, m.palettes_ms * per_actor_us, m.packing_ms * per_actor_us, last.packed_bytes,
-      last.draws);
+      last.draws, packing_rate * 1e-9, packing_bytes, memcpy_rate * 1e-9);
 }
 
 }  // namespace
@@ -227,7 +268,9 @@ void register_bench(CLI::App& app) {
   bench->add_flag("--json", options->json,
                   "print one JSON object: asset, actors, threads, frames, crossfade, us_per_actor "
                   "(wall time per update / actors), stages {sampling, hierarchy, palettes, packing} "
-                  "(CPU us per actor), bytes_per_frame, draws");
+                  "(CPU us per actor), bytes_per_frame, packing {bytes_per_frame, bytes_per_second, "
+                  "memcpy_bytes_per_second} (the packing stage's rate per thread and a plain memcpy's of "
+                  "the same bytes), draws");
   bench->footer(
       "Time step: every update advances 1/60 s, a 60 Hz frame (render and studio step "
       "1/30 s).");
