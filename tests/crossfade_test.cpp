@@ -10,6 +10,7 @@
 #include <cmath>
 #include <memory>
 #include <string>
+#include <set>
 #include <vector>
 
 #include <glm/gtc/matrix_transform.hpp>
@@ -187,22 +188,13 @@ TEST(CrossfadeTest, InterruptedCrossfadeScalesTheContributorsDownWithoutAPop) {
 // The blended pose equals docs/spec.md §3's blend written out here: each contributor = rest overridden
 // by its clip at its own time; translations, scales and morph weights as weighted sums;
 // rotations sign-aligned to the first contributor, summed and normalized.
-TEST(CrossfadeTest, BlendIsTheWeightedSumOfTheContributors) {
-  GLTF_CROWD_REQUIRE_ASSETS();
-  const auto asset = robot();
-  Crowd crowd(asset, {.capacity = 1});
-  Actor actor = crowd.add_actor({.clip = "Wave", .phase = 0.2f});
-  actor.select_clip("Dance", {.crossfade_seconds = 0.8f});
-  crowd.update(0.3f);
-  actor.select_clip("Yes", {.crossfade_seconds = 1.0f, .phase = 0.5f});
-  crowd.update(0.25f);
+void expect_weighted_sum_of_contributors(const Asset& asset, const Actor& actor) {
   const std::vector<Contributor> contributors = actor.contributors();
-  ASSERT_EQ(contributors.size(), 3u);
   std::vector<test::ScalarPose> poses;  // sampled by the tests' own scalar code
   for (const Contributor& c : contributors)
-    poses.push_back(test::scalar_clip_pose(*asset, asset->clips[c.clip], c.seconds));
+    poses.push_back(test::scalar_clip_pose(asset, asset.clips[c.clip], c.seconds));
   const Pose got = actor.local_pose();
-  for (std::size_t n = 0; n < asset->nodes.size(); ++n) {
+  for (std::size_t n = 0; n < asset.nodes.size(); ++n) {
     glm::vec3 t(0.0f), s(0.0f);
     glm::vec4 r(0.0f);
     const glm::quat first = poses[0].rotations[n];
@@ -224,14 +216,50 @@ TEST(CrossfadeTest, BlendIsTheWeightedSumOfTheContributors) {
     EXPECT_NEAR(got.rotations[n].z, r.z, 1e-5f) << "node " << n;
     EXPECT_NEAR(got.rotations[n].w, r.w, 1e-5f) << "node " << n;
   }
-  ASSERT_GT(asset->total_weights, 0u);
   const std::vector<float> morph = actor.morph_weights();
-  for (std::size_t k = 0; k < asset->total_weights; ++k) {
+  for (std::size_t k = 0; k < asset.total_weights; ++k) {
     float want = 0.0f;
     for (std::size_t i = 0; i < poses.size(); ++i) want += contributors[i].weight * poses[i].weights[k];
     EXPECT_NEAR(morph[k], want, 1e-5f) << "morph weight " << k;
     EXPECT_NEAR(got.weights[k], want, 1e-5f) << "morph weight " << k;
   }
+}
+
+TEST(CrossfadeTest, BlendIsTheWeightedSumOfTheContributors) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto asset = robot();
+  Crowd crowd(asset, {.capacity = 1});
+  Actor actor = crowd.add_actor({.clip = "Wave", .phase = 0.2f});
+  actor.select_clip("Dance", {.crossfade_seconds = 0.8f});
+  crowd.update(0.3f);
+  actor.select_clip("Yes", {.crossfade_seconds = 1.0f, .phase = 0.5f});
+  crowd.update(0.25f);
+  ASSERT_EQ(actor.contributors().size(), 3u);
+  ASSERT_GT(asset->total_weights, 0u);
+  expect_weighted_sum_of_contributors(*asset, actor);
+}
+
+// Clips that animate the same nodes (Fox's, and a clip with itself) take the crossfade path that
+// skips the union of node lists and the rest fill: the same blend.
+TEST(CrossfadeTest, ClipsOnTheSameNodesBlendToTheWeightedSum) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto fox = std::make_shared<const Asset>(load_asset(test::asset_path("khronos/Fox.glb")));
+  const auto nodes_of = [&](const char* clip) {
+    std::set<std::uint32_t> nodes;
+    for (const Channel& ch : fox->clips[static_cast<std::size_t>(fox->find_clip(clip))].channels) nodes.insert(ch.node);
+    return nodes;
+  };
+  ASSERT_EQ(nodes_of("Walk"), nodes_of("Run"));
+  Crowd crowd(fox, {.capacity = 2});
+  Actor actor = crowd.add_actor({.clip = "Walk", .phase = 0.3f});
+  actor.select_clip("Run", {.crossfade_seconds = 1.0f, .phase = 0.6f});
+  Actor itself = crowd.add_actor({.clip = "Survey", .phase = 0.1f});
+  itself.select_clip("Survey", {.crossfade_seconds = 1.0f, .phase = 0.7f});
+  crowd.update(0.45f);
+  ASSERT_EQ(actor.contributors().size(), 2u);
+  ASSERT_EQ(itself.contributors().size(), 2u);
+  expect_weighted_sum_of_contributors(*fox, actor);
+  expect_weighted_sum_of_contributors(*fox, itself);
 }
 
 // q and −q are the same rotation: a 50/50 blend of a clip holding q and one holding −q must hold

@@ -110,9 +110,13 @@ CompiledRig compile_rig(const Asset& asset, std::span<const std::uint32_t> drawn
   compiled.rig = build_rig(asset, drawn_nodes, options);
   compiled.clips = build_clip_tracks(asset, compiled.rig);
   compiled.max_timelines = max_timelines(compiled.clips);
-  for (const ClipTracks& clip : compiled.clips) {
+  for (std::size_t c = 0; c < compiled.clips.size(); ++c) {
+    const ClipTracks& clip = compiled.clips[c];
     std::vector<std::uint8_t>& flags = compiled.animates.emplace_back(compiled.rig.node_count(), 0);
     for (std::uint32_t a : clip.animated) flags[a] = 1;
+    std::size_t equal = 0;
+    while (compiled.clips[equal].animated != clip.animated) ++equal;  // stops at c at the latest
+    compiled.node_set.push_back(static_cast<std::uint32_t>(equal));
   }
   return compiled;
 }

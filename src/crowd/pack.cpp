@@ -17,16 +17,28 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
   // The first contributor is blended even at weight 0 (a fade's first frame): it is the sign
   // reference the spec names.
   const auto used = [&p](std::uint32_t i) { return i == 0 || p.contributors[i].weight > 0.0f; };
-  s.touched.clear();
   std::uint32_t last = 0;
+  bool one_node_set = true;  // every layer animates the same nodes
   for (std::uint32_t i = 0; i < p.count; ++i) {
     if (!used(i)) continue;
     last = i;
-    for (std::uint32_t a : compiled.clips[p.contributors[i].clip].animated) {
-      if (s.mark[a] == s.stamp) continue;
-      s.mark[a] = s.stamp;
-      s.touched.push_back(a);
+    one_node_set =
+        one_node_set && compiled.node_set[p.contributors[i].clip] == compiled.node_set[p.contributors[0].clip];
+  }
+  std::span<const std::uint32_t> touched = compiled.clips[p.contributors[0].clip].animated;
+  if (one_node_set) {
+    for (std::uint32_t a : touched) s.mark[a] = s.stamp;
+  } else {
+    s.touched.clear();
+    for (std::uint32_t i = 0; i <= last; ++i) {
+      if (!used(i)) continue;
+      for (std::uint32_t a : compiled.clips[p.contributors[i].clip].animated) {
+        if (s.mark[a] == s.stamp) continue;
+        s.mark[a] = s.stamp;
+        s.touched.push_back(a);
+      }
     }
+    touched = s.touched;
   }
   // The first contributor is sampled into first_* (its rotations are the sign reference the
   // later ones read), every later one into one_*, so the reference needs no copy.
@@ -37,8 +49,8 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
     ContributorState& c = p.contributors[i];
     const RigPose& layer = i == 0 ? first : one;
     const std::uint8_t* animates = compiled.animates[c.clip].data();
-    for (std::uint32_t a : s.touched) {  // nodes another contributor animates are at rest in this one
-      if (animates[a]) continue;
+    for (std::uint32_t a : one_node_set ? std::span<const std::uint32_t>() : touched) {
+      if (animates[a]) continue;  // nodes another contributor animates are at rest in this one
       layer.translations[a] = rig.rest_translation[a];
       layer.rotations[a] = rig.rest_rotation[a];
       layer.scales[a] = rig.rest_scale[a];
@@ -47,7 +59,7 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
     SampleJob sample{
         &rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys, {}, 0, true, layer};
     sample.run();
-    BlendJob blend{layer, c.weight, i == 0, i == last, s.touched, s.reference, s.pose()};
+    BlendJob blend{layer, c.weight, i == 0, i == last, touched, s.reference, s.pose()};
     blend.run();
   }
 }

@@ -26,7 +26,7 @@ struct Scratch {
   std::vector<std::uint32_t> mark;          // per rig node: == stamp when animated this evaluation
   std::uint32_t stamp = 0;
   std::vector<std::uint8_t> moved;             // per rig node (LocalToModelJob)
-  std::vector<std::uint32_t> touched;          // rig nodes marked this evaluation (crossfades)
+  std::vector<std::uint32_t> touched;          // rig nodes marked by a crossfade of unlike clips
   std::vector<KeyPosition> keys;               // per timeline of the clip being sampled
   std::vector<Affine> world;                   // world' per rig node
   std::vector<std::span<glm::vec4>> palettes;  // per rig skin: this slot's rows (PaletteJob)

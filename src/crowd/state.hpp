@@ -75,6 +75,9 @@ struct CompiledRig {
   // Per clip, per rig node: 1 where the clip animates it (ClipTracks::animated as flags), so a
   // crossfade gives a layer the full rest pose only on nodes its clip does not animate.
   std::vector<std::vector<std::uint8_t>> animates;
+  // Per clip: clips with equal ClipTracks::animated lists share a number, so a crossfade between
+  // them (the same nodes in every layer) needs no union of node lists and no rest fill.
+  std::vector<std::uint32_t> node_set;
 };
 
 struct Scratch;     // one worker's evaluation arrays (pack.hpp)
