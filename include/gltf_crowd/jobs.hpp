@@ -33,12 +33,12 @@ struct RigPose {
   std::span<float> weights;
 };
 
-// Samples one clip at `seconds` (clamped to its keys; glTF 2.0 Appendix C) into `output`: with
-// `from_rest`, every node the clip animates first gets its rest TRS (a clip may animate only some
-// of a node's properties) and the morph weights are reset to rest; then the channels are sampled
-// over them. Every node the clip animates is marked with `stamp` unless `mark` is empty. Other
-// nodes are not written. `clip` must have been built for `rig` (build_clip_tracks), else
-// validate() fails.
+// Samples one clip at `seconds` (clamped to its keys; glTF 2.0 Appendix C) into `output`: every
+// node the clip animates gets its sampled TRS, with `from_rest` the rest value for a property no
+// channel of the clip writes (ClipTracks::rest_translations, …; a clip may animate only some of a
+// node's properties), and the morph weights no channel writes keep their rest value. Every node the clip animates is
+// marked with `stamp` unless `mark` is empty. Other nodes are not written. `clip` must have been built for `rig`
+// (build_clip_tracks), else validate() fails.
 struct SampleJob {
   const Rig* rig = nullptr;
   const ClipTracks* clip = nullptr;
@@ -48,8 +48,8 @@ struct SampleJob {
   std::span<KeyPosition> keys;    // scratch, >= clip->timelines.size()
   std::span<std::uint32_t> mark;  // node_count(), written for animated nodes
   std::uint32_t stamp = 0;
-  // false: the caller already put the rest pose into the nodes it animates and the weights (a
-  // blend resets every node any layer animates), so the rest copy is skipped.
+  // false: the caller already put the pose the clip's channels override into `output` (sample_clip
+  // over a caller's pose), so no rest value is written.
   bool from_rest = true;
   RigPose output;
 

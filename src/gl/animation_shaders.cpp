@@ -24,7 +24,7 @@ struct Node {
 layout(std430, binding = 3) readonly buffer Nodes { Node nodes[]; };
 layout(std430, binding = 4) readonly buffer ClipNodes { ivec4 clip_nodes[]; };  // per (clip, node): t, r, s channel or -1
 // Two per channel: (times offset, key count, values offset, key stride), (components, interpolation,
-// component stride, weight target).
+// component stride, -).
 layout(std430, binding = 5) readonly buffer Channels { uvec4 channels[]; };
 layout(std430, binding = 6) readonly buffer Times { float times[]; };
 layout(std430, binding = 7) readonly buffer KeyRows { float key_rows[]; };
@@ -129,15 +129,15 @@ vec4 slerp(vec4 a, vec4 b, float t) {
   return q * (1.0 / sqrt(dot(q, q)));
 }
 
-// Channel c at `seconds`: its first n components (glTF 2.0 Appendix C); `first` picks one
-// component of a morph weights channel (n = 1).
-vec4 sample_channel(uint c, float seconds, bool rotation, uint first, uint n) {
+// Channel c at `seconds`: its n components (glTF 2.0 Appendix C); a morph weights channel is one
+// per weight (n = 1).
+vec4 sample_channel(uint c, float seconds, bool rotation, uint n) {
   uvec4 a = channels[2u * c];
   uvec4 b = channels[2u * c + 1u];
   Key key = locate_key(a.x, a.y, seconds);
   uint components = b.x, stride = b.z;
   bool cubic = b.y == 2u;
-  uint value_at = ((cubic ? components : 0u) + first) * stride;
+  uint value_at = (cubic ? components : 0u) * stride;
   vec4 v0 = fetch(a.z + key.k * a.w + value_at, n, stride);
   if (key.k == key.next || b.y == 0u) return v0;
   vec4 v1 = fetch(a.z + key.next * a.w + value_at, n, stride);
@@ -146,8 +146,8 @@ vec4 sample_channel(uint c, float seconds, bool rotation, uint first, uint n) {
     if (rotation) return slerp(v0, v1, t);
     return v0 + (v1 - v0) * t;
   }
-  vec4 b0 = fetch(a.z + key.k * a.w + (2u * components + first) * stride, n, stride);  // out-tangent of key k
-  vec4 a1 = fetch(a.z + key.next * a.w + first * stride, n, stride);                  // in-tangent of key k+1
+  vec4 b0 = fetch(a.z + key.k * a.w + 2u * components * stride, n, stride);  // out-tangent of key k
+  vec4 a1 = fetch(a.z + key.next * a.w, n, stride);                         // in-tangent of key k+1
   float t2 = t * t, t3 = t2 * t, d = key.interval;
   float h00 = 2.0 * t3 - 3.0 * t2 + 1.0, h10 = t3 - 2.0 * t2 + t, h01 = -2.0 * t3 + 3.0 * t2, h11 = t3 - t2;
   vec4 v = h00 * v0 + h10 * d * b0 + h01 * v1 + h11 * d * a1;
@@ -199,9 +199,9 @@ void main() {
     float seconds = record_seconds(slot, i);
     vec3 lt = rest.t.xyz, ls = rest.s.xyz;
     vec4 lr = rest.r;
-    if (ch.x >= 0) lt = sample_channel(uint(ch.x), seconds, false, 0u, 3u).xyz;
-    if (ch.y >= 0) lr = sample_channel(uint(ch.y), seconds, true, 0u, 4u);
-    if (ch.z >= 0) ls = sample_channel(uint(ch.z), seconds, false, 0u, 3u).xyz;
+    if (ch.x >= 0) lt = sample_channel(uint(ch.x), seconds, false, 3u).xyz;
+    if (ch.y >= 0) lr = sample_channel(uint(ch.y), seconds, true, 4u);
+    if (ch.z >= 0) ls = sample_channel(uint(ch.z), seconds, false, 3u).xyz;
     if (count == 1u) {  // one clip: its samples as they are (SampleJob)
       t = lt; r = lr; s = ls;
       break;
@@ -236,14 +236,14 @@ void main() {
   float value = rest_weights[w];
   if (count == 1u) {
     int ch = clip_weights[record_clip(slot, 0u) * u_weight_count + w];
-    if (ch >= 0) value = sample_channel(uint(ch), record_seconds(slot, 0u), false, w - channels[2u * uint(ch) + 1u].w, 1u).x;
+    if (ch >= 0) value = sample_channel(uint(ch), record_seconds(slot, 0u), false, 1u).x;
   } else if (count > 1u) {
     float sum = 0.0;
     for (uint i = 0u; i < count; ++i) {
       if (!record_used(slot, i)) continue;
       int ch = clip_weights[record_clip(slot, i) * u_weight_count + w];
       float layer = rest_weights[w];
-      if (ch >= 0) layer = sample_channel(uint(ch), record_seconds(slot, i), false, w - channels[2u * uint(ch) + 1u].w, 1u).x;
+      if (ch >= 0) layer = sample_channel(uint(ch), record_seconds(slot, i), false, 1u).x;
       float weight = record_weight(slot, i);
       sum = i == 0u ? layer * weight : sum + layer * weight;
     }

@@ -189,15 +189,13 @@ void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd, const RigOptions
       const Timeline& timeline = tracks.timelines[ch.timeline];
       channels.emplace_back(times_base + timeline.times_offset, timeline.key_count, rows_base + ch.values_offset,
                             ch.key_stride);
-      channels.emplace_back(ch.components, static_cast<std::uint32_t>(ch.interpolation), ch.component_stride,
-                            ch.target);
+      channels.emplace_back(ch.components, static_cast<std::uint32_t>(ch.interpolation), ch.component_stride, 0u);
       switch (ch.path) {
         case ChannelPath::translation: clip_nodes[c * n + ch.target].x = index; break;
         case ChannelPath::rotation: clip_nodes[c * n + ch.target].y = index; break;
         case ChannelPath::scale: clip_nodes[c * n + ch.target].z = index; break;
-        case ChannelPath::weights:
-          for (std::uint32_t k = 0; k < ch.components && ch.target + k < w; ++k)
-            clip_weights[c * w + ch.target + k] = index;
+        case ChannelPath::weights:  // one channel per morph weight (BoundChannel)
+          if (ch.target < w) clip_weights[c * w + ch.target] = index;
           break;
       }
     }
