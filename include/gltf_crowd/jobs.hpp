@@ -36,9 +36,9 @@ struct RigPose {
 // Samples one clip at `seconds` (clamped to its keys; glTF 2.0 Appendix C) into `output`: every
 // node the clip animates gets its sampled TRS, with `from_rest` the rest value for a property no
 // channel of the clip writes (ClipTracks::rest_translations, …; a clip may animate only some of a
-// node's properties), and the morph weights no channel writes keep their rest value. Every node the clip animates is
-// marked with `stamp` unless `mark` is empty. Other nodes are not written. `clip` must have been built for `rig`
-// (build_clip_tracks), else validate() fails.
+// node's properties), and the morph weights no channel writes keep their rest value. Every node
+// the clip animates is marked with `stamp` unless `mark` is empty. Other nodes are not written.
+// `clip` must have been built for `rig` (build_clip_tracks), else validate() fails.
 struct SampleJob {
   const Rig* rig = nullptr;
   const ClipTracks* clip = nullptr;

@@ -109,6 +109,11 @@ struct Timeline {
 // kGroupLanes + l, n = components. Lanes from `lanes` on repeat lane 0 (keys and target),
 // so that a sampler may write all kGroupLanes of them.
 inline constexpr std::uint32_t kGroupLanes = 8;
+// A lane's components n: 4 for a rotation (x, y, z, w), 3 for a translation or scale, 1 for a
+// morph weight.
+inline constexpr std::uint32_t lane_components(ChannelPath path) noexcept {
+  return path == ChannelPath::rotation ? 4 : path == ChannelPath::weights ? 1 : 3;
+}
 struct ChannelGroup {
   std::uint32_t timeline = 0;
   std::uint32_t values_offset = 0;

@@ -65,17 +65,13 @@ bool same_palette(const RigSkin& a, const RigSkin& b) noexcept {
          std::memcmp(a.inverse_binds.data(), b.inverse_binds.data(), a.inverse_binds.size() * sizeof(Affine)) == 0;
 }
 
-std::uint32_t path_components(ChannelPath path) noexcept {
-  return path == ChannelPath::rotation ? 4 : path == ChannelPath::weights ? 1 : 3;
-}
-
 // One lane of a group before layout: a TRS channel, or one morph weight of a weights channel.
 struct Lane {
   std::uint32_t timeline = 0;
   std::uint32_t target = 0;
   ChannelPath path = ChannelPath::translation;
   Interpolation interpolation = Interpolation::linear;
-  const float* source = nullptr;    // Clip::values of its channel, component `component`
+  const float* source = nullptr;    // its first value in Clip::values (a weight's: that weight's)
   std::uint32_t source_stride = 0;  // floats from one key's part to the next (the channel's components)
 };
 
@@ -138,7 +134,7 @@ ClipTracks compile_clip(const Asset& asset, const Clip& clip, const Rig& rig) {
       tracks.groups.push_back(g);
       group_lanes.emplace_back();
       block_at.push_back(row_floats[l.timeline]);
-      row_floats[l.timeline] += parts(l.interpolation) * path_components(l.path) * kGroupLanes;
+      row_floats[l.timeline] += parts(l.interpolation) * lane_components(l.path) * kGroupLanes;
     }
     ChannelGroup& g = tracks.groups.back();
     g.targets[g.lanes++] = l.target;
@@ -153,7 +149,7 @@ ClipTracks compile_clip(const Asset& asset, const Clip& clip, const Rig& rig) {
   tracks.key_rows.resize(size);
   for (std::size_t gi = 0; gi < tracks.groups.size(); ++gi) {
     ChannelGroup& g = tracks.groups[gi];
-    const std::uint32_t n = path_components(g.path), p_count = parts(g.interpolation);
+    const std::uint32_t n = lane_components(g.path), p_count = parts(g.interpolation);
     g.values_offset = static_cast<std::uint32_t>(timeline_at[g.timeline] + block_at[gi]);
     g.key_stride = row_floats[g.timeline];
     for (std::uint32_t lane = g.lanes; lane < kGroupLanes; ++lane) g.targets[lane] = g.targets[0];

@@ -88,7 +88,7 @@ inline void sample(const SamplePass& pass) noexcept {
   for (std::size_t gi = 0; gi < pass.count; ++gi) {
     const ChannelGroup& g = pass.groups[gi];
     const KeyPosition& key = pass.keys[g.timeline];
-    const std::uint32_t n = g.path == ChannelPath::rotation ? 4 : g.path == ChannelPath::weights ? 1 : 3;
+    const std::uint32_t n = lane_components(g.path);
     const bool cubic = g.interpolation == Interpolation::cubic_spline;
     const float* k0 = pass.key_rows + g.values_offset + std::size_t{key.k} * g.key_stride;
     if (key.k == key.next || g.interpolation == Interpolation::step) {

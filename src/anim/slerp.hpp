@@ -3,11 +3,12 @@
 //
 // slerp(a, b, t) = f(1 - t, x) a + f(t, x) b with x = a·b >= 0 (after the sign flip) and
 // f(t, x) = sin(tθ) / sin θ, cos θ = x. Where the keys are close (x >= kSlerpSeriesMinCos,
-// θ <= 45.6°: all but 2 of the 9,862 LINEAR rotation key pairs of the held assets) f is the series of D. Eberly, "A
-// Fast and Accurate Algorithm for Computing SLERP" (JGT 2011): f = t (1 + c1 d (1 + c2 d (1 + ...))) with d = x - 1 and
-// c_i = (t² - i²) / (i (2i + 1)), truncated at 8 terms. Its error there is below 5e-9, far under a float ulp, and it
-// needs no acos or sine, so 8 lanes run in a few multiply-adds. Farther keys (one pair of RobotExpressive's,
-// BoxAnimated's 180° turn) take acos, sin and cos.
+// θ <= 45.6°: all but 2 of the 9,862 LINEAR rotation key pairs of the held assets) f is the
+// series of D. Eberly, "A Fast and Accurate Algorithm for Computing SLERP" (JGT 2011):
+// f = t (1 + c1 d (1 + c2 d (1 + ...))) with d = x - 1 and c_i = (t² - i²) / (i (2i + 1)),
+// truncated at 8 terms. Its error there is below 5e-9, far under a float ulp, and it needs no
+// acos or sine, so 8 lanes run in a few multiply-adds. Farther keys (one pair of
+// RobotExpressive's, BoxAnimated's 180° turn) take acos, sin and cos.
 #pragma once
 
 #include <cmath>
