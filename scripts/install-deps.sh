@@ -7,7 +7,7 @@ packages=(
   libegl-dev libegl-mesa0 libgl1-mesa-dri libgles-dev libgl-dev libepoxy-dev
   xvfb xauth libglfw3-dev libimgui-dev
   libtinygltf-dev libmeshoptimizer-dev libdraco-dev libglm-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev libfmt-dev libpng-dev libstb-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libpng-dev libstb-dev gltfpack
   clang libclang-rt-14-dev
 )
 # Not listed: gnuplot-nox, which only scripts/bench.sh needs (its chart); the build and the

@@ -38,7 +38,8 @@ enum class LodSource : std::uint8_t { none, authored, generated };
 std::string_view to_string(LodSource source) noexcept;
 
 // LOD options of a crowd (docs/spec.md §7). Defaults: disabled, no generation, ratios [0.5, 0.25],
-// boundaries free, thresholds from the asset (else [0.5, 0.2, 0.01]), hysteresis 0.1, no budget,
+// boundaries free, thresholds from the asset (authored hints; for generated levels, from their
+// error: pixel_error at viewport_pixels; else [0.5, 0.2, 0.01]), hysteresis 0.1, no budget,
 // culling below the last threshold. A crowd builds its levels when `enabled` or `auto_generate`
 // is set at construction.
 struct LodOptions {
@@ -50,7 +51,12 @@ struct LodOptions {
   std::vector<float> screen_coverage;      // thresholds, > 0 and non-increasing, one per level
                                            // (build_lod_model checks the count); empty = authored
   float hysteresis = 0.1f;                 // relative dead band, in [0, 1)
-  std::uint64_t vertex_budget = 0;         // max submitted index references; 0 = unlimited
+  // Generated levels without screen_coverage: level l takes over where its geometric error
+  // projects to pixel_error pixels on a viewport whose smaller side is viewport_pixels
+  // (docs/spec.md §7 "Thresholds"). Both finite and > 0.
+  float pixel_error = 1.0f;
+  float viewport_pixels = 1080.0f;
+  std::uint64_t vertex_budget = 0;  // max submitted index references; 0 = unlimited
   // Coverage below which an actor is culled for its size, in place of the last threshold
   // (docs/spec.md §11, where the last threshold culls): finite and >= 0; 0 never culls for size
   // (the frustum still culls). Thresholds at or below it are dropped, so actors between it and
@@ -59,8 +65,9 @@ struct LodOptions {
 };
 
 // Throws Error (path "lod.ratios[i]", "lod.screen_coverage[i]", "lod.hysteresis",
-// "lod.min_coverage"; rules "lod_ratio", "lod_screen_coverage", "lod_hysteresis",
-// "lod_min_coverage") for the first invalid field. The count of screen_coverage depends on the
+// "lod.min_coverage", "lod.pixel_error", "lod.viewport_pixels"; rules "lod_ratio",
+// "lod_screen_coverage", "lod_hysteresis", "lod_min_coverage", "lod_pixel_error") for the first
+// invalid field. The count of screen_coverage depends on the
 // asset's levels: build_lod_model checks it.
 void validate_lod_options(const LodOptions& options);
 
@@ -92,6 +99,8 @@ struct LodPrimitive {
   std::uint32_t index_count = 0;
   std::uint32_t triangle_count = 0;
   std::vector<std::uint32_t> indices;  // generated; empty = Asset primitive's indices
+  float error = 0.0f;                  // SimplifiedLevel::error; 0 for authored levels and level 0
+  bool sloppy = false;                 // SimplifiedLevel::sloppy
 };
 
 // One level of a source node: the node whose mesh is drawn (it uses the source node's
@@ -115,13 +124,20 @@ struct LodModel {
   LodSource source = LodSource::none;
   std::uint32_t level_count = 1;  // max over sources of levels.size(); >= 1
   // Descending thresholds: options.screen_coverage, else the authored MSFT_screencoverage of the
-  // first source node that has one, else [0.5, 0.2, 0.01] then halving to level_count entries;
+  // first source node that has one, else for generated levels the error-driven ones (threshold
+  // l − 1, where level l takes over: pixel_error / (level_errors[l] × viewport_pixels), at most
+  // 1e6 and the previous one, at least the last; the last, 0.01, culls), else [0.5, 0.2, 0.01]
+  // then halving to level_count entries;
   // with options.min_coverage, those at or below it dropped and it appended (it may be 0).
   // Level of band i is min(i, level_count - 1); coverage below the last one culls.
   std::vector<float> thresholds;
   std::vector<LodSourceNode> sources;          // depth-first scene order, as the crowd draws them
   std::vector<std::uint64_t> level_indices;    // per level: Σ index counts of one actor
   std::vector<std::uint64_t> level_triangles;  // per level: Σ triangles of one actor
+  // Per level: the largest geometric error of its generated primitives, relative to the
+  // character's extent (the largest side of any level-0 primitive's bounds, mesh units); 0 for
+  // level 0 and authored levels, whose error is unknown.
+  std::vector<float> level_errors;
   // Rest pose, level 0, actor space (before placement): AABB centre of every drawn vertex,
   // radius = largest distance of a vertex from it.
   Sphere rest_sphere;
@@ -155,22 +171,29 @@ LodModel build_lod_model(const Asset& asset, const LodOptions& options);
 // object, and file errors.
 std::vector<std::uint8_t> export_lod_glb(const Asset& asset, const LodModel& model);
 
-// Index arrays of one primitive simplified to each ratio of `ratios` (meshopt_simplify on the
-// original indices each time, target error 5 % of the mesh extent). Joint-domain seams are
-// protected: triangles are split into regions of equal joint set (joints with weight > 0) and
-// each region is simplified with locked borders, so no two vertices with different joint sets
-// merge; triangles mixing joint sets are kept. Borders of a single-region primitive are locked
-// only with `preserve_boundary`. Vertices differing only in normal or tangent (hard edges) are
-// welded while simplifying, and each output corner takes the original vertex whose normal is
-// closest to its triangle's. An entry equals the original indices when it could not reduce
-// them; primitives not drawn as triangle lists are never reduced. Output: ratios.size() arrays,
-// each at most the original size, every index < vertex_count().
-std::vector<std::vector<std::uint32_t>> simplify_levels(const Primitive& primitive, std::span<const float> ratios,
-                                                        bool preserve_boundary);
+// One generated level of one primitive (simplify_levels).
+struct SimplifiedLevel {
+  std::vector<std::uint32_t> indices;  // triangle list into the primitive's vertices
+  // Geometric error meshoptimizer reports, relative to the primitive's extent (the largest side
+  // of its position bounds); 0 when `indices` are the original ones.
+  float error = 0.0f;
+  bool sloppy = false;  // from meshopt_simplifySloppy: attribute seams and skin weights ignored
+};
 
-// Sorted joints with weight > 0 of vertex `v` (up to 8, 0xFFFF-padded); the unit of joint-domain
-// protection. `v` < primitive.vertex_count(); the primitive must have JOINTS_0.
-std::array<std::uint16_t, 8> joint_set(const Primitive& primitive, std::size_t v) noexcept;
+// One primitive simplified to each ratio of `ratios` (docs/spec.md §7 "Levels"), of its original
+// index count each time, with a geometric error of at most `target_error` (relative to the
+// primitive's extent; twice that for the sloppy fallback). The topology, not the render vertices, is simplified:
+// vertices are welded by position, morph displacements and joint weights (within 1e-3 in Σ|Δweight|); a vertex whose
+// weights differ from a neighbour's by more than 1 in Σ|Δweight| stays in place (where that stalls above 1.2 × the
+// target: by 1.99); a result with a new edge between vertices that share no weighted joint is rejected. Each output
+// corner maps back to an original vertex of its triangle's UV chart with the normal closest to the face. Open borders
+// move only without `preserve_boundary`. A level the regular simplifier leaves above 1.2 × its target comes from
+// meshopt_simplifySloppy when that is smaller (never with `preserve_boundary`). A level equals the original indices
+// (error 0) when nothing could be reduced; primitives not drawn as triangle lists are never reduced. Output:
+// ratios.size() levels, each at most the original size and the level before it, every index <
+// vertex_count().
+std::vector<SimplifiedLevel> simplify_levels(const Primitive& primitive, std::span<const float> ratios,
+                                             float target_error, bool preserve_boundary);
 
 // Triangles drawn by `indices` index references in `mode`: n/3 for triangles, n − 2 for strips
 // and fans (n ≥ 3), 0 for points and lines (glTF 2.0 §3.7.2.1 primitive modes).

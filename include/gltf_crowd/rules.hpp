@@ -195,6 +195,7 @@
   X(lod_screen_coverage_count, "screen coverage thresholds whose count does not match the levels")         \
   X(lod_min_coverage, "a minimum coverage that is not finite and >= 0")                                    \
   X(lod_hysteresis, "a hysteresis outside [0, 1)")                                                         \
+  X(lod_pixel_error, "a pixel error or viewport size for generated thresholds that is not finite and > 0")  \
   X(lod_skin_mismatch, "an MSFT_lod level skinned differently from its source node")                       \
   X(singular_projection, "a projection matrix without an inverse")                                         \
   X(viewport_size, "a viewport width or height of 0")                                                      \

@@ -16,6 +16,12 @@ namespace gltf_crowd {
 namespace {
 
 constexpr float kDefaultThresholds[] = {0.5f, 0.2f, 0.01f};
+// Geometric error a generated level may reach, relative to the character's extent: 5 % keeps
+// silhouettes recognisable while the coarse levels reach their ratios; the error reached, not
+// this bound, sets the thresholds.
+constexpr float kTargetError = 0.05f;
+// A generated level without error (a flat part) takes over at any coverage up to this.
+constexpr float kMaxThreshold = 1e6f;
 
 LodNodeLevel authored_level(const Asset& asset, std::uint32_t node) {
   LodNodeLevel level{node, asset.nodes[node].mesh, {}};
@@ -72,17 +78,34 @@ std::vector<std::uint32_t> source_nodes(const Asset& asset) {
   return drawn;
 }
 
-void generate_levels(const Asset& asset, const LodOptions& options, LodModel& model) {
+// Largest side of a primitive's position bounds (meshopt_simplifyScale's extent), in mesh units.
+float extent(const Primitive& p) noexcept {
+  const glm::vec3 size = p.max - p.min;
+  return std::max({size.x, size.y, size.z});
+}
+
+// Fills model.level_errors once level_count is known: per level, the largest primitive error
+// relative to the character's extent.
+void generate_levels(const Asset& asset, const LodOptions& options, LodModel& model, float& model_extent) {
+  // Errors are budgeted against the whole character, not each part: a hand may lose what the
+  // body may. The extent is over every level-0 primitive, in mesh units.
+  model_extent = 0.0f;
+  for (const LodSourceNode& source : model.sources)
+    for (const Primitive& primitive : asset.meshes[static_cast<std::size_t>(source.levels[0].mesh)].primitives)
+      model_extent = std::max(model_extent, extent(primitive));
   // A mesh drawn by several nodes is simplified once.
-  std::map<std::int32_t, std::vector<std::vector<std::vector<std::uint32_t>>>> by_mesh;
+  std::map<std::int32_t, std::vector<std::vector<SimplifiedLevel>>> by_mesh;
   bool reduced = false;
   for (const LodSourceNode& source : model.sources) {
     const std::int32_t mesh = source.levels[0].mesh;
     if (by_mesh.contains(mesh)) continue;
     auto& primitives = by_mesh[mesh];
     for (const Primitive& primitive : asset.meshes[static_cast<std::size_t>(mesh)].primitives) {
-      primitives.push_back(simplify_levels(primitive, options.ratios, options.preserve_boundary));
-      for (const auto& level : primitives.back()) reduced = reduced || level.size() < primitive.indices.size();
+      const float part = extent(primitive);
+      const float target_error = part > 0.0f ? kTargetError * model_extent / part : kTargetError;
+      primitives.push_back(simplify_levels(primitive, options.ratios, target_error, options.preserve_boundary));
+      for (const SimplifiedLevel& level : primitives.back())
+        reduced = reduced || level.indices.size() < primitive.indices.size();
     }
   }
   if (!reduced) return;
@@ -95,12 +118,14 @@ void generate_levels(const Asset& asset, const LodOptions& options, LodModel& mo
       LodNodeLevel level{base.node, base.mesh, {}};
       for (std::size_t p = 0; p < primitives.size(); ++p) {
         const Primitive& primitive = mesh.primitives[p];
-        const std::vector<std::uint32_t>& indices = primitives[p][r];
-        const std::size_t count = indices.size();
+        const SimplifiedLevel& simplified = primitives[p][r];
+        const std::size_t count = simplified.indices.size();
         // Unreduced primitives draw the asset's own indices.
+        const bool reduced_here = count < primitive.indices.size();
         level.primitives.push_back({static_cast<std::uint32_t>(p), static_cast<std::uint32_t>(count),
                                     triangle_count(primitive.mode, count),
-                                    count < primitive.indices.size() ? indices : std::vector<std::uint32_t>{}});
+                                    reduced_here ? simplified.indices : std::vector<std::uint32_t>{},
+                                    reduced_here ? simplified.error : 0.0f, reduced_here && simplified.sloppy});
       }
       source.levels.push_back(std::move(level));
     }
@@ -127,6 +152,20 @@ std::vector<float> resolve_thresholds(const Asset& asset, const LodOptions& opti
         return hints;
       }
   std::vector<float> thresholds(std::begin(kDefaultThresholds), std::end(kDefaultThresholds));
+  if (model.source == LodSource::generated) {
+    // Level l takes over where its error, a fraction e of the character's extent, covers
+    // pixel_error pixels: coverage × viewport × e = pixel_error. The extent is at most the rest
+    // sphere's diameter that coverage measures, so the error on screen is at most that.
+    const float cull = thresholds.back();
+    thresholds.assign(model.level_count, cull);
+    for (std::uint32_t l = 1; l < model.level_count; ++l) {
+      const float e = model.level_errors[l];
+      float t = e > 0.0f ? options.pixel_error / (e * options.viewport_pixels) : kMaxThreshold;
+      t = std::min({t, kMaxThreshold, l > 1 ? thresholds[l - 2] : kMaxThreshold});
+      thresholds[l - 1] = std::max(t, cull);
+    }
+    return thresholds;
+  }
   while (thresholds.size() < model.level_count) thresholds.push_back(thresholds.back() * 0.5f);
   return thresholds;
 }
@@ -156,6 +195,12 @@ void validate_lod_options(const LodOptions& options) {
   }
   if (!(options.hysteresis >= 0.0f && options.hysteresis < 1.0f))
     throw Error("lod.hysteresis", Rule::lod_hysteresis, fmt::format("{} is not in [0, 1)", options.hysteresis));
+  if (!(options.pixel_error > 0.0f && std::isfinite(options.pixel_error)))
+    throw Error("lod.pixel_error", Rule::lod_pixel_error,
+                fmt::format("{} must be finite and > 0", options.pixel_error));
+  if (!(options.viewport_pixels > 0.0f && std::isfinite(options.viewport_pixels)))
+    throw Error("lod.viewport_pixels", Rule::lod_pixel_error,
+                fmt::format("{} must be finite and > 0", options.viewport_pixels));
   if (options.min_coverage && !(*options.min_coverage >= 0.0f && std::isfinite(*options.min_coverage)))
     throw Error("lod.min_coverage", Rule::lod_min_coverage,
                 fmt::format("{} must be finite and >= 0", *options.min_coverage));
@@ -177,21 +222,27 @@ LodModel build_lod_model(const Asset& asset, const LodOptions& options) {
     }
     model.sources.push_back(std::move(source));
   }
+  float model_extent = 0.0f;
   if (authored)
     model.source = LodSource::authored;
   else if (options.auto_generate)
-    generate_levels(asset, options, model);
+    generate_levels(asset, options, model, model_extent);
 
   for (const LodSourceNode& source : model.sources)
     model.level_count = std::max(model.level_count, static_cast<std::uint32_t>(source.levels.size()));
   model.level_indices.assign(model.level_count, 0);
   model.level_triangles.assign(model.level_count, 0);
+  model.level_errors.assign(model.level_count, 0.0f);
   for (std::uint32_t l = 0; l < model.level_count; ++l) {
     for (const LodSourceNode& source : model.sources) {
       const LodNodeLevel& level = source.levels[std::min<std::size_t>(l, source.levels.size() - 1)];
+      const Mesh* mesh = level.mesh >= 0 ? &asset.meshes[static_cast<std::size_t>(level.mesh)] : nullptr;
       for (const LodPrimitive& p : level.primitives) {
         model.level_indices[l] += p.index_count;
         model.level_triangles[l] += p.triangle_count;
+        if (p.error > 0.0f && model_extent > 0.0f)
+          model.level_errors[l] =
+              std::max(model.level_errors[l], p.error * extent(mesh->primitives[p.primitive]) / model_extent);
       }
     }
   }

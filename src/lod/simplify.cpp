@@ -1,23 +1,31 @@
-// Index-only level generation with joint-domain protection (docs/spec.md §7 "Levels").
+// Index-only level generation (docs/spec.md §7 "Levels").
 // Based on: meshoptimizer 0.18 meshopt_simplify (Garland & Heckbert 1997 quadric edge
-// collapses onto existing vertices, so the vertex buffers stay shared); glTF 2.0 §3.7.3.1
-// (JOINTS_n / WEIGHTS_n).
+// collapses onto existing vertices, so the vertex buffers stay shared) and meshopt_simplifySloppy;
+// glTF 2.0 §3.7.3.1 (JOINTS_n / WEIGHTS_n).
 //
-// Two problems stand between meshopt_simplify and a skinned, flat-shaded character:
-// - Hard edges split every corner into one vertex per face. meshopt then sees no connected
-//   surface and locks everything. So corners that differ only in normal or tangent are welded
-//   for simplification, and each corner of an output triangle takes back the original vertex
-//   whose normal best matches that triangle's face.
-// - An edge collapse moves one vertex onto another; between vertices bound to different joints
-//   that tears the skin when the character moves. So welding never crosses joint sets, the
-//   triangles are grouped by joint set, and each group is simplified alone with its border
-//   locked: every collapse stays inside one joint set, and the triangles that straddle joint
-//   sets are kept as authored.
+// Render vertices are the wrong topology to simplify: every UV seam and hard-normal split is an
+// open border to meshopt, and a flat-shaded character (Fox) is nothing but borders. So the
+// primitive is welded by position (what gltfpack gets from meshopt's own seam handling, and more:
+// corners with several normals or UV charts weld too), simplified as one surface, and each corner
+// of an output triangle is mapped back to an original vertex: the triangle's UV chart where all
+// its corners have one, and the normal closest to its face.
+//
+// Skinning limits which collapses are safe: an edge collapse moves one vertex onto another, and
+// when their joint weights differ the surface there follows other joints once the character
+// moves. Vertices at one position weld only when their weights agree within kWeldTolerance
+// (otherwise meshopt sees a seam), and a vertex is locked when a neighbour's weights differ from
+// its own by more than a tolerance (kCollapseTolerances), so a collapse joins vertices whose
+// weights agree within it; the looser tolerance is tried only where the strict one stalls. A
+// result with a new edge between vertices that share no weighted joint is rejected, so only the
+// sloppy fallback, which ignores weights and says so, can tear the skin. meshopt 0.18 has no per-vertex
+// lock; it locks any position shared by more than two vertices, even unreferenced ones, so two
+// unreferenced copies of a position lock it.
 #include <algorithm>
 #include <cstring>
-#include <map>
+#include <numeric>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <meshoptimizer.h>
 
@@ -26,158 +34,285 @@
 namespace gltf_crowd {
 namespace {
 
-// Relative to the mesh extent (meshopt_simplify's unit): 5 % keeps silhouettes recognisable
-// while letting the coarse levels reach their ratios on the test characters.
-constexpr float kTargetError = 0.05f;
+// The sloppy simplifier runs only for levels the regular one leaves above 1.2 × the target, and
+// may reach twice the regular simplifier's error.
+constexpr float kSloppyStall = 1.2f;
+constexpr float kSloppyErrorFactor = 2.0f;
+// Σ|Δweight| over joints, in [0, 2]: vertices at one position with weights this close weld.
+constexpr float kWeldTolerance = 1e-3f;
+// Σ|Δweight| a collapse may bridge: first a quarter of the weight moved (0.5), then, for a level that stalls above
+// kSloppyStall × its target, anything short of vertices that share no weighted joint (2).
+constexpr std::array<float, 2> kCollapseTolerances = {0.5f, 1.99f};
+// Σ|Δweight| of vertices that share no weighted joint (2, less rounding).
+constexpr float kDisjoint = 1.999f;
 
-using JointSet = std::array<std::uint16_t, 8>;
+// A vertex's joint weights (glTF §3.7.3.1), sorted by joint, repeated joints summed.
+struct Influences {
+  std::array<std::uint16_t, 8> joints{};
+  std::array<float, 8> weights{};
+  std::uint32_t count = 0;
+};
+
+Influences influences(const Primitive& p, std::size_t v) {
+  Influences s;
+  const auto add = [&s](std::uint16_t joint, float weight) {
+    if (!(weight > 0.0f)) return;
+    std::uint32_t i = 0;
+    while (i < s.count && s.joints[i] < joint) ++i;
+    if (i < s.count && s.joints[i] == joint) {
+      s.weights[i] += weight;
+      return;
+    }
+    for (std::uint32_t k = s.count; k > i; --k) {
+      s.joints[k] = s.joints[k - 1];
+      s.weights[k] = s.weights[k - 1];
+    }
+    s.joints[i] = joint;
+    s.weights[i] = weight;
+    ++s.count;
+  };
+  for (int k = 0; k < 4; ++k) add(p.joints0[v][k], p.weights0[v][k]);
+  if (!p.joints1.empty())
+    for (int k = 0; k < 4; ++k) add(p.joints1[v][k], p.weights1[v][k]);
+  return s;
+}
+
+// Σ over joints of |a(j) − b(j)|.
+float distance(const Influences& a, const Influences& b) noexcept {
+  float d = 0.0f;
+  std::uint32_t i = 0, k = 0;
+  while (i < a.count || k < b.count) {
+    if (k == b.count || (i < a.count && a.joints[i] < b.joints[k])) {
+      d += a.weights[i++];
+    } else if (i == a.count || b.joints[k] < a.joints[i]) {
+      d += b.weights[k++];
+    } else {
+      d += std::abs(a.weights[i++] - b.weights[k++]);
+    }
+  }
+  return d;
+}
 
 template <typename T>
 void append_bytes(std::string& key, const T& value) {
   key.append(reinterpret_cast<const char*>(&value), sizeof(value));
 }
 
-// Vertices that may stand in for each other: equal position, joint set, texture coordinates,
-// colour and morph displacements; only normals and tangents may differ. meshopt sees one vertex
-// per class: it locks any position shared by more than two vertices, even unreferenced ones.
+// The surface meshopt simplifies: one point per class of vertices that share a position, morph
+// displacements and (within kWeldTolerance) joint weights; and the wedges that map it back: per
+// class, the distinct corners (texture coordinates, colour) with their vertices, which differ
+// only in normal or tangent.
 struct Welding {
-  std::vector<glm::vec3> positions;                // per class
-  std::vector<std::uint32_t> class_of;             // per vertex
-  std::vector<std::vector<std::uint32_t>> wedges;  // per class: its vertices, ascending
+  std::vector<glm::vec3> positions;                        // per class
+  std::vector<std::uint32_t> class_of;                     // per vertex
+  std::vector<std::uint32_t> wedge_of;                     // per vertex
+  std::vector<std::uint32_t> wedge_class;                  // per wedge
+  std::vector<std::vector<std::uint32_t>> wedges;          // per class: its wedges, ascending
+  std::vector<std::vector<std::uint32_t>> wedge_vertices;  // per wedge: its vertices, ascending
+  std::vector<Influences> influence;                       // per class (empty without joints)
 };
 
 Welding weld(const Primitive& p) {
   Welding w;
-  w.class_of.resize(p.vertex_count());
-  std::unordered_map<std::string, std::uint32_t> classes;
+  const std::size_t n = p.vertex_count();
+  w.class_of.resize(n);
+  w.wedge_of.resize(n);
+  const bool skinned = !p.joints0.empty();
+  std::unordered_map<std::string, std::vector<std::uint32_t>> at_point;  // key → classes there
+  std::unordered_map<std::string, std::uint32_t> wedge_ids;
   std::string key;
-  for (std::size_t v = 0; v < p.vertex_count(); ++v) {
+  for (std::size_t v = 0; v < n; ++v) {
     key.clear();
     append_bytes(key, p.positions[v]);
-    if (!p.joints0.empty()) append_bytes(key, joint_set(p, v));
+    for (const MorphTarget& t : p.targets)
+      if (!t.positions.empty()) append_bytes(key, t.positions[v]);
+    std::vector<std::uint32_t>& candidates = at_point[key];
+    const Influences mine = skinned ? influences(p, v) : Influences{};
+    std::uint32_t cls = 0xFFFFFFFFu;
+    for (std::uint32_t c : candidates)
+      if (!skinned || distance(w.influence[c], mine) <= kWeldTolerance) {
+        cls = c;
+        break;
+      }
+    if (cls == 0xFFFFFFFFu) {
+      cls = static_cast<std::uint32_t>(w.positions.size());
+      candidates.push_back(cls);
+      w.positions.push_back(p.positions[v]);
+      w.wedges.emplace_back();
+      if (skinned) w.influence.push_back(mine);
+    }
+    w.class_of[v] = cls;
+    key.clear();
+    append_bytes(key, cls);
     if (!p.texcoords0.empty()) append_bytes(key, p.texcoords0[v]);
     if (!p.texcoords1.empty()) append_bytes(key, p.texcoords1[v]);
     if (!p.colors0.empty()) append_bytes(key, p.colors0[v]);
-    for (const MorphTarget& t : p.targets)
-      if (!t.positions.empty()) append_bytes(key, t.positions[v]);
-    const auto [it, added] = classes.emplace(key, static_cast<std::uint32_t>(w.positions.size()));
+    const auto [it, added] = wedge_ids.emplace(key, static_cast<std::uint32_t>(w.wedge_vertices.size()));
     if (added) {
-      w.positions.push_back(p.positions[v]);
-      w.wedges.emplace_back();
+      w.wedge_vertices.emplace_back();
+      w.wedge_class.push_back(cls);
+      w.wedges[cls].push_back(it->second);
     }
-    w.class_of[v] = it->second;
-    w.wedges[it->second].push_back(static_cast<std::uint32_t>(v));
+    w.wedge_of[v] = it->second;
+    w.wedge_vertices[it->second].push_back(static_cast<std::uint32_t>(v));
   }
   return w;
 }
 
-// Welded triangles grouped by joint set (one group without joints) with the same triangles
-// unwelded, and the original triangles that straddle joint sets.
-struct Regions {
-  std::vector<std::vector<std::uint32_t>> regions;
-  std::vector<std::vector<std::uint32_t>> originals;
-  std::vector<std::uint32_t> mixed;
-};
+std::uint32_t find_root(std::vector<std::uint32_t>& parent, std::uint32_t x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
 
-Regions split_by_joint_set(const Primitive& p, const Welding& w) {
-  Regions out;
-  std::map<JointSet, std::uint32_t> class_of_set;
-  std::vector<std::uint32_t> vertex_set(p.vertex_count(), 0);
-  if (!p.joints0.empty())
-    for (std::size_t v = 0; v < p.vertex_count(); ++v)
-      vertex_set[v] =
-          class_of_set.emplace(joint_set(p, v), static_cast<std::uint32_t>(class_of_set.size())).first->second;
-  out.regions.resize(std::max<std::size_t>(class_of_set.size(), 1));
-  out.originals.resize(out.regions.size());
+// UV charts: triangles connected through shared wedges. Per wedge, its chart's root.
+std::vector<std::uint32_t> charts(const Primitive& p, const Welding& w) {
+  std::vector<std::uint32_t> parent(w.wedge_vertices.size());
+  std::iota(parent.begin(), parent.end(), 0u);
   for (std::size_t t = 0; t + 2 < p.indices.size(); t += 3) {
-    const std::uint32_t a = p.indices[t], b = p.indices[t + 1], c = p.indices[t + 2];
-    const std::uint32_t k = vertex_set[a];
-    if (vertex_set[b] == k && vertex_set[c] == k) {
-      out.regions[k].insert(out.regions[k].end(), {w.class_of[a], w.class_of[b], w.class_of[c]});
-      out.originals[k].insert(out.originals[k].end(), {a, b, c});
-    } else {
-      out.mixed.insert(out.mixed.end(), {a, b, c});
-    }
+    const std::uint32_t a = find_root(parent, w.wedge_of[p.indices[t]]);
+    for (int k = 1; k < 3; ++k) parent[find_root(parent, w.wedge_of[p.indices[t + k]])] = a;
   }
-  std::erase_if(out.originals, [](const auto& r) { return r.empty(); });
-  std::erase_if(out.regions, [](const auto& r) { return r.empty(); });
-  return out;
+  for (std::uint32_t x = 0; x < parent.size(); ++x) parent[x] = find_root(parent, x);
+  return parent;
 }
 
-// Welded triangles back to original vertices: each corner takes the wedge whose normal is
-// closest to the face normal (ties and primitives without normals: the lowest index).
-void unweld(const Primitive& p, const Welding& w, std::vector<std::uint32_t>& triangles) {
+// Welded triangles back to original vertices: the chart that most corners have a wedge in (ties:
+// the first corner's first), each corner's wedge there (else its first), and of that wedge's
+// vertices the one whose normal is closest to the face normal (ties, no normals: the lowest).
+void unweld(const Primitive& p, const Welding& w, std::span<const std::uint32_t> chart,
+            std::vector<std::uint32_t>& triangles) {
   for (std::size_t t = 0; t + 2 < triangles.size(); t += 3) {
-    const glm::vec3 a = w.positions[triangles[t]], b = w.positions[triangles[t + 1]], c = w.positions[triangles[t + 2]];
-    const glm::vec3 n = glm::cross(b - a, c - a);
-    for (int k = 0; k < 3; ++k) {
-      const std::vector<std::uint32_t>& wedges = w.wedges[triangles[t + k]];
-      std::uint32_t best = wedges[0];
-      if (!p.normals.empty())
-        for (std::uint32_t v : wedges)
-          if (glm::dot(p.normals[v], n) > glm::dot(p.normals[best], n)) best = v;
-      triangles[t + k] = best;
+    const std::uint32_t* c = &triangles[t];
+    const auto wedge_in = [&](std::uint32_t cls, std::uint32_t k) {
+      for (std::uint32_t e : w.wedges[cls])
+        if (chart[e] == k) return e;
+      return 0xFFFFFFFFu;
+    };
+    std::uint32_t best_chart = chart[w.wedges[c[0]][0]];
+    int best_count = 0;
+    for (std::uint32_t e : w.wedges[c[0]]) {
+      const std::uint32_t k = chart[e];
+      const int count = 1 + (wedge_in(c[1], k) != 0xFFFFFFFFu) + (wedge_in(c[2], k) != 0xFFFFFFFFu);
+      if (count > best_count) {
+        best_count = count;
+        best_chart = k;
+      }
     }
+    const glm::vec3 a = w.positions[c[0]], b = w.positions[c[1]], d = w.positions[c[2]];
+    const glm::vec3 face = glm::cross(b - a, d - a);
+    std::array<std::uint32_t, 3> out{};
+    for (int k = 0; k < 3; ++k) {
+      std::uint32_t e = wedge_in(c[k], best_chart);
+      if (e == 0xFFFFFFFFu) e = w.wedges[c[k]][0];
+      const std::vector<std::uint32_t>& vertices = w.wedge_vertices[e];
+      std::uint32_t best = vertices[0];
+      if (!p.normals.empty())
+        for (std::uint32_t v : vertices)
+          if (glm::dot(p.normals[v], face) > glm::dot(p.normals[best], face)) best = v;
+      out[static_cast<std::size_t>(k)] = best;
+    }
+    std::copy(out.begin(), out.end(), triangles.begin() + static_cast<std::ptrdiff_t>(t));
   }
 }
 
-std::vector<std::uint32_t> simplify_region(const Welding& w, const std::vector<std::uint32_t>& region, float ratio,
-                                           unsigned options) {
-  const auto target = static_cast<std::size_t>(ratio * static_cast<float>(region.size())) / 3 * 3;
-  std::vector<std::uint32_t> out(region.size());
-  const std::size_t count =
-      meshopt_simplify(out.data(), region.data(), region.size(), &w.positions[0].x, w.positions.size(),
-                       sizeof(glm::vec3), target, kTargetError, options, nullptr);
-  out.resize(count);
-  return out;
+// Class positions with two unreferenced copies of every class whose weights differ from a
+// neighbour's by more than `tolerance`: meshopt then locks those positions.
+std::vector<glm::vec3> locked_positions(const Welding& w, std::span<const std::uint32_t> triangles, float tolerance) {
+  std::vector<glm::vec3> positions = w.positions;
+  if (w.influence.empty()) return positions;
+  std::vector<bool> locked(w.positions.size(), false);
+  for (std::size_t t = 0; t + 2 < triangles.size(); t += 3)
+    for (int k = 0; k < 3; ++k) {
+      const std::uint32_t a = triangles[t + k], b = triangles[t + (k + 1) % 3];
+      if (distance(w.influence[a], w.influence[b]) > tolerance) locked[a] = locked[b] = true;
+    }
+  for (std::size_t c = 0; c < locked.size(); ++c)
+    if (locked[c]) positions.insert(positions.end(), 2, w.positions[c]);
+  return positions;
+}
+
+// Whether every edge of `reduced` that `surface` lacks joins classes sharing a weighted joint:
+// the hard limit of the locks above, which bound each collapse but not the edges later
+// collapses make between its neighbours.
+bool shares_joints_on_new_edges(const Welding& w, std::span<const std::uint32_t> surface,
+                                std::span<const std::uint32_t> reduced) {
+  if (w.influence.empty()) return true;
+  const auto key = [](std::uint32_t a, std::uint32_t b) {
+    return std::uint64_t{std::min(a, b)} << 32 | std::max(a, b);
+  };
+  std::unordered_set<std::uint64_t> edges;
+  for (std::size_t t = 0; t + 2 < surface.size(); t += 3)
+    for (int k = 0; k < 3; ++k) edges.insert(key(surface[t + k], surface[t + (k + 1) % 3]));
+  for (std::size_t t = 0; t + 2 < reduced.size(); t += 3)
+    for (int k = 0; k < 3; ++k) {
+      const std::uint32_t a = reduced[t + k], b = reduced[t + (k + 1) % 3];
+      if (!edges.contains(key(a, b)) && distance(w.influence[a], w.influence[b]) >= kDisjoint) return false;
+    }
+  return true;
 }
 
 }  // namespace
 
-JointSet joint_set(const Primitive& primitive, std::size_t v) noexcept {
-  JointSet set;
-  set.fill(0xFFFFu);
-  std::size_t n = 0;
-  // Insertion into the sorted prefix; a joint listed twice is one joint.
-  const auto insert = [&](std::uint16_t joint) {
-    std::size_t i = 0;
-    while (i < n && set[i] < joint) ++i;
-    if (i < n && set[i] == joint) return;
-    for (std::size_t k = n; k > i; --k) set[k] = set[k - 1];
-    set[i] = joint;
-    ++n;
-  };
-  const auto add = [&](const glm::u16vec4& joints, const glm::vec4& weights) {
-    for (int k = 0; k < 4; ++k)
-      if (weights[k] > 0.0f) insert(joints[k]);
-  };
-  add(primitive.joints0[v], primitive.weights0[v]);
-  if (!primitive.joints1.empty()) add(primitive.joints1[v], primitive.weights1[v]);
-  return set;
-}
-
-std::vector<std::vector<std::uint32_t>> simplify_levels(const Primitive& primitive, std::span<const float> ratios,
-                                                        bool preserve_boundary) {
-  std::vector<std::vector<std::uint32_t>> levels(ratios.size(), primitive.indices);
+std::vector<SimplifiedLevel> simplify_levels(const Primitive& primitive, std::span<const float> ratios,
+                                             float target_error, bool preserve_boundary) {
+  std::vector<SimplifiedLevel> levels(ratios.size(), SimplifiedLevel{primitive.indices, 0.0f, false});
   if (primitive.mode != PrimitiveMode::triangles || primitive.indices.size() < 6 || primitive.indices.size() % 3 != 0)
     return levels;
   const Welding welding = weld(primitive);
-  const Regions split = split_by_joint_set(primitive, welding);
-  // Several regions share borders that must not move (joint seams); a lone region's borders
-  // are the mesh's own open edges, locked only on request.
-  const bool seams = split.regions.size() > 1 || !split.mixed.empty();
-  const unsigned options = (seams || preserve_boundary) ? static_cast<unsigned>(meshopt_SimplifyLockBorder) : 0u;
+  std::vector<std::uint32_t> surface;
+  surface.reserve(primitive.indices.size());
+  for (std::size_t t = 0; t < primitive.indices.size(); t += 3) {
+    const std::uint32_t a = welding.class_of[primitive.indices[t]], b = welding.class_of[primitive.indices[t + 1]],
+                        c = welding.class_of[primitive.indices[t + 2]];
+    if (a != b && b != c && a != c) surface.insert(surface.end(), {a, b, c});
+  }
+  if (surface.size() < 6) return levels;
+  const std::vector<std::uint32_t> chart = charts(primitive, welding);
+  std::vector<std::vector<glm::vec3>> positions;
+  for (float tolerance : kCollapseTolerances) positions.push_back(locked_positions(welding, surface, tolerance));
+  const unsigned options = preserve_boundary ? static_cast<unsigned>(meshopt_SimplifyLockBorder) : 0u;
+  std::vector<std::uint32_t> out(surface.size()), attempt(surface.size());
   for (std::size_t l = 0; l < ratios.size(); ++l) {
-    std::vector<std::uint32_t> out = split.mixed;
-    for (std::size_t r = 0; r < split.regions.size(); ++r) {
-      std::vector<std::uint32_t> reduced = simplify_region(welding, split.regions[r], ratios[l], options);
-      if (reduced.size() < split.regions[r].size())
-        unweld(primitive, welding, reduced);
-      else
-        reduced = split.originals[r];  // nothing collapsed: keep the authored corners
-      out.insert(out.end(), reduced.begin(), reduced.end());
+    const std::size_t target =
+        static_cast<std::size_t>(ratios[l] * static_cast<float>(primitive.indices.size())) / 3 * 3;
+    const auto stalled = [&](std::size_t count) {
+      return static_cast<float>(count) > kSloppyStall * static_cast<float>(target);
+    };
+    std::size_t count = surface.size();
+    float error = 0.0f;
+    for (std::size_t k = 0; k < positions.size() && (k == 0 || stalled(count)); ++k) {
+      float attempt_error = 0.0f;
+      const std::size_t n =
+          meshopt_simplify(attempt.data(), surface.data(), surface.size(), &positions[k][0].x, positions[k].size(),
+                           sizeof(glm::vec3), target, target_error, options, &attempt_error);
+      if (n < count && shares_joints_on_new_edges(welding, surface, std::span(attempt.data(), n))) {
+        std::swap(out, attempt);
+        count = n;
+        error = attempt_error;
+      }
     }
-    if (!out.empty() && out.size() < primitive.indices.size()) levels[l] = std::move(out);
+    bool sloppy = false;
+    if (stalled(count) && !preserve_boundary) {
+      float attempt_error = 0.0f;
+      const std::size_t n = meshopt_simplifySloppy(attempt.data(), surface.data(), surface.size(),
+                                                   &welding.positions[0].x, welding.positions.size(), sizeof(glm::vec3),
+                                                   target, kSloppyErrorFactor * target_error, &attempt_error);
+      if (n > 0 && n < count) {
+        std::swap(out, attempt);
+        count = n;
+        error = attempt_error;
+        sloppy = true;
+      }
+    }
+    // A level is never larger than the one before it (a lower target can stall higher).
+    if (l > 0 && count >= levels[l - 1].indices.size()) {
+      levels[l] = levels[l - 1];
+      continue;
+    }
+    if (count >= primitive.indices.size()) continue;
+    std::vector<std::uint32_t> indices(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(count));
+    unweld(primitive, welding, chart, indices);
+    levels[l] = {std::move(indices), error, sloppy};
   }
   return levels;
 }

@@ -16,8 +16,11 @@
 
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/bounds.hpp"
+#include "gltf_crowd/error.hpp"
+#include "gltf_crowd/lod.hpp"
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
+#include "tools/lod_report.hpp"
 
 namespace gltf_crowd::tools {
 namespace {
@@ -96,6 +99,18 @@ nlohmann::json summarize(const Asset& asset, const std::string& file) {
                      {"channels", clip.channels.size()},
                      {"bounds", bounds_json(clip_bounds)}});
   }
+  // What a crowd with auto_generate and the default options would draw: authored levels, else
+  // generated ones; an invalid MSFT_lod is reported here rather than failing the summary.
+  nlohmann::json levels_of_detail;
+  try {
+    LodOptions options;
+    options.auto_generate = true;
+    const LodModel model = build_lod_model(asset, options);
+    levels_of_detail = {
+        {"source", to_string(model.source)}, {"screen_coverage", model.thresholds}, {"levels", lod_levels_json(model)}};
+  } catch (const Error& e) {
+    levels_of_detail = {{"error", e.what()}};
+  }
   nlohmann::json warnings = nlohmann::json::array();
   for (const Warning& w : asset.warnings)
     warnings.push_back({{"path", w.path}, {"rule", w.rule}, {"message", w.message}});
@@ -115,6 +130,7 @@ nlohmann::json summarize(const Asset& asset, const std::string& file) {
           {"morph_targets", morph_targets},
           {"morph_primitives", morph_primitives},
           {"lod", lod},
+          {"levels_of_detail", levels_of_detail},
           {"materials", asset.materials.size()},
           {"textures", asset.textures.size()},
           {"images", asset.images.size()},
@@ -162,6 +178,16 @@ void print_text(const nlohmann::json& s) {
     fmt::print("  MSFT_lod: nodes[{}] levels [{}], screen coverage [{}]\n", lod["node"].get<std::uint32_t>(),
                fmt::join(lod["levels"].get<std::vector<std::uint32_t>>(), ", "),
                fmt::join(lod["screen_coverage"].get<std::vector<float>>(), ", "));
+  const nlohmann::json& lod_levels = s["levels_of_detail"];
+  if (lod_levels.contains("error")) {
+    fmt::print("  levels of detail: {}\n", lod_levels["error"].get<std::string>());
+  } else {
+    const std::string source = lod_levels["source"].get<std::string>();
+    fmt::print("  levels of detail ({}), screen coverage [{}]:\n",
+               source == "generated" ? "generated at ratios 0.5, 0.25" : source,
+               fmt::join(lod_levels["screen_coverage"].get<std::vector<float>>(), ", "));
+    print_lod_levels(lod_levels["levels"], 4);
+  }
   fmt::print("  materials {}, textures {}, images {}\n", s["materials"].get<std::size_t>(),
              s["textures"].get<std::size_t>(), s["images"].get<std::size_t>());
   fmt::print("  extensions used: {}; required: {}\n", list_or_dash(s["extensions_used"]),
@@ -189,7 +215,8 @@ void register_info(CLI::App& app) {
   info->add_flag("--json", options->json,
                  "print JSON: nodes, meshes, primitives, reachable_primitives, skins [{joints}], "
                  "clips [{name, duration, bounds}], rest_bounds and animated_bounds ({min, max, size} in "
-                 "asset units), morph_targets, lod [{node, levels}], extensions_used, ...");
+                 "asset units), morph_targets, lod [{node, levels}], levels_of_detail {source, screen_coverage, "
+                 "levels [{level, indices, ratio, error, sloppy}]}, extensions_used, ...");
   info->callback([options] { run_info(*options); });
 }
 

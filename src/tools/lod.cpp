@@ -13,6 +13,7 @@
 #include "gltf_crowd/lod.hpp"
 #include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
+#include "tools/lod_report.hpp"
 
 namespace gltf_crowd::tools {
 namespace {
@@ -22,6 +23,8 @@ struct LodCommandOptions {
   std::vector<float> ratios{0.5f, 0.25f};
   std::vector<float> screen_coverage;  // empty: the defaults of docs/spec.md §7
   bool preserve_boundary = false;
+  float pixel_error = 1.0f;
+  float viewport_pixels = 1080.0f;
   std::string out;
 };
 
@@ -32,7 +35,9 @@ void run_lod(const LodCommandOptions& options) {
   const LodModel model = build_lod_model(asset, {.auto_generate = true,
                                                  .ratios = options.ratios,
                                                  .preserve_boundary = options.preserve_boundary,
-                                                 .screen_coverage = options.screen_coverage});
+                                                 .screen_coverage = options.screen_coverage,
+                                                 .pixel_error = options.pixel_error,
+                                                 .viewport_pixels = options.viewport_pixels});
   if (model.source == LodSource::authored)
     throw Error(options.asset, Rule::lod_export_source, "the asset already has MSFT_lod levels");
   if (model.source == LodSource::none)
@@ -44,6 +49,7 @@ void run_lod(const LodCommandOptions& options) {
   fmt::print("wrote {} levels of {} source nodes to {}: indices per actor [{}], screen coverage [{}]\n",
              model.level_count, model.sources.size(), options.out, fmt::join(model.level_indices, ", "),
              fmt::join(model.thresholds, ", "));
+  print_lod_levels(lod_levels_json(model), 2);
 }
 
 }  // namespace
@@ -60,8 +66,16 @@ void register_lod(CLI::App& app) {
       ->check(finite_number());
   lod->add_option("--screen-coverage", options->screen_coverage,
                   "coverage threshold per level, one per level (the original and one per ratio), "
-                  "decreasing (default 0.5,0.2,0.01, then halving)")
+                  "decreasing (default: where each level's error reaches --pixel-error pixels)")
       ->delimiter(',')
+      ->check(finite_number());
+  lod->add_option("--pixel-error", options->pixel_error,
+                  "default thresholds: a level takes over where its error projects to this many pixels")
+      ->capture_default_str()
+      ->check(finite_number());
+  lod->add_option("--viewport-pixels", options->viewport_pixels,
+                  "default thresholds: the smaller side of the viewport they are made for, in pixels")
+      ->capture_default_str()
       ->check(finite_number());
   lod->add_flag("--preserve-boundary", options->preserve_boundary, "keep open mesh borders in place");
   lod->add_option("--out,-o", options->out, "GLB file to write")->required();
