@@ -4,9 +4,9 @@
 // below the vertex count, joints below the skin's joint count, weights >= 0), a few ratios and a
 // rest-pose offset of one joint. It runs simplify_levels() directly and build_lod_model() with
 // auto_generate on a one-mesh asset around the primitive, and aborts (a finding) unless:
-//  - simplify_levels returns one array per ratio, none longer than the original, every index
-//    below the vertex count, whole triangles only, and the original indices for anything that
-//    is not a triangle list;
+//  - simplify_levels returns one level per ratio, none longer than the one before it, with a
+//    finite error >= 0, every index below the vertex count, whole triangles only, and the
+//    original indices for anything that is not a triangle list;
 //  - the model has one source with consistent levels and per-level counts, descending
 //    thresholds, and finite bounding spheres whenever the positions are of moderate size.
 #include <fuzzer/FuzzedDataProvider.h>
@@ -102,9 +102,14 @@ Input read_input(FuzzedDataProvider& in) {
   return out;
 }
 
-void check_levels(const Primitive& p, const std::vector<std::vector<std::uint32_t>>& levels, std::size_t ratios) {
-  require(levels.size() == ratios, "one index array per ratio");
-  for (const std::vector<std::uint32_t>& level : levels) {
+void check_levels(const Primitive& p, const std::vector<SimplifiedLevel>& simplified, std::size_t ratios) {
+  require(simplified.size() == ratios, "one index array per ratio");
+  std::size_t previous = p.indices.size();
+  for (const SimplifiedLevel& s : simplified) {
+    const std::vector<std::uint32_t>& level = s.indices;
+    require(level.size() <= previous, "a level is longer than the one before it");
+    previous = level.size();
+    require(std::isfinite(s.error) && s.error >= 0.0f, "a level's error is not finite and >= 0");
     require(level.size() <= p.indices.size(), "a level is longer than the original");
     require(std::all_of(level.begin(), level.end(), [&](std::uint32_t i) { return i < p.vertex_count(); }),
             "a level index is out of range");
@@ -179,7 +184,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace gltf_crowd;
   FuzzedDataProvider in(data, size);
   const fuzz::Input input = fuzz::read_input(in);
-  fuzz::check_levels(input.primitive, simplify_levels(input.primitive, input.ratios, input.preserve_boundary),
+  fuzz::check_levels(input.primitive, simplify_levels(input.primitive, input.ratios, 0.05f, input.preserve_boundary),
                      input.ratios.size());
   const Asset asset = fuzz::make_asset(input);
   const LodOptions options{
