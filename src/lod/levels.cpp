@@ -84,15 +84,18 @@ float extent(const Primitive& p) noexcept {
   return std::max({size.x, size.y, size.z});
 }
 
-// Fills model.level_errors once level_count is known: per level, the largest primitive error
-// relative to the character's extent.
-void generate_levels(const Asset& asset, const LodOptions& options, LodModel& model, float& model_extent) {
-  // Errors are budgeted against the whole character, not each part: a hand may lose what the
-  // body may. The extent is over every level-0 primitive, in mesh units.
-  model_extent = 0.0f;
-  for (const LodSourceNode& source : model.sources)
+// The character's extent: the largest extent of any level-0 primitive, in mesh units. Errors are
+// budgeted and reported against it, not against each part: a hand may lose what the body may.
+float character_extent(const Asset& asset, std::span<const LodSourceNode> sources) noexcept {
+  float out = 0.0f;
+  for (const LodSourceNode& source : sources)
     for (const Primitive& primitive : asset.meshes[static_cast<std::size_t>(source.levels[0].mesh)].primitives)
-      model_extent = std::max(model_extent, extent(primitive));
+      out = std::max(out, extent(primitive));
+  return out;
+}
+
+void generate_levels(const Asset& asset, const LodOptions& options, LodModel& model) {
+  const float model_extent = character_extent(asset, model.sources);
   // A mesh drawn by several nodes is simplified once.
   std::map<std::int32_t, std::vector<std::vector<SimplifiedLevel>>> by_mesh;
   bool reduced = false;
@@ -222,17 +225,17 @@ LodModel build_lod_model(const Asset& asset, const LodOptions& options) {
     }
     model.sources.push_back(std::move(source));
   }
-  float model_extent = 0.0f;
   if (authored)
     model.source = LodSource::authored;
   else if (options.auto_generate)
-    generate_levels(asset, options, model, model_extent);
+    generate_levels(asset, options, model);
 
   for (const LodSourceNode& source : model.sources)
     model.level_count = std::max(model.level_count, static_cast<std::uint32_t>(source.levels.size()));
   model.level_indices.assign(model.level_count, 0);
   model.level_triangles.assign(model.level_count, 0);
   model.level_errors.assign(model.level_count, 0.0f);
+  const float model_extent = model.source == LodSource::generated ? character_extent(asset, model.sources) : 0.0f;
   for (std::uint32_t l = 0; l < model.level_count; ++l) {
     for (const LodSourceNode& source : model.sources) {
       const LodNodeLevel& level = source.levels[std::min<std::size_t>(l, source.levels.size() - 1)];

@@ -106,7 +106,6 @@ struct Welding {
   std::vector<glm::vec3> positions;                        // per class
   std::vector<std::uint32_t> class_of;                     // per vertex
   std::vector<std::uint32_t> wedge_of;                     // per vertex
-  std::vector<std::uint32_t> wedge_class;                  // per wedge
   std::vector<std::vector<std::uint32_t>> wedges;          // per class: its wedges, ascending
   std::vector<std::vector<std::uint32_t>> wedge_vertices;  // per wedge: its vertices, ascending
   std::vector<Influences> influence;                       // per class (empty without joints)
@@ -150,7 +149,6 @@ Welding weld(const Primitive& p) {
     const auto [it, added] = wedge_ids.emplace(key, static_cast<std::uint32_t>(w.wedge_vertices.size()));
     if (added) {
       w.wedge_vertices.emplace_back();
-      w.wedge_class.push_back(cls);
       w.wedges[cls].push_back(it->second);
     }
     w.wedge_of[v] = it->second;
@@ -231,22 +229,28 @@ std::vector<glm::vec3> locked_positions(const Welding& w, std::span<const std::u
   return positions;
 }
 
-// Whether every edge of `reduced` that `surface` lacks joins classes sharing a weighted joint:
-// the hard limit of the locks above, which bound each collapse but not the edges later
-// collapses make between its neighbours.
-bool shares_joints_on_new_edges(const Welding& w, std::span<const std::uint32_t> surface,
+std::uint64_t edge_key(std::uint32_t a, std::uint32_t b) noexcept {
+  return std::uint64_t{std::min(a, b)} << 32 | std::max(a, b);
+}
+
+// The edges of a triangle list, as edge_key.
+std::unordered_set<std::uint64_t> edges_of(std::span<const std::uint32_t> triangles) {
+  std::unordered_set<std::uint64_t> edges;
+  for (std::size_t t = 0; t + 2 < triangles.size(); t += 3)
+    for (int k = 0; k < 3; ++k) edges.insert(edge_key(triangles[t + k], triangles[t + (k + 1) % 3]));
+  return edges;
+}
+
+// Whether every edge of `reduced` not among the surface's `edges` joins classes sharing a
+// weighted joint: the hard limit of the locks above, which bound each collapse but not the
+// edges later collapses make between its neighbours.
+bool shares_joints_on_new_edges(const Welding& w, const std::unordered_set<std::uint64_t>& edges,
                                 std::span<const std::uint32_t> reduced) {
   if (w.influence.empty()) return true;
-  const auto key = [](std::uint32_t a, std::uint32_t b) {
-    return std::uint64_t{std::min(a, b)} << 32 | std::max(a, b);
-  };
-  std::unordered_set<std::uint64_t> edges;
-  for (std::size_t t = 0; t + 2 < surface.size(); t += 3)
-    for (int k = 0; k < 3; ++k) edges.insert(key(surface[t + k], surface[t + (k + 1) % 3]));
   for (std::size_t t = 0; t + 2 < reduced.size(); t += 3)
     for (int k = 0; k < 3; ++k) {
       const std::uint32_t a = reduced[t + k], b = reduced[t + (k + 1) % 3];
-      if (!edges.contains(key(a, b)) && distance(w.influence[a], w.influence[b]) >= kDisjoint) return false;
+      if (!edges.contains(edge_key(a, b)) && distance(w.influence[a], w.influence[b]) >= kDisjoint) return false;
     }
   return true;
 }
@@ -268,6 +272,7 @@ std::vector<SimplifiedLevel> simplify_levels(const Primitive& primitive, std::sp
   }
   if (surface.size() < 6) return levels;
   const std::vector<std::uint32_t> chart = charts(primitive, welding);
+  const std::unordered_set<std::uint64_t> edges = edges_of(surface);
   std::vector<std::vector<glm::vec3>> positions;
   for (float tolerance : kCollapseTolerances) positions.push_back(locked_positions(welding, surface, tolerance));
   const unsigned options = preserve_boundary ? static_cast<unsigned>(meshopt_SimplifyLockBorder) : 0u;
@@ -285,7 +290,7 @@ std::vector<SimplifiedLevel> simplify_levels(const Primitive& primitive, std::sp
       const std::size_t n =
           meshopt_simplify(attempt.data(), surface.data(), surface.size(), &positions[k][0].x, positions[k].size(),
                            sizeof(glm::vec3), target, target_error, options, &attempt_error);
-      if (n < count && shares_joints_on_new_edges(welding, surface, std::span(attempt.data(), n))) {
+      if (n < count && shares_joints_on_new_edges(welding, edges, std::span(attempt.data(), n))) {
         std::swap(out, attempt);
         count = n;
         error = attempt_error;

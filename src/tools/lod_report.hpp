@@ -3,6 +3,8 @@
 // (issue 19: ratios are asked for, not promised, so the tools say what was reached).
 #pragma once
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -16,9 +18,9 @@ inline nlohmann::json lod_levels_json(const LodModel& model) {
   nlohmann::json levels = nlohmann::json::array();
   for (std::uint32_t l = 0; l < model.level_count; ++l) {
     bool sloppy = false;
-    for (const LodSourceNode& source : model.sources)
-      if (l < source.levels.size())
-        for (const LodPrimitive& p : source.levels[l].primitives) sloppy = sloppy || p.sloppy;
+    for (const LodSourceNode& source : model.sources)  // the last level stands for lower ones
+      for (const LodPrimitive& p : source.levels[std::min<std::size_t>(l, source.levels.size() - 1)].primitives)
+        sloppy = sloppy || p.sloppy;
     const double base = static_cast<double>(model.level_indices[0]);
     levels.push_back({{"level", l},
                       {"indices", model.level_indices[l]},
