@@ -378,6 +378,23 @@ TEST(LodSimplify, FlatGridReducesToValidTriangles) {
   }
 }
 
+TEST(LodSimplify, DegenerateTrianglesDoNotRaiseTheTarget) {
+  // Half the triangles repeat a position: welded away, they leave a surface smaller than the
+  // target of ratio 0.9 taken of the original indices (fuzz_lod found meshopt_simplify's
+  // assertion that the target fits the input).
+  Primitive p = grid(4);
+  const std::size_t triangles = p.indices.size() / 3;
+  for (std::size_t t = 0; t < triangles; ++t) p.indices.insert(p.indices.end(), {0, 0, 1});
+  const std::vector<float> ratios = {0.9f, 0.5f};
+  const auto levels = simplify_levels(p, ratios, 0.05f, false);
+  ASSERT_EQ(levels.size(), 2u);
+  for (const SimplifiedLevel& level : levels) {
+    EXPECT_LE(level.indices.size(), p.indices.size());
+    EXPECT_EQ(level.indices.size() % 3, 0u);
+  }
+  EXPECT_LE(levels[0].indices.size(), p.indices.size() / 2) << "the degenerate half is dropped";
+}
+
 TEST(LodSimplify, PreserveBoundaryKeepsEveryBorderVertex) {
   const int n = 16;
   const Primitive p = grid(n);

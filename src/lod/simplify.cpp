@@ -278,8 +278,9 @@ std::vector<SimplifiedLevel> simplify_levels(const Primitive& primitive, std::sp
   const unsigned options = preserve_boundary ? static_cast<unsigned>(meshopt_SimplifyLockBorder) : 0u;
   std::vector<std::uint32_t> out(surface.size()), attempt(surface.size());
   for (std::size_t l = 0; l < ratios.size(); ++l) {
-    const std::size_t target =
-        static_cast<std::size_t>(ratios[l] * static_cast<float>(primitive.indices.size())) / 3 * 3;
+    // Of the original indices; the surface may hold fewer (triangles welded to degenerate ones).
+    const std::size_t target = std::min(
+        static_cast<std::size_t>(ratios[l] * static_cast<float>(primitive.indices.size())) / 3 * 3, surface.size());
     const auto stalled = [&](std::size_t count) {
       return static_cast<float>(count) > kSloppyStall * static_cast<float>(target);
     };
