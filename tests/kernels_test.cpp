@@ -164,6 +164,49 @@ std::vector<test::HandmadeChannel> sampler_channels() {
   return out;
 }
 
+// Random trees, rotations (a half turn about each axis among them) and non-uniform scales,
+// with and without a root transform: every marked node's T × R × S against glm's.
+TEST(KernelsTest, HierarchyComposesRandomPosesLikeGlm) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  constexpr std::size_t kNodes = 64;
+  std::vector<std::int32_t> parent(kNodes);
+  std::vector<Affine> rest(kNodes);
+  std::vector<glm::vec3> translations(kNodes), scales(kNodes);
+  std::vector<glm::quat> rotations(kNodes);
+  std::vector<std::uint32_t> mark(kNodes);
+  for (std::size_t n = 0; n < kNodes; ++n) {
+    parent[n] = n % 9 == 0 ? -1 : static_cast<std::int32_t>(rng() % n);
+    rest[n] = random_affine(rng);
+    translations[n] = {u(rng), u(rng), u(rng)};
+    rotations[n] = n < 3 ? glm::quat(0.0f, n == 0 ? 1.0f : 0.0f, n == 1 ? 1.0f : 0.0f, n == 2 ? 1.0f : 0.0f)
+                         : glm::normalize(glm::quat(u(rng), u(rng), u(rng), u(rng)));
+    scales[n] = {0.5f + 0.5f * std::abs(u(rng)), 1.0f + 0.2f * u(rng), 0.25f + std::abs(u(rng))};
+    mark[n] = n % 4 == 3 ? 0u : 5u;
+  }
+  const Affine frame = random_affine(rng);
+  for (const Affine* root : {static_cast<const Affine*>(nullptr), &frame}) {
+    std::vector<glm::mat4> want(kNodes);
+    for (std::size_t n = 0; n < kNodes; ++n) {
+      const glm::mat4 local = mark[n] == 5 ? glm::translate(glm::mat4(1.0f), translations[n]) *
+                                                 glm::mat4_cast(rotations[n]) * glm::scale(glm::mat4(1.0f), scales[n])
+                                           : to_mat4(rest[n]);
+      const glm::mat4 up = parent[n] >= 0 ? want[static_cast<std::size_t>(parent[n])]
+                                          : (root != nullptr ? to_mat4(*root) : glm::mat4(1.0f));
+      want[n] = up * local;
+    }
+    for (const AffineKernels* k : kernel_sets()) {
+      SCOPED_TRACE(k->name);
+      std::vector<Affine> rest_world(kNodes), world(kNodes);
+      std::vector<std::uint8_t> moved(kNodes);
+      k->hierarchy({kNodes, parent.data(), rest.data(), translations.data(), rotations.data(), scales.data(),
+                    mark.data(), 5, root, rest_world.data(), moved.data()},
+                   world.data());
+      for (std::size_t n = 0; n < kNodes; ++n) expect_near(world[n], want[n], "random hierarchy");
+    }
+  }
+}
+
 TEST(KernelsTest, GroupSamplerMatchesDoublePrecisionSampling) {
   const std::vector<test::HandmadeChannel> channels = sampler_channels();
   nlohmann::json nodes = nlohmann::json::array();

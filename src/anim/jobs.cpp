@@ -81,29 +81,22 @@ void store_normalized(__m128 q, glm::quat& out) noexcept {
     out = glm::quat(1.0f, 0.0f, 0.0f, 0.0f);
 }
 
-// One BlendJob layer over the nodes `index` yields for i in [0, count): locals instead of the
-// job's spans, so that stores into the pose do not force reloading them. The last layer
-// normalizes each rotation as soon as it is summed (kLast), in the same pass.
+// The rotations of one BlendJob layer over the nodes `index` yields for i in [0, count): locals
+// instead of the job's spans, so that stores into the pose do not force reloading them. The
+// last layer normalizes each rotation as soon as it is summed (kLast), in the same pass.
 template <bool kLast, typename Index>
-void blend_layer(const BlendJob& job, std::size_t count, Index index) noexcept {
-  const glm::vec3* lt = job.layer.translations.data();
+void blend_rotations(const BlendJob& job, std::size_t count, Index index) noexcept {
   const glm::quat* lr = job.layer.rotations.data();
-  const glm::vec3* ls = job.layer.scales.data();
-  glm::vec3* ot = job.output.translations.data();
   glm::quat* orot = job.output.rotations.data();
-  glm::vec3* os = job.output.scales.data();
-  const float w = job.weight;
-  const __m128 wv = _mm_set1_ps(w);
+  const __m128 wv = _mm_set1_ps(job.weight);
   if (job.first) {
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint32_t a = index(i);
-      ot[a] = lt[a] * w;
       const __m128 r = _mm_mul_ps(load_quat(lr[a]), wv);
       if constexpr (kLast)
         store_normalized(r, orot[a]);
       else
         _mm_storeu_ps(&orot[a].x, r);
-      os[a] = ls[a] * w;
     }
   } else {
     const glm::quat* ref = job.reference.data();
@@ -111,7 +104,6 @@ void blend_layer(const BlendJob& job, std::size_t count, Index index) noexcept {
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint32_t a = index(i);
       const __m128 q = load_quat(lr[a]);
-      ot[a] += lt[a] * w;
       // q and -q are one rotation: weight -w where q points away from the reference.
       const __m128 away = _mm_cmplt_ps(dot4(q, load_quat(ref[a])), _mm_setzero_ps());
       const __m128 signed_w = _mm_xor_ps(wv, _mm_and_ps(away, sign_bit));
@@ -120,37 +112,65 @@ void blend_layer(const BlendJob& job, std::size_t count, Index index) noexcept {
         store_normalized(r, orot[a]);
       else
         _mm_storeu_ps(&orot[a].x, r);
-      os[a] += ls[a] * w;
     }
   }
 }
 
 template <typename Index>
-void blend_layer(const BlendJob& job, std::size_t count, Index index) noexcept {
+void blend_rotations(const BlendJob& job, std::size_t count, Index index) noexcept {
   if (job.last)
-    blend_layer<true>(job, count, index);
+    blend_rotations<true>(job, count, index);
   else
-    blend_layer<false>(job, count, index);
+    blend_rotations<false>(job, count, index);
 }
+
+// out = in × w (kFirst) or out += in × w over n floats: the weighted sum of translations,
+// scales or morph weights as one flat array, four floats at a time.
+template <bool kFirst>
+void weigh_floats(const float* in, float w, std::size_t n, float* out) noexcept {
+  const __m128 wv = _mm_set1_ps(w);
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    const __m128 v = _mm_mul_ps(_mm_loadu_ps(in + i), wv);
+    _mm_storeu_ps(out + i, kFirst ? v : _mm_add_ps(_mm_loadu_ps(out + i), v));
+  }
+  for (; i < n; ++i) out[i] = kFirst ? in[i] * w : out[i] + in[i] * w;
+}
+
+void weigh_floats(const float* in, float w, bool first, std::size_t n, float* out) noexcept {
+  if (first)
+    weigh_floats<true>(in, w, n, out);
+  else
+    weigh_floats<false>(in, w, n, out);
+}
+
+static_assert(sizeof(glm::vec3) == 3 * sizeof(float), "vec3 arrays are flat float arrays");
 
 }  // namespace
 
 bool BlendJob::run() const noexcept {
   if (!validate()) return false;
-  if (nodes.empty()) {
-    blend_layer(*this, output.translations.size(), [](std::size_t i) { return static_cast<std::uint32_t>(i); });
+  if (nodes.empty()) {  // every node: translations and scales are flat arrays
+    const std::size_t n = output.translations.size();
+    weigh_floats(reinterpret_cast<const float*>(layer.translations.data()), weight, first, 3 * n,
+                 reinterpret_cast<float*>(output.translations.data()));
+    weigh_floats(reinterpret_cast<const float*>(layer.scales.data()), weight, first, 3 * n,
+                 reinterpret_cast<float*>(output.scales.data()));
+    blend_rotations(*this, n, [](std::size_t i) { return static_cast<std::uint32_t>(i); });
   } else {
     const std::uint32_t* list = nodes.data();
-    blend_layer(*this, nodes.size(), [list](std::size_t i) { return list[i]; });
+    const glm::vec3* lt = layer.translations.data();
+    const glm::vec3* ls = layer.scales.data();
+    glm::vec3* ot = output.translations.data();
+    glm::vec3* os = output.scales.data();
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const std::uint32_t a = list[i];
+      ot[a] = first ? lt[a] * weight : ot[a] + lt[a] * weight;
+      os[a] = first ? ls[a] * weight : os[a] + ls[a] * weight;
+    }
+    blend_rotations(*this, nodes.size(), [list](std::size_t i) { return list[i]; });
   }
-  const float* lw = layer.weights.data();
-  float* ow = output.weights.data();
-  const std::size_t n = output.weights.size();
-  if (first) {
-    for (std::size_t k = 0; k < n; ++k) ow[k] = lw[k] * weight;
-  } else {
-    for (std::size_t k = 0; k < n; ++k) ow[k] += lw[k] * weight;
-  }
+  weigh_floats(layer.weights.data(), weight, first, output.weights.size(), output.weights.data());
   return true;
 }
 

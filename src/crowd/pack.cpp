@@ -40,6 +40,12 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
     }
     touched = s.touched;
   }
+  // One clip's animated list is ascending and unique: a range when its ends are size − 1 apart
+  // (CesiumMan's joints), which BlendJob blends as flat arrays instead of node by node.
+  const bool contiguous = one_node_set && !touched.empty() && touched.back() - touched.front() + 1 == touched.size();
+  const std::size_t front = touched.empty() ? 0 : touched.front();
+  const std::span<const glm::quat> reference =
+      contiguous ? std::span<const glm::quat>(s.reference).subspan(front, touched.size()) : s.reference;
   // The first contributor is sampled into first_* (its rotations are the sign reference the
   // later ones read), every later one into one_*, so the reference needs no copy.
   const RigPose first{s.first_translations, s.reference, s.first_scales, s.first_weights};
@@ -59,8 +65,15 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
     SampleJob sample{
         &rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys, {}, 0, true, layer};
     sample.run();
-    BlendJob blend{layer, c.weight, i == 0, i == last, touched, s.reference, s.pose()};
-    blend.run();
+    if (contiguous) {  // nodes [front, back]: the job blends subspans as flat arrays
+      const auto sub = [&](const RigPose& pose) {
+        return RigPose{pose.translations.subspan(front, touched.size()), pose.rotations.subspan(front, touched.size()),
+                       pose.scales.subspan(front, touched.size()), pose.weights};
+      };
+      BlendJob{sub(layer), c.weight, i == 0, i == last, {}, reference, sub(s.pose())}.run();
+    } else {
+      BlendJob{layer, c.weight, i == 0, i == last, touched, s.reference, s.pose()}.run();
+    }
   }
 }
 
