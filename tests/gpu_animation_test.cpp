@@ -126,6 +126,27 @@ Difference play_script(const std::shared_ptr<const Asset>& asset, PaletteStorage
   const std::size_t clips = asset->clips.size();
   const auto clip = [&](std::size_t k) { return asset->clips[k % std::max<std::size_t>(clips, 1)].name; };
   for (int frame = 0; frame < 12; ++frame) {
+    // Application-driven poses (docs/spec.md §3.8), full and partial weight: set before an update,
+    // which packs them on the CPU (the GPU passes apply them at every animate).
+    if (frame == 6) {
+      const auto nodes = static_cast<std::uint32_t>(asset->nodes.size());
+      for (std::uint32_t i = 2; i < 6; ++i) {
+        const NodeTransform local{{0.1f * float(i), -0.05f, 0.02f},
+                                  glm::angleAxis(0.4f * float(i), glm::normalize(glm::vec3(1.0f, float(i), 0.5f))),
+                                  {1.1f, 0.9f, 1.0f}};
+        const std::uint32_t node = (i * 7) % nodes;
+        p.each(i, [&](Actor& a) { a.set_local_transform(node, local, i % 2 == 0 ? 1.0f : 0.35f); });
+      }
+      for (std::uint32_t n = 0; n < nodes; ++n) {
+        if (asset->weight_counts[n] == 0) continue;
+        std::vector<float> values(asset->weight_counts[n]);
+        for (std::size_t k = 0; k < values.size(); ++k) values[k] = 0.2f + 0.1f * float(k);
+        p.each(6, [&](Actor& a) { a.set_morph_weights(n, values, 0.6f); });
+        p.each(13, [&](Actor& a) { a.set_morph_weights(n, values); });
+        break;
+      }
+    }
+    if (frame == 9) p.each(4, [](Actor& a) { a.clear_local_pose(); });
     p.update(frame % 4 == 3 ? 0.21f : 1.0f / 30.0f);
     if (clips > 0 && frame == 2)  // 2-way crossfades
       for (std::size_t i = 0; i < 8; ++i)

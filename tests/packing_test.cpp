@@ -1,22 +1,18 @@
 // The packed instance transform and palette skin a vertex exactly as glTF 2.0 §3.7.3 says:
 // v' = Σ wᵢ · world(jointᵢ) · IBMᵢ · v, with the pose sampled and world() recomputed by the test's
 // own scalar code (scalar_pose.hpp), not by the library's sampling or hierarchy.
-#include <functional>
 #include <memory>
 
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
 
 #include "gltf_crowd/crowd.hpp"
+#include "packed_skinning.hpp"
 #include "scalar_pose.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
 namespace {
-
-glm::vec3 apply_rows(const glm::vec4* rows, const glm::vec4& p) {
-  return {glm::dot(rows[0], p), glm::dot(rows[1], p), glm::dot(rows[2], p)};
-}
 
 void check_packed_skinning(const std::string& file) {
   auto asset = std::make_shared<const Asset>(load_asset(test::asset_path(file)));
@@ -35,49 +31,12 @@ void check_packed_skinning(const std::string& file) {
   crowd.add_actors(options);
   for (int f = 0; f < 7; ++f) crowd.update(1.0f / 30.0f);
   const auto actors = crowd.actors();
-  int checked = 0;
-  for (const PrimitiveGroup& group : crowd.primitive_groups()) {
-    const NodeStream& stream = crowd.node_streams()[group.stream];
-    const Node& node = asset->nodes[group.node];
-    const Primitive& prim = asset->meshes[group.mesh].primitives[group.primitive];
-    for (std::uint32_t slot = 0; slot < actors.size(); ++slot) {
-      // The test's own pose: rest + the active clip sampled at the actor's time (scalar_pose.hpp).
-      const int clip = asset->find_clip(actors[slot].active_clip());
-      const test::ScalarPose pose =
-          test::scalar_clip_pose(*asset, asset->clips[static_cast<std::size_t>(clip)], actors[slot].time());
-      const auto world_of = [&](std::int32_t n, const glm::mat4& root) {
-        return test::scalar_world(*asset, pose, n, root);
-      };
-      const glm::mat4& placement = options[slot].transform;
-      const glm::vec4* instance = stream.transforms.data() + slot * 3;
-      for (std::size_t v = 0; v < prim.vertex_count(); v += std::max<std::size_t>(1, prim.vertex_count() / 25)) {
-        const glm::vec4 p(prim.positions[v], 1.0f);
-        glm::vec3 want(0.0f), got(0.0f);
-        if (group.palette_kind == PaletteKind::skinned) {
-          const Skin& skin = asset->skins[static_cast<std::size_t>(node.skin)];
-          glm::vec4 skinned_local(0.0f);
-          for (int k = 0; k < 4; ++k) {
-            const float w = prim.weights0[v][k];
-            const std::uint32_t j = prim.joints0[v][k];
-            want += w * glm::vec3(world_of(static_cast<std::int32_t>(skin.joints[j]), placement) *
-                                  skin.inverse_bind_matrices[j] * p);
-            const NodeStream& owner = crowd.node_streams()[stream.palette_stream];  // shared or own
-            const glm::vec4* rows = owner.palette.data() + (std::size_t{slot} * stream.joint_count + j) * 3;
-            skinned_local += w * glm::vec4(apply_rows(rows, p), 0.0f);
-          }
-          got = apply_rows(instance, glm::vec4(glm::vec3(skinned_local), 1.0f));
-        } else {
-          want = glm::vec3(world_of(static_cast<std::int32_t>(group.node), placement) * p);
-          got = apply_rows(instance, p);
-        }
-        for (int c = 0; c < 3; ++c)
-          ASSERT_NEAR(got[c], want[c], 1e-4f * std::max(1.0f, std::abs(want[c])))
-              << file << " group node " << group.node << " slot " << slot << " vertex " << v;
-        ++checked;
-      }
-    }
-  }
-  EXPECT_GE(checked, 50);
+  // The test's own pose: rest + the active clip sampled at the actor's time (scalar_pose.hpp).
+  const int checked = test::expect_packed_skinning(crowd, [&](std::uint32_t slot) {
+    const int clip = asset->find_clip(actors[slot].active_clip());
+    return test::scalar_clip_pose(*asset, asset->clips[static_cast<std::size_t>(clip)], actors[slot].time());
+  });
+  EXPECT_GE(checked, 50) << file;
 }
 
 TEST(PackingTest, SimpleSkinPaletteMatchesSpecSkinning) {

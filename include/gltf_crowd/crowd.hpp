@@ -29,6 +29,7 @@
 #include <vector>
 
 #include <glm/glm.hpp>
+#include <glm/gtc/quaternion.hpp>
 
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/lod.hpp"
@@ -65,6 +66,32 @@ struct SelectClipOptions {
                                    // seconds |Δ·speed|
   std::optional<float> time;       // start time in seconds; wins over phase
   float phase = 0.0f;              // start time = phase × the new clip's duration
+};
+
+// A node's local transform (glTF 2.0 §3.5.2: translation, rotation, scale; the node's matrix is
+// T × R × S): what an application-driven pose sets (Actor::set_local_transform).
+struct NodeTransform {
+  glm::vec3 translation{0.0f};
+  glm::quat rotation{1.0f, 0.0f, 0.0f, 0.0f};  // any length but 0: normalized when set
+  glm::vec3 scale{1.0f};
+};
+
+// One node of an actor's application-driven pose (Actor::set_local_transform), as a GPU
+// backend reads it (Crowd::node_overrides).
+struct NodeOverride {
+  std::uint32_t node = 0;  // asset node
+  NodeTransform local;     // rotation unit length
+  float weight = 1.0f;     // in [0, 1]
+};
+
+// One node's morph weight override (Actor::set_morph_weights): `count` values from `values` in
+// Crowd::morph_override_values, for the flat weights [offset, offset + count).
+struct MorphOverride {
+  std::uint32_t node = 0;    // asset node
+  std::uint32_t offset = 0;  // Asset::weight_offsets[node]
+  std::uint32_t count = 0;   // Asset::weight_counts[node]
+  std::uint32_t values = 0;  // index of its first value
+  float weight = 1.0f;       // in [0, 1]
 };
 
 // One clip contributing to an actor's pose, with its blend weight.
@@ -137,8 +164,40 @@ class Actor {
   // Placement matrix (column-major, world from actor space); every entry must be finite.
   void set_transform(const glm::mat4& placement);
 
+  // Application-driven pose (docs/spec.md §3.8), for ragdolls, IK and procedural motion: the
+  // node's local TRS is blended towards `local` by `weight` in [0, 1] (1 replaces it):
+  // translation and scale linearly, rotation by the sign-aligned normalized lerp of a crossfade.
+  // It applies after the clips and before the hierarchy, on every evaluation, until cleared; a
+  // node no clip animates blends from its rest TRS. Setting a node again replaces its override.
+  // Unlike the playback controls, the override controls do not re-evaluate at once: the next
+  // update() packs the actor (even paused), so driving a skeleton every frame costs one
+  // evaluation per frame; local_pose() and node_world() include overrides at once.
+  // `node` is an asset node index or name. Errors (nothing changes): "node_index" /
+  // "unknown_node" (path "set_local_transform.node"), "not_finite", "zero_rotation",
+  // "blend_weight".
+  void set_local_transform(std::uint32_t node, const NodeTransform& local, float weight = 1.0f);
+  void set_local_transform(std::string_view node_name, const NodeTransform& local, float weight = 1.0f);
+  // Removes the node's override, if any; "node_index" for a node the asset does not have.
+  void clear_local_transform(std::uint32_t node);
+  // The bulk form ("here is the whole skeleton"): set_local_transform(nodes[i], locals[i],
+  // weight) for every i, validated together (path "set_local_pose.locals[i]..."; "pose_size"
+  // when the spans differ in size), so on error nothing changes. Overrides of other nodes stay.
+  // Reuses the actor's storage: calling it every frame allocates only when the list grows.
+  void set_local_pose(std::span<const std::uint32_t> nodes, std::span<const NodeTransform> locals, float weight = 1.0f);
+  // Removes every node override of the actor.
+  void clear_local_pose();
+  // Per-actor morph weights (docs/spec.md §3.8): the weights of `node`'s mesh (one per morph
+  // target, Asset::weight_counts[node]) blended over the clips' by `weight` in [0, 1], until
+  // cleared; drawn on the GPU as the clips' weights are. Errors (nothing changes): "node_index",
+  // "morph_count" (a count other than the node's targets, which may be 0), "not_finite",
+  // "blend_weight".
+  void set_morph_weights(std::uint32_t node, std::span<const float> weights, float weight = 1.0f);
+  // Removes the node's morph weight override, if any; "node_index" for a node the asset does
+  // not have.
+  void clear_morph_weights(std::uint32_t node);
+
   // The actor's current local pose: every node's TRS and the morph weights, blended from its
-  // contributors (docs/spec.md §3 "Pose"). Allocates the returned Pose.
+  // contributors (docs/spec.md §3 "Pose") with its overrides applied. Allocates the returned Pose.
   Pose local_pose() const;
   // World matrix of any node (index or name) for attachments, including placement. Errors:
   // "node_index" / "unknown_node" (path "node_world.node").
@@ -385,6 +444,16 @@ class Crowd {
   // next add_actors, remove_actors, reserve(), set_animation, destroy() or the destruction.
   std::span<const PlaybackRecord> playback_records() const noexcept;
   std::span<const PlaybackRecordTail> playback_record_tails() const noexcept;
+  // Application-driven poses (docs/spec.md §3.8) for a backend that evaluates them itself
+  // (Animation::gpu): the node and morph weight overrides of `slot` (< actor_count()), and the
+  // morph values MorphOverride::values indexes. overrides_generation() rises whenever any
+  // actor's overrides change or slots holding some move (removal). A slot outside
+  // [0, actor_count()) has none. The spans are valid until the next override control of that
+  // actor, add_actors, remove_actors, reserve(), destroy() or the crowd's destruction.
+  std::span<const NodeOverride> node_overrides(std::size_t slot) const noexcept;
+  std::span<const MorphOverride> morph_overrides(std::size_t slot) const noexcept;
+  std::span<const float> morph_override_values(std::size_t slot) const noexcept;
+  std::uint64_t overrides_generation() const noexcept;
   // Every actor's placement (Actor::transform) in slot order, and the generation at which each
   // slot's placement was last written (set_transform, add, a slot moved by removal), so a
   // backend re-uploads only changed placements. Valid as playback_records().

@@ -185,6 +185,10 @@
   X(stale_actor, "an actor handle whose actor was removed or moved from")                                  \
   X(destroyed, "a call on a crowd (or its handles) after destroy()")                                       \
   X(foreign_group, "a primitive group of another crowd")                                                   \
+  X(blend_weight, "a blend weight that is not finite and in [0, 1]")                                       \
+  X(zero_rotation, "a rotation quaternion of length 0")                                                    \
+  X(pose_size, "node and transform lists of different sizes")                                              \
+  X(morph_count, "morph weights whose count differs from the node's morph targets")                        \
   X(update_rate, "update-rate options whose coverage and period lists differ in size")                     \
   X(update_rate_coverage, "an update-rate coverage that is not finite, > 0 and decreasing")                \
   X(update_rate_period, "an update-rate period outside [1, the maximum]")                                  \

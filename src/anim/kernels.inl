@@ -27,8 +27,9 @@ inline void product_rows(const Affine& a, __m128 b0, __m128 b1, __m128 b2, Affin
   const __m128 w_only = _mm_castsi128_ps(_mm_set_epi32(-1, 0, 0, 0));
   for (int r = 0; r < 3; ++r) {
     const float* ar = &a.rows[r].x;
-    _mm_storeu_ps(&out.rows[r].x, madd(splat(ar), b0,
-                                       madd(splat(ar + 1), b1, madd(splat(ar + 2), b2, _mm_and_ps(_mm_loadu_ps(ar), w_only)))));
+    _mm_storeu_ps(
+        &out.rows[r].x,
+        madd(splat(ar), b0, madd(splat(ar + 1), b1, madd(splat(ar + 2), b2, _mm_and_ps(_mm_loadu_ps(ar), w_only)))));
   }
 }
 
@@ -38,10 +39,10 @@ inline void product_rows(const Affine& a, __m128 b0, __m128 b1, __m128 b2, Affin
 // differs from compose_trs in the last bits (the diagonal is summed in another order).
 inline void compose_rows(const glm::vec3& t, const glm::quat& q, const glm::vec3& s, __m128 rows[3]) noexcept {
   const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
-  const __m128 qv = _mm_loadu_ps(&q.x);            // x y z w
-  const __m128 v2 = _mm_and_ps(_mm_add_ps(qv, qv), xyz);  // 2x 2y 2z 0
+  const __m128 qv = _mm_loadu_ps(&q.x);                                                // x y z w
+  const __m128 v2 = _mm_and_ps(_mm_add_ps(qv, qv), xyz);                               // 2x 2y 2z 0
   const __m128 wv2 = _mm_mul_ps(_mm_shuffle_ps(qv, qv, _MM_SHUFFLE(3, 3, 3, 3)), v2);  // 2wx 2wy 2wz 0
-  __m128 sum = _mm_mul_ps(qv, v2);  // 2xx 2yy 2zz 0
+  __m128 sum = _mm_mul_ps(qv, v2);                                                     // 2xx 2yy 2zz 0
   sum = _mm_add_ps(sum, _mm_shuffle_ps(sum, sum, _MM_SHUFFLE(2, 3, 0, 1)));
   sum = _mm_add_ps(sum, _mm_shuffle_ps(sum, sum, _MM_SHUFFLE(1, 0, 3, 2)));  // 2|v|² in every lane
   const __m128 diagonal = _mm_sub_ps(_mm_set1_ps(1.0f), sum);

@@ -164,6 +164,7 @@ void resize_streams(Crowd::State& st) {
   st.ids.reserve(capacity);
   st.playback.reserve(capacity);
   st.placements.reserve(capacity);
+  st.overrides.reserve(capacity);
 }
 
 }  // namespace gltf_crowd

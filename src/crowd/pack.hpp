@@ -43,6 +43,10 @@ struct Scratch {
 // cursors (read-back passes a copy of the playback).
 void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playback& p, Scratch& s) noexcept;
 
+// Blends the application-driven pose `o` (docs/spec.md §3.8) over scratch's local pose from
+// evaluate_local_pose: overridden nodes are marked, at rest first where no clip animated them.
+void apply_overrides(const CompiledRig& compiled, const PoseOverrides& o, Scratch& s) noexcept;
+
 // Evaluates the pose of one slot and packs it into every stream, stamping it with the current
 // generation. `timed` adds each stage's ticks to scratch.ticks.
 void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed = false) noexcept;

@@ -87,6 +87,7 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     }
     st.playback.push_back(p);
     st.placements.push_back(o.transform);
+    st.overrides.emplace_back();
     st.placement_generation[slot] = st.generation + 1;  // evaluate_now's, below
     handles.push_back(Actor(link_, key, st.key_generation[key]));
   }
@@ -115,6 +116,9 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
       st.ids[slot] = std::move(st.ids[last]);
       st.playback[slot] = st.playback[last];
       st.placements[slot] = st.placements[last];
+      st.overridden -= st.overrides[slot].empty() ? 0u : 1u;  // the removed actor's go
+      if (!st.overrides[slot].empty() || !st.overrides[last].empty()) ++st.overrides_generation;
+      std::swap(st.overrides[slot], st.overrides[last]);
       st.stale[slot] = st.stale[last];
       st.packed_frame[slot] = st.packed_frame[last];
       st.packed_generation[slot] = st.generation + 1;  // its rows moved: upload them again
@@ -139,7 +143,12 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
     st.slot_key.pop_back();
     st.ids.pop_back();
     st.playback.pop_back();
+    if (slot == last && !st.overrides[last].empty()) {
+      --st.overridden;
+      ++st.overrides_generation;
+    }
     st.placements.pop_back();
+    st.overrides.pop_back();
     st.key_of_id.erase(it);
     st.key_slot[key] = kNoSlot;
     ++st.key_generation[key];

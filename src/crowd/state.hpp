@@ -62,6 +62,16 @@ struct alignas(64) Playback {
 };
 static_assert(offsetof(Playback, contributors) == 32 && sizeof(ContributorState) == 32);
 
+// One actor's application-driven pose (docs/spec.md §3.8), applied after its clips on every
+// evaluation. Control calls reuse the vectors' storage, so a game that sets a whole skeleton
+// every frame allocates only while the lists grow.
+struct PoseOverrides {
+  std::vector<NodeOverride> nodes;  // one per node, in the order first set
+  std::vector<MorphOverride> morphs;
+  std::vector<float> morph_values;
+  bool empty() const noexcept { return nodes.empty() && morphs.empty(); }
+};
+
 // See crowd.hpp. Written only by the crowd's constructor, moves and destructor.
 struct CrowdLink {
   Crowd* crowd = nullptr;  // null once the crowd object was destroyed
@@ -98,8 +108,11 @@ struct Crowd::State {
   std::vector<std::string> ids;
   std::vector<Playback> playback;
   std::vector<glm::mat4> placements;
-  std::vector<float> weights;     // asset.total_weights per slot
-  std::vector<std::uint8_t> due;  // per slot, this update: evaluate now
+  std::vector<PoseOverrides> overrides;    // per slot
+  std::uint32_t overridden = 0;            // slots whose overrides are not empty: 0 skips the check
+  std::uint64_t overrides_generation = 0;  // Crowd::overrides_generation
+  std::vector<float> weights;              // asset.total_weights per slot
+  std::vector<std::uint8_t> due;           // per slot, this update: evaluate now
   // Per slot: advanced (or changed) since its rows were last packed; frame (`frames`) of that
   // packing; generation (`generation`) of the rows. Sized for capacity.
   std::vector<std::uint8_t> stale;

@@ -38,8 +38,8 @@ struct SkinJoint {
   vec4 inverse_bind[3];
 };
 layout(std430, binding = 13) readonly buffer SkinJoints { SkinJoint skin_joints[]; };
-layout(std430, binding = 14) writeonly buffer Output { vec4 output_rows[]; };
-layout(std430, binding = 15) writeonly buffer OutputWeights { float output_weights[]; };
+// Bindings 14 and 15 differ by pass: the application-driven pose (docs/spec.md §3.8) for sample
+// and weights, the outputs for palette and instances.
 
 // Slots are evaluated in batches, so that the scratch (locals, worlds, weights) holds one batch:
 // scratch is indexed by the batch's slot, records, placements and outputs by the crowd's
@@ -169,9 +169,21 @@ float abs_determinant(vec4 r0, vec4 r1, vec4 r2) {
 }
 )";
 
+// Per slot: (first node override, count, first morph override, count) into the arrays below.
+constexpr const char* kOverrideRanges = R"(
+layout(std430, binding = 14) readonly buffer OverrideRanges { uvec4 override_ranges[]; };
+uniform bool u_overrides;  // some actor has an application-driven pose
+)";
+
 // One invocation per (slot, rig node): the node's local TRS blended from the actor's
-// contributors, or the "not animated" mark (the hierarchy then uses the rest local).
+// contributors, then its application-driven override (apply_overrides), or the "not animated"
+// mark (the hierarchy then uses the rest local).
 constexpr const char* kSample = R"(
+struct NodeOverride {
+  vec4 meta;  // x: rig node (as uint bits), y: blend weight
+  vec4 t, r, s;
+};
+layout(std430, binding = 15) readonly buffer NodeOverrides { NodeOverride node_overrides[]; };
 void main() {
   uint id = invocation();
   if (id >= u_slots * u_node_count) return;
@@ -182,14 +194,25 @@ void main() {
     ivec4 ch = clip_nodes[record_clip(slot, i) * u_node_count + node];
     if (record_used(slot, i) && (ch.x >= 0 || ch.y >= 0 || ch.z >= 0)) animated = true;
   }
+  int override_at = -1;
+  if (u_overrides) {
+    uvec4 range = override_ranges[slot];
+    for (uint i = range.x; i < range.x + range.y; ++i)
+      if (floatBitsToUint(node_overrides[i].meta.x) == node) override_at = int(i);
+  }
   uint at = id * 3u;
-  if (!animated) {
+  if (!animated && override_at < 0) {
     locals[at] = vec4(0.0);
     return;
   }
   Node rest = nodes[node];
-  vec3 t = vec3(0.0), s = vec3(0.0);
-  vec4 r = vec4(0.0), reference = vec4(0.0);
+  vec3 t = rest.t.xyz, s = rest.s.xyz;
+  vec4 r = rest.r, reference = vec4(0.0);
+  if (animated) {
+    t = vec3(0.0); s = vec3(0.0); r = vec4(0.0);
+  } else {
+    count = 0u;  // only the override moves it, from rest
+  }
   uint last = 0u;
   for (uint i = 0u; i < count; ++i)
     if (record_used(slot, i)) last = i;
@@ -220,14 +243,29 @@ void main() {
       r = len > 0.0 ? r / len : vec4(0.0, 0.0, 0.0, 1.0);
     }
   }
+  if (override_at >= 0) {
+    NodeOverride o = node_overrides[override_at];
+    float w = o.meta.y;
+    if (w >= 1.0) {
+      t = o.t.xyz; r = o.r; s = o.s.xyz;
+    } else {
+      t = t * (1.0 - w) + o.t.xyz * w;
+      s = s * (1.0 - w) + o.s.xyz * w;
+      vec4 sum = r * (1.0 - w) + o.r * (dot(r, o.r) < 0.0 ? -w : w);
+      float len = length(sum);
+      r = len > 0.0 ? sum / len : o.r;
+    }
+  }
   locals[at] = vec4(t, 1.0);
   locals[at + 1u] = r;
   locals[at + 2u] = vec4(s, 0.0);
 }
 )";
 
-// One invocation per (slot, morph weight): rest, or the blend of the contributors' samples.
+// One invocation per (slot, morph weight): rest, or the blend of the contributors' samples,
+// then the application's value where it overrides the weight.
 constexpr const char* kWeights = R"(
+layout(std430, binding = 15) readonly buffer MorphOverrides { vec4 morph_overrides[]; };  // (index bits, value, weight, -)
 void main() {
   uint id = invocation();
   if (id >= u_slots * u_weight_count) return;
@@ -248,6 +286,13 @@ void main() {
       sum = i == 0u ? layer * weight : sum + layer * weight;
     }
     value = sum;
+  }
+  if (u_overrides) {
+    uvec4 range = override_ranges[slot];
+    for (uint i = range.z; i < range.z + range.w; ++i) {
+      vec4 o = morph_overrides[i];
+      if (floatBitsToUint(o.x) == w) value = value * (1.0 - o.z) + o.y * o.z;
+    }
   }
   weights[id] = value;
 }
@@ -300,6 +345,11 @@ void main() {
 
 // One invocation per (slot, joint) of one skin: its palette rows (PaletteJob), written where the
 // draw reads them.
+constexpr const char* kOutput = R"(
+layout(std430, binding = 14) writeonly buffer Output { vec4 output_rows[]; };
+layout(std430, binding = 15) writeonly buffer OutputWeights { float output_weights[]; };
+)";
+
 constexpr const char* kPalette = R"(
 uniform uint u_first_joint;  // into skin_joints
 uniform uint u_joint_count;
@@ -378,15 +428,14 @@ void main() {
 }  // namespace
 
 std::string animation_compute_source(AnimationPass pass) {
-  const char* body = kSample;
   switch (pass) {
-    case AnimationPass::sample: body = kSample; break;
-    case AnimationPass::weights: body = kWeights; break;
-    case AnimationPass::hierarchy: body = kHierarchy; break;
-    case AnimationPass::palette: body = kPalette; break;
-    case AnimationPass::instances: body = kInstances; break;
+    case AnimationPass::sample: return std::string(kCommon) + kOverrideRanges + kSample;
+    case AnimationPass::weights: return std::string(kCommon) + kOverrideRanges + kWeights;
+    case AnimationPass::hierarchy: return std::string(kCommon) + kHierarchy;
+    case AnimationPass::palette: return std::string(kCommon) + kOutput + kPalette;
+    case AnimationPass::instances: return std::string(kCommon) + kOutput + kInstances;
   }
-  return std::string(kCommon) + body;
+  return {};
 }
 
 }  // namespace gltf_crowd::gl

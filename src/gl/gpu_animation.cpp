@@ -3,6 +3,7 @@
 #include "gl/gpu_animation.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include <fmt/format.h>
 #include <glm/gtc/type_ptr.hpp>
@@ -22,7 +23,9 @@ namespace bind {
 inline constexpr GLuint records = 0, tails = 1, placements = 2, nodes = 3, clip_nodes = 4, channels = 5, times = 6,
                         key_rows = 7, clip_weights = 8, locals = 9, worlds = 10, weights = 11, rest_weights = 12,
                         skin_joints = 13, output = 14, output_weights = 15;
-}
+// The sample and weights passes read the application-driven poses where the others write.
+inline constexpr GLuint override_ranges = 14, overrides = 15;
+}  // namespace bind
 
 // A std430 node (animation_shaders.cpp, struct Node): 10 vec4.
 struct NodeRecord {
@@ -52,6 +55,64 @@ Object make_static(const std::vector<T>& data) {
   if (bytes > 0 && bytes < 16) glBufferSubData(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), data.data());
   check_gl("glBufferData(GL_STATIC_DRAW)");
   return buffer;
+}
+
+// A std430 node override (animation_shaders.cpp, struct NodeOverride): 4 vec4.
+struct NodeOverrideRecord {
+  glm::vec4 meta{0.0f};  // x: rig node (uint bits), y: weight
+  glm::vec4 t{0.0f}, r{0.0f}, s{0.0f};
+};
+static_assert(sizeof(NodeOverrideRecord) == 64);
+
+float uint_bits(std::uint32_t value) {
+  float f;
+  std::memcpy(&f, &value, sizeof f);
+  return f;
+}
+
+// Flattens every slot's overrides (dropping nodes the rig leaves out) and uploads them whole.
+// Returns the bytes uploaded.
+std::uint64_t upload_overrides(GpuAnimation& gpu, const Crowd& crowd) {
+  const Rig& rig = gpu.rig;
+  const std::size_t live = crowd.actor_count();
+  std::vector<glm::uvec4> ranges(std::max<std::size_t>(live, 1), glm::uvec4(0u));
+  std::vector<NodeOverrideRecord> nodes;
+  std::vector<glm::vec4> morphs;
+  for (std::size_t slot = 0; slot < live; ++slot) {
+    glm::uvec4& range = ranges[slot];
+    range.x = static_cast<std::uint32_t>(nodes.size());
+    for (const NodeOverride& o : crowd.node_overrides(slot)) {
+      const std::uint32_t a = rig.rig_node[o.node];
+      if (a == kNotInRig) continue;
+      const glm::quat& q = o.local.rotation;
+      nodes.push_back({glm::vec4(uint_bits(a), o.weight, 0.0f, 0.0f), glm::vec4(o.local.translation, 0.0f),
+                       glm::vec4(q.x, q.y, q.z, q.w), glm::vec4(o.local.scale, 0.0f)});
+    }
+    range.y = static_cast<std::uint32_t>(nodes.size()) - range.x;
+    range.z = static_cast<std::uint32_t>(morphs.size());
+    const std::span<const float> values = crowd.morph_override_values(slot);
+    for (const MorphOverride& m : crowd.morph_overrides(slot))
+      for (std::uint32_t i = 0; i < m.count; ++i)
+        morphs.emplace_back(uint_bits(m.offset + i), values[m.values + i], m.weight, 0.0f);
+    range.w = static_cast<std::uint32_t>(morphs.size()) - range.z;
+  }
+  gpu.has_overrides = !nodes.empty() || !morphs.empty();
+  gpu.uploaded_overrides = crowd.overrides_generation();
+  if (!gpu.has_overrides) {  // the passes skip the lookups; the bindings still need buffers
+    if (!gpu.override_ranges) {
+      gpu.override_ranges = make_static(std::vector<glm::uvec4>(1));
+      gpu.node_overrides = make_static(std::vector<NodeOverrideRecord>(1));
+      gpu.morph_overrides = make_static(std::vector<glm::vec4>(1));
+    }
+    return 0;
+  }
+  if (morphs.empty()) morphs.emplace_back(0.0f);  // a binding needs a buffer with storage
+  if (nodes.empty()) nodes.emplace_back();
+  gpu.override_ranges = make_static(ranges);
+  gpu.node_overrides = make_static(nodes);
+  gpu.morph_overrides = make_static(morphs);
+  return ranges.size() * sizeof(glm::uvec4) + nodes.size() * sizeof(NodeOverrideRecord) +
+         morphs.size() * sizeof(glm::vec4);
 }
 
 void set_rows(GLuint program, const char* name, const Affine& a) {
@@ -227,6 +288,7 @@ void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd, const RigOptions
   gpu.skin_joints = make_static(skin_joints);
   gpu.dummy = make_dynamic_buffer(16);
   gpu.records = {};
+  gpu.override_ranges = {};  // rig indices of the old rig: flatten again
   gpu.capacity = gpu.batch = 0;
   reserve_slots(gpu, crowd.capacity());
 }
@@ -254,6 +316,8 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
   changed_runs(crowd.placement_generations(), gpu.uploaded_placements, gpu.upload_everything, gpu.runs);
   for (const auto& [first, end] : gpu.runs)
     upload(gpu.placements.name(), sizeof(glm::mat4), crowd.placements().data(), first, end);
+  if (!gpu.override_ranges || gpu.upload_everything || crowd.overrides_generation() != gpu.uploaded_overrides)
+    uploaded += upload_overrides(gpu, crowd);
   gpu.uploaded_records = gpu.uploaded_placements = crowd.packed_generation();
   gpu.upload_everything = false;
   if (live == 0) return uploaded;
@@ -298,10 +362,13 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
       set_uint(program, "u_weight_count", gpu.weight_count);
       return program;
     };
-    use(AnimationPass::sample);
+    bind_buffer(bind::override_ranges, gpu.override_ranges.name());
+    bind_buffer(bind::overrides, gpu.node_overrides.name());
+    set_bool(use(AnimationPass::sample), "u_overrides", gpu.has_overrides);
     dispatch(std::uint64_t{slots} * n);
     if (gpu.weight_count > 0) {
-      use(AnimationPass::weights);
+      bind_buffer(bind::overrides, gpu.morph_overrides.name());
+      set_bool(use(AnimationPass::weights), "u_overrides", gpu.has_overrides);
       dispatch(std::uint64_t{slots} * gpu.weight_count);
     }
     GLuint program = use(AnimationPass::hierarchy);

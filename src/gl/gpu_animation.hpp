@@ -40,6 +40,11 @@ struct GpuAnimation {
   std::vector<Object> programs;                 // per AnimationPass
   Object nodes, clip_nodes, channels, times, key_rows, clip_weights, rest_weights, skin_joints, dummy;
   Object records, tails, placements, locals, worlds, weights;
+  // The application-driven poses (Crowd::node_overrides), flattened: per slot a uvec4 range,
+  // then node and morph weight entries; rebuilt whole when overrides_generation moves.
+  Object override_ranges, node_overrides, morph_overrides;
+  std::uint64_t uploaded_overrides = 0;
+  bool has_overrides = false;
   std::size_t capacity = 0;  // slots the records, tails and placements hold
   // Slots the scratch (locals, worlds, weights) holds: the passes run over the live slots in
   // batches of this many, so the scratch stays within GL_MAX_SHADER_STORAGE_BLOCK_SIZE and
@@ -56,7 +61,8 @@ struct GpuAnimation {
   void for_each_object(Fn&& fn) {
     for (Object& p : programs) fn(p);
     for (Object* o : {&nodes, &clip_nodes, &channels, &times, &key_rows, &clip_weights, &rest_weights, &skin_joints,
-                      &dummy, &records, &tails, &placements, &locals, &worlds, &weights, &timer})
+                      &dummy, &records, &tails, &placements, &locals, &worlds, &weights, &override_ranges,
+                      &node_overrides, &morph_overrides, &timer})
       fn(*o);
   }
 };

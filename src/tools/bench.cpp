@@ -40,6 +40,7 @@ struct BenchOptions {
   std::uint32_t frames = 100;
   std::uint32_t warmup = 10;
   bool crossfade = false;
+  bool local_pose = false;
   bool json = false;
   std::string animation = "cpu";  // cpu or gpu
   bool records_only = false;      // gpu: no renderer, only Crowd::update's records
@@ -51,7 +52,8 @@ nlohmann::ordered_json json_head(const BenchOptions& options, std::uint32_t thre
           {"actors", options.actors},
           {"threads", threads},
           {"frames", options.frames},
-          {"crossfade", options.crossfade}};
+          {"crossfade", options.crossfade},
+          {"local_pose", options.local_pose}};
 }
 
 // What `--animation gpu` measures per timed frame, summed.
@@ -68,6 +70,7 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
   if (!options.records_only) context.emplace();
   Crowd crowd(asset, {.capacity = options.actors, .animation = Animation::gpu});
   populate_bench_crowd(crowd, options.actors, options.crossfade);
+  if (options.local_pose) drive_bench_skeletons(crowd);
   // CPU times come from a renderer that does not time the passes (reading a timer query waits
   // for the GPU); the GPU time from a second one, over as many further frames.
   std::optional<CrowdRenderer> renderer, timed;
@@ -193,6 +196,7 @@ void run_bench(const BenchOptions& options) {
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
   Crowd crowd(asset, {.capacity = options.actors});
   populate_bench_crowd(crowd, options.actors, options.crossfade);
+  if (options.local_pose) drive_bench_skeletons(crowd);
   for (std::uint32_t f = 0; f < options.warmup; ++f) crowd.update(bench_frame_seconds);
   const Measurement m = measure(crowd, options.frames);
 
@@ -256,6 +260,9 @@ void register_bench(CLI::App& app) {
       ->check(integer_in(0, 10'000'000));
   bench->add_flag("--crossfade", options->crossfade,
                   "every actor mid-crossfade between two clips for the whole measurement");
+  bench->add_flag("--local-pose", options->local_pose,
+                  "every actor has an application-driven pose over every node at weight 0.5 (set once; each "
+                  "evaluation blends it over the clips)");
   bench
       ->add_option("--animation", options->animation,
                    "where poses are evaluated: cpu (Crowd::update) or gpu (compute passes of a headless "
@@ -266,7 +273,7 @@ void register_bench(CLI::App& app) {
                   "with --animation gpu: no GL context or renderer, only the update that writes the records "
                   "(the CPU side at any actor count; upload_bytes_per_frame is what a renderer would upload)");
   bench->add_flag("--json", options->json,
-                  "print one JSON object: asset, actors, threads, frames, crossfade, us_per_actor "
+                  "print one JSON object: asset, actors, threads, frames, crossfade, local_pose, us_per_actor "
                   "(wall time per update / actors), stages {sampling, hierarchy, palettes, packing} "
                   "(CPU us per actor), bytes_per_frame, packing {bytes_per_frame, bytes_per_second, "
                   "memcpy_bytes_per_second} (the packing stage's rate per thread and a plain memcpy's of "

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/quaternion.hpp>
 
 #include "gltf_crowd/error.hpp"
 
@@ -44,6 +45,19 @@ void populate_bench_crowd(Crowd& crowd, std::size_t actors, bool crossfade) {
   }
   // Fade progress is |Δ·speed| with speeds 0.8–1.2, so this lands every actor at 40–60 %.
   crowd.update(0.5f * fade_seconds);
+}
+
+void drive_bench_skeletons(Crowd& crowd) {
+  const Asset& asset = crowd.asset();
+  std::vector<std::uint32_t> nodes;
+  std::vector<NodeTransform> locals;
+  const glm::quat turn = glm::angleAxis(0.2f, glm::vec3(1.0f, 0.0f, 0.0f));
+  for (std::uint32_t n = 0; n < asset.nodes.size(); ++n) {
+    const Node& node = asset.nodes[n];
+    nodes.push_back(n);
+    locals.push_back({node.translation, node.rotation * turn, node.scale});
+  }
+  for (Actor& actor : crowd.actors()) actor.set_local_pose(nodes, locals, 0.5f);
 }
 
 }  // namespace gltf_crowd::tools

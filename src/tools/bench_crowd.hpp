@@ -23,4 +23,9 @@ inline constexpr float bench_frame_seconds = 1.0f / 60.0f;
 // "no_clips") for a crossfade on an asset without clips, and whatever add_actors throws.
 void populate_bench_crowd(Crowd& crowd, std::size_t actors, bool crossfade);
 
+// Gives every actor an application-driven pose over every node of the asset (docs/spec.md §3.8):
+// its rest TRS turned by 0.2 rad about x, at weight 0.5, so each evaluation blends a whole
+// skeleton over the clips, the costliest case of the override path.
+void drive_bench_skeletons(Crowd& crowd);
+
 }  // namespace gltf_crowd::tools
