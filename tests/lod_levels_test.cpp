@@ -201,9 +201,15 @@ std::map<std::uint16_t, float> weights_of(const Primitive& p, std::size_t v) {
   return out;
 }
 
+// Whether a and b share more than a trace of weight on some joints: Σ_j min(w_a, w_b) above
+// 0.0005, i.e. Σ|Δweight| below 1.999 (a joint weighted 1e-5 on one side moves it no more than
+// none at all).
 bool share_a_joint(const Primitive& p, std::uint32_t a, std::uint32_t b) {
   const auto wa = weights_of(p, a), wb = weights_of(p, b);
-  return std::any_of(wa.begin(), wa.end(), [&](const auto& j) { return wb.contains(j.first); });
+  float shared = 0.0f;
+  for (const auto& [joint, w] : wa)
+    if (const auto it = wb.find(joint); it != wb.end()) shared += std::min(w, it->second);
+  return shared > 0.0005f;
 }
 
 // Every edge the simplifier created between two positions the original never joined links
@@ -212,11 +218,21 @@ bool share_a_joint(const Primitive& p, std::uint32_t a, std::uint32_t b) {
 void expect_new_edges_share_joints(const Primitive& p, std::span<const std::uint32_t> reduced,
                                    const std::string& where) {
   if (p.joints0.empty()) return;
+  // A corner is its position and its weights (to 1/10, coarser than the welding, so welded
+  // vertices fall on one key): corners
+  // at one position bound differently move apart, so an edge between them is no original edge.
+  using Corner = std::pair<std::array<float, 3>, std::vector<std::pair<std::uint16_t, long>>>;
   const auto key = [&p](std::uint32_t v) {
-    return std::array<float, 3>{p.positions[v].x, p.positions[v].y, p.positions[v].z};
+    Corner c{{p.positions[v].x, p.positions[v].y, p.positions[v].z}, {}};
+    for (const auto& [joint, w] : weights_of(p, v)) c.second.emplace_back(joint, std::lround(w * 10.0f));
+    return c;
   };
-  std::set<std::pair<std::array<float, 3>, std::array<float, 3>>> edges;
-  const auto edge = [&](std::uint32_t a, std::uint32_t b) { return std::minmax(key(a), key(b)); };
+  std::set<std::pair<Corner, Corner>> edges;
+  // By value: std::minmax of temporaries returns dangling references.
+  const auto edge = [&](std::uint32_t a, std::uint32_t b) {
+    Corner ka = key(a), kb = key(b);
+    return ka < kb ? std::pair(std::move(ka), std::move(kb)) : std::pair(std::move(kb), std::move(ka));
+  };
   for (std::size_t t = 0; t < p.indices.size(); t += 3)
     for (int k = 0; k < 3; ++k) edges.insert(edge(p.indices[t + k], p.indices[t + (k + 1) % 3]));
   for (std::size_t t = 0; t < reduced.size(); t += 3) {
@@ -275,7 +291,7 @@ void check_generated(const std::string& file) {
         EXPECT_EQ(lp.triangle_count * 3, lp.indices.size()) << where;
         for (std::uint32_t i : lp.indices) ASSERT_LT(i, p.vertex_count()) << where;
         EXPECT_GT(lp.error, 0.0f) << where;
-        if (!lp.sloppy) expect_new_edges_share_joints(p, lp.indices, where);
+        expect_new_edges_share_joints(p, lp.indices, where);
       }
     }
   }
@@ -292,6 +308,29 @@ TEST(LodGenerate, RobotExpressiveReducesAndKeepsSkinning) {
 TEST(LodGenerate, CesiumManReducesAndKeepsSkinning) {
   GLTF_CROWD_REQUIRE_ASSETS();
   check_generated("khronos/CesiumMan.glb");
+}
+
+// Fox's and RiggedFigure's regular passes stall above their targets, where
+// meshopt_simplifySloppy's clusters used to join a leg to the body or an arm to the torso (the
+// lowest levels tore while walking, tests/lod_visual_test.cpp): the sloppy result obeys the same
+// joint rule, or the level keeps the regular result.
+TEST(LodGenerate, SloppyLevelsNeverJoinDisjointJoints) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  for (const char* file : {"khronos/Fox.glb", "khronos/RiggedFigure.glb"}) {
+    const Asset asset = load_asset(test::asset_path(file));
+    const LodModel model = build_lod_model(asset, {.enabled = true, .auto_generate = true});
+    ASSERT_EQ(model.source, LodSource::generated) << file;
+    for (const LodSourceNode& source : model.sources) {
+      for (std::size_t l = 1; l < source.levels.size(); ++l) {
+        const LodNodeLevel& level = source.levels[l];
+        for (const LodPrimitive& lp : level.primitives) {
+          const Primitive& p = asset.meshes[static_cast<std::size_t>(level.mesh)].primitives[lp.primitive];
+          EXPECT_LT(lp.index_count, p.indices.size()) << file << " level " << l;
+          expect_new_edges_share_joints(p, lp.indices, fmt::format("{} level {}", file, l));
+        }
+      }
+    }
+  }
 }
 
 TEST(LodGenerate, NodesSharingAMeshGetTheSameLevels) {

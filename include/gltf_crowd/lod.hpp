@@ -188,10 +188,10 @@ struct SimplifiedLevel {
 // target: by 1.99); a result with a new edge between vertices that share no weighted joint is rejected. Each output
 // corner maps back to an original vertex of its triangle's UV chart with the normal closest to the face. Open borders
 // move only without `preserve_boundary`. A level the regular simplifier leaves above 1.2 × its target comes from
-// meshopt_simplifySloppy when that is smaller (never with `preserve_boundary`). A level equals the original indices
-// (error 0) when nothing could be reduced; primitives not drawn as triangle lists are never reduced. Output:
-// ratios.size() levels, each at most the original size and the level before it, every index <
-// vertex_count().
+// meshopt_simplifySloppy when that is smaller and adds no edge between vertices that share no weighted joint (never
+// with `preserve_boundary`). A level equals the original indices (error 0) when nothing could be reduced; primitives
+// not drawn as triangle lists are never reduced. Output: ratios.size() levels, each at most the original size and the
+// level before it, every index < vertex_count().
 std::vector<SimplifiedLevel> simplify_levels(const Primitive& primitive, std::span<const float> ratios,
                                              float target_error, bool preserve_boundary);
 

@@ -303,7 +303,10 @@ std::vector<SimplifiedLevel> simplify_levels(const Primitive& primitive, std::sp
       const std::size_t n = meshopt_simplifySloppy(attempt.data(), surface.data(), surface.size(),
                                                    &welding.positions[0].x, welding.positions.size(), sizeof(glm::vec3),
                                                    target, kSloppyErrorFactor * target_error, &attempt_error);
-      if (n > 0 && n < count) {
+      // Sloppy clustering ignores the weights, so the same hard limit applies: an edge between
+      // classes that share no weighted joint stretches or tears at the joint when the character
+      // moves (RiggedFigure's legs and arms fell apart at level 2, tests/lod_visual_test.cpp).
+      if (n > 0 && n < count && shares_joints_on_new_edges(welding, edges, std::span(attempt.data(), n))) {
         std::swap(out, attempt);
         count = n;
         error = attempt_error;
