@@ -31,10 +31,14 @@ std::uint64_t drawn_indices(const Asset& asset) {
   return total;
 }
 
+// Fox and RobotExpressive are not here: gltfpack (and issue 19's 0.3 × target for
+// RobotExpressive) reach their counts only by joining vertices of disjoint joints, which tears
+// the walking mesh (tests/lod_visual_test.cpp measured legs lost: RiggedFigure 28 %, Fox 10 %
+// of the silhouette) and which the simplifier refuses (docs/spec.md §7.2). Without that, Fox
+// stops at 1,428 indices (0.83) and RobotExpressive at 2,982 (0.307): docs/benchmarks.md.
 class LodGltfpack : public ::testing::TestWithParam<const char*> {};
 
-INSTANTIATE_TEST_SUITE_P(Assets, LodGltfpack,
-                         ::testing::Values("khronos/CesiumMan.glb", "khronos/Fox.glb", "khronos/RiggedFigure.glb"),
+INSTANTIATE_TEST_SUITE_P(Assets, LodGltfpack, ::testing::Values("khronos/CesiumMan.glb", "khronos/RiggedFigure.glb"),
                          [](const auto& test_info) { return std::filesystem::path(test_info.param).stem().string(); });
 
 TEST_P(LodGltfpack, GeneratedLevelsReachWhatGltfpackReaches) {
@@ -67,15 +71,6 @@ TEST_P(LodGltfpack, GeneratedLevelsReachWhatGltfpackReaches) {
       EXPECT_LE(static_cast<double>(ours), 1.15 * asked) << where;
     }
   }
-}
-
-TEST(LodGltfpack, RobotExpressiveReachesThreeTenthsAtAQuarter) {
-  GLTF_CROWD_REQUIRE_ASSETS();
-  const Asset asset = load_asset(test::asset_path("threejs/RobotExpressive.glb"));
-  const LodModel model = build_lod_model(asset, {.auto_generate = true, .ratios = {0.5f, 0.25f}});
-  ASSERT_EQ(model.level_count, 3u);
-  EXPECT_LE(static_cast<double>(model.level_indices[2]), 0.3 * static_cast<double>(drawn_indices(asset)))
-      << "level 2: " << model.level_indices[2] << " of " << drawn_indices(asset);
 }
 
 }  // namespace

@@ -170,6 +170,19 @@ TEST(StudioTool, ModelSwitchShowsLodSource) {
   ASSERT_EQ(generated.exit_code, 0) << generated.output;
   EXPECT_EQ(generated.stats["lod"]["source"], "generated");
   EXPECT_NE(generated.stats["asset"].get<std::string>().find("CesiumMan"), std::string::npos);
+  // Each level's indices, ratio reached and error (issue 19), as `lod` and `info` report them:
+  // level 0 is CesiumMan's whole mesh (14,016 indices), the generated ones fewer, with an error.
+  const auto& levels = generated.stats["lod_levels"];
+  ASSERT_EQ(levels.size(), 3u) << generated.stats.dump();
+  EXPECT_EQ(levels[0]["indices"].get<std::uint64_t>(), 14016u);
+  EXPECT_DOUBLE_EQ(levels[0]["ratio"].get<double>(), 1.0);
+  for (std::size_t l = 1; l < levels.size(); ++l) {
+    const auto indices = levels[l]["indices"].get<std::uint64_t>();
+    EXPECT_LT(indices, levels[l - 1]["indices"].get<std::uint64_t>()) << l;
+    EXPECT_NEAR(levels[l]["ratio"].get<double>(), static_cast<double>(indices) / 14016.0, 1e-9) << l;
+    EXPECT_GT(levels[l]["error"].get<double>(), 0.0) << l;
+    EXPECT_TRUE(levels[l]["sloppy"].is_boolean()) << l;
+  }
 }
 
 TEST(StudioTool, ModelMenuListsOnlyAnimatedAssets) {

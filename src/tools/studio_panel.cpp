@@ -8,6 +8,7 @@
 
 #include "gltf_crowd/error.hpp"
 #include "gltf_crowd/lod.hpp"
+#include "tools/lod_report.hpp"
 
 namespace gltf_crowd::tools {
 namespace {
@@ -60,6 +61,16 @@ void lod_controls(const StudioScene& scene, StudioSettings& settings) {
   ImGui::Checkbox("Auto LOD", &settings.lod);
   ImGui::SameLine();
   ImGui::Text("  levels: %s", std::string(to_string(scene.crowd().lod_stats().source)).c_str());
+  // What each level reached (issue 19): indices per actor, ratio to level 0, geometric error.
+  if (const LodModel* model = scene.crowd().lod_model()) {
+    for (const auto& level : lod_levels_json(*model)) {
+      const std::string error =
+          level["error"].is_null() ? "unknown" : fmt::format("{:.2g}", level["error"].get<double>());
+      ImGui::TextWrapped("  %u: %" PRIu64 " indices, ratio %.2f, error %s%s", level["level"].get<std::uint32_t>(),
+                         level["indices"].get<std::uint64_t>(), level["ratio"].get<double>(), error.c_str(),
+                         level["sloppy"].get<bool>() ? " (sloppy)" : "");
+    }
+  }
   ImGui::SliderFloat("Detail bias", &settings.bias, 0.1f, 8.0f, "%.2f", ImGuiSliderFlags_Logarithmic);
   const std::uint64_t step = 500;
   ImGui::InputScalar("Vertex budget", ImGuiDataType_U64, &settings.budget, &step, nullptr, "%" PRIu64);

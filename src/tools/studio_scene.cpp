@@ -9,6 +9,7 @@
 
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/error.hpp"
+#include "tools/lod_report.hpp"
 
 namespace gltf_crowd::tools {
 namespace {
@@ -174,6 +175,7 @@ nlohmann::json StudioScene::stats_json() const {
   nlohmann::json clip_counts_json = nlohmann::json::object();
   for (const auto& [name, count] : clip_counts()) clip_counts_json[name] = count;
   stats["clip_counts"] = clip_counts_json;
+  if (const LodModel* model = crowd_->lod_model()) stats["lod_levels"] = lod_levels_json(*model);
   return stats;
 }
 
