@@ -175,8 +175,8 @@ struct ClipEvent {
   // clip of a crossfade starts near 0, an outgoing one ends near 0): lets a game skip faint ones.
   float weight = 0.0f;
   float seconds = 0.0f;  // the marker's clip time
-  // How far into the update the crossing came, in (0, 1]: the moment is
-  // (1 - fraction) × |Δ| seconds before the end of the update.
+  // How far into the update the crossing came, in [0, 1] (0 only for a repeat clock leaving a
+  // wrap backward): the moment is (1 - fraction) × |Δ| seconds before the end of the update.
   float fraction = 0.0f;
   std::string_view actor;  // the actor's id (Crowd::find_actor gives its handle)
   std::string_view name;   // the marker's name
