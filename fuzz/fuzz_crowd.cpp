@@ -512,8 +512,8 @@ class Run {
   // slot in order; with one, each slot draws at most one level per source node.
   void check_groups(std::size_t n) const {
     const LodStats& stats = crowd_.lod_stats();
-    require(stats.visible_actors + stats.culled_actors == n, "LodStats count %u + %u actors, not %zu",
-            stats.visible_actors, stats.culled_actors, n);
+    require(stats.visible_actors + stats.culled_actors + crowd_.frame_stats().hidden_actors == n,
+            "LodStats count %u + %u actors (+ hidden), not %zu", stats.visible_actors, stats.culled_actors, n);
     std::uint64_t per_level = 0;
     for (const LodLevelStats& level : stats.levels) per_level += level.actors;
     require(per_level == stats.visible_actors, "LodStats levels hold %llu actors, %u visible",

@@ -68,6 +68,37 @@ TEST(AllocationTest, UpdateAllocatesNothingAfterWarmUp) {
   EXPECT_GE(allocations.load(), 1);
 }
 
+// The same with markers on every clip (docs/spec.md §3.9): once the event list has grown to a
+// long frame's events, reporting them allocates nothing.
+TEST(AllocationTest, UpdateWithEventsAllocatesNothingAfterWarmUp) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
+  Crowd crowd(asset, {.capacity = 200});
+  for (const Clip& clip : asset->clips)
+    for (float at : {0.0f, 0.1f, 0.5f, 0.9f}) crowd.add_marker(clip.name, "m", at * clip.duration_seconds);
+  std::vector<ActorOptions> options(200);
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    options[i].clip = asset->clips[i % asset->clips.size()].name;
+    options[i].phase = static_cast<float>(i) / 200.0f;
+    options[i].loop = static_cast<LoopMode>(i % 3);
+    options[i].speed = i % 4 == 0 ? -1.0f : 1.0f;
+  }
+  auto actors = crowd.add_actors(options);
+  for (std::size_t i = 0; i < actors.size(); i += 2) actors[i].select_clip("Running", {.crossfade_seconds = 2.0f});
+  crowd.update(1.0f);  // warm-up: a long frame grows the event list
+  for (int f = 0; f < 10; ++f) crowd.update(1.0f / 60.0f);
+  allocations = 0;
+  counting = true;
+  std::size_t events = 0;
+  for (int f = 0; f < 60; ++f) {
+    crowd.update(1.0f / 30.0f);
+    events += crowd.events().size();
+  }
+  counting = false;
+  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_GT(events, 0u);
+}
+
 // The same with mesh LOD classifying against a moving camera and update-rate LOD deferring
 // distant actors: neither allocates per frame.
 TEST(AllocationTest, UpdateWithLodAndUpdateRateAllocatesNothingAfterWarmUp) {

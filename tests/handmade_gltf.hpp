@@ -26,6 +26,7 @@ struct HandmadeChannel {
 struct HandmadeClip {
   std::string name;
   std::vector<HandmadeChannel> channels;
+  nlohmann::json extras = nullptr;  // the animation's extras, written when not null
 };
 
 // A .gltf (JSON, one embedded base64 buffer) with `nodes` (a JSON array of glTF nodes, all of
@@ -57,6 +58,7 @@ inline std::vector<std::uint8_t> handmade_gltf(const nlohmann::json& nodes, cons
       samplers.push_back({{"input", input}, {"output", output}, {"interpolation", c.interpolation}});
     }
     animations.push_back({{"name", clip.name}, {"samplers", samplers}, {"channels", channels}});
+    if (!clip.extras.is_null()) animations.back()["extras"] = clip.extras;
   }
   const std::string base64 = gltf_crowd::detail::base64_encode(bin);
   nlohmann::json roots = nlohmann::json::array();

@@ -183,6 +183,35 @@ std::vector<nlohmann::json> json_lines(const std::string& text) {
   return out;
 }
 
+// The script verbs of docs/spec.md §8.6 for markers and visibility, and the events an update
+// step prints.
+TEST(PoseToolTest, ScriptReportsEventsAndVisibility) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto path = test::asset_path("threejs/RobotExpressive.glb");
+  const auto script = test::scratch_dir("pose_events") / "script.txt";
+  std::ofstream(script) << "add id=walker clip=Walking\n"
+                           "marker Walking step 0.25\n"
+                           "hide walker\n"
+                           "update 0.5\n"
+                           "show walker\n"
+                           "update 0.1\n";
+  const CommandOutput r = run_tool("pose " + quoted(path) + " --script " + quoted(script));
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  const std::vector<nlohmann::json> lines = json_lines(r.out);
+  ASSERT_EQ(lines.size(), 6u);
+  EXPECT_EQ(lines[2]["visible"], false);
+  const auto& events = lines[3]["events"];  // 0 → 0.5 crosses 0.25 halfway
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0]["marker"], "step");
+  EXPECT_EQ(events[0]["clip"], "Walking");
+  EXPECT_NEAR(events[0]["fraction"].get<double>(), 0.5, 1e-6);
+  EXPECT_NEAR(events[0]["weight"].get<double>(), 1.0, 1e-6);
+  EXPECT_EQ(lines[3]["visible"], false);
+  EXPECT_TRUE(lines[4]["events"].empty()) << "only update steps report";
+  EXPECT_EQ(lines[4]["visible"], true);
+  EXPECT_TRUE(lines[5]["events"].empty());
+}
+
 TEST(PoseToolTest, ScriptPrintsEveryActorAfterEveryStep) {
   GLTF_CROWD_REQUIRE_ASSETS();
   const auto path = test::asset_path("threejs/RobotExpressive.glb");

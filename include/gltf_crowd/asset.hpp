@@ -43,6 +43,13 @@ struct Channel {
   std::uint32_t components = 0;
 };
 
+// A named time in a clip (docs/spec.md §3.9): Crowd::update reports every marker a playing
+// contributor crosses (Crowd::events).
+struct ClipMarker {
+  std::string name;      // not empty
+  float seconds = 0.0f;  // clip-local time in [0, duration_seconds]
+};
+
 // One glTF animation. duration_seconds = max over its samplers of the last input time (docs/spec.md §1).
 struct Clip {
   std::string name;  // the glTF name; "" when unnamed
@@ -50,6 +57,9 @@ struct Clip {
   std::vector<Channel> channels;
   std::vector<float> times;   // seconds, all channels' keys back to back
   std::vector<float> values;  // floats, all channels' outputs back to back
+  // From the animation's extras.markers (docs/spec.md §2.7), sorted by time; markers of equal
+  // time keep their file order.
+  std::vector<ClipMarker> markers;
 };
 
 // A decoded image, always RGBA8, row 0 at the top (as in the file).

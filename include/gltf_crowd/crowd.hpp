@@ -163,6 +163,12 @@ class Actor {
   void pause();
   // Placement matrix (column-major, world from actor space); every entry must be finite.
   void set_transform(const glm::mat4& placement);
+  // Visibility (docs/spec.md §5.10). A hidden actor keeps its slot, clocks (update still advances
+  // them), crossfades and controls, and is in no PrimitiveGroup::instances, so it draws nothing;
+  // its pose is not evaluated while hidden. Showing it again evaluates it at once at its current
+  // clocks. Idempotent; actors start visible.
+  void set_visible(bool visible);
+  bool visible() const;
 
   // Application-driven pose (docs/spec.md §3.8), for ragdolls, IK and procedural motion: the
   // node's local TRS is blended towards `local` by `weight` in [0, 1] (1 replaces it):
@@ -216,6 +222,25 @@ class Actor {
   std::uint32_t generation_;
 };
 
+// A marker crossed by a playing contributor during the last update (docs/spec.md §3.9).
+struct ClipEvent {
+  // The actor's slot at that update: its index in Crowd::actors(), playback_records() and the
+  // node streams. Valid until the next add_actors or remove_actors.
+  std::uint32_t slot = 0;
+  std::uint32_t clip = 0;    // index into Asset::clips
+  std::uint32_t marker = 0;  // index into Crowd::markers(clip) as of the update
+  std::uint32_t layer = 0;   // animation layer; 0 = the base layer (the only one so far)
+  // The contributor's blend weight at the crossing, interpolated over the update (an incoming
+  // clip of a crossfade starts near 0, an outgoing one ends near 0): lets a game skip faint ones.
+  float weight = 0.0f;
+  float seconds = 0.0f;  // the marker's clip time
+  // How far into the update the crossing came, in [0, 1] (0 only for a repeat clock leaving a
+  // wrap backward): the moment is (1 - fraction) × |Δ| seconds before the end of the update.
+  float fraction = 0.0f;
+  std::string_view actor;  // the actor's id (Crowd::find_actor gives its handle)
+  std::string_view name;   // the marker's name
+};
+
 // How a primitive group's vertices are deformed.
 enum class PaletteKind : std::uint8_t { rigid, skinned };
 
@@ -256,6 +281,7 @@ struct FrameStats {
   std::uint32_t actors_deferred = 0;   // advanced but left to a later frame (update-rate LOD)
   std::uint64_t packed_bytes = 0;      // bytes written into node streams this frame
   std::uint32_t draws = 0;             // non-empty primitive groups
+  std::uint32_t hidden_actors = 0;     // actors with Actor::visible() false (never evaluated)
   // Milliseconds per stage, summed over worker threads (time-stamp ticks while a worker ran a
   // chunk, so time it was switched out counts): the chunks' total split by stage in proportion
   // to a sample of every 64th slot, timed per stage.
@@ -382,6 +408,23 @@ class Crowd {
   void update(float delta_seconds);
   // The same after set_lod_view(view), validated together: on error nothing changes.
   void update(float delta_seconds, const LodView& view);
+
+  // Markers and events (docs/spec.md §3.9). A crowd starts with its asset's markers
+  // (Clip::markers, from the animations' extras) and can add more.
+  //
+  // Adds a marker `name` at `seconds` of clip `clip`. Errors (then nothing changes): Error with
+  // path "add_marker.clip" (rule "unknown_clip"), "add_marker.name" ("marker_name": empty) or
+  // "add_marker.seconds" ("not_finite", "marker_time": outside [0, duration]). Clears events().
+  void add_marker(std::string_view clip, std::string_view name, float seconds);
+  // Clip `clip`'s markers (an index into Asset::clips; empty for an unknown index), sorted by
+  // time, markers of equal time in the order they were added. Valid until the next add_marker,
+  // destroy() or the crowd's destruction.
+  std::span<const ClipMarker> markers(std::uint32_t clip) const noexcept;
+  // The markers that playing contributors crossed during the last update, by slot, then in the
+  // order they were crossed within the update (docs/spec.md §3.9). Controls never add events.
+  // Cleared at the start of each update and by add_actors, remove_actors, add_marker; valid (with
+  // the strings it points into) until one of those, reserve(), destroy() or the destruction.
+  std::span<const ClipEvent> events() const noexcept;
 
   // LOD controls (docs/spec.md §7). Each reclassifies every actor at once; none recreates actors,
   // streams or existing groups. Until a view is set, or while LOD is disabled, every actor draws

@@ -143,6 +143,7 @@
   X(key_time_order, "key times that do not increase")                                                      \
   X(key_times_equal, "warning: a sampler whose keys all have one time")                                    \
   X(key_value, "a key value that is not finite")                                                           \
+  X(marker_skipped, "warning: a malformed entry of an animation's extras.markers, skipped")                 \
   /* Materials, textures and images */                                                                     \
   X(material_index, "an index naming no material")                                                         \
   X(material_factor, "a material factor of the wrong size, or not finite and >= 0")                        \
@@ -182,6 +183,8 @@
   X(unknown_clip, "a clip name or index the asset does not have")                                          \
   X(unknown_node, "a node name the asset does not have")                                                   \
   X(loop_mode, "a value that is not a LoopMode")                                                           \
+  X(marker_name, "an empty marker name")                                                                   \
+  X(marker_time, "a marker time outside [0, the clip's duration]")                                         \
   X(stale_actor, "an actor handle whose actor was removed or moved from")                                  \
   X(destroyed, "a call on a crowd (or its handles) after destroy()")                                       \
   X(foreign_group, "a primitive group of another crowd")                                                   \

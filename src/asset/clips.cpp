@@ -81,6 +81,68 @@ ChannelPath channel_path(const std::string& name, const std::string& cpath) {
   throw Error(cpath + ".target.path", Rule::channel_path, fmt::format("unknown path \"{}\"", name));
 }
 
+// One marker of extras.markers, or a warning naming why it is skipped.
+void add_marker(std::string name, const tinygltf::Value& time, float duration, const std::string& path,
+                std::vector<ClipMarker>& markers, std::vector<Warning>& warnings) {
+  if (name.empty()) {
+    warnings.push_back(make_warning(path, Rule::marker_skipped, "the marker has no name (a non-empty string)"));
+    return;
+  }
+  if (!time.IsNumber()) {
+    warnings.push_back(
+        make_warning(path, Rule::marker_skipped, fmt::format("marker \"{}\" has no numeric time", name)));
+    return;
+  }
+  const double seconds = time.GetNumberAsDouble();
+  if (!(std::isfinite(seconds) && seconds >= 0.0 && seconds <= duration)) {
+    warnings.push_back(
+        make_warning(path, Rule::marker_skipped,
+                     fmt::format("marker \"{}\" at {} s is outside the clip's [0, {}] s", name, seconds, duration)));
+    return;
+  }
+  markers.push_back({std::move(name), static_cast<float>(seconds)});
+}
+
+// extras.markers of one animation (docs/spec.md §2.7): an array of {"name", "time"} objects, or an
+// object mapping each name to a time or an array of times. There is no standard form; a bad entry
+// is skipped with a warning rather than refusing an asset whose animation plays fine.
+std::vector<ClipMarker> read_markers(const tinygltf::Value& extras, float duration, const std::string& apath,
+                                     std::vector<Warning>& warnings) {
+  std::vector<ClipMarker> markers;
+  if (!extras.IsObject() || !extras.Has("markers")) return markers;
+  const tinygltf::Value& list = extras.Get("markers");
+  const std::string path = apath + ".extras.markers";
+  if (list.IsArray()) {
+    for (std::size_t i = 0; i < list.ArrayLen(); ++i) {
+      const tinygltf::Value& entry = list.Get(static_cast<int>(i));
+      const std::string epath = fmt::format("{}[{}]", path, i);
+      if (!entry.IsObject()) {
+        warnings.push_back(make_warning(epath, Rule::marker_skipped, "must be an object {\"name\", \"time\"}"));
+        continue;
+      }
+      const tinygltf::Value& name = entry.Get("name");
+      add_marker(name.IsString() ? name.Get<std::string>() : std::string(), entry.Get("time"), duration, epath, markers,
+                 warnings);
+    }
+  } else if (list.IsObject()) {
+    for (const std::string& name : list.Keys()) {
+      const tinygltf::Value& time = list.Get(name);
+      const std::string epath = fmt::format("{}.{}", path, name);
+      if (!time.IsArray()) {
+        add_marker(name, time, duration, epath, markers, warnings);
+        continue;
+      }
+      for (std::size_t i = 0; i < time.ArrayLen(); ++i)
+        add_marker(name, time.Get(static_cast<int>(i)), duration, fmt::format("{}[{}]", epath, i), markers, warnings);
+    }
+  } else {
+    warnings.push_back(make_warning(path, Rule::marker_skipped, "must be an array or an object; markers ignored"));
+  }
+  std::stable_sort(markers.begin(), markers.end(),
+                   [](const ClipMarker& a, const ClipMarker& b) { return a.seconds < b.seconds; });
+  return markers;
+}
+
 }  // namespace
 
 void build_clips(const tinygltf::Model& model, AccessorReader& accessors,
@@ -164,6 +226,7 @@ void build_clips(const tinygltf::Model& model, AccessorReader& accessors,
       clip.values.insert(clip.values.end(), output.floats.begin(), output.floats.end());
       clip.channels.push_back(channel);
     }
+    clip.markers = read_markers(source.extras, clip.duration_seconds, path, asset.warnings);
   }
 }
 

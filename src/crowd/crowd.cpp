@@ -29,6 +29,10 @@ Crowd::Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options) : asset_(
   st->update_rate = options.update_rate;
   st->lod.options = options.lod;
   st->animation = options.animation;
+  for (const Clip& clip : asset_->clips) {
+    st->markers.push_back(clip.markers);
+    st->marker_count += clip.markers.size();
+  }
   if (options.lod.enabled || options.lod.auto_generate)
     prepare_lod_levels(*st);
   else

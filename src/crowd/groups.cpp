@@ -158,6 +158,7 @@ void resize_streams(Crowd::State& st) {
   st.weights.resize(capacity * st.asset.total_weights);
   st.due.resize(capacity);
   st.stale.resize(capacity);
+  st.hidden.resize(capacity);
   st.packed_frame.resize(capacity);
   st.packed_generation.resize(capacity);
   st.slot_key.reserve(capacity);

@@ -49,13 +49,20 @@ void refresh_instances(Crowd::State& st) {
   std::uint32_t visible = 0;
   if (!active) {
     std::fill_n(lod.level.begin(), n, 0u);
-    visible = n;
+    visible = n - st.hidden_count;
+    if (st.hidden_count > 0)
+      for (std::uint32_t slot = 0; slot < n; ++slot)
+        if (st.hidden[slot]) lod.level[slot] = kCulledLevel;
   } else {
     const LodModel& model = lod.model;
     const LodView& view = *lod.view;
     const std::array<glm::vec4, 6> planes = frustum_planes(view);
     const auto bands = static_cast<std::uint32_t>(model.thresholds.size());
     for (std::uint32_t slot = 0; slot < n; ++slot) {
+      if (st.hidden_count > 0 && st.hidden[slot]) {  // drawn by nothing; its band waits
+        lod.level[slot] = kCulledLevel;
+        continue;
+      }
       const std::uint32_t key = st.slot_key[slot];
       const glm::mat4& placement = st.placements[slot];
       const float coverage = lod_coverage(model.rest_sphere, placement, view, lod.bias);
@@ -99,7 +106,8 @@ void refresh_instances(Crowd::State& st) {
     stats.vertices += stats.levels[l].actors * lod.level_indices[l];
   }
   stats.visible_actors = visible;
-  stats.culled_actors = n - visible;
+  stats.culled_actors = n - visible - st.hidden_count;  // hidden actors are neither
+  st.stats.hidden_actors = st.hidden_count;
   stats.draw_count = st.stats.draws;
 }
 

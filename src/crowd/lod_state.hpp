@@ -34,8 +34,9 @@ struct LodState {
   std::vector<std::uint64_t> insertion;  // order of addition: budget tie-break
   std::uint64_t next_insertion = 0;
 
-  // Without classification the level-0 groups draw slots [0, plain_slots) and the others none,
-  // so a refresh with as many actors has nothing to change. kNoBand: rebuild the lists.
+  // Without classification the level-0 groups draw the visible slots of [0, plain_slots) and the
+  // others none, so a refresh with as many actors has nothing to change. kNoBand: rebuild the
+  // lists (Actor::set_visible sets it).
   std::uint32_t plain_slots = kNoBand;
 
   // Per slot, sized for capacity: the level drawn this frame or kCulledLevel, and the

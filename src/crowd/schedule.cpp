@@ -51,7 +51,7 @@ void record_update(Crowd::State& st, const FrameTimer& timer) {
   const auto n = static_cast<std::uint32_t>(st.size());
   std::uint32_t written = 0, tails = 0;
   for (std::uint32_t slot = 0; slot < n; ++slot) {
-    if (!st.stale[slot]) continue;
+    if (!st.stale[slot] || (st.hidden_count > 0 && st.hidden[slot])) continue;  // hidden: written when shown
     write_record(st, slot);
     ++written;
     tails += st.playback[slot].count > kRecordContributors;
@@ -65,21 +65,20 @@ void record_update(Crowd::State& st, const FrameTimer& timer) {
 }  // namespace
 
 void run_update(Crowd::State& st, float delta_seconds) {
-  const Asset& asset = st.asset;
   const FrameTimer timer;
   ++st.frames;
   ++st.generation;
   // Advance every clock (serial and cheap): clocks stay exact whether or not the pose is
   // evaluated this frame.
+  advance_clocks(st, delta_seconds);  // and the events of the markers they cross
   const auto n = static_cast<std::uint32_t>(st.size());
-  for (std::uint32_t slot = 0; slot < n; ++slot)
-    if (advance_playback(asset, st.playback[slot], delta_seconds)) st.stale[slot] = 1;
   // Levels follow the camera, placements and clips of this frame (docs/spec.md §7).
   refresh_instances(st);
   if (st.animation == Animation::gpu) return record_update(st, timer);
   std::uint32_t evaluated = 0, deferred = 0;
   for (std::uint32_t slot = 0; slot < n; ++slot) {
-    st.due[slot] = st.stale[slot] && scheduled(st, slot);
+    // Hidden actors are evaluated when shown again (set_visible).
+    st.due[slot] = st.stale[slot] && (st.hidden_count == 0 || !st.hidden[slot]) && scheduled(st, slot);
     evaluated += st.due[slot];
     deferred += st.stale[slot] && !st.due[slot];
   }

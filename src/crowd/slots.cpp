@@ -88,9 +88,11 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     st.playback.push_back(p);
     st.placements.push_back(o.transform);
     st.overrides.emplace_back();
+    st.hidden[slot] = 0;
     st.placement_generation[slot] = st.generation + 1;  // evaluate_now's, below
     handles.push_back(Actor(link_, key, st.key_generation[key]));
   }
+  st.events.clear();  // they point into ids, which may have moved
   refresh_instances(st);
   std::vector<std::uint32_t> slots(options.size());
   for (std::size_t i = 0; i < slots.size(); ++i) slots[i] = static_cast<std::uint32_t>(st.size() - options.size() + i);
@@ -109,6 +111,7 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
     const std::uint32_t key = it->second;
     const std::uint32_t slot = st.key_slot[key];
     const auto last = static_cast<std::uint32_t>(st.size() - 1);
+    st.hidden_count -= st.hidden[slot];
     if (slot != last) {  // move the last actor into the hole: one copy per stream
       const std::uint32_t moved_key = st.slot_key[last];
       st.slot_key[slot] = moved_key;
@@ -120,6 +123,7 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
       if (!st.overrides[slot].empty() || !st.overrides[last].empty()) ++st.overrides_generation;
       std::swap(st.overrides[slot], st.overrides[last]);
       st.stale[slot] = st.stale[last];
+      st.hidden[slot] = st.hidden[last];
       st.packed_frame[slot] = st.packed_frame[last];
       st.packed_generation[slot] = st.generation + 1;  // its rows moved: upload them again
       st.placement_generation[slot] = st.generation + 1;
@@ -153,9 +157,11 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
     st.key_slot[key] = kNoSlot;
     ++st.key_generation[key];
     st.free_keys.push_back(key);
+    st.hidden[last] = 0;
     ++removed;
   }
   if (removed > 0) {
+    st.events.clear();  // their slots and ids moved
     ++st.generation;
     refresh_instances(st);
   }

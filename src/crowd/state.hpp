@@ -123,6 +123,15 @@ struct Crowd::State {
   std::vector<PlaybackRecord> records;
   std::vector<PlaybackRecordTail> tails;
   std::vector<std::uint64_t> placement_generation;  // per slot, sized for capacity
+  // Per slot, sized for capacity: 1 while the actor is hidden (Actor::set_visible), and how many
+  // are, so a crowd without hidden actors pays one test per frame.
+  std::vector<std::uint8_t> hidden;
+  std::uint32_t hidden_count = 0;
+  // Per clip, sorted by time (Crowd::markers), and their total: with none, update reports no
+  // events for the cost of one test per frame.
+  std::vector<std::vector<ClipMarker>> markers;
+  std::size_t marker_count = 0;
+  std::vector<ClipEvent> events;  // the last update's (Crowd::events); grown, never shrunk
   std::unordered_map<std::string, std::uint32_t> key_of_id;
   std::uint64_t next_auto_id = 0;
 
@@ -173,6 +182,12 @@ void reclassify(Crowd::State& st);
 // --- records.cpp ---
 // Writes slot's PlaybackRecord and tail from its playback (Animation::gpu).
 void write_record(Crowd::State& st, std::uint32_t slot) noexcept;
+
+// --- events.cpp ---
+// Advances every slot's clocks by delta_seconds (advance_playback), marks the advanced slots
+// stale and, when the crowd has markers, reports every marker their contributors cross into
+// st.events (docs/spec.md §3.9). Clears st.events first.
+void advance_clocks(Crowd::State& st, double delta_seconds);
 
 // --- update_rate.cpp ---
 // Throws Error for an invalid policy (Crowd::set_update_rate).

@@ -47,11 +47,13 @@ constexpr const char* kScriptHelp = R"(Script: one operation per line; blank lin
   select ID CLIP [crossfade=S] [time=S] [phase=P]
   seek ID SECONDS        phase ID P        speed ID S        loop ID MODE [N]
   play ID                pause ID          move ID X Y Z     remove ID
+  show ID                hide ID           marker CLIP NAME SECONDS
   update SECONDS
 After every operation, one JSON line per actor (slot order): {"step", "line", "op", "actor",
-"clip", "time", "phase", "speed", "loop", "repetitions", "playing", "finished",
-"contributors": [{"clip", "clip_index", "seconds", "weight"}], "nodes", "skins", "morph_weights"}
-with nodes, skins and morph_weights as in --json.)";
+"clip", "time", "phase", "speed", "loop", "repetitions", "playing", "finished", "visible",
+"events": [{"clip", "marker", "seconds", "weight", "fraction", "layer"}] (the markers an update
+step crossed), "contributors": [{"clip", "clip_index", "seconds", "weight"}], "nodes", "skins",
+"morph_weights"} with nodes, skins and morph_weights as in --json.)";
 
 struct PoseOptions {
   std::string asset;
@@ -374,15 +376,20 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
   } else if (op == "loop") {
     s.expect_words(3, 4);
     find(crowd, s, line.words[1]).set_loop(s.loop(line.words[2]), line.words.size() == 4 ? s.count(line.words[3]) : 0);
-  } else if (op == "play" || op == "pause" || op == "remove") {
+  } else if (op == "play" || op == "pause" || op == "remove" || op == "show" || op == "hide") {
     s.expect_words(2, 2);
     Actor a = find(crowd, s, line.words[1]);
     if (op == "play")
       a.play();
     else if (op == "pause")
       a.pause();
+    else if (op == "show" || op == "hide")
+      a.set_visible(op == "show");
     else
       crowd.remove_actor(line.words[1]);
+  } else if (op == "marker") {
+    s.expect_words(4, 4);
+    crowd.add_marker(line.words[1], line.words[2], s.number(line.words[3]));
   } else if (op == "move") {
     s.expect_words(5, 5);
     find(crowd, s, line.words[1])
@@ -397,6 +404,7 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
 }
 
 void print_actors(const Crowd& crowd, std::size_t step, const ScriptLine& line, GpuPoses* gpu) {
+  const bool updated = line.words[0] == "update";
   const Asset& asset = crowd.asset();
   std::vector<GpuPose> read;
   if (gpu != nullptr) read = gpu->renderer->read_poses(crowd);
@@ -413,7 +421,19 @@ void print_actors(const Crowd& crowd, std::size_t step, const ScriptLine& line, 
                 {"loop", std::string(to_string(a.loop()))},
                 {"repetitions", a.repetitions()},
                 {"playing", a.playing()},
-                {"finished", a.finished()}};
+                {"finished", a.finished()},
+                {"visible", a.visible()}};
+    // The markers this step's update crossed (docs/spec.md §3.9); other steps report none.
+    Json events = Json::array();
+    for (const ClipEvent& e : crowd.events())
+      if (updated && e.slot == slot)
+        events.push_back({{"clip", asset.clips[e.clip].name},
+                          {"marker", std::string(e.name)},
+                          {"seconds", e.seconds},
+                          {"weight", e.weight},
+                          {"fraction", e.fraction},
+                          {"layer", e.layer}});
+    doc["events"] = std::move(events);
     Json contributors = Json::array();
     for (const Contributor& c : a.contributors())
       contributors.push_back(
