@@ -212,6 +212,54 @@ TEST(PoseToolTest, ScriptReportsEventsAndVisibility) {
   EXPECT_TRUE(lines[5]["events"].empty());
 }
 
+// The script verbs of docs/spec.md §3.8 (application-driven poses), CPU and GPU evaluation: the
+// printed node is exactly the override at weight 1, half way at weight 0.5 (translation), the
+// clip's again once cleared; morph weights likewise.
+TEST(PoseToolTest, ScriptDrivesNodesAndMorphWeights) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto path = test::asset_path("threejs/RobotExpressive.glb");
+  const auto script = test::scratch_dir("pose_local") / "script.txt";
+  std::ofstream(script) << "add id=robot clip=Idle playing=false\n"
+                           "local robot Head t=1,2,3 r=0,0.6,0,0.8 s=2,2,2\n"
+                           "local robot Head t=1,2,3 weight=0.5\n"
+                           "unlocal robot\n"
+                           "morph robot 13 0.25,0.5,0.75   # the head mesh node (12 is the joint Head)\n"
+                           "unmorph robot 13\n";
+  for (const char* animation : {"cpu", "gpu"}) {
+    SCOPED_TRACE(animation);
+    const CommandOutput r =
+        run_tool("pose " + quoted(path) + " --script " + quoted(script) + " --animation " + animation);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const std::vector<nlohmann::json> lines = json_lines(r.out);
+    ASSERT_EQ(lines.size(), 6u);
+    const auto node = [&](std::size_t line, const char* name) -> const nlohmann::json& {
+      for (const auto& n : lines[line]["nodes"])
+        if (n["name"] == name) return n;
+      ADD_FAILURE() << "no node " << name;
+      return lines[line];
+    };
+    const auto near = [](const nlohmann::json& got, std::vector<double> want) {
+      for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i].get<double>(), want[i], 2e-5) << i;
+    };
+    const auto clip_t = node(0, "Head")["translation"];
+    near(node(1, "Head")["translation"], {1, 2, 3});
+    near(node(1, "Head")["rotation"], {0, 0.6, 0, 0.8});
+    near(node(1, "Head")["scale"], {2, 2, 2});
+    // weight 0.5 toward t = (1, 2, 3) from the clip's (Idle at 0 s, paused) translation
+    near(node(2, "Head")["translation"],
+         {0.5 * clip_t[0].get<double>() + 0.5, 0.5 * clip_t[1].get<double>() + 1.0, 0.5 * clip_t[2].get<double>() + 1.5});
+    near(node(3, "Head")["translation"], {clip_t[0], clip_t[1], clip_t[2]});
+    const auto morph_of = [&](std::size_t line) {
+      for (const auto& m : lines[line]["morph_weights"])
+        if (m["node"] == 13) return m["weights"];
+      ADD_FAILURE() << "node 13 has no morph weights";
+      return nlohmann::json();
+    };
+    near(morph_of(4), {0.25, 0.5, 0.75});
+    EXPECT_EQ(morph_of(5), morph_of(3));
+  }
+}
+
 TEST(PoseToolTest, ScriptPrintsEveryActorAfterEveryStep) {
   GLTF_CROWD_REQUIRE_ASSETS();
   const auto path = test::asset_path("threejs/RobotExpressive.glb");

@@ -48,6 +48,9 @@ constexpr const char* kScriptHelp = R"(Script: one operation per line; blank lin
   seek ID SECONDS        phase ID P        speed ID S        loop ID MODE [N]
   play ID                pause ID          move ID X Y Z     remove ID
   show ID                hide ID           marker CLIP NAME SECONDS
+  local ID NODE [t=X,Y,Z] [r=X,Y,Z,W] [s=X,Y,Z] [weight=W]   (NODE: name or index; omitted
+      parts are the node's rest TRS)
+  unlocal ID [NODE]      morph ID NODE W0,W1,... [weight=W]   unmorph ID NODE
   update SECONDS
 After every operation, one JSON line per actor (slot order): {"step", "line", "op", "actor",
 "clip", "time", "phase", "speed", "loop", "repetitions", "playing", "finished", "visible",
@@ -266,6 +269,19 @@ class Script {
     if (text == "ping-pong") return LoopMode::ping_pong;
     fail(fmt::format("\"{}\" is not once, repeat or ping-pong", text));
   }
+  // `n` comma-separated finite numbers ("1,2,3").
+  std::vector<float> numbers(const std::string& text, std::size_t n) const {
+    std::vector<float> out;
+    std::size_t start = 0;
+    while (true) {
+      const std::size_t comma = text.find(',', start);
+      out.push_back(number(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (n != 0 && out.size() != n) fail(fmt::format("\"{}\" needs {} comma-separated numbers", text, n));
+    return out;
+  }
   bool flag(const std::string& text) const {
     if (text == "true") return true;
     if (text == "false") return false;
@@ -313,6 +329,15 @@ Actor find(Crowd& crowd, const Script& s, const std::string& id) {
   const std::optional<Actor> actor = crowd.find_actor(id);
   if (!actor) s.fail(fmt::format("no actor \"{}\"", id));
   return *actor;
+}
+
+// A node by name, else by index.
+std::uint32_t node_of(const Asset& asset, const Script& s, const std::string& word) {
+  const int named = asset.find_node(word);
+  if (named >= 0) return static_cast<std::uint32_t>(named);
+  const std::uint32_t index = s.count(word);
+  if (index >= asset.nodes.size()) s.fail(fmt::format("no node \"{}\"", word));
+  return index;
 }
 
 void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
@@ -387,6 +412,51 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
       a.set_visible(op == "show");
     else
       crowd.remove_actor(line.words[1]);
+  } else if (op == "local") {  // application-driven pose (docs/spec.md §3.8)
+    Actor a = find(crowd, s, s.word(1, "actor id"));
+    const std::uint32_t node = node_of(crowd.asset(), s, s.word(2, "node"));
+    const Node& rest = crowd.asset().nodes[node];
+    NodeTransform local{rest.translation, rest.rotation, rest.scale};
+    float weight = 1.0f;
+    s.keys(3, [&](const std::string& key, const std::string& value) {
+      if (key == "t") {
+        const std::vector<float> v = s.numbers(value, 3);
+        local.translation = {v[0], v[1], v[2]};
+      } else if (key == "r") {
+        const std::vector<float> v = s.numbers(value, 4);
+        local.rotation = glm::quat(v[3], v[0], v[1], v[2]);  // glTF order x, y, z, w
+      } else if (key == "s") {
+        const std::vector<float> v = s.numbers(value, 3);
+        local.scale = {v[0], v[1], v[2]};
+      } else if (key == "weight") {
+        weight = s.number(value);
+      } else {
+        return false;
+      }
+      return true;
+    });
+    a.set_local_transform(node, local, weight);
+  } else if (op == "unlocal") {
+    s.expect_words(2, 3);
+    Actor a = find(crowd, s, line.words[1]);
+    if (line.words.size() == 3)
+      a.clear_local_transform(node_of(crowd.asset(), s, line.words[2]));
+    else
+      a.clear_local_pose();
+  } else if (op == "morph") {
+    Actor a = find(crowd, s, s.word(1, "actor id"));
+    const std::uint32_t node = node_of(crowd.asset(), s, s.word(2, "node"));
+    const std::vector<float> values = s.numbers(s.word(3, "weights"), 0);
+    float weight = 1.0f;
+    s.keys(4, [&](const std::string& key, const std::string& value) {
+      if (key != "weight") return false;
+      weight = s.number(value);
+      return true;
+    });
+    a.set_morph_weights(node, values, weight);
+  } else if (op == "unmorph") {
+    s.expect_words(3, 3);
+    find(crowd, s, line.words[1]).clear_morph_weights(node_of(crowd.asset(), s, line.words[2]));
   } else if (op == "marker") {
     s.expect_words(4, 4);
     crowd.add_marker(line.words[1], line.words[2], s.number(line.words[3]));
