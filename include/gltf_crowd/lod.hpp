@@ -184,7 +184,7 @@ struct SimplifiedLevel {
 // index count each time, with a geometric error of at most `target_error` (relative to the
 // primitive's extent; twice that for the sloppy fallback). The topology, not the render vertices, is simplified:
 // vertices are welded by position, morph displacements and joint weights (within 1e-3 in Σ|Δweight|); a vertex whose
-// weights differ from a neighbour's by more than 1 in Σ|Δweight| stays in place (where that stalls above 1.2 × the
+// weights differ from a neighbour's by more than 0.5 in Σ|Δweight| stays in place (where that stalls above 1.2 × the
 // target: by 1.99); a result with a new edge between vertices that share no weighted joint is rejected. Each output
 // corner maps back to an original vertex of its triangle's UV chart with the normal closest to the face. Open borders
 // move only without `preserve_boundary`. A level the regular simplifier leaves above 1.2 × its target comes from
