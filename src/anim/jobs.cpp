@@ -81,22 +81,30 @@ void store_normalized(__m128 q, glm::quat& out) noexcept {
     out = glm::quat(1.0f, 0.0f, 0.0f, 0.0f);
 }
 
-// The rotations of one BlendJob layer over the nodes `index` yields for i in [0, count): locals
-// instead of the job's spans, so that stores into the pose do not force reloading them. The
-// last layer normalizes each rotation as soon as it is summed (kLast), in the same pass.
-template <bool kLast, typename Index>
-void blend_rotations(const BlendJob& job, std::size_t count, Index index) noexcept {
+// One BlendJob layer over the nodes `index` yields for i in [0, count): rotations, and with
+// kVectors translations and scales too (a node list; a range blends those as flat arrays).
+// Locals instead of the job's spans, so that stores into the pose do not force reloading them.
+// The last layer normalizes each rotation as soon as it is summed (kLast), in the same pass.
+template <bool kLast, bool kVectors, typename Index>
+void blend_layer(const BlendJob& job, std::size_t count, Index index) noexcept {
+  const glm::vec3* lt = job.layer.translations.data();
   const glm::quat* lr = job.layer.rotations.data();
+  const glm::vec3* ls = job.layer.scales.data();
+  glm::vec3* ot = job.output.translations.data();
   glm::quat* orot = job.output.rotations.data();
-  const __m128 wv = _mm_set1_ps(job.weight);
+  glm::vec3* os = job.output.scales.data();
+  const float w = job.weight;
+  const __m128 wv = _mm_set1_ps(w);
   if (job.first) {
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint32_t a = index(i);
+      if constexpr (kVectors) ot[a] = lt[a] * w;
       const __m128 r = _mm_mul_ps(load_quat(lr[a]), wv);
       if constexpr (kLast)
         store_normalized(r, orot[a]);
       else
         _mm_storeu_ps(&orot[a].x, r);
+      if constexpr (kVectors) os[a] = ls[a] * w;
     }
   } else {
     const glm::quat* ref = job.reference.data();
@@ -104,6 +112,7 @@ void blend_rotations(const BlendJob& job, std::size_t count, Index index) noexce
     for (std::size_t i = 0; i < count; ++i) {
       const std::uint32_t a = index(i);
       const __m128 q = load_quat(lr[a]);
+      if constexpr (kVectors) ot[a] += lt[a] * w;
       // q and -q are one rotation: weight -w where q points away from the reference.
       const __m128 away = _mm_cmplt_ps(dot4(q, load_quat(ref[a])), _mm_setzero_ps());
       const __m128 signed_w = _mm_xor_ps(wv, _mm_and_ps(away, sign_bit));
@@ -112,16 +121,17 @@ void blend_rotations(const BlendJob& job, std::size_t count, Index index) noexce
         store_normalized(r, orot[a]);
       else
         _mm_storeu_ps(&orot[a].x, r);
+      if constexpr (kVectors) os[a] += ls[a] * w;
     }
   }
 }
 
-template <typename Index>
-void blend_rotations(const BlendJob& job, std::size_t count, Index index) noexcept {
+template <bool kVectors, typename Index>
+void blend_layer(const BlendJob& job, std::size_t count, Index index) noexcept {
   if (job.last)
-    blend_rotations<true>(job, count, index);
+    blend_layer<true, kVectors>(job, count, index);
   else
-    blend_rotations<false>(job, count, index);
+    blend_layer<false, kVectors>(job, count, index);
 }
 
 // out = in × w (kFirst) or out += in × w over n floats: the weighted sum of translations,
@@ -156,19 +166,10 @@ bool BlendJob::run() const noexcept {
                  reinterpret_cast<float*>(output.translations.data()));
     weigh_floats(reinterpret_cast<const float*>(layer.scales.data()), weight, first, 3 * n,
                  reinterpret_cast<float*>(output.scales.data()));
-    blend_rotations(*this, n, [](std::size_t i) { return static_cast<std::uint32_t>(i); });
+    blend_layer<false>(*this, n, [](std::size_t i) { return static_cast<std::uint32_t>(i); });
   } else {
     const std::uint32_t* list = nodes.data();
-    const glm::vec3* lt = layer.translations.data();
-    const glm::vec3* ls = layer.scales.data();
-    glm::vec3* ot = output.translations.data();
-    glm::vec3* os = output.scales.data();
-    for (std::size_t i = 0; i < nodes.size(); ++i) {
-      const std::uint32_t a = list[i];
-      ot[a] = first ? lt[a] * weight : ot[a] + lt[a] * weight;
-      os[a] = first ? ls[a] * weight : os[a] + ls[a] * weight;
-    }
-    blend_rotations(*this, nodes.size(), [list](std::size_t i) { return list[i]; });
+    blend_layer<true>(*this, nodes.size(), [list](std::size_t i) { return list[i]; });
   }
   weigh_floats(layer.weights.data(), weight, first, output.weights.size(), output.weights.data());
   return true;
