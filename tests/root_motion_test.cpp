@@ -289,6 +289,26 @@ TEST(RootMotion, WalkingCharacterOverTenLoops) {
   EXPECT_NEAR(ten.translation.z, 10.0f * one.translation.z, 1e-4f);
   EXPECT_EQ(ten.translation.y, 0.0f);
 
+  // Every frame's motion is the hips' travel between the frame's clip times, across the wrap:
+  // value(t1) - value(t0), or value(D) - value(t0) + value(t1) - value(0) when it wraps. The
+  // clip's hips sway in x and z within a loop, so these are not zero even though a loop ends
+  // where it starts (no stored asset walks its root forward).
+  const auto hips_at = [&](float t) {
+    return test::scalar_clip_pose(*asset, clip, t).translations[static_cast<std::size_t>(hips)];
+  };
+  float moved = 0.0f;
+  for (int i = 0; i < 40; ++i) {
+    const float t0 = a.time();
+    crowd.update(0.07f);  // shorter than the clip: wraps at most once
+    const float t1 = a.time();
+    const glm::vec3 want = t1 >= t0 ? hips_at(t1) - hips_at(t0) : (end - hips_at(t0)) + (hips_at(t1) - start);
+    const RootMotion got = a.take_root_motion();
+    EXPECT_NEAR(got.translation.x, want.x, 1e-5f) << "frame " << i;
+    EXPECT_NEAR(got.translation.z, want.z, 1e-5f) << "frame " << i;
+    moved += std::abs(want.x) + std::abs(want.z);
+  }
+  EXPECT_GT(moved, 0.01f);
+
   // The hips stay at their clip-start x and z in the pose at any time.
   a.seek(0.37f * d);
   const glm::vec3 posed = a.local_pose().translations[static_cast<std::size_t>(hips)];
