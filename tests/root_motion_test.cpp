@@ -5,12 +5,14 @@
 #include <cmath>
 #include <memory>
 #include <numbers>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "crowd/segments.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
 #include "handmade_gltf.hpp"
@@ -61,6 +63,48 @@ void expect_motion(const RootMotion& m, glm::vec3 translation, float yaw = 0.0f)
   EXPECT_NEAR(m.translation.y, translation.y, kTol);
   EXPECT_NEAR(m.translation.z, translation.z, kTol);
   EXPECT_NEAR(m.yaw_radians, yaw, kTol);
+}
+
+// Sum of value(t_to) - value(t_from) over the segments of one step, for value(t) = t + t².
+double travel(double from, double step, float d, LoopMode loop, std::uint32_t repetitions) {
+  double sum = 0.0;
+  const auto value = [](double t) { return t + t * t; };
+  for_each_segment(from, step, d, loop, repetitions,
+                   [&](float t0, float t1, double times) { sum += times * (value(t1) - value(t0)); });
+  return sum;
+}
+
+// One long step travels as far as the same interval cut into short steps, which never hold a
+// whole traversal: the closed form for the traversals inside a step agrees with walking them.
+TEST(RootMotionSegments, LongStepsEqualShortSteps) {
+  std::mt19937 rng(20);
+  std::uniform_real_distribution<double> start(-7.0, 7.0), length(-9.0, 9.0);
+  for (int i = 0; i < 2000; ++i) {
+    const auto loop = static_cast<LoopMode>(i % 3);
+    const std::uint32_t repetitions = (i / 3) % 3 == 0 ? 0u : static_cast<std::uint32_t>(i % 4);
+    const float d = i % 5 == 0 ? 0.7f : 1.0f;
+    const double from = start(rng), step = length(rng);
+    double short_steps = 0.0;
+    const int pieces = 200;
+    for (int k = 0; k < pieces; ++k)
+      short_steps += travel(from + step * k / pieces, step / pieces, d, loop, repetitions);
+    ASSERT_NEAR(travel(from, step, d, loop, repetitions), short_steps, 1e-3)
+        << "loop " << static_cast<int>(loop) << " repetitions " << repetitions << " from " << from << " step " << step;
+  }
+}
+
+TEST(RootMotionSegments, WholeLoopsInOneStep) {
+  // Repeat, forward from 0 over ten loops: value(1) - value(0) = 2 per loop.
+  EXPECT_NEAR(travel(0.0, 10.0, 1.0f, LoopMode::repeat, 0), 20.0, 1e-9);
+  EXPECT_NEAR(travel(0.0, -10.0, 1.0f, LoopMode::repeat, 0), -20.0, 1e-9);
+  // Ping-pong: every out-and-back returns.
+  EXPECT_NEAR(travel(0.0, 10.0, 1.0f, LoopMode::ping_pong, 0), 0.0, 1e-9);
+  EXPECT_NEAR(travel(0.0, 11.0, 1.0f, LoopMode::ping_pong, 0), 2.0, 1e-9);
+  // Once stops at the end, repetitions after n loops.
+  EXPECT_NEAR(travel(0.0, 10.0, 1.0f, LoopMode::once, 0), 2.0, 1e-9);
+  EXPECT_NEAR(travel(0.0, 10.0, 1.0f, LoopMode::repeat, 3), 6.0, 1e-9);
+  EXPECT_EQ(travel(0.5, 0.0, 1.0f, LoopMode::repeat, 0), 0.0);
+  EXPECT_EQ(travel(0.5, 3.0, 0.0f, LoopMode::repeat, 0), 0.0);
 }
 
 TEST(RootMotion, TenLoopsMoveTenTimesOneLoop) {
