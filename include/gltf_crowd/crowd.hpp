@@ -508,11 +508,10 @@ class Crowd {
   std::span<const std::uint64_t> slot_generations() const noexcept;
   const FrameStats& frame_stats() const noexcept;
 
-  // Root motion (docs/spec.md §3.10). Replaces the crowd's options: every actor's accumulated
+  // Root motion (docs/spec.md §3.10), on both evaluators (Animation::gpu's sample pass removes it
+  // from the pose as the CPU does). Replaces the crowd's options: every actor's accumulated
   // motion is reset to zero and every pose re-evaluated. Errors (nothing changes): Error with path
-  // "root_motion.node" and rule "unknown_node" for a name the asset does not have, and rule
-  // "root_motion_gpu" when the crowd animates on the GPU (Animation::gpu does not remove root
-  // motion from the pose yet; never a silent CPU fallback).
+  // "root_motion.node" and rule "unknown_node" for a name the asset does not have.
   void set_root_motion(const RootMotionOptions& options);
   // The options in force; node "" when off. Valid until the next set_root_motion, destroy() or
   // the crowd's destruction.
@@ -521,7 +520,6 @@ class Crowd {
   // Where poses are evaluated. Switching to cpu evaluates and packs every actor at once;
   // switching to gpu writes every record and frees the streams' arrays. Both raise
   // packed_generation(); the node_streams() span stays valid, the arrays inside it do not.
-  // Switching to gpu throws Error (rule "root_motion_gpu") while root motion is on.
   Animation animation() const noexcept;
   void set_animation(Animation animation);
   // Animation::gpu: one record (and tail) per slot, sized actor_count(); empty with cpu. A

@@ -192,7 +192,6 @@
   X(zero_rotation, "a rotation quaternion of length 0")                                                    \
   X(pose_size, "node and transform lists of different sizes")                                              \
   X(morph_count, "morph weights whose count differs from the node's morph targets")                        \
-  X(root_motion_gpu, "root motion with Animation::gpu, whose evaluator does not remove it from the pose")  \
   X(update_rate, "update-rate options whose coverage and period lists differ in size")                     \
   X(update_rate_coverage, "an update-rate coverage that is not finite, > 0 and decreasing")                \
   X(update_rate_period, "an update-rate period outside [1, the maximum]")                                  \

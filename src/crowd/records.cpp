@@ -39,9 +39,6 @@ Animation Crowd::animation() const noexcept { return state_ ? state_->animation 
 void Crowd::set_animation(Animation animation) {
   State& st = live();
   if (animation == st.animation) return;
-  if (animation == Animation::gpu && st.root.enabled())
-    throw Error("set_animation", Rule::root_motion_gpu,
-                "root motion is not supported with Animation::gpu: its evaluator does not remove it from the pose");
   st.animation = animation;
   resize_streams(st);  // allocates the streams' arrays for cpu, the records for gpu, frees the other
   std::vector<std::uint32_t> slots(st.size());

@@ -1,7 +1,8 @@
 // Root motion (docs/spec.md §3.10): the root node's motion is summed along each contributor's
 // clock segments (segments.hpp) into a per-actor delta, and the same components are pinned to
 // their clip-start values in the pose, so the mesh stays on the actor while the delta moves it.
-// Only the clocks drive it, which update() advances on the CPU for both evaluators.
+// Only the clocks drive it, which update() advances on the CPU for both evaluators; the GPU
+// sample pass pins the pose as remove_root_motion does (animation_shaders.cpp).
 #include <cmath>
 
 #include <fmt/format.h>
@@ -74,11 +75,7 @@ RootMotionState make_root_motion(const Crowd::State& st, const RootMotionOptions
 }
 
 void set_root_motion_options(Crowd::State& st, const RootMotionOptions& options) {
-  RootMotionState root = make_root_motion(st, options);
-  if (root.enabled() && st.animation == Animation::gpu)
-    throw Error("root_motion", Rule::root_motion_gpu,
-                "root motion is not supported with Animation::gpu: its evaluator does not remove it from the pose");
-  st.root = std::move(root);
+  st.root = make_root_motion(st, options);
 }
 
 void Crowd::set_root_motion(const RootMotionOptions& options) {

@@ -214,8 +214,8 @@ void advance_clocks(Crowd::State& st, double delta_seconds);
 // Validates `options` against the asset and builds the per-clip table (throws Error as
 // Crowd::set_root_motion, except for the animation mode, which the caller checks).
 RootMotionState make_root_motion(const Crowd::State& st, const RootMotionOptions& options);
-// Validates `options` (also against st.animation) and installs them, resetting every pending
-// motion; nothing changes on error. Does not re-evaluate.
+// Validates `options` and installs them, resetting every pending motion; nothing changes on
+// error. Does not re-evaluate.
 void set_root_motion_options(Crowd::State& st, const RootMotionOptions& options);
 // Adds the root motion of one update to slot's pending motion, or to its placement: each of the
 // `count` contributors (clip, elapsed clock before the update, weight before) moved its clock by
