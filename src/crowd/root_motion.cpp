@@ -46,6 +46,7 @@ RootMotionState make_root_motion(const Crowd::State& st, const RootMotionOptions
   RootMotionState root;
   root.options = options;
   root.pending.resize(st.capacity);
+  root.last.resize(st.capacity);
   if (options.node.empty()) return root;
   const Asset& asset = st.asset;
   const int node = asset.find_node(options.node);
@@ -112,17 +113,25 @@ void accumulate_root_motion(Crowd::State& st, std::uint32_t slot, std::uint32_t 
     const float weight = 0.5f * (weight_before[i] + weight_after);
     if (!moves || !(weight > 0.0f)) continue;
     const Clip& clip = st.asset.clips[clips[i]];
+    const auto sample = [&](float seconds) {
+      RootSample s{clips[i], seconds, glm::vec3(0.0f), 0.0f};
+      if (rc.translation >= 0) s.translation = sample_translation(clip, rc.translation, seconds);
+      if (o.yaw && rc.rotation >= 0) s.yaw = sample_yaw(clip, rc.rotation, seconds);
+      return s;
+    };
+    RootSample& last = st.root.last[slot];
     glm::vec3 t{0.0f};
     float y = 0.0f;
-    for_each_segment(
-        from[i], step, clip.duration_seconds, p.loop, p.repetitions, [&](float t_from, float t_to, double times) {
-          const auto n = static_cast<float>(times);
-          if (rc.translation >= 0)
-            t +=
-                n * (sample_translation(clip, rc.translation, t_to) - sample_translation(clip, rc.translation, t_from));
-          if (o.yaw && rc.rotation >= 0)
-            y += n * wrap_angle(sample_yaw(clip, rc.rotation, t_to) - sample_yaw(clip, rc.rotation, t_from));
-        });
+    for_each_segment(from[i], step, clip.duration_seconds, p.loop, p.repetitions,
+                     [&](float t_from, float t_to, double times) {
+                       const bool hit = last.clip == clips[i] && last.seconds == t_from;
+                       const RootSample a = hit ? last : sample(t_from);
+                       const RootSample b = sample(t_to);
+                       if (i == 0) last = b;  // the active clip's: where its next update starts
+                       const auto n = static_cast<float>(times);
+                       t += n * (b.translation - a.translation);
+                       y += n * wrap_angle(b.yaw - a.yaw);
+                     });
     translation += weight * t;
     yaw += weight * y;
   }

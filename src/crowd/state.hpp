@@ -83,12 +83,24 @@ struct RootClip {
   float reference_yaw = 0.0f;  // radians in (-pi, pi]
 };
 
+// The root's values at one clip time. Pure in (clip, seconds) for the crowd's options, so a
+// stale entry is never wrong, only a miss.
+struct RootSample {
+  std::uint32_t clip = 0xFFFFFFFFu;
+  float seconds = 0.0f;
+  glm::vec3 translation{0.0f};
+  float yaw = 0.0f;
+};
+
 // The crowd's root motion; node == kNoSlot when off, which every per-frame path tests first.
 struct RootMotionState {
   RootMotionOptions options;
   std::uint32_t node = 0xFFFFFFFFu;  // asset node
   std::vector<RootClip> clips;       // per asset clip
   std::vector<RootMotion> pending;   // per slot, sized for capacity: motion since the last take
+  // Per slot, sized for capacity: where the active clip's last segment ended, which is where
+  // the next update's first segment starts, so steady playback samples each end once.
+  std::vector<RootSample> last;
   bool enabled() const noexcept { return node != 0xFFFFFFFFu; }
 };
 
