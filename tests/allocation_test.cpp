@@ -1,6 +1,7 @@
 // update() makes no heap allocation after warm-up (docs/spec.md §5, docs/architecture.md "Nothing in update
 // allocates"). Counts every operator new in the process while the measured region runs.
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/default_character.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -97,6 +99,35 @@ TEST(AllocationTest, UpdateWithEventsAllocatesNothingAfterWarmUp) {
   counting = false;
   EXPECT_EQ(allocations.load(), 0);
   EXPECT_GT(events, 0u);
+}
+
+// The same with root motion (docs/spec.md §3.10) on the built-in character, extracting every
+// component, in every loop mode and direction, through crossfades and long frames.
+TEST(AllocationTest, UpdateWithRootMotionAllocatesNothingAfterWarmUp) {
+  auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  CrowdOptions crowd_options{.capacity = 64};
+  crowd_options.root_motion = {.node = "Hips", .translation_y = true, .yaw = true};
+  Crowd crowd(asset, crowd_options);
+  std::vector<ActorOptions> options(64);
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    options[i].clip = asset->clips[i % asset->clips.size()].name;
+    options[i].phase = static_cast<float>(i) / 64.0f;
+    options[i].loop = static_cast<LoopMode>(i % 3);
+    options[i].speed = i % 4 == 0 ? -1.0f : 1.0f;
+  }
+  auto actors = crowd.add_actors(options);
+  for (std::size_t i = 0; i < actors.size(); i += 2) actors[i].select_clip("Walking", {.crossfade_seconds = 2.0f});
+  for (int f = 0; f < 10; ++f) crowd.update(1.0f / 60.0f);
+  allocations = 0;
+  counting = true;
+  float moved = 0.0f;
+  for (int f = 0; f < 60; ++f) {
+    crowd.update(f % 10 == 0 ? 3.0f : 1.0f / 30.0f);
+    for (Actor& a : actors) moved += std::abs(a.take_root_motion().translation.y);
+  }
+  counting = false;
+  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_GE(moved, 0.0f);
 }
 
 // The same with mesh LOD classifying against a moving camera and update-rate LOD deferring

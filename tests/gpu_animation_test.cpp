@@ -336,6 +336,33 @@ TEST(GpuAnimation, EightContributorsUseTheRecordTail) {
   EXPECT_LE(d.worst, kTolerance) << d.where;
 }
 
+// Root motion (docs/spec.md §3.10): the sample pass pins the root's extracted components as the
+// CPU's remove_root_motion does, for single clips and through crossfades, and the placements it
+// moves upload.
+TEST(GpuAnimation, RootMotionPinsTheRootAsTheCpuDoes) {
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  HeadlessContext context;
+  constexpr std::size_t kActors = 9;
+  Pair p = make_crowds(asset, kActors);
+  const RootMotionOptions root{.node = "Hips", .translation_y = true, .yaw = true, .apply_to_placement = true};
+  p.cpu.set_root_motion(root);
+  p.gpu.set_root_motion(root);
+  CrowdRenderer renderer(p.gpu);
+  for (int frame = 0; frame < 8; ++frame) {
+    p.update(0.13f);
+    if (frame == 2)
+      for (std::size_t i = 0; i < kActors; i += 2)
+        p.each(i, [&](Actor& a) {
+          a.select_clip(asset->clips[(i + 1) % asset->clips.size()].name, {.crossfade_seconds = 0.5f});
+        });
+    const Difference d = compare_streams(renderer, p.gpu, p.cpu);
+    EXPECT_LE(d.worst, kTolerance) << "frame " << frame << ": " << d.where;
+  }
+  // The comparison sees the removal: without it the hips sway again.
+  p.gpu.set_root_motion({});
+  EXPECT_GT(compare_streams(renderer, p.gpu, p.cpu).worst, kTolerance);
+}
+
 // Steady playback uploads one 64-byte record per playing actor and nothing for paused ones;
 // placements only when they change.
 TEST(GpuAnimation, UploadsOnlyChangedRecordsAndPlacements) {

@@ -94,6 +94,29 @@ struct MorphOverride {
   float weight = 1.0f;       // in [0, 1]
 };
 
+// Root motion (docs/spec.md §3.10), opt-in per crowd: the motion of one root node that the
+// clips animate is taken out of the pose and handed to the application (Actor::take_root_motion)
+// or applied to the actor's placement, so a walk cycle moves the actor instead of sliding the
+// mesh away from it and snapping back at every loop.
+struct RootMotionOptions {
+  std::string node;  // asset node name; "" = root motion off (the default)
+  // Which components of the node's local transform are extracted: translation along x and z,
+  // translation along y, and the rotation about +y (yaw), all in the node's parent space.
+  bool translation_xz = true;
+  bool translation_y = false;
+  bool yaw = false;
+  // true: update() multiplies each actor's placement by its motion every frame (placement ·
+  // translate(Δ) · rotate_y(Δyaw)) and take_root_motion() returns zero.
+  bool apply_to_placement = false;
+};
+
+// Root motion accumulated by update() since the last Actor::take_root_motion(), in actor space
+// (the root node's parent space, before the placement): meters (asset units) and radians about +y.
+struct RootMotion {
+  glm::vec3 translation{0.0f};
+  float yaw_radians = 0.0f;
+};
+
 // One clip contributing to an actor's pose, with its blend weight.
 struct Contributor {
   std::uint32_t clip = 0;  // index into Asset::clips
@@ -201,6 +224,12 @@ class Actor {
   // Removes the node's morph weight override, if any; "node_index" for a node the asset does
   // not have.
   void clear_morph_weights(std::uint32_t node);
+
+  // Root motion (docs/spec.md §3.10): the motion update() extracted from the root node since the
+  // last call, which this call resets to zero. Zero when the crowd has no root motion, or applies
+  // it to the placement (RootMotionOptions::apply_to_placement). Controls (seek, select_clip)
+  // move no root: only update() accumulates.
+  RootMotion take_root_motion();
 
   // The actor's current local pose: every node's TRS and the morph weights, blended from its
   // contributors (docs/spec.md §3 "Pose") with its overrides applied. Allocates the returned Pose.
@@ -354,6 +383,7 @@ struct CrowdOptions {
   LodOptions lod{};           // docs/spec.md §7; levels are prepared when enabled or auto_generate
   UpdateRateOptions update_rate{};
   Animation animation = Animation::cpu;
+  RootMotionOptions root_motion{};  // off by default; as Crowd::set_root_motion
 };
 
 // The actors of one asset and their packed draw data.
@@ -364,7 +394,8 @@ struct CrowdOptions {
 class Crowd {
  public:
   // Throws Error for capacity 0 or above 1'000'000, for invalid LOD options
-  // (validate_lod_options) and for levels build_lod_model rejects.
+  // (validate_lod_options), for levels build_lod_model rejects, and for root motion options
+  // set_root_motion rejects.
   explicit Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options = {});
   // Existing Actor handles throw Error "destroyed" afterwards.
   ~Crowd();
@@ -476,6 +507,15 @@ class Crowd {
   std::uint64_t packed_generation() const noexcept;
   std::span<const std::uint64_t> slot_generations() const noexcept;
   const FrameStats& frame_stats() const noexcept;
+
+  // Root motion (docs/spec.md §3.10), on both evaluators (Animation::gpu's sample pass removes it
+  // from the pose as the CPU does). Replaces the crowd's options: every actor's accumulated
+  // motion is reset to zero and every pose re-evaluated. Errors (nothing changes): Error with path
+  // "root_motion.node" and rule "unknown_node" for a name the asset does not have.
+  void set_root_motion(const RootMotionOptions& options);
+  // The options in force; node "" when off. Valid until the next set_root_motion, destroy() or
+  // the crowd's destruction.
+  const RootMotionOptions& root_motion() const;
 
   // Where poses are evaluated. Switching to cpu evaluates and packs every actor at once;
   // switching to gpu writes every record and frees the streams' arrays. Both raise

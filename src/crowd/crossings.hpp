@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <span>
 
+#include "crowd/clock_span.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/playback.hpp"
 
@@ -40,26 +40,11 @@ void for_each_crossing(std::span<const ClipMarker> markers, double from, double 
                        std::uint32_t repetitions, Emit&& emit) {
   const double d = duration;
   if (markers.empty() || step == 0.0 || !(d > 0.0)) return;
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  double lowest = -inf, highest = inf;  // elapsed range the clock may cover
-  double k_lowest = -inf, k_highest = inf;
-  if (loop == LoopMode::once) {
-    lowest = 0.0;
-    highest = d;
-    k_lowest = k_highest = 0.0;
-  } else if (repetitions > 0) {
-    highest = repetitions * d;
-    lowest = -highest;
-    k_lowest = -static_cast<double>(repetitions);
-    k_highest = static_cast<double>(repetitions) - 1.0;
-  }
-  const double a = std::clamp(from, lowest, highest);
-  const double b = std::clamp(from + step, lowest, highest);
-  if (a == b) return;
-  const bool forward = b > a;
-  const double lo = std::min(a, b), hi = std::max(a, b);
-  const double k_first = std::max(std::floor(lo / d), k_lowest);
-  const double k_last = std::min(std::floor(hi / d), k_highest);
+  const ClockSpan span = clock_span(from, step, d, loop, repetitions);
+  if (span.empty) return;
+  const bool forward = span.forward;
+  const double lo = span.lo, hi = span.hi;
+  const double k_first = span.k_first, k_last = span.k_last;
   const double count = std::min(k_last - k_first + 1.0, kMaxTraversalsPerUpdate);
   const auto times_begin = markers.begin();
   const auto below = [&](double t) {  // first marker at or after t

@@ -40,6 +40,7 @@ Crowd::Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options) : asset_(
   index_lod_groups(*st);
   st->full = compile_rig(*asset_, {}, {.all_nodes = true, .frame = false});
   compile_streams(*st);
+  set_root_motion_options(*st, options.root_motion);
   refresh_instances(*st);  // lod_stats of an empty crowd: the source and its levels
   state_ = std::move(st);
   link_ = std::make_shared<CrowdLink>(CrowdLink{this});

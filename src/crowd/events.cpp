@@ -16,9 +16,10 @@
 namespace gltf_crowd {
 namespace {
 
-// Advances one slot whose contributors may cross markers, appending its events in the order
-// they were crossed. The clocks move exactly as advance_playback moves them; the crossings are
-// computed from the clocks before it and the weights before and after it.
+// Advances one slot whose contributors may cross markers or move a root (docs/spec.md §3.10),
+// appending its events in the order they were crossed and accumulating its root motion. The
+// clocks move exactly as advance_playback moves them; crossings and root motion are computed from
+// the clocks before it and the weights before and after it.
 void advance_reporting(Crowd::State& st, std::uint32_t slot, double delta_seconds) {
   Playback& p = st.playback[slot];
   const std::uint32_t count = p.count;
@@ -33,6 +34,8 @@ void advance_reporting(Crowd::State& st, std::uint32_t slot, double delta_second
   if (!advance_playback(st.asset, p, delta_seconds)) return;
   st.stale[slot] = 1;
   const double step = delta_seconds * static_cast<double>(p.speed);
+  if (st.root.enabled()) accumulate_root_motion(st, slot, count, clips.data(), from.data(), weight_before.data(), step);
+  if (st.marker_count == 0) return;
   const double length = std::abs(step);
   const std::size_t first_event = st.events.size();
   const std::string_view actor = st.ids[slot];
@@ -66,7 +69,7 @@ void advance_reporting(Crowd::State& st, std::uint32_t slot, double delta_second
 void advance_clocks(Crowd::State& st, double delta_seconds) {
   st.events.clear();
   const auto n = static_cast<std::uint32_t>(st.size());
-  if (st.marker_count == 0) {  // the common case: the clock loop of a crowd without markers
+  if (st.marker_count == 0 && !st.root.enabled()) {  // the common case: no markers, no root motion
     for (std::uint32_t slot = 0; slot < n; ++slot)
       if (advance_playback(st.asset, st.playback[slot], delta_seconds)) st.stale[slot] = 1;
     return;

@@ -159,6 +159,8 @@ void resize_streams(Crowd::State& st) {
   st.due.resize(capacity);
   st.stale.resize(capacity);
   st.hidden.resize(capacity);
+  st.root.pending.resize(capacity);
+  st.root.last.resize(capacity);
   st.packed_frame.resize(capacity);
   st.packed_generation.resize(capacity);
   st.slot_key.reserve(capacity);

@@ -128,6 +128,9 @@ void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed)
   const Rig& rig = st.draw.rig;
   StageClock clock(timed);
   evaluate_local_pose(asset, st.draw, st.playback[slot], s);
+  // Root motion leaves the pose before the application's overrides, which may then move the
+  // root themselves (docs/spec.md §3.8, §3.10).
+  if (st.root.enabled()) remove_root_motion(st, st.draw, st.playback[slot], s);
   if (st.overridden != 0 && !st.overrides[slot].empty()) apply_overrides(st.draw, st.overrides[slot], s);
   clock.lap(s.ticks[0]);
   LocalToModelJob{&rig, s.translations, s.rotations, s.scales, s.mark, s.stamp, s.moved, s.world}.run();

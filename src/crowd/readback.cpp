@@ -9,6 +9,7 @@ namespace {
 void evaluate(const Crowd::State& st, std::uint32_t slot, Scratch& s) {
   Playback p = st.playback[slot];  // the key cursors advance in the copy only
   evaluate_local_pose(st.asset, st.full, p, s);
+  if (st.root.enabled()) remove_root_motion(st, st.full, p, s);
   if (!st.overrides[slot].empty()) apply_overrides(st.full, st.overrides[slot], s);
 }
 

@@ -89,6 +89,7 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     st.placements.push_back(o.transform);
     st.overrides.emplace_back();
     st.hidden[slot] = 0;
+    st.root.pending[slot] = {};
     st.placement_generation[slot] = st.generation + 1;  // evaluate_now's, below
     handles.push_back(Actor(link_, key, st.key_generation[key]));
   }
@@ -124,6 +125,7 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
       std::swap(st.overrides[slot], st.overrides[last]);
       st.stale[slot] = st.stale[last];
       st.hidden[slot] = st.hidden[last];
+      st.root.pending[slot] = st.root.pending[last];
       st.packed_frame[slot] = st.packed_frame[last];
       st.packed_generation[slot] = st.generation + 1;  // its rows moved: upload them again
       st.placement_generation[slot] = st.generation + 1;

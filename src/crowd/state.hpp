@@ -72,6 +72,38 @@ struct PoseOverrides {
   bool empty() const noexcept { return nodes.empty() && morphs.empty(); }
 };
 
+// One clip's view of the root node (docs/spec.md §3.10): the indices of its translation and
+// rotation channels in Clip::channels (-1: the clip does not animate that property, so the root
+// holds its rest value and moves nothing), and the values at clip time 0 that the pose keeps in
+// place of the extracted components.
+struct RootClip {
+  std::int32_t translation = -1;
+  std::int32_t rotation = -1;
+  glm::vec3 reference_translation{0.0f};
+  float reference_yaw = 0.0f;  // radians in (-pi, pi]
+};
+
+// The root's values at one clip time. Pure in (clip, seconds) for the crowd's options, so a
+// stale entry is never wrong, only a miss.
+struct RootSample {
+  std::uint32_t clip = 0xFFFFFFFFu;
+  float seconds = 0.0f;
+  glm::vec3 translation{0.0f};
+  float yaw = 0.0f;
+};
+
+// The crowd's root motion; node == kNoSlot when off, which every per-frame path tests first.
+struct RootMotionState {
+  RootMotionOptions options;
+  std::uint32_t node = 0xFFFFFFFFu;  // asset node
+  std::vector<RootClip> clips;       // per asset clip
+  std::vector<RootMotion> pending;   // per slot, sized for capacity: motion since the last take
+  // Per slot, sized for capacity: where the active clip's last segment ended, which is where
+  // the next update's first segment starts, so steady playback samples each end once.
+  std::vector<RootSample> last;
+  bool enabled() const noexcept { return node != 0xFFFFFFFFu; }
+};
+
 // See crowd.hpp. Written only by the crowd's constructor, moves and destructor.
 struct CrowdLink {
   Crowd* crowd = nullptr;  // null once the crowd object was destroyed
@@ -132,6 +164,7 @@ struct Crowd::State {
   std::vector<std::vector<ClipMarker>> markers;
   std::size_t marker_count = 0;
   std::vector<ClipEvent> events;  // the last update's (Crowd::events); grown, never shrunk
+  RootMotionState root;           // docs/spec.md §3.10
   std::unordered_map<std::string, std::uint32_t> key_of_id;
   std::uint64_t next_auto_id = 0;
 
@@ -188,6 +221,23 @@ void write_record(Crowd::State& st, std::uint32_t slot) noexcept;
 // stale and, when the crowd has markers, reports every marker their contributors cross into
 // st.events (docs/spec.md §3.9). Clears st.events first.
 void advance_clocks(Crowd::State& st, double delta_seconds);
+
+// --- root_motion.cpp ---
+// Validates `options` against the asset and builds the per-clip table (throws Error as
+// Crowd::set_root_motion, except for the animation mode, which the caller checks).
+RootMotionState make_root_motion(const Crowd::State& st, const RootMotionOptions& options);
+// Validates `options` and installs them, resetting every pending motion; nothing changes on
+// error. Does not re-evaluate.
+void set_root_motion_options(Crowd::State& st, const RootMotionOptions& options);
+// Adds the root motion of one update to slot's pending motion, or to its placement: each of the
+// `count` contributors (clip, elapsed clock before the update, weight before) moved its clock by
+// `step`; the weights after are the playback's (0 for contributors that left). Allocation-free.
+void accumulate_root_motion(Crowd::State& st, std::uint32_t slot, std::uint32_t count, const std::uint32_t* clips,
+                            const double* from, const float* weight_before, double step) noexcept;
+// Replaces the extracted components of the root's local transform in scratch's pose (from
+// evaluate_local_pose, before overrides) by the contributors' reference values, blended by
+// their weights. A no-op when the root is not in `compiled`'s rig or was not sampled.
+void remove_root_motion(const Crowd::State& st, const CompiledRig& compiled, const Playback& p, Scratch& s) noexcept;
 
 // --- update_rate.cpp ---
 // Throws Error for an invalid policy (Crowd::set_update_rate).

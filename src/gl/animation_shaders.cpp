@@ -176,9 +176,24 @@ uniform bool u_overrides;  // some actor has an application-driven pose
 )";
 
 // One invocation per (slot, rig node): the node's local TRS blended from the actor's
-// contributors, then its application-driven override (apply_overrides), or the "not animated"
-// mark (the hierarchy then uses the rest local).
+// contributors, then root motion removal on the root node (remove_root_motion: the extracted
+// components replaced by the contributors' values at clip time 0, blended by weight), then its
+// application-driven override (apply_overrides), or the "not animated" mark (the hierarchy then
+// uses the rest local).
 constexpr const char* kSample = R"(
+uniform uint u_root_node;   // rig node whose root motion is removed; 0xFFFFFFFF = none
+uniform uint u_root_flags;  // 1: translation x, z; 2: translation y; 4: yaw
+const float PI = 3.14159265358979;
+// a wrapped to (-pi, pi], as remove_root_motion's wrap_angle.
+float wrap_angle(float a) {
+  a -= 2.0 * PI * floor((a + PI) / (2.0 * PI));  // [-pi, pi)
+  return a <= -PI ? a + 2.0 * PI : a;
+}
+// atan(0, 0) is undefined in GLSL; std::atan2 gives 0, which the CPU path uses.
+float yaw_of(vec4 q) { return q.y == 0.0 && q.w == 0.0 ? 0.0 : wrap_angle(2.0 * atan(q.y, q.w)); }
+vec4 quat_mul(vec4 a, vec4 b) {
+  return vec4(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
+}
 struct NodeOverride {
   vec4 meta;  // x: rig node (as uint bits), y: blend weight
   vec4 t, r, s;
@@ -216,6 +231,9 @@ void main() {
   uint last = 0u;
   for (uint i = 0u; i < count; ++i)
     if (record_used(slot, i)) last = i;
+  bool root = node == u_root_node;
+  vec3 root_t = vec3(0.0);
+  float root_yaw = 0.0;
   for (uint i = 0u; i < count; ++i) {
     if (!record_used(slot, i)) continue;
     ivec4 ch = clip_nodes[record_clip(slot, i) * u_node_count + node];
@@ -225,6 +243,11 @@ void main() {
     if (ch.x >= 0) lt = sample_channel(uint(ch.x), seconds, false, 3u).xyz;
     if (ch.y >= 0) lr = sample_channel(uint(ch.y), seconds, true, 4u);
     if (ch.z >= 0) ls = sample_channel(uint(ch.z), seconds, false, 3u).xyz;
+    if (root) {  // this contributor's root at its clip start, weighted (1 for a single clip)
+      float rw = count == 1u ? 1.0 : record_weight(slot, i);
+      root_t += rw * (ch.x >= 0 ? sample_channel(uint(ch.x), 0.0, false, 3u).xyz : rest.t.xyz);
+      root_yaw += rw * yaw_of(ch.y >= 0 ? sample_channel(uint(ch.y), 0.0, true, 4u) : rest.r);
+    }
     if (count == 1u) {  // one clip: its samples as they are (SampleJob)
       t = lt; r = lr; s = ls;
       break;
@@ -241,6 +264,14 @@ void main() {
     if (i == last) {
       float len = length(r);
       r = len > 0.0 ? r / len : vec4(0.0, 0.0, 0.0, 1.0);
+    }
+  }
+  if (root && animated) {
+    if ((u_root_flags & 1u) != 0u) { t.x = root_t.x; t.z = root_t.z; }
+    if ((u_root_flags & 2u) != 0u) t.y = root_t.y;
+    if ((u_root_flags & 4u) != 0u) {
+      float half_turn = 0.5 * (root_yaw - yaw_of(r));
+      r = normalize(quat_mul(vec4(0.0, sin(half_turn), 0.0, cos(half_turn)), r));
     }
   }
   if (override_at >= 0) {

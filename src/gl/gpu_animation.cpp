@@ -333,6 +333,15 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
   }
   const Rig& rig = gpu.rig;
   const auto n = static_cast<std::uint32_t>(rig.node_count());
+  // Root motion (docs/spec.md §3.10): the sample pass pins the root's extracted components, as
+  // remove_root_motion does on the CPU; the motion itself comes from the clocks, on the CPU.
+  const RootMotionOptions& root = crowd.root_motion();
+  std::uint32_t root_node = kNotInRig, root_flags = 0;
+  if (!root.node.empty()) {
+    const int node = crowd.asset().find_node(root.node);
+    if (node >= 0) root_node = rig.rig_node[static_cast<std::size_t>(node)];
+    root_flags = (root.translation_xz ? 1u : 0u) | (root.translation_y ? 2u : 0u) | (root.yaw ? 4u : 0u);
+  }
   for (auto [index, buffer] : {std::pair{bind::records, gpu.records.name()},
                                {bind::tails, gpu.tails.name()},
                                {bind::placements, gpu.placements.name()},
@@ -364,7 +373,10 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
     };
     bind_buffer(bind::override_ranges, gpu.override_ranges.name());
     bind_buffer(bind::overrides, gpu.node_overrides.name());
-    set_bool(use(AnimationPass::sample), "u_overrides", gpu.has_overrides);
+    const GLuint sample = use(AnimationPass::sample);
+    set_bool(sample, "u_overrides", gpu.has_overrides);
+    set_uint(sample, "u_root_node", root_node);
+    set_uint(sample, "u_root_flags", root_flags);
     dispatch(std::uint64_t{slots} * n);
     if (gpu.weight_count > 0) {
       bind_buffer(bind::overrides, gpu.morph_overrides.name());

@@ -41,6 +41,7 @@ struct BenchOptions {
   std::uint32_t warmup = 10;
   bool crossfade = false;
   bool local_pose = false;
+  std::string root_motion;  // root node name; empty = no root motion
   bool json = false;
   std::string animation = "cpu";  // cpu or gpu
   bool records_only = false;      // gpu: no renderer, only Crowd::update's records
@@ -53,7 +54,8 @@ nlohmann::ordered_json json_head(const BenchOptions& options, std::uint32_t thre
           {"threads", threads},
           {"frames", options.frames},
           {"crossfade", options.crossfade},
-          {"local_pose", options.local_pose}};
+          {"local_pose", options.local_pose},
+          {"root_motion", options.root_motion}};
 }
 
 // What `--animation gpu` measures per timed frame, summed.
@@ -71,6 +73,7 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
   Crowd crowd(asset, {.capacity = options.actors, .animation = Animation::gpu});
   populate_bench_crowd(crowd, options.actors, options.crossfade);
   if (options.local_pose) drive_bench_skeletons(crowd);
+  if (!options.root_motion.empty()) crowd.set_root_motion({.node = options.root_motion, .yaw = true});
   // CPU times come from a renderer that does not time the passes (reading a timer query waits
   // for the GPU); the GPU time from a second one, over as many further frames.
   std::optional<CrowdRenderer> renderer, timed;
@@ -197,6 +200,7 @@ void run_bench(const BenchOptions& options) {
   Crowd crowd(asset, {.capacity = options.actors});
   populate_bench_crowd(crowd, options.actors, options.crossfade);
   if (options.local_pose) drive_bench_skeletons(crowd);
+  if (!options.root_motion.empty()) crowd.set_root_motion({.node = options.root_motion, .yaw = true});
   for (std::uint32_t f = 0; f < options.warmup; ++f) crowd.update(bench_frame_seconds);
   const Measurement m = measure(crowd, options.frames);
 
@@ -263,6 +267,9 @@ void register_bench(CLI::App& app) {
   bench->add_flag("--local-pose", options->local_pose,
                   "every actor has an application-driven pose over every node at weight 0.5 (set once; each "
                   "evaluation blends it over the clips)");
+  bench->add_option("--root-motion", options->root_motion,
+                    "extract root motion (translation x, z and yaw; docs/spec.md §3.10) from this node, e.g. "
+                    "Hips for the built-in character; the cost with none is today's");
   bench
       ->add_option("--animation", options->animation,
                    "where poses are evaluated: cpu (Crowd::update) or gpu (compute passes of a headless "
@@ -272,12 +279,13 @@ void register_bench(CLI::App& app) {
   bench->add_flag("--records-only", options->records_only,
                   "with --animation gpu: no GL context or renderer, only the update that writes the records "
                   "(the CPU side at any actor count; upload_bytes_per_frame is what a renderer would upload)");
-  bench->add_flag("--json", options->json,
-                  "print one JSON object: asset, actors, threads, frames, crossfade, local_pose, us_per_actor "
-                  "(wall time per update / actors), stages {sampling, hierarchy, palettes, packing} "
-                  "(CPU us per actor), bytes_per_frame, packing {bytes_per_frame, bytes_per_second, "
-                  "memcpy_bytes_per_second} (the packing stage's rate per thread and a plain memcpy's of "
-                  "the same bytes), draws");
+  bench->add_flag(
+      "--json", options->json,
+      "print one JSON object: asset, actors, threads, frames, crossfade, local_pose, root_motion, us_per_actor "
+      "(wall time per update / actors), stages {sampling, hierarchy, palettes, packing} "
+      "(CPU us per actor), bytes_per_frame, packing {bytes_per_frame, bytes_per_second, "
+      "memcpy_bytes_per_second} (the packing stage's rate per thread and a plain memcpy's of "
+      "the same bytes), draws");
   bench->footer(
       "Time step: every update advances 1/60 s, a 60 Hz frame (render and studio step "
       "1/30 s).");
