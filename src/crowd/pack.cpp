@@ -123,15 +123,20 @@ void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playba
   sample.run();
 }
 
+void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p, std::uint32_t slot,
+                         Scratch& s) noexcept {
+  evaluate_local_pose(st.asset, compiled, p, s);
+  // Root motion leaves the pose before the application's overrides, which may then move the
+  // root themselves (docs/spec.md §3.8, §3.10).
+  if (st.root.enabled()) remove_root_motion(st, compiled, p, s);
+  if (st.overridden != 0 && !st.overrides[slot].empty()) apply_overrides(compiled, st.overrides[slot], s);
+}
+
 void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed) noexcept {
   const Asset& asset = st.asset;
   const Rig& rig = st.draw.rig;
   StageClock clock(timed);
-  evaluate_local_pose(asset, st.draw, st.playback[slot], s);
-  // Root motion leaves the pose before the application's overrides, which may then move the
-  // root themselves (docs/spec.md §3.8, §3.10).
-  if (st.root.enabled()) remove_root_motion(st, st.draw, st.playback[slot], s);
-  if (st.overridden != 0 && !st.overrides[slot].empty()) apply_overrides(st.draw, st.overrides[slot], s);
+  evaluate_actor_pose(st, st.draw, st.playback[slot], slot, s);
   clock.lap(s.ticks[0]);
   LocalToModelJob{&rig, s.translations, s.rotations, s.scales, s.mark, s.stamp, s.moved, s.world}.run();
   clock.lap(s.ticks[1]);

@@ -47,6 +47,12 @@ void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playba
 // evaluate_local_pose: overridden nodes are marked, at rest first where no clip animated them.
 void apply_overrides(const CompiledRig& compiled, const PoseOverrides& o, Scratch& s) noexcept;
 
+// The actor's local pose as every evaluation sees it: its clips (evaluate_local_pose), root
+// motion removed (docs/spec.md §3.10), then its application-driven pose (§3.8). The one sequence
+// the packing and the read-back run, over the draw rig or the full one.
+void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p, std::uint32_t slot,
+                         Scratch& s) noexcept;
+
 // Evaluates the pose of one slot and packs it into every stream, stamping it with the current
 // generation. `timed` adds each stage's ticks to scratch.ticks.
 void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed = false) noexcept;

@@ -8,9 +8,7 @@ namespace {
 // The actor's local pose in the full rig's scratch.
 void evaluate(const Crowd::State& st, std::uint32_t slot, Scratch& s) {
   Playback p = st.playback[slot];  // the key cursors advance in the copy only
-  evaluate_local_pose(st.asset, st.full, p, s);
-  if (st.root.enabled()) remove_root_motion(st, st.full, p, s);
-  if (!st.overrides[slot].empty()) apply_overrides(st.full, st.overrides[slot], s);
+  evaluate_actor_pose(st, st.full, p, slot, s);
 }
 
 }  // namespace
