@@ -41,6 +41,9 @@ GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {
 
 class Crowd;
+class ActorLayer;
+// ActorLayer's way into its actor and crowd. Private to the implementation.
+struct LayerAccess;
 // Where a Crowd object lives now, shared by the crowd with its Actor handles and renderers:
 // moves repoint it and the crowd's destructor clears it, so holders follow a moved crowd and
 // detect a destroyed one instead of reading freed memory. Private to the implementation.
@@ -115,6 +118,30 @@ struct RootMotionOptions {
 struct RootMotion {
   glm::vec3 translation{0.0f};
   float yaw_radians = 0.0f;
+};
+
+// How an animation layer combines with the pose below it (docs/spec.md §3.11).
+enum class LayerMode : std::uint8_t {
+  override,  // blends towards the layer's pose: lerp for translation, scale and morph weights,
+             // the crossfade's sign-aligned nlerp for rotation
+  additive,  // adds the layer pose's difference from a reference pose (Unreal's and ozz's
+             // additive animation): translation and morph weights add, rotations multiply
+};
+
+// "override", "additive".
+std::string_view to_string(LayerMode mode) noexcept;
+
+// Extra animation layers per actor, numbered 1..kMaxLayers (0 is the base layer: the actor's own
+// clips and crossfades).
+inline constexpr std::uint32_t kMaxLayers = 4;
+
+// One part of a bone mask (Crowd::add_mask): `node` (a name) and, with `descendants`, every node
+// below it get `weight` in [0, 1]. Later branches overwrite earlier ones where they overlap, so
+// {"Spine", 1}, {"Head", 0.5} gives the upper body with a half-weight head.
+struct MaskBranch {
+  std::string node;
+  float weight = 1.0f;
+  bool descendants = true;
 };
 
 // One clip contributing to an actor's pose, with its blend weight.
@@ -225,6 +252,12 @@ class Actor {
   // not have.
   void clear_morph_weights(std::uint32_t node);
 
+  // Animation layer `index` in [1, kMaxLayers] (docs/spec.md §3.11): its own clip, clock and
+  // crossfade, a weight, a mode and an optional bone mask, applied in index order over the base
+  // layer (the actor's own clips). Errors: "layer_index" (path "layer.index") for 0 or above
+  // kMaxLayers. The handle is as valid as this one.
+  ActorLayer layer(std::uint32_t index) const;
+
   // Root motion (docs/spec.md §3.10): the motion update() extracted from the root node since the
   // last call, which this call resets to zero. Zero when the crowd has no root motion, or applies
   // it to the placement (RootMotionOptions::apply_to_placement). Controls (seek, select_clip)
@@ -241,6 +274,7 @@ class Actor {
 
  private:
   friend class Crowd;
+  friend struct LayerAccess;
   Actor(std::shared_ptr<CrowdLink> link, std::uint32_t key, std::uint32_t generation)
       : link_(std::move(link)), key_(key), generation_(generation) {}
   // The crowd, or Error "destroyed" (rule "stale_actor" for a moved-from handle).
@@ -251,6 +285,65 @@ class Actor {
   std::uint32_t generation_;
 };
 
+// A light handle to one animation layer of one actor (Actor::layer; docs/spec.md §3.11),
+// valid as long as the actor's handle. A layer starts empty (no clip: it changes nothing), at
+// weight 1, in override mode, without mask. Its playback controls are the actor's (§3.4) and,
+// like them, take effect at once and re-evaluate the actor; errors name the control's path
+// ("select_clip.name", …) and change nothing.
+class ActorLayer {
+ public:
+  std::uint32_t index() const noexcept { return index_; }
+  // The actor the layer belongs to.
+  const Actor& actor() const noexcept { return actor_; }
+
+  // Playback, as Actor's: the layer's clip, its crossfades within the layer, clock, speed and
+  // loop. Selecting with a crossfade on an empty layer is a hard switch.
+  void select_clip(std::string_view name, const SelectClipOptions& options = {});
+  void seek(float seconds);
+  void set_phase(float phase);
+  void set_speed(float speed);
+  void set_loop(LoopMode mode, std::uint32_t repetitions = 0);
+  void play();
+  void pause();
+  // Empties the layer: no clip, so it changes nothing; weight, mode and mask stay.
+  void clear();
+
+  // The layer's weight moves linearly from its current value to `weight` in [0, 1] over
+  // `fade_seconds` >= 0 of update time |Δ| (not scaled by the layer's speed; 0 = at once). A
+  // paused layer still fades. Errors: "blend_weight", "not_finite", "negative".
+  void set_weight(float weight, float fade_seconds = 0.0f);
+  // A mask added with Crowd::add_mask; "" removes the mask (every node at 1). Errors:
+  // "unknown_mask" listing the crowd's masks.
+  void set_mask(std::string_view name);
+  void set_mode(LayerMode mode);
+  // Additive layers subtract a reference pose: by default each clip's own first key (time 0);
+  // this sets one reference for the layer instead: `clip` at `seconds` in [0, its duration]
+  // (the rest pose where that clip animates nothing). clip "" returns to the default. Errors:
+  // "unknown_clip", "not_finite", "reference_time" (seconds outside the clip).
+  void set_additive_reference(std::string_view clip, float seconds = 0.0f);
+
+  // Name of the active clip; "" when the layer is empty. The reference is the asset's.
+  const std::string& active_clip() const;
+  float time() const;  // active clip time, seconds; 0 when empty
+  float speed() const;
+  LoopMode loop() const;
+  bool playing() const;   // has a clip, not paused, not finished
+  bool finished() const;  // as Actor::finished
+  // The layer's clips, active first; empty when the layer is empty.
+  std::vector<Contributor> contributors() const;
+  float weight() const;         // current
+  float target_weight() const;  // where set_weight's fade ends
+  LayerMode mode() const;
+  const std::string& mask() const;  // "" = none; the reference lives as long as the crowd's state
+
+ private:
+  friend class Actor;
+  friend struct LayerAccess;
+  ActorLayer(Actor actor, std::uint32_t index) : actor_(std::move(actor)), index_(index) {}
+  Actor actor_;
+  std::uint32_t index_;
+};
+
 // A marker crossed by a playing contributor during the last update (docs/spec.md §3.9).
 struct ClipEvent {
   // The actor's slot at that update: its index in Crowd::actors(), playback_records() and the
@@ -258,7 +351,7 @@ struct ClipEvent {
   std::uint32_t slot = 0;
   std::uint32_t clip = 0;    // index into Asset::clips
   std::uint32_t marker = 0;  // index into Crowd::markers(clip) as of the update
-  std::uint32_t layer = 0;   // animation layer; 0 = the base layer (the only one so far)
+  std::uint32_t layer = 0;   // animation layer (Actor::layer); 0 = the base layer
   // The contributor's blend weight at the crossing, interpolated over the update (an incoming
   // clip of a crossfade starts near 0, an outgoing one ends near 0): lets a game skip faint ones.
   float weight = 0.0f;
@@ -457,6 +550,15 @@ class Crowd {
   // the strings it points into) until one of those, reserve(), destroy() or the destruction.
   std::span<const ClipEvent> events() const noexcept;
 
+  // Bone masks (docs/spec.md §3.11), shared by every actor's layers: a per-node weight set built
+  // from `branches` in order (nodes no branch covers weigh 0). Errors (nothing changes): path
+  // "add_mask.name" (rule "mask_name": empty or already a mask of this crowd), and
+  // "add_mask.branches[i].node" / ".weight" ("unknown_node", "blend_weight").
+  void add_mask(std::string_view name, std::span<const MaskBranch> branches);
+  // The mask's weight per asset node (Asset::nodes order); empty for an unknown name. Valid
+  // until the next add_mask, destroy() or the crowd's destruction.
+  std::span<const float> mask_weights(std::string_view name) const noexcept;
+
   // LOD controls (docs/spec.md §7). Each reclassifies every actor at once; none recreates actors,
   // streams or existing groups. Until a view is set, or while LOD is disabled, every actor draws
   // at level 0 and nothing is culled or budgeted. Enabling a crowd created without levels
@@ -554,6 +656,7 @@ class Crowd {
 
  private:
   friend class Actor;
+  friend struct LayerAccess;
   // The state, or Error "destroyed".
   State& live() const;
 

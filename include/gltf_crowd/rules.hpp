@@ -192,6 +192,11 @@
   X(zero_rotation, "a rotation quaternion of length 0")                                                    \
   X(pose_size, "node and transform lists of different sizes")                                              \
   X(morph_count, "morph weights whose count differs from the node's morph targets")                        \
+  X(layer_index, "an animation layer index outside [1, kMaxLayers]")                                       \
+  X(mask_name, "an empty bone mask name, or one the crowd already has")                                    \
+  X(unknown_mask, "a bone mask name the crowd does not have")                                               \
+  X(layer_mode, "a value that is not a LayerMode")                                                         \
+  X(reference_time, "an additive reference time outside [0, the clip's duration]")                          \
   X(update_rate, "update-rate options whose coverage and period lists differ in size")                     \
   X(update_rate_coverage, "an update-rate coverage that is not finite, > 0 and decreasing")                \
   X(update_rate_period, "an update-rate period outside [1, the maximum]")                                  \

@@ -57,8 +57,7 @@ const std::string& Actor::active_clip() const {
 
 float Actor::time() const {
   const std::uint32_t s = slot();
-  const Playback& p = crowd().state_->playback[s];
-  return p.count == 0 ? 0.0f : contributor_time(*crowd().asset_, p, p.contributors[0]).seconds;
+  return active_time(*crowd().asset_, crowd().state_->playback[s]);
 }
 
 float Actor::phase() const {
@@ -93,14 +92,7 @@ bool Actor::finished() const {
 
 std::vector<Contributor> Actor::contributors() const {
   const std::uint32_t s = slot();
-  const Playback& p = crowd().state_->playback[s];
-  std::vector<Contributor> out;
-  out.reserve(p.count);
-  for (std::uint32_t i = 0; i < p.count; ++i) {
-    const ContributorState& c = p.contributors[i];
-    out.push_back({c.clip, contributor_time(*crowd().asset_, p, c).seconds, c.weight});
-  }
-  return out;
+  return contributors_of(*crowd().asset_, crowd().state_->playback[s]);
 }
 
 std::vector<float> Actor::morph_weights() const { return local_pose().weights; }
@@ -110,9 +102,7 @@ const glm::mat4& Actor::transform() const {
   return crowd().state_->placements[s];
 }
 
-void Actor::select_clip(std::string_view name, const SelectClipOptions& options) {
-  const std::uint32_t s = slot();
-  const Asset& asset = *crowd().asset_;
+void control_select_clip(const Asset& asset, Playback& p, std::string_view name, const SelectClipOptions& options) {
   const int clip = asset.find_clip(name);
   if (clip < 0)
     throw Error("select_clip.name", Rule::unknown_clip,
@@ -129,64 +119,95 @@ void Actor::select_clip(std::string_view name, const SelectClipOptions& options)
   }
   const float from_phase = time_of_phase(options.phase, asset.clips[index].duration_seconds, "select_clip.phase");
   if (!options.time) seconds = from_phase;
-  Playback& p = crowd().state_->playback[s];
   if (options.crossfade_seconds > 0.0f && p.count > 0)
     start_crossfade(asset, p, index, seconds, options.crossfade_seconds);
   else
     switch_clip(asset, p, index, seconds);
-  evaluate_now(*crowd().state_, s);
 }
 
-void Actor::seek(float seconds) {
-  const std::uint32_t s = slot();
+void control_seek(const Asset& asset, Playback& p, float seconds) {
   detail::check_finite(seconds, "seek.seconds");
-  Playback& p = crowd().state_->playback[s];
   if (p.count == 0) return;
   p.contributors[0].elapsed = seconds;
-  refresh_finished(*crowd().asset_, p);
-  evaluate_now(*crowd().state_, s);
+  refresh_finished(asset, p);
 }
 
-void Actor::set_phase(float phase) {
-  const std::uint32_t s = slot();
-  const float seconds =
-      time_of_phase(phase, duration_of(*crowd().asset_, crowd().state_->playback[s]), "set_phase.phase");
-  Playback& p = crowd().state_->playback[s];
+void control_set_phase(const Asset& asset, Playback& p, float phase) {
+  const float seconds = time_of_phase(phase, duration_of(asset, p), "set_phase.phase");
   if (p.count == 0) return;
   p.contributors[0].elapsed = seconds;
-  refresh_finished(*crowd().asset_, p);
-  evaluate_now(*crowd().state_, s);
+  refresh_finished(asset, p);
 }
 
-void Actor::set_speed(float speed) {
-  const std::uint32_t s = slot();
+void control_set_speed(const Asset& asset, Playback& p, float speed) {
   detail::check_finite(speed, "set_speed.speed");
-  Playback& p = crowd().state_->playback[s];
   p.speed = speed;
-  refresh_finished(*crowd().asset_, p);  // the sign decides when `once` is finished
-  evaluate_now(*crowd().state_, s);
+  refresh_finished(asset, p);  // the sign decides when `once` is finished
 }
 
-void Actor::set_loop(LoopMode mode, std::uint32_t repetitions) {
-  const std::uint32_t s = slot();
+void control_set_loop(const Asset& asset, Playback& p, LoopMode mode, std::uint32_t repetitions) {
   if (mode != LoopMode::once && mode != LoopMode::repeat && mode != LoopMode::ping_pong)
     throw Error("set_loop.mode", Rule::loop_mode, fmt::format("{} is not a loop mode", static_cast<int>(mode)));
-  Playback& p = crowd().state_->playback[s];
   p.loop = mode;
   p.repetitions = repetitions;
-  refresh_finished(*crowd().asset_, p);
-  evaluate_now(*crowd().state_, s);
+  refresh_finished(asset, p);
 }
 
-void Actor::play() {
-  const std::uint32_t s = slot();
-  const Asset& asset = *crowd().asset_;
-  Playback& p = crowd().state_->playback[s];
+void control_play(const Asset& asset, Playback& p) {
   p.paused = false;
   if (p.finished) {
     const std::uint32_t clip = p.contributors[0].clip;
     switch_clip(asset, p, clip, restart_elapsed(asset.clips[clip].duration_seconds, p.loop, p.speed < 0.0f));
   }
+}
+
+std::vector<Contributor> contributors_of(const Asset& asset, const Playback& p) {
+  std::vector<Contributor> out;
+  out.reserve(p.count);
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    const ContributorState& c = p.contributors[i];
+    out.push_back({c.clip, contributor_time(asset, p, c).seconds, c.weight});
+  }
+  return out;
+}
+
+float active_time(const Asset& asset, const Playback& p) noexcept {
+  return p.count == 0 ? 0.0f : contributor_time(asset, p, p.contributors[0]).seconds;
+}
+
+void Actor::select_clip(std::string_view name, const SelectClipOptions& options) {
+  const std::uint32_t s = slot();
+  control_select_clip(*crowd().asset_, crowd().state_->playback[s], name, options);
+  evaluate_now(*crowd().state_, s);
+}
+
+void Actor::seek(float seconds) {
+  const std::uint32_t s = slot();
+  control_seek(*crowd().asset_, crowd().state_->playback[s], seconds);
+  evaluate_now(*crowd().state_, s);
+}
+
+void Actor::set_phase(float phase) {
+  const std::uint32_t s = slot();
+  control_set_phase(*crowd().asset_, crowd().state_->playback[s], phase);
+  evaluate_now(*crowd().state_, s);
+}
+
+void Actor::set_speed(float speed) {
+  const std::uint32_t s = slot();
+  control_set_speed(*crowd().asset_, crowd().state_->playback[s], speed);
+  evaluate_now(*crowd().state_, s);
+}
+
+void Actor::set_loop(LoopMode mode, std::uint32_t repetitions) {
+  const std::uint32_t s = slot();
+  control_set_loop(*crowd().asset_, crowd().state_->playback[s], mode, repetitions);
+  evaluate_now(*crowd().state_, s);
+}
+
+void Actor::play() {
+  const std::uint32_t s = slot();
+  control_play(*crowd().asset_, crowd().state_->playback[s]);
   evaluate_now(*crowd().state_, s);
 }
 

@@ -16,12 +16,13 @@
 namespace gltf_crowd {
 namespace {
 
-// Advances one slot whose contributors may cross markers or move a root (docs/spec.md §3.10),
-// appending its events in the order they were crossed and accumulating its root motion. The
-// clocks move exactly as advance_playback moves them; crossings and root motion are computed from
-// the clocks before it and the weights before and after it.
-void advance_reporting(Crowd::State& st, std::uint32_t slot, double delta_seconds) {
-  Playback& p = st.playback[slot];
+// Advances one playback of a slot (its base layer, or animation layer `layer` at weight
+// `layer_weight`), appending the markers its contributors cross; the base layer also accumulates
+// the slot's root motion (docs/spec.md §3.10). The clocks move exactly as advance_playback moves
+// them; crossings and root motion are computed from the clocks before it and the weights before
+// and after it. Returns whether it advanced.
+bool advance_reporting(Crowd::State& st, std::uint32_t slot, Playback& p, std::uint32_t layer, float layer_weight,
+                       double delta_seconds) {
   const std::uint32_t count = p.count;
   std::array<double, kMaxContributors> from{};
   std::array<float, kMaxContributors> weight_before{};
@@ -31,13 +32,12 @@ void advance_reporting(Crowd::State& st, std::uint32_t slot, double delta_second
     clips[i] = p.contributors[i].clip;
     weight_before[i] = p.contributors[i].weight;
   }
-  if (!advance_playback(st.asset, p, delta_seconds)) return;
-  st.stale[slot] = 1;
+  if (!advance_playback(st.asset, p, delta_seconds)) return false;
   const double step = delta_seconds * static_cast<double>(p.speed);
-  if (st.root.enabled()) accumulate_root_motion(st, slot, count, clips.data(), from.data(), weight_before.data(), step);
-  if (st.marker_count == 0) return;
+  if (layer == 0 && st.root.enabled())
+    accumulate_root_motion(st, slot, count, clips.data(), from.data(), weight_before.data(), step);
+  if (st.marker_count == 0) return true;
   const double length = std::abs(step);
-  const std::size_t first_event = st.events.size();
   const std::string_view actor = st.ids[slot];
   for (std::uint32_t i = 0; i < count; ++i) {
     const std::span<const ClipMarker> markers = st.markers[clips[i]];
@@ -49,13 +49,39 @@ void advance_reporting(Crowd::State& st, std::uint32_t slot, double delta_second
                       [&](std::uint32_t marker, double distance) {
                         const auto fraction = static_cast<float>(length > 0.0 ? std::min(distance / length, 1.0) : 1.0);
                         const float weight = weight_before[i] + fraction * (weight_after - weight_before[i]);
-                        st.events.push_back({slot, clips[i], marker, 0, weight, markers[marker].seconds, fraction,
-                                             actor, markers[marker].name});
+                        st.events.push_back({slot, clips[i], marker, layer, weight * layer_weight,
+                                             markers[marker].seconds, fraction, actor, markers[marker].name});
                       });
   }
+  return true;
+}
+
+// Moves a layer's weight along its fade by |Δ|; returns whether it changed.
+bool advance_layer_weight(LayerState& l, double delta_seconds) noexcept {
+  if (l.weight == l.weight_target) return false;
+  l.fade_progress += std::abs(delta_seconds);
+  const double t = l.fade_seconds > 0.0 ? std::min(l.fade_progress / l.fade_seconds, 1.0) : 1.0;
+  l.weight = t >= 1.0 ? l.weight_target
+                      : static_cast<float>(l.weight_from + (l.weight_target - l.weight_from) * t);
+  return true;
+}
+
+// Advances one slot with markers, root motion or layers: its base layer, then its animation
+// layers in order (docs/spec.md §3.11), then orders its events by moment.
+void advance_slot(Crowd::State& st, std::uint32_t slot, double delta_seconds) {
+  const std::size_t first_event = st.events.size();
+  if (advance_reporting(st, slot, st.playback[slot], 0, 1.0f, delta_seconds)) st.stale[slot] = 1;
+  std::vector<LayerState>& layers = st.layers[slot];
+  for (std::uint32_t i = 0; i < layers.size(); ++i) {
+    LayerState& l = layers[i];
+    const bool faded = advance_layer_weight(l, delta_seconds);
+    const bool advanced = advance_reporting(st, slot, l.playback, i + 1, l.weight, delta_seconds);
+    // A layer moves the pose only when it has a clip and some weight, before or after.
+    if ((faded || advanced) && l.playback.count > 0) st.stale[slot] = 1;
+  }
   // Contributors cross their markers concurrently: order the actor's events by moment (stable,
-  // so equal moments keep contributor order). Insertion sort: few events, and no allocation.
-  if (count < 2) return;
+  // so equal moments keep layer and contributor order). Insertion sort: few events, and no
+  // allocation.
   for (std::size_t e = first_event + 1; e < st.events.size(); ++e) {
     const ClipEvent event = st.events[e];
     std::size_t j = e;
@@ -69,12 +95,12 @@ void advance_reporting(Crowd::State& st, std::uint32_t slot, double delta_second
 void advance_clocks(Crowd::State& st, double delta_seconds) {
   st.events.clear();
   const auto n = static_cast<std::uint32_t>(st.size());
-  if (st.marker_count == 0 && !st.root.enabled()) {  // the common case: no markers, no root motion
+  if (st.marker_count == 0 && !st.root.enabled() && st.layered == 0) {  // the common case
     for (std::uint32_t slot = 0; slot < n; ++slot)
       if (advance_playback(st.asset, st.playback[slot], delta_seconds)) st.stale[slot] = 1;
     return;
   }
-  for (std::uint32_t slot = 0; slot < n; ++slot) advance_reporting(st, slot, delta_seconds);
+  for (std::uint32_t slot = 0; slot < n; ++slot) advance_slot(st, slot, delta_seconds);
 }
 
 void Crowd::add_marker(std::string_view clip, std::string_view name, float seconds) {

@@ -117,7 +117,15 @@ CompiledRig compile_rig(const Asset& asset, std::span<const std::uint32_t> drawn
     std::size_t equal = 0;
     while (compiled.clips[equal].animated != clip.animated) ++equal;  // stops at c at the latest
     compiled.node_set.push_back(static_cast<std::uint32_t>(equal));
+    std::vector<std::uint32_t>& weights = compiled.animated_weights.emplace_back();
+    for (const BoundChannel& channel : clip.channels)
+      if (channel.path == ChannelPath::weights) weights.push_back(channel.target);
+    std::sort(weights.begin(), weights.end());
+    weights.erase(std::unique(weights.begin(), weights.end()), weights.end());
   }
+  compiled.weight_node.resize(asset.total_weights);
+  for (std::uint32_t n = 0; n < asset.nodes.size(); ++n)
+    for (std::uint32_t i = 0; i < asset.weight_counts[n]; ++i) compiled.weight_node[asset.weight_offsets[n] + i] = n;
   return compiled;
 }
 
@@ -168,6 +176,7 @@ void resize_streams(Crowd::State& st) {
   st.playback.reserve(capacity);
   st.placements.reserve(capacity);
   st.overrides.reserve(capacity);
+  st.layers.reserve(capacity);
 }
 
 }  // namespace gltf_crowd

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "asset/checks.hpp"
+#include "crowd/blend_towards.hpp"
 #include "crowd/pack.hpp"
 #include "crowd/state.hpp"
 #include "gltf_crowd/crowd.hpp"
@@ -88,21 +89,8 @@ void apply_overrides(const CompiledRig& compiled, const PoseOverrides& o, Scratc
       s.scales[a] = rig.rest_scale[a];
       s.mark[a] = s.stamp;
     }
-    const float w = n.weight;
-    if (w >= 1.0f) {  // exactly the application's transform, whatever the clips' sign
-      s.translations[a] = n.local.translation;
-      s.rotations[a] = n.local.rotation;
-      s.scales[a] = n.local.scale;
-      continue;
-    }
-    s.translations[a] = s.translations[a] * (1.0f - w) + n.local.translation * w;
-    s.scales[a] = s.scales[a] * (1.0f - w) + n.local.scale * w;
-    // The crossfade's blend (docs/spec.md §3.6): sign-aligned to the animated rotation, normalized.
-    const glm::quat& from = s.rotations[a];
-    const float sign = glm::dot(from, n.local.rotation) < 0.0f ? -1.0f : 1.0f;
-    const glm::quat sum = from * (1.0f - w) + n.local.rotation * (sign * w);
-    const float length = glm::length(sum);
-    s.rotations[a] = length > 0.0f ? sum / length : n.local.rotation;
+    blend_towards(s.translations[a], s.rotations[a], s.scales[a], n.local.translation, n.local.rotation, n.local.scale,
+                  n.weight);
   }
   for (const MorphOverride& m : o.morphs) {
     float* out = s.weights.data() + m.offset;

@@ -94,10 +94,18 @@ Scratch::Scratch(const CompiledRig& compiled)
       first_weights(compiled.rig.rest_weights.size()),
       mark(compiled.rig.node_count(), 0),
       moved(compiled.rig.node_count(), 0),
+      layer_translations(compiled.rig.node_count()),
+      layer_scales(compiled.rig.node_count()),
+      layer_rotations(compiled.rig.node_count()),
+      layer_weights(compiled.rig.rest_weights.size()),
+      layer_mark(compiled.rig.node_count(), 0),
+      layer_weight_mark(compiled.rig.rest_weights.size(), 0),
       keys(compiled.max_timelines),
       world(compiled.rig.node_count()),
       palettes(compiled.rig.skins.size()) {
   touched.reserve(compiled.rig.node_count());
+  layer_nodes.reserve(compiled.rig.node_count());
+  layer_weights_used.reserve(compiled.rig.rest_weights.size());
 }
 
 void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playback& p, Scratch& s) noexcept {
@@ -123,12 +131,13 @@ void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playba
   sample.run();
 }
 
-void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p, std::uint32_t slot,
-                         Scratch& s) noexcept {
+void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p,
+                         std::span<LayerState> layers, std::uint32_t slot, Scratch& s) noexcept {
   evaluate_local_pose(st.asset, compiled, p, s);
-  // Root motion leaves the pose before the application's overrides, which may then move the
-  // root themselves (docs/spec.md §3.8, §3.10).
+  // Root motion leaves the base layer's pose before the other layers and the application's
+  // overrides, which may then move the root themselves (docs/spec.md §3.8, §3.10, §3.11).
   if (st.root.enabled()) remove_root_motion(st, compiled, p, s);
+  if (!layers.empty()) apply_layers(st, compiled, layers, s);
   if (st.overridden != 0 && !st.overrides[slot].empty()) apply_overrides(compiled, st.overrides[slot], s);
 }
 
@@ -136,7 +145,7 @@ void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed)
   const Asset& asset = st.asset;
   const Rig& rig = st.draw.rig;
   StageClock clock(timed);
-  evaluate_actor_pose(st, st.draw, st.playback[slot], slot, s);
+  evaluate_actor_pose(st, st.draw, st.playback[slot], st.layers[slot], slot, s);
   clock.lap(s.ticks[0]);
   LocalToModelJob{&rig, s.translations, s.rotations, s.scales, s.mark, s.stamp, s.moved, s.world}.run();
   clock.lap(s.ticks[1]);

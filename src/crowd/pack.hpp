@@ -27,6 +27,14 @@ struct Scratch {
   std::uint32_t stamp = 0;
   std::vector<std::uint8_t> moved;             // per rig node (LocalToModelJob)
   std::vector<std::uint32_t> touched;          // rig nodes marked by a crossfade of unlike clips
+  // One animation layer's pose (docs/spec.md §3.11) and the nodes and morph weights it animates,
+  // found with marks of their own (layer_stamp), so they never disturb the pose's.
+  std::vector<glm::vec3> layer_translations, layer_scales;
+  std::vector<glm::quat> layer_rotations;
+  std::vector<float> layer_weights;
+  std::vector<std::uint32_t> layer_mark, layer_weight_mark;
+  std::uint32_t layer_stamp = 0;
+  std::vector<std::uint32_t> layer_nodes, layer_weights_used;
   std::vector<KeyPosition> keys;               // per timeline of the clip being sampled
   std::vector<Affine> world;                   // world' per rig node
   std::vector<std::span<glm::vec4>> palettes;  // per rig skin: this slot's rows (PaletteJob)
@@ -47,11 +55,17 @@ void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playba
 // evaluate_local_pose: overridden nodes are marked, at rest first where no clip animated them.
 void apply_overrides(const CompiledRig& compiled, const PoseOverrides& o, Scratch& s) noexcept;
 
+// Applies the actor's animation layers in order over scratch's pose (docs/spec.md §3.11),
+// advancing their key cursors. Layers that are empty or at weight 0 are skipped.
+void apply_layers(const Crowd::State& st, const CompiledRig& compiled, std::span<LayerState> layers,
+                  Scratch& s) noexcept;
+
 // The actor's local pose as every evaluation sees it: its clips (evaluate_local_pose), root
-// motion removed (docs/spec.md §3.10), then its application-driven pose (§3.8). The one sequence
-// the packing and the read-back run, over the draw rig or the full one.
-void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p, std::uint32_t slot,
-                         Scratch& s) noexcept;
+// motion removed (docs/spec.md §3.10), its animation layers (§3.11), then its application-driven
+// pose (§3.8). The one sequence the packing and the read-back run, over the draw rig or the full
+// one; `p` and `layers` are the actor's (their key cursors advance) or copies.
+void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p,
+                         std::span<LayerState> layers, std::uint32_t slot, Scratch& s) noexcept;
 
 // Evaluates the pose of one slot and packs it into every stream, stamping it with the current
 // generation. `timed` adds each stage's ticks to scratch.ticks.

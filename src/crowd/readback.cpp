@@ -7,8 +7,9 @@ namespace {
 
 // The actor's local pose in the full rig's scratch.
 void evaluate(const Crowd::State& st, std::uint32_t slot, Scratch& s) {
-  Playback p = st.playback[slot];  // the key cursors advance in the copy only
-  evaluate_actor_pose(st, st.full, p, slot, s);
+  Playback p = st.playback[slot];  // the key cursors advance in the copies only
+  std::vector<LayerState> layers = st.layers[slot];
+  evaluate_actor_pose(st, st.full, p, layers, slot, s);
 }
 
 }  // namespace

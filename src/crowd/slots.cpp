@@ -88,6 +88,7 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     st.playback.push_back(p);
     st.placements.push_back(o.transform);
     st.overrides.emplace_back();
+    st.layers.emplace_back();
     st.hidden[slot] = 0;
     st.root.pending[slot] = {};
     st.placement_generation[slot] = st.generation + 1;  // evaluate_now's, below
@@ -123,6 +124,8 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
       st.overridden -= st.overrides[slot].empty() ? 0u : 1u;  // the removed actor's go
       if (!st.overrides[slot].empty() || !st.overrides[last].empty()) ++st.overrides_generation;
       std::swap(st.overrides[slot], st.overrides[last]);
+      st.layered -= st.layers[slot].empty() ? 0u : 1u;  // the removed actor's go
+      std::swap(st.layers[slot], st.layers[last]);
       st.stale[slot] = st.stale[last];
       st.hidden[slot] = st.hidden[last];
       st.root.pending[slot] = st.root.pending[last];
@@ -153,8 +156,10 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
       --st.overridden;
       ++st.overrides_generation;
     }
+    if (slot == last && !st.layers[last].empty()) --st.layered;
     st.placements.pop_back();
     st.overrides.pop_back();
+    st.layers.pop_back();
     st.key_of_id.erase(it);
     st.key_slot[key] = kNoSlot;
     ++st.key_generation[key];

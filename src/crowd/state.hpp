@@ -72,6 +72,41 @@ struct PoseOverrides {
   bool empty() const noexcept { return nodes.empty() && morphs.empty(); }
 };
 
+// One animation layer of an actor (docs/spec.md §3.11): its own playback (count 0: empty), and
+// how it combines with the pose below it.
+inline constexpr std::uint32_t kNoMask = 0xFFFFFFFFu;
+inline constexpr std::uint32_t kNoReference = 0xFFFFFFFFu;
+struct LayerState {
+  Playback playback;
+  float weight = 1.0f;  // current
+  float weight_from = 1.0f;
+  float weight_target = 1.0f;
+  double fade_seconds = 0.0;   // of the running weight fade, update seconds |Δ|
+  double fade_progress = 0.0;  // into it
+  LayerMode mode = LayerMode::override;
+  std::uint32_t mask = kNoMask;            // index into Crowd::State::masks
+  std::uint32_t reference = kNoReference;  // additive: into State::references; none: each clip's first key
+  // Whether evaluating it can change the pose: a clip, a weight above 0 or a fade under way.
+  bool active() const noexcept { return playback.count > 0 && (weight > 0.0f || weight_target > 0.0f); }
+};
+
+// A bone mask (Crowd::add_mask): a weight per asset node.
+struct LayerMask {
+  std::string name;
+  std::vector<float> weights;
+};
+
+// A reference pose of additive layers: a clip sampled at one time over the rest pose, per asset
+// node (so it survives recompiled rigs), rotations stored inverted (conjugate), as the
+// subtraction uses them. Built by the controls, read by every evaluation.
+struct ReferencePose {
+  std::uint32_t clip = 0;
+  float seconds = 0.0f;
+  std::vector<glm::vec3> translations, scales;
+  std::vector<glm::quat> inverse_rotations;
+  std::vector<float> weights;  // Asset::weight_offsets layout
+};
+
 // One clip's view of the root node (docs/spec.md §3.10): the indices of its translation and
 // rotation channels in Clip::channels (-1: the clip does not animate that property, so the root
 // holds its rest value and moves nothing), and the values at clip time 0 that the pose keeps in
@@ -117,6 +152,10 @@ struct CompiledRig {
   // Per clip, per rig node: 1 where the clip animates it (ClipTracks::animated as flags), so a
   // crossfade gives a layer the full rest pose only on nodes its clip does not animate.
   std::vector<std::vector<std::uint8_t>> animates;
+  // Per clip: the morph weights (indices into the flat weights) some channel animates, ascending.
+  std::vector<std::vector<std::uint32_t>> animated_weights;
+  // Per flat morph weight: the asset node whose mesh it weights (what a bone mask weighs it by).
+  std::vector<std::uint32_t> weight_node;
   // Per clip: clips with equal ClipTracks::animated lists share a number, so a crossfade between
   // them (the same nodes in every layer) needs no union of node lists and no rest fill.
   std::vector<std::uint32_t> node_set;
@@ -165,6 +204,13 @@ struct Crowd::State {
   std::size_t marker_count = 0;
   std::vector<ClipEvent> events;  // the last update's (Crowd::events); grown, never shrunk
   RootMotionState root;           // docs/spec.md §3.10
+  // Animation layers (docs/spec.md §3.11): per slot, the layers up to the highest one used
+  // (empty vector: none), and how many slots have any, so a crowd without layers pays one test.
+  std::vector<std::vector<LayerState>> layers;
+  std::uint32_t layered = 0;
+  std::vector<LayerMask> masks;
+  std::vector<ReferencePose> references;
+  std::vector<std::uint32_t> first_key_reference;  // per clip: its time-0 reference, or kNoReference
   std::unordered_map<std::string, std::uint32_t> key_of_id;
   std::uint64_t next_auto_id = 0;
 
@@ -256,6 +302,19 @@ void evaluate_now(Crowd::State& st, std::uint32_t slot);
 void evaluate_now(Crowd::State& st, std::span<const std::uint32_t> slots);
 // One update: clocks, classification, schedule, parallel evaluation, stats.
 void run_update(Crowd::State& st, float delta_seconds);
+
+// --- controls.cpp --- The playback controls of the base layer and of animation layers
+// (docs/spec.md §3.4): each validates its arguments (Error with the control's path) before it
+// changes `p`, and does not evaluate.
+void control_select_clip(const Asset& asset, Playback& p, std::string_view name, const SelectClipOptions& options);
+void control_seek(const Asset& asset, Playback& p, float seconds);
+void control_set_phase(const Asset& asset, Playback& p, float phase);
+void control_set_speed(const Asset& asset, Playback& p, float speed);
+void control_set_loop(const Asset& asset, Playback& p, LoopMode mode, std::uint32_t repetitions);
+void control_play(const Asset& asset, Playback& p);
+// The contributors as the public API lists them, and the active clip's time (0 without clips).
+std::vector<Contributor> contributors_of(const Asset& asset, const Playback& p);
+float active_time(const Asset& asset, const Playback& p) noexcept;
 
 // --- actor_playback.cpp --- Playback state transitions. None allocates or throws; the public
 // controls validate their arguments before calling them.
