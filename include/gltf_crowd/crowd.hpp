@@ -469,6 +469,37 @@ struct PlaybackRecordTail {
 };
 static_assert(sizeof(PlaybackRecordTail) == 32);
 
+// One animation layer of one actor as a GPU evaluator reads it (Animation::gpu; docs/spec.md
+// §3.11): 128 bytes, 32 std430 words. Contributor i (active first) is clip clips[i / 2] >> (16 ×
+// (i % 2)) & 0xFFFF (an index into Asset::clips) at seconds[i] with blend weight weights[i], as in
+// PlaybackRecord; count 0 (an empty layer, or one at weight 0) changes nothing. The layer's
+// contributors are combined with the pose below at `weight` × the mask's weight of each node.
+struct LayerRecord {
+  std::uint32_t count = 0;  // 0 to 8
+  std::uint32_t clips[4] = {};
+  float seconds[8] = {};
+  float weights[8] = {};
+  float weight = 0.0f;            // the layer's, in [0, 1]
+  std::uint32_t mode = 0;         // static_cast of LayerMode: 0 override, 1 additive
+  std::uint32_t mask = 0xFFFFFFFFu;  // index of Crowd::mask_weights_at, 0xFFFFFFFF = none (1 everywhere)
+  // Additive: index into Crowd::additive_references(); 0xFFFFFFFF = each contributor's own clip
+  // at time 0, additive_references()[first_key_references()[clip]].
+  std::uint32_t reference = 0xFFFFFFFFu;
+  std::uint32_t padding[7] = {};
+};
+static_assert(sizeof(LayerRecord) == 128);
+
+// A reference pose of additive layers (ActorLayer::set_additive_reference; docs/spec.md §3.11):
+// clip `clip` sampled at `seconds` over the rest pose, per asset node, rotations stored inverted
+// (R.r⁻¹, what the difference multiplies by), morph weights in Asset::weight_offsets layout.
+struct AdditiveReference {
+  std::uint32_t clip = 0;
+  float seconds = 0.0f;
+  std::vector<glm::vec3> translations, scales;
+  std::vector<glm::quat> inverse_rotations;
+  std::vector<float> weights;
+};
+
 // Creation options. Defaults: capacity 16, LOD off and no levels prepared (LodOptions),
 // update-rate LOD off, poses evaluated on the CPU.
 struct CrowdOptions {
@@ -629,6 +660,20 @@ class Crowd {
   // next add_actors, remove_actors, reserve(), set_animation, destroy() or the destruction.
   std::span<const PlaybackRecord> playback_records() const noexcept;
   std::span<const PlaybackRecordTail> playback_record_tails() const noexcept;
+  // Animation layers (docs/spec.md §3.11) for a backend that evaluates them itself
+  // (Animation::gpu): kMaxLayers records per slot (layer i of slot s at s × kMaxLayers + i − 1),
+  // rewritten with the slot's PlaybackRecord, so they change when its slot generation rises.
+  // Empty while no actor has used a layer, and with cpu. Valid as playback_records().
+  std::span<const LayerRecord> layer_records() const noexcept;
+  // The tables layer records index: masks by index (mask_count() of them, in the order added)
+  // and additive reference poses, with each clip's time-0 reference (empty until an additive
+  // layer first needs them). layer_tables_generation() rises whenever one of them grows. Valid
+  // until the next add_mask or layer control, destroy() or the crowd's destruction.
+  std::size_t mask_count() const noexcept;
+  std::span<const float> mask_weights_at(std::size_t index) const noexcept;
+  std::span<const AdditiveReference> additive_references() const noexcept;
+  std::span<const std::uint32_t> first_key_references() const noexcept;
+  std::uint64_t layer_tables_generation() const noexcept;
   // Application-driven poses (docs/spec.md §3.8) for a backend that evaluates them itself
   // (Animation::gpu): the node and morph weight overrides of `slot` (< actor_count()), and the
   // morph values MorphOverride::values indexes. overrides_generation() rises whenever any

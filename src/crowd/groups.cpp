@@ -160,6 +160,7 @@ void resize_streams(Crowd::State& st) {
     st.records.shrink_to_fit();
     st.tails.shrink_to_fit();
   }
+  size_layer_records(st);
   st.placement_generation.resize(capacity);
   for (PrimitiveGroup& g : st.groups) g.instances.reserve(capacity);
   st.lod.resize(capacity);

@@ -11,14 +11,14 @@
 namespace gltf_crowd {
 namespace {
 
-// The reference a contributor of an additive layer subtracts (ReferencePose).
-const ReferencePose& reference_of(const Crowd::State& st, const LayerState& layer, std::uint32_t clip) noexcept {
+// The reference a contributor of an additive layer subtracts (AdditiveReference).
+const AdditiveReference& reference_of(const Crowd::State& st, const LayerState& layer, std::uint32_t clip) noexcept {
   return st.references[layer.reference != kNoReference ? layer.reference : st.first_key_reference[clip]];
 }
 
 // pose ⊖ reference over `nodes` and the clip's morph weights: translation and weights subtract,
 // rotation is inverse(reference) · rotation, scale divides (1 where the reference's is 0).
-void subtract_reference(const Rig& rig, const ReferencePose& ref, std::span<const std::uint32_t> nodes,
+void subtract_reference(const Rig& rig, const AdditiveReference& ref, std::span<const std::uint32_t> nodes,
                         std::span<const std::uint32_t> weights, const RigPose& pose) noexcept {
   for (std::uint32_t a : nodes) {
     const std::uint32_t n = rig.asset_node[a];

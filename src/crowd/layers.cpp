@@ -25,7 +25,7 @@ std::string mask_name_list(const Crowd::State& st) {
 }
 
 // `clip` sampled at `seconds` over the rest pose, per asset node, through the full rig.
-ReferencePose sample_reference(const Crowd::State& st, std::uint32_t clip, float seconds) {
+AdditiveReference sample_reference(const Crowd::State& st, std::uint32_t clip, float seconds) {
   const Rig& rig = st.full.rig;
   const std::size_t n = rig.node_count();
   std::vector<glm::vec3> t(rig.rest_translation), s(rig.rest_scale);
@@ -33,7 +33,7 @@ ReferencePose sample_reference(const Crowd::State& st, std::uint32_t clip, float
   std::vector<float> w(rig.rest_weights);
   std::vector<KeyPosition> keys(st.full.max_timelines);
   SampleJob{&rig, &st.full.clips[clip], seconds, {}, keys, {}, 0, true, RigPose{t, r, s, w}}.run();
-  ReferencePose ref{clip, seconds, {}, {}, {}, std::move(w)};
+  AdditiveReference ref{clip, seconds, {}, {}, {}, std::move(w)};
   ref.translations.resize(st.asset.nodes.size());
   ref.scales.resize(st.asset.nodes.size());
   ref.inverse_rotations.resize(st.asset.nodes.size());
@@ -51,6 +51,7 @@ std::uint32_t reference_index(Crowd::State& st, std::uint32_t clip, float second
   for (std::uint32_t i = 0; i < st.references.size(); ++i)
     if (st.references[i].clip == clip && st.references[i].seconds == seconds) return i;
   st.references.push_back(sample_reference(st, clip, seconds));
+  ++st.layer_tables_generation;
   return static_cast<std::uint32_t>(st.references.size() - 1);
 }
 
@@ -122,6 +123,7 @@ void change_layer(const ActorLayer& handle, Change change) {
   if (layers.size() < index) {
     if (layers.empty()) ++st.layered;
     layers.resize(index);
+    size_layer_records(st);
   }
   layers[index - 1] = layer;
   evaluate_now(st, slot);
@@ -312,7 +314,64 @@ void Crowd::add_mask(std::string_view name, std::span<const MaskBranch> branches
     }
   }
   st.masks.push_back(std::move(mask));
+  ++st.layer_tables_generation;
 }
+
+void size_layer_records(Crowd::State& st) {
+  if (st.animation == Animation::gpu && st.layered > 0) {
+    st.layer_records.resize(st.capacity * kMaxLayers);
+  } else {
+    st.layer_records.clear();
+    st.layer_records.shrink_to_fit();
+  }
+}
+
+void write_layer_records(Crowd::State& st, std::uint32_t slot) noexcept {
+  LayerRecord* out = st.layer_records.data() + std::size_t{slot} * kMaxLayers;
+  const std::vector<LayerState>& layers = st.layers[slot];
+  for (std::uint32_t i = 0; i < kMaxLayers; ++i) {
+    LayerRecord& r = out[i];
+    r = {};
+    if (i >= layers.size()) continue;
+    const LayerState& l = layers[i];
+    const Playback& p = l.playback;
+    r.weight = l.weight;
+    r.mode = static_cast<std::uint32_t>(l.mode);
+    r.mask = l.mask;
+    r.reference = l.reference;
+    if (p.count == 0 || !(l.weight > 0.0f)) continue;
+    r.count = p.count;
+    for (std::uint32_t c = 0; c < p.count; ++c) {
+      r.clips[c / 2] |= (p.contributors[c].clip & 0xFFFFu) << (16 * (c % 2));
+      r.seconds[c] = contributor_time(st.asset, p, p.contributors[c]).seconds;
+      r.weights[c] = p.contributors[c].weight;
+    }
+  }
+}
+
+std::span<const LayerRecord> Crowd::layer_records() const noexcept {
+  if (!state_ || state_->layer_records.empty()) return {};
+  return std::span(state_->layer_records).first(state_->size() * kMaxLayers);
+}
+
+std::size_t Crowd::mask_count() const noexcept { return state_ ? state_->masks.size() : 0; }
+
+std::span<const float> Crowd::mask_weights_at(std::size_t index) const noexcept {
+  if (!state_ || index >= state_->masks.size()) return {};
+  return state_->masks[index].weights;
+}
+
+std::span<const AdditiveReference> Crowd::additive_references() const noexcept {
+  if (!state_) return {};
+  return state_->references;
+}
+
+std::span<const std::uint32_t> Crowd::first_key_references() const noexcept {
+  if (!state_) return {};
+  return state_->first_key_reference;
+}
+
+std::uint64_t Crowd::layer_tables_generation() const noexcept { return state_ ? state_->layer_tables_generation : 0; }
 
 std::span<const float> Crowd::mask_weights(std::string_view name) const noexcept {
   if (!state_) return {};

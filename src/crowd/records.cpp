@@ -31,6 +31,7 @@ void write_record(Crowd::State& st, std::uint32_t slot) noexcept {
       t.weights[k] = c.weight;
     }
   }
+  if (!st.layer_records.empty()) write_layer_records(st, slot);
   st.stale[slot] = 0;
   st.packed_frame[slot] = st.frames;
   st.packed_generation[slot] = st.generation;

@@ -137,6 +137,9 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
       if (st.animation == Animation::gpu) {
         st.records[slot] = st.records[last];
         st.tails[slot] = st.tails[last];
+        if (!st.layer_records.empty())
+          std::copy_n(st.layer_records.begin() + std::size_t{last} * kMaxLayers, kMaxLayers,
+                      st.layer_records.begin() + std::size_t{slot} * kMaxLayers);
       }
       for (NodeStream& s : st.streams) {
         if (st.animation == Animation::gpu) break;  // no rows: the records moved

@@ -96,17 +96,6 @@ struct LayerMask {
   std::vector<float> weights;
 };
 
-// A reference pose of additive layers: a clip sampled at one time over the rest pose, per asset
-// node (so it survives recompiled rigs), rotations stored inverted (conjugate), as the
-// subtraction uses them. Built by the controls, read by every evaluation.
-struct ReferencePose {
-  std::uint32_t clip = 0;
-  float seconds = 0.0f;
-  std::vector<glm::vec3> translations, scales;
-  std::vector<glm::quat> inverse_rotations;
-  std::vector<float> weights;  // Asset::weight_offsets layout
-};
-
 // One clip's view of the root node (docs/spec.md §3.10): the indices of its translation and
 // rotation channels in Clip::channels (-1: the clip does not animate that property, so the root
 // holds its rest value and moves nothing), and the values at clip time 0 that the pose keeps in
@@ -209,7 +198,9 @@ struct Crowd::State {
   std::vector<std::vector<LayerState>> layers;
   std::uint32_t layered = 0;
   std::vector<LayerMask> masks;
-  std::vector<ReferencePose> references;
+  std::vector<AdditiveReference> references;
+  std::uint64_t layer_tables_generation = 0;  // Crowd::layer_tables_generation
+  std::vector<LayerRecord> layer_records;     // Animation::gpu, once a layer was used: kMaxLayers per slot
   std::vector<std::uint32_t> first_key_reference;  // per clip: its time-0 reference, or kNoReference
   std::unordered_map<std::string, std::uint32_t> key_of_id;
   std::uint64_t next_auto_id = 0;
@@ -261,6 +252,13 @@ void reclassify(Crowd::State& st);
 // --- records.cpp ---
 // Writes slot's PlaybackRecord and tail from its playback (Animation::gpu).
 void write_record(Crowd::State& st, std::uint32_t slot) noexcept;
+
+// --- layers.cpp ---
+// Sizes st.layer_records: kMaxLayers per slot of capacity with Animation::gpu once some actor
+// has layers, else none.
+void size_layer_records(Crowd::State& st);
+// Writes slot's kMaxLayers LayerRecords from its layers (Animation::gpu).
+void write_layer_records(Crowd::State& st, std::uint32_t slot) noexcept;
 
 // --- events.cpp ---
 // Advances every slot's clocks by delta_seconds (advance_playback), marks the advanced slots
