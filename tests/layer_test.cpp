@@ -54,9 +54,9 @@ std::vector<float> scalar_mask(const Asset& asset, const std::vector<std::pair<c
 
 // One layer as the test applies it.
 struct ScalarLayer {
-  test::ScalarPose pose;                   // the layer's clips blended over rest
-  std::set<std::uint32_t> nodes;           // nodes its clips animate (TRS)
-  std::set<std::uint32_t> weights;         // flat morph weights its clips animate
+  test::ScalarPose pose;                      // the layer's clips blended over rest
+  std::set<std::uint32_t> nodes;              // nodes its clips animate (TRS)
+  std::set<std::uint32_t> weights;            // flat morph weights its clips animate
   std::optional<test::ScalarPose> reference;  // additive: what it subtracts
   float weight = 1.0f;
   std::vector<float> mask;  // per node; empty = 1 everywhere
@@ -137,7 +137,8 @@ void expect_pose_near(const Pose& got, const test::ScalarPose& want, float toler
 float difference(const test::ScalarPose& a, const test::ScalarPose& b) {
   float d = 0.0f;
   for (std::size_t n = 0; n < a.rotations.size(); ++n)
-    d = std::max({d, glm::length(a.translations[n] - b.translations[n]), 1.0f - std::abs(glm::dot(a.rotations[n], b.rotations[n]))});
+    d = std::max({d, glm::length(a.translations[n] - b.translations[n]),
+                  1.0f - std::abs(glm::dot(a.rotations[n], b.rotations[n]))});
   return d;
 }
 
@@ -269,8 +270,7 @@ TEST(LayerTest, CrossfadeWithinALayer) {
     const glm::quat q0 = run.rotations[n], q1 = walk.rotations[n];
     blended.pose.translations[n] = run.translations[n] * c[0].weight + walk.translations[n] * c[1].weight;
     blended.pose.scales[n] = run.scales[n] * c[0].weight + walk.scales[n] * c[1].weight;
-    blended.pose.rotations[n] =
-        glm::normalize(q0 * c[0].weight + (glm::dot(q0, q1) < 0.0f ? -q1 : q1) * c[1].weight);
+    blended.pose.rotations[n] = glm::normalize(q0 * c[0].weight + (glm::dot(q0, q1) < 0.0f ? -q1 : q1) * c[1].weight);
   }
   for (std::size_t i = 0; i < run.weights.size(); ++i)
     blended.pose.weights[i] = run.weights[i] * c[0].weight + walk.weights[i] * c[1].weight;

@@ -260,6 +260,50 @@ TEST(PoseToolTest, ScriptDrivesNodesAndMorphWeights) {
   }
 }
 
+TEST(PoseToolTest, ScriptDrivesAnimationLayers) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto path = test::asset_path("threejs/RobotExpressive.glb");
+  const auto script = test::scratch_dir("pose_layers") / "script.txt";
+  std::ofstream(script) << "add id=robot clip=Idle playing=false\n"
+                           "mask head Head   # the joint Head and below\n"
+                           "layer robot 2 mask=head clip=Wave time=0.3\n"
+                           "layer robot 2 weight=0.25 fade=1\n"
+                           "update 0.5\n";
+  // The layer at weight 1 under its mask is the clip itself there: the pose of Wave at 0.3 s.
+  const CommandOutput wave = run_tool("pose " + quoted(path) + " --clip Wave --time 0.3 --json");
+  ASSERT_EQ(wave.exit_code, 0) << wave.out;
+  const nlohmann::json wave_pose = nlohmann::json::parse(wave.out);
+  for (const char* animation : {"cpu"}) {
+    SCOPED_TRACE(animation);
+    const CommandOutput r =
+        run_tool("pose " + quoted(path) + " --script " + quoted(script) + " --animation " + animation);
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const std::vector<nlohmann::json> lines = json_lines(r.out);
+    ASSERT_EQ(lines.size(), 5u);
+    const auto node = [](const nlohmann::json& doc, const char* name) -> const nlohmann::json& {
+      for (const auto& n : doc["nodes"])
+        if (n["name"] == name) return n;
+      ADD_FAILURE() << "no node " << name;
+      return doc;
+    };
+    const auto near = [](const nlohmann::json& got, const nlohmann::json& want) {
+      for (std::size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i].get<double>(), want[i].get<double>(), 2e-5) << i;
+    };
+    near(node(lines[2], "Head")["rotation"], node(wave_pose, "Head")["rotation"]);
+    near(node(lines[2], "UpperArm.L")["rotation"], node(lines[0], "UpperArm.L")["rotation"]);  // outside the mask
+    EXPECT_NE(node(lines[2], "Head")["rotation"], node(lines[0], "Head")["rotation"]) << "Wave moves the head";
+    ASSERT_EQ(lines[2]["layers"].size(), 1u);
+    EXPECT_EQ(lines[2]["layers"][0]["index"], 2);
+    EXPECT_EQ(lines[2]["layers"][0]["mask"], "head");
+    EXPECT_EQ(lines[2]["layers"][0]["mode"], "override");
+    // Half-way through the fade from 1 to 0.25, and the layer's clock moved on while the base
+    // is paused.
+    EXPECT_NEAR(lines[4]["layers"][0]["weight"].get<double>(), 0.625, 1e-6);
+    EXPECT_NEAR(lines[4]["layers"][0]["time"].get<double>(), 0.8, 1e-5);
+    EXPECT_EQ(lines[4]["time"], lines[0]["time"]);
+  }
+}
+
 TEST(PoseToolTest, ScriptPrintsEveryActorAfterEveryStep) {
   GLTF_CROWD_REQUIRE_ASSETS();
   const auto path = test::asset_path("threejs/RobotExpressive.glb");

@@ -61,8 +61,7 @@ bool advance_layer_weight(LayerState& l, double delta_seconds) noexcept {
   if (l.weight == l.weight_target) return false;
   l.fade_progress += std::abs(delta_seconds);
   const double t = l.fade_seconds > 0.0 ? std::min(l.fade_progress / l.fade_seconds, 1.0) : 1.0;
-  l.weight = t >= 1.0 ? l.weight_target
-                      : static_cast<float>(l.weight_from + (l.weight_target - l.weight_from) * t);
+  l.weight = t >= 1.0 ? l.weight_target : static_cast<float>(l.weight_from + (l.weight_target - l.weight_from) * t);
   return true;
 }
 

@@ -24,7 +24,8 @@ void subtract_reference(const Rig& rig, const AdditiveReference& ref, std::span<
     const std::uint32_t n = rig.asset_node[a];
     pose.translations[a] -= ref.translations[n];
     pose.rotations[a] = ref.inverse_rotations[n] * pose.rotations[a];
-    for (int c = 0; c < 3; ++c) pose.scales[a][c] = ref.scales[n][c] != 0.0f ? pose.scales[a][c] / ref.scales[n][c] : 1.0f;
+    for (int c = 0; c < 3; ++c)
+      pose.scales[a][c] = ref.scales[n][c] != 0.0f ? pose.scales[a][c] / ref.scales[n][c] : 1.0f;
   }
   for (std::uint32_t w : weights) pose.weights[w] -= ref.weights[w];
 }
@@ -136,7 +137,8 @@ void combine_layer(const Crowd::State& st, const CompiledRig& compiled, const La
   for (std::uint32_t i : s.layer_weights_used) {
     const float w = layer.weight * (mask != nullptr ? mask[compiled.weight_node[i]] : 1.0f);
     if (!(w > 0.0f)) continue;
-    s.weights[i] = additive ? s.weights[i] + w * s.layer_weights[i] : s.weights[i] * (1.0f - w) + s.layer_weights[i] * w;
+    s.weights[i] =
+        additive ? s.weights[i] + w * s.layer_weights[i] : s.weights[i] * (1.0f - w) + s.layer_weights[i] * w;
   }
 }
 

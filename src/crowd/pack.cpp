@@ -131,8 +131,8 @@ void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playba
   sample.run();
 }
 
-void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p,
-                         std::span<LayerState> layers, std::uint32_t slot, Scratch& s) noexcept {
+void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p, std::span<LayerState> layers,
+                         std::uint32_t slot, Scratch& s) noexcept {
   evaluate_local_pose(st.asset, compiled, p, s);
   // Root motion leaves the base layer's pose before the other layers and the application's
   // overrides, which may then move the root themselves (docs/spec.md §3.8, §3.10, §3.11).

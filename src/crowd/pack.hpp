@@ -25,8 +25,8 @@ struct Scratch {
   std::vector<float> first_weights;         // the first contributor's morph weights
   std::vector<std::uint32_t> mark;          // per rig node: == stamp when animated this evaluation
   std::uint32_t stamp = 0;
-  std::vector<std::uint8_t> moved;             // per rig node (LocalToModelJob)
-  std::vector<std::uint32_t> touched;          // rig nodes marked by a crossfade of unlike clips
+  std::vector<std::uint8_t> moved;     // per rig node (LocalToModelJob)
+  std::vector<std::uint32_t> touched;  // rig nodes marked by a crossfade of unlike clips
   // One animation layer's pose (docs/spec.md §3.11) and the nodes and morph weights it animates,
   // found with marks of their own (layer_stamp), so they never disturb the pose's.
   std::vector<glm::vec3> layer_translations, layer_scales;
@@ -64,8 +64,8 @@ void apply_layers(const Crowd::State& st, const CompiledRig& compiled, std::span
 // motion removed (docs/spec.md §3.10), its animation layers (§3.11), then its application-driven
 // pose (§3.8). The one sequence the packing and the read-back run, over the draw rig or the full
 // one; `p` and `layers` are the actor's (their key cursors advance) or copies.
-void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p,
-                         std::span<LayerState> layers, std::uint32_t slot, Scratch& s) noexcept;
+void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p, std::span<LayerState> layers,
+                         std::uint32_t slot, Scratch& s) noexcept;
 
 // Evaluates the pose of one slot and packs it into every stream, stamping it with the current
 // generation. `timed` adds each stage's ticks to scratch.ticks.

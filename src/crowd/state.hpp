@@ -199,8 +199,8 @@ struct Crowd::State {
   std::uint32_t layered = 0;
   std::vector<LayerMask> masks;
   std::vector<AdditiveReference> references;
-  std::uint64_t layer_tables_generation = 0;  // Crowd::layer_tables_generation
-  std::vector<LayerRecord> layer_records;     // Animation::gpu, once a layer was used: kMaxLayers per slot
+  std::uint64_t layer_tables_generation = 0;       // Crowd::layer_tables_generation
+  std::vector<LayerRecord> layer_records;          // Animation::gpu, once a layer was used: kMaxLayers per slot
   std::vector<std::uint32_t> first_key_reference;  // per clip: its time-0 reference, or kNoReference
   std::unordered_map<std::string, std::uint32_t> key_of_id;
   std::uint64_t next_auto_id = 0;

@@ -42,6 +42,8 @@ struct BenchOptions {
   bool crossfade = false;
   bool local_pose = false;
   std::string root_motion;  // root node name; empty = no root motion
+  std::string layer;        // "", override or additive: one animation layer per actor
+  std::string layer_mask;   // the layer's mask: this node and its descendants; empty = none
   bool json = false;
   std::string animation = "cpu";  // cpu or gpu
   bool records_only = false;      // gpu: no renderer, only Crowd::update's records
@@ -55,7 +57,9 @@ nlohmann::ordered_json json_head(const BenchOptions& options, std::uint32_t thre
           {"frames", options.frames},
           {"crossfade", options.crossfade},
           {"local_pose", options.local_pose},
-          {"root_motion", options.root_motion}};
+          {"root_motion", options.root_motion},
+          {"layer", options.layer},
+          {"layer_mask", options.layer_mask}};
 }
 
 // What `--animation gpu` measures per timed frame, summed.
@@ -74,6 +78,9 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
   populate_bench_crowd(crowd, options.actors, options.crossfade);
   if (options.local_pose) drive_bench_skeletons(crowd);
   if (!options.root_motion.empty()) crowd.set_root_motion({.node = options.root_motion, .yaw = true});
+  if (!options.layer.empty())
+    add_bench_layers(crowd, options.layer == "additive" ? LayerMode::additive : LayerMode::override,
+                     options.layer_mask);
   // CPU times come from a renderer that does not time the passes (reading a timer query waits
   // for the GPU); the GPU time from a second one, over as many further frames.
   std::optional<CrowdRenderer> renderer, timed;
@@ -201,6 +208,9 @@ void run_bench(const BenchOptions& options) {
   populate_bench_crowd(crowd, options.actors, options.crossfade);
   if (options.local_pose) drive_bench_skeletons(crowd);
   if (!options.root_motion.empty()) crowd.set_root_motion({.node = options.root_motion, .yaw = true});
+  if (!options.layer.empty())
+    add_bench_layers(crowd, options.layer == "additive" ? LayerMode::additive : LayerMode::override,
+                     options.layer_mask);
   for (std::uint32_t f = 0; f < options.warmup; ++f) crowd.update(bench_frame_seconds);
   const Measurement m = measure(crowd, options.frames);
 
@@ -271,6 +281,13 @@ void register_bench(CLI::App& app) {
                     "extract root motion (translation x, z and yaw; docs/spec.md §3.10) from this node, e.g. "
                     "Hips for the built-in character; the cost with none is today's");
   bench
+      ->add_option("--layer", options->layer,
+                   "every actor also plays an animation layer (docs/spec.md §3.11) in this mode: clip (i + 2) "
+                   "mod C at weight 1 over its base clip")
+      ->check(CLI::IsMember({"override", "additive"}));
+  bench->add_option("--layer-mask", options->layer_mask,
+                    "mask the layer to this node and its descendants, e.g. Spine (an upper body)");
+  bench
       ->add_option("--animation", options->animation,
                    "where poses are evaluated: cpu (Crowd::update) or gpu (compute passes of a headless "
                    "CrowdRenderer; needs OpenGL 4.3)")
@@ -279,13 +296,13 @@ void register_bench(CLI::App& app) {
   bench->add_flag("--records-only", options->records_only,
                   "with --animation gpu: no GL context or renderer, only the update that writes the records "
                   "(the CPU side at any actor count; upload_bytes_per_frame is what a renderer would upload)");
-  bench->add_flag(
-      "--json", options->json,
-      "print one JSON object: asset, actors, threads, frames, crossfade, local_pose, root_motion, us_per_actor "
-      "(wall time per update / actors), stages {sampling, hierarchy, palettes, packing} "
-      "(CPU us per actor), bytes_per_frame, packing {bytes_per_frame, bytes_per_second, "
-      "memcpy_bytes_per_second} (the packing stage's rate per thread and a plain memcpy's of "
-      "the same bytes), draws");
+  bench->add_flag("--json", options->json,
+                  "print one JSON object: asset, actors, threads, frames, crossfade, local_pose, root_motion, layer, "
+                  "layer_mask, us_per_actor "
+                  "(wall time per update / actors), stages {sampling, hierarchy, palettes, packing} "
+                  "(CPU us per actor), bytes_per_frame, packing {bytes_per_frame, bytes_per_second, "
+                  "memcpy_bytes_per_second} (the packing stage's rate per thread and a plain memcpy's of "
+                  "the same bytes), draws");
   bench->footer(
       "Time step: every update advances 1/60 s, a 60 Hz frame (render and studio step "
       "1/30 s).");

@@ -60,4 +60,19 @@ void drive_bench_skeletons(Crowd& crowd) {
   for (Actor& actor : crowd.actors()) actor.set_local_pose(nodes, locals, 0.5f);
 }
 
+void add_bench_layers(Crowd& crowd, LayerMode mode, const std::string& mask_node) {
+  const Asset& asset = crowd.asset();
+  if (asset.clips.empty()) throw Error("bench.layer", Rule::no_clips, "a layer needs a clip; the asset has none");
+  if (!mask_node.empty()) crowd.add_mask("bench", std::vector<MaskBranch>{{mask_node}});
+  const std::vector<Actor> actors = crowd.actors();
+  for (std::size_t i = 0; i < actors.size(); ++i) {
+    ActorLayer layer = actors[i].layer(1);
+    layer.set_mode(mode);
+    if (!mask_node.empty()) layer.set_mask("bench");
+    SelectClipOptions start;
+    start.phase = golden_phase(i, 0.25);
+    layer.select_clip(asset.clips[(i + 2) % asset.clips.size()].name, start);
+  }
+}
+
 }  // namespace gltf_crowd::tools

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "gltf_crowd/crowd.hpp"
 
@@ -27,5 +28,12 @@ void populate_bench_crowd(Crowd& crowd, std::size_t actors, bool crossfade);
 // its rest TRS turned by 0.2 rad about x, at weight 0.5, so each evaluation blends a whole
 // skeleton over the clips, the costliest case of the override path.
 void drive_bench_skeletons(Crowd& crowd);
+
+// Gives every actor an animation layer 1 (docs/spec.md §3.11) in `mode` ("override" or
+// "additive") playing clip (i + 2) mod C from phase (0.382·i) mod 1 at weight 1, masked by
+// `mask_node` and its descendants when not empty (e.g. an upper body: "Spine"). Throws Error
+// as Crowd::add_mask for an unknown node, and (path "bench.layer", rule "no_clips") on an
+// asset without clips.
+void add_bench_layers(Crowd& crowd, LayerMode mode, const std::string& mask_node);
 
 }  // namespace gltf_crowd::tools

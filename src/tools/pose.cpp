@@ -51,11 +51,16 @@ constexpr const char* kScriptHelp = R"(Script: one operation per line; blank lin
   local ID NODE [t=X,Y,Z] [r=X,Y,Z,W] [s=X,Y,Z] [weight=W]   (NODE: name or index; omitted
       parts are the node's rest TRS)
   unlocal ID [NODE]      morph ID NODE W0,W1,... [weight=W]   unmorph ID NODE
+  mask NAME NODE[:W][,NODE[:W]...]   (a bone mask: each node and its descendants at W, default 1)
+  layer ID N [mode=override|additive] [mask=NAME|none] [reference=CLIP[@S]|first] [clip=NAME
+      [crossfade=S] [time=S] [phase=P]] [seek=S] [speed=S] [loop=MODE] [weight=W [fade=S]]
+      [playing=true|false] [clear=true]   (animation layer N in 1..4, applied in this order)
   update SECONDS
 After every operation, one JSON line per actor (slot order): {"step", "line", "op", "actor",
 "clip", "time", "phase", "speed", "loop", "repetitions", "playing", "finished", "visible",
 "events": [{"clip", "marker", "seconds", "weight", "fraction", "layer"}] (the markers an update
-step crossed), "contributors": [{"clip", "clip_index", "seconds", "weight"}], "nodes", "skins",
+step crossed), "contributors": [{"clip", "clip_index", "seconds", "weight"}], "layers": [{"index",
+"clip", "time", "weight", "mode", "mask", "contributors"}] (layers with a clip), "nodes", "skins",
 "morph_weights"} with nodes, skins and morph_weights as in --json.)";
 
 struct PoseOptions {
@@ -340,6 +345,71 @@ std::uint32_t node_of(const Asset& asset, const Script& s, const std::string& wo
   return index;
 }
 
+// `layer ID N key=value...`: the keys are gathered, then applied in the help's order.
+void apply_layer(Crowd& crowd, const Script& s) {
+  ActorLayer layer = find(crowd, s, s.word(1, "actor id")).layer(s.count(s.word(2, "layer index")));
+  std::optional<std::string> mode, mask, reference, clip;
+  std::optional<float> seek, speed, weight;
+  std::optional<LoopMode> loop;
+  std::optional<bool> playing;
+  bool clear = false;
+  float fade = 0.0f;
+  SelectClipOptions select;
+  s.keys(3, [&](const std::string& key, const std::string& value) {
+    if (key == "mode") {
+      if (value != "override" && value != "additive") s.fail(fmt::format("\"{}\" is not override or additive", value));
+      mode = value;
+    } else if (key == "mask") {
+      mask = value == "none" ? "" : value;
+    } else if (key == "reference") {
+      reference = value;
+    } else if (key == "clip") {
+      clip = value;
+    } else if (key == "crossfade") {
+      select.crossfade_seconds = s.number(value);
+    } else if (key == "time") {
+      select.time = s.number(value);
+    } else if (key == "phase") {
+      select.phase = s.number(value);
+    } else if (key == "seek") {
+      seek = s.number(value);
+    } else if (key == "speed") {
+      speed = s.number(value);
+    } else if (key == "loop") {
+      loop = s.loop(value);
+    } else if (key == "weight") {
+      weight = s.number(value);
+    } else if (key == "fade") {
+      fade = s.number(value);
+    } else if (key == "playing") {
+      playing = s.flag(value);
+    } else if (key == "clear") {
+      clear = s.flag(value);
+    } else {
+      return false;
+    }
+    return true;
+  });
+  if (mode) layer.set_mode(*mode == "additive" ? LayerMode::additive : LayerMode::override);
+  if (mask) layer.set_mask(*mask);
+  if (reference) {  // CLIP@SECONDS, CLIP (time 0) or "first" (each clip's first key)
+    const std::size_t at = reference->find('@');
+    if (*reference == "first")
+      layer.set_additive_reference("");
+    else
+      layer.set_additive_reference(reference->substr(0, at),
+                                   at == std::string::npos ? 0.0f : s.number(reference->substr(at + 1)));
+  }
+  if (clip) layer.select_clip(*clip, select);
+  if (seek) layer.seek(*seek);
+  if (speed) layer.set_speed(*speed);
+  if (loop) layer.set_loop(*loop);
+  if (weight) layer.set_weight(*weight, fade);
+  if (playing && *playing) layer.play();
+  if (playing && !*playing) layer.pause();
+  if (clear) layer.clear();
+}
+
 void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
   const std::string& op = line.words[0];
   if (op == "add") {
@@ -457,6 +527,22 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
   } else if (op == "unmorph") {
     s.expect_words(3, 3);
     find(crowd, s, line.words[1]).clear_morph_weights(node_of(crowd.asset(), s, line.words[2]));
+  } else if (op == "layer") {  // animation layer (docs/spec.md §3.11)
+    apply_layer(crowd, s);
+  } else if (op == "mask") {
+    s.expect_words(3, 3);
+    std::vector<MaskBranch> branches;
+    std::size_t start = 0;
+    const std::string& list = line.words[2];
+    while (start <= list.size()) {
+      const std::size_t comma = std::min(list.find(',', start), list.size());
+      const std::string branch = list.substr(start, comma - start);
+      const std::size_t colon = branch.find(':');
+      branches.push_back(
+          {branch.substr(0, colon), colon == std::string::npos ? 1.0f : s.number(branch.substr(colon + 1))});
+      start = comma + 1;
+    }
+    crowd.add_mask(line.words[1], branches);
   } else if (op == "marker") {
     s.expect_words(4, 4);
     crowd.add_marker(line.words[1], line.words[2], s.number(line.words[3]));
@@ -509,6 +595,23 @@ void print_actors(const Crowd& crowd, std::size_t step, const ScriptLine& line, 
       contributors.push_back(
           {{"clip", asset.clips[c.clip].name}, {"clip_index", c.clip}, {"seconds", c.seconds}, {"weight", c.weight}});
     doc["contributors"] = std::move(contributors);
+    Json layers = Json::array();
+    for (std::uint32_t i = 1; i <= kMaxLayers; ++i) {
+      const ActorLayer layer = a.layer(i);
+      if (layer.active_clip().empty() && layer.contributors().empty()) continue;
+      Json layer_contributors = Json::array();
+      for (const Contributor& c : layer.contributors())
+        layer_contributors.push_back(
+            {{"clip", asset.clips[c.clip].name}, {"seconds", c.seconds}, {"weight", c.weight}});
+      layers.push_back({{"index", i},
+                        {"clip", layer.active_clip()},
+                        {"time", layer.time()},
+                        {"weight", layer.weight()},
+                        {"mode", std::string(to_string(layer.mode()))},
+                        {"mask", layer.mask()},
+                        {"contributors", std::move(layer_contributors)}});
+    }
+    doc["layers"] = std::move(layers);
     if (gpu != nullptr) {
       append_pose(asset, read.at(slot).local, read.at(slot).world, doc);
     } else {
