@@ -246,8 +246,8 @@ TEST(PoseToolTest, ScriptDrivesNodesAndMorphWeights) {
     near(node(1, "Head")["rotation"], {0, 0.6, 0, 0.8});
     near(node(1, "Head")["scale"], {2, 2, 2});
     // weight 0.5 toward t = (1, 2, 3) from the clip's (Idle at 0 s, paused) translation
-    near(node(2, "Head")["translation"],
-         {0.5 * clip_t[0].get<double>() + 0.5, 0.5 * clip_t[1].get<double>() + 1.0, 0.5 * clip_t[2].get<double>() + 1.5});
+    near(node(2, "Head")["translation"], {0.5 * clip_t[0].get<double>() + 0.5, 0.5 * clip_t[1].get<double>() + 1.0,
+                                          0.5 * clip_t[2].get<double>() + 1.5});
     near(node(3, "Head")["translation"], {clip_t[0], clip_t[1], clip_t[2]});
     const auto morph_of = [&](std::size_t line) {
       for (const auto& m : lines[line]["morph_weights"])

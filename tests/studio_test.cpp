@@ -222,6 +222,27 @@ TEST(StudioTool, ClipAssignmentAndActorEdits) {
   EXPECT_GT(a.stats["clip_counts"].size(), 1u);
 }
 
+TEST(StudioTool, LayerAndVisibilityControls) {
+  REQUIRE_XVFB();
+  const StudioRun r = run_studio(
+      "layers", {"--set", "model=RobotExpressive", "--set", "actors=4", "--set", "clip=Walking", "--set",
+                 "select=actor-1", "--set", "actor.crossfade=0", "--set", "actor.layer.clip=Wave", "--set",
+                 "actor.layer.mask=Torso", "--set", "actor.layer.weight=0.5", "--set", "actor.layer.mode=additive"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto& layers = r.stats["layers"];
+  ASSERT_EQ(layers.size(), 4u);
+  EXPECT_EQ(layers[1]["clip"], "Wave");
+  EXPECT_EQ(layers[1]["mask"], "below:Torso");
+  EXPECT_EQ(layers[1]["mode"], "additive");
+  EXPECT_FLOAT_EQ(layers[1]["weight"].get<float>(), 0.5f);
+  EXPECT_EQ(layers[0]["clip"], "") << "only the selected actor has the layer";
+
+  const StudioRun hidden = run_studio("hidden", {"--set", "model=RobotExpressive", "--set", "actors=4", "--set",
+                                                 "select=actor-3", "--set", "actor.visible=off"});
+  ASSERT_EQ(hidden.exit_code, 0) << hidden.output;
+  EXPECT_EQ(hidden.stats["hidden_actors"], 1);
+}
+
 TEST(StudioTool, BadSettingsFailWithMessage) {
   REQUIRE_XVFB();
   const StudioRun unknown = run_studio("unknown_key", {"--set", "colour=red"}, 1);

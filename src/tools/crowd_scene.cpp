@@ -176,6 +176,17 @@ nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_lab
   nlohmann::json clips = nlohmann::json::array();
   for (const Actor& actor : crowd.actors()) clips.push_back(actor.active_clip());
   stats["clips"] = clips;
+  // Animation layer 1 of each actor (docs/spec.md §3.11), as the studio's panel sets it.
+  nlohmann::json layers = nlohmann::json::array();
+  for (const Actor& actor : crowd.actors()) {
+    const ActorLayer layer = actor.layer(1);
+    layers.push_back({{"clip", layer.active_clip()},
+                      {"weight", layer.weight()},
+                      {"mode", std::string(to_string(layer.mode()))},
+                      {"mask", layer.mask()}});
+  }
+  stats["layers"] = layers;
+  stats["hidden_actors"] = crowd.frame_stats().hidden_actors;
   stats["upload_bytes_per_frame"] = render_stats.upload_bytes;
   stats["packed_bytes_per_frame"] = crowd.frame_stats().packed_bytes;
   stats["actors_evaluated"] = crowd.frame_stats().actors_evaluated;

@@ -57,6 +57,37 @@ void crowd_controls(const Asset& asset, StudioSettings& settings) {
   ImGui::TextDisabled("drag: orbit, right-drag: pan, wheel: zoom");
 }
 
+// The selected actor's animation layer 1 (docs/spec.md §3.11): a clip over its own, with a
+// weight, a mode and a mask below one node; changes fade over the table's crossfade time.
+void layer_controls(const Actor& actor, const Asset& asset, ActorEdit& edit) {
+  if (asset.clips.empty()) return;
+  const ActorLayer layer = actor.layer(1);
+  const std::string& clip = layer.active_clip();
+  if (ImGui::BeginCombo("Layer clip", clip.empty() ? "(none)" : clip.c_str())) {
+    if (ImGui::Selectable("(none)", clip.empty())) edit.layer_clip = std::string();
+    for (const Clip& c : asset.clips)
+      if (ImGui::Selectable(c.name.c_str(), c.name == clip)) edit.layer_clip = c.name;
+    ImGui::EndCombo();
+  }
+  if (clip.empty()) return;
+  float weight = layer.target_weight();
+  if (ImGui::SliderFloat("Layer weight", &weight, 0.0f, 1.0f)) edit.layer_weight = weight;
+  int mode = layer.mode() == LayerMode::additive ? 1 : 0;
+  if (ImGui::Combo("Layer mode", &mode, "override\0additive\0"))
+    edit.layer_mode = mode == 1 ? LayerMode::additive : LayerMode::override;
+  const std::string& mask = layer.mask();
+  const std::string below = mask.rfind("below:", 0) == 0 ? mask.substr(6) : mask;
+  if (ImGui::BeginCombo("Layer mask", below.empty() ? "(whole body)" : below.c_str())) {
+    if (ImGui::Selectable("(whole body)", below.empty())) edit.layer_mask = std::string();
+    for (std::size_t n = 0; n < asset.nodes.size(); ++n) {
+      const std::string& name = asset.nodes[n].name;
+      if (name.empty() || asset.find_node(name) != static_cast<int>(n)) continue;  // nameless or a repeated name
+      if (ImGui::Selectable(name.c_str(), name == below)) edit.layer_mask = name;
+    }
+    ImGui::EndCombo();
+  }
+}
+
 void lod_controls(const StudioScene& scene, StudioSettings& settings) {
   ImGui::Checkbox("Auto LOD", &settings.lod);
   ImGui::SameLine();
@@ -170,7 +201,11 @@ void actor_table(StudioScene& scene, PanelState& state) {
     float time = actor.time();
     if (ImGui::SliderFloat("Seek", &time, 0.0f, asset.clips[clip].duration_seconds, "%.2f s")) edit.seek = time;
   }
-  if (edit.clip || edit.speed || edit.paused || edit.seek) {
+  bool visible = actor.visible();
+  if (ImGui::Checkbox("Visible", &visible)) edit.visible = visible;
+  layer_controls(actor, asset, edit);
+  if (edit.clip || edit.speed || edit.paused || edit.seek || edit.visible || edit.layer_clip || edit.layer_weight ||
+      edit.layer_mode || edit.layer_mask) {
     try {
       scene.apply(edit);
       state.error.clear();

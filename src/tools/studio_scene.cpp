@@ -143,6 +143,25 @@ std::uint32_t StudioScene::apply(const ActorEdit& edit) {
   if (edit.speed) actor.set_speed(*edit.speed);
   if (edit.seek) actor.seek(*edit.seek);
   if (edit.paused) *edit.paused ? actor.pause() : actor.play();
+  if (edit.visible) actor.set_visible(*edit.visible);
+  ActorLayer layer = actor.layer(1);
+  if (edit.layer_mode) layer.set_mode(*edit.layer_mode);
+  if (edit.layer_mask) {
+    const std::string name = edit.layer_mask->empty() ? std::string() : "below:" + *edit.layer_mask;
+    if (!name.empty() && crowd_->mask_weights(name).empty())
+      crowd_->add_mask(name, std::vector<MaskBranch>{{*edit.layer_mask}});
+    layer.set_mask(name);
+  }
+  if (edit.layer_clip) {
+    if (edit.layer_clip->empty()) {
+      layer.clear();
+    } else {
+      SelectClipOptions options;
+      options.crossfade_seconds = edit.crossfade;
+      layer.select_clip(*edit.layer_clip, options);
+    }
+  }
+  if (edit.layer_weight) layer.set_weight(*edit.layer_weight, edit.crossfade);
   return static_cast<std::uint32_t>(found - actors.begin());  // actors() is in slot order
 }
 

@@ -132,12 +132,24 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
     actor_edit().paused = parse_switch(key, value);
   } else if (key == "actor.seek") {
     actor_edit().seek = parse_number(key, value, 0.0f, 1e6f);
+  } else if (key == "actor.visible") {
+    actor_edit().visible = parse_switch(key, value);
+  } else if (key == "actor.layer.clip") {
+    actor_edit().layer_clip = std::string(value);
+  } else if (key == "actor.layer.weight") {
+    actor_edit().layer_weight = parse_number(key, value, 0.0f, 1.0f);
+  } else if (key == "actor.layer.mode") {
+    if (value != "override" && value != "additive") bad_value(key, value, "override or additive");
+    actor_edit().layer_mode = value == "additive" ? LayerMode::additive : LayerMode::override;
+  } else if (key == "actor.layer.mask") {
+    actor_edit().layer_mask = std::string(value);
   } else {
     throw Error(
         "--set " + std::string(key), Rule::set_key,
         "unknown key; known: model, actors, capacity, clips, clip, seed, phase_spread, "
         "speed_spread, animation, orbit, lod, bias, budget, update_rate, palette, evaluation, azimuth, elevation, "
-        "zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek");
+        "zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible, "
+        "actor.layer.clip, actor.layer.weight, actor.layer.mode, actor.layer.mask");
   }
   settings = std::move(s);
   edit = std::move(e);

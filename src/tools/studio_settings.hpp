@@ -39,6 +39,13 @@ struct ActorEdit {
   std::optional<float> speed;
   std::optional<bool> paused;
   std::optional<float> seek;
+  std::optional<bool> visible;
+  // Its animation layer 1 (docs/spec.md §3.11): clip ("" empties it), weight, mode, and a mask of
+  // a node and its descendants (a node name; "" = none), made once per node as mask "below:NODE".
+  std::optional<std::string> layer_clip;
+  std::optional<float> layer_weight;
+  std::optional<LayerMode> layer_mode;
+  std::optional<std::string> layer_mask;
 };
 
 // Applies "key=value". Keys: model (a path, "built-in" or an asset's file stem found by
@@ -46,7 +53,8 @@ struct ActorEdit {
 // speed_spread, animation, orbit, lod (on|off), bias, budget, update_rate (on|off), palette
 // (storage|texture|auto), evaluation (cpu|gpu: where poses are evaluated),
 // azimuth, elevation, zoom; and the actor table's select (an actor id), actor.clip,
-// actor.crossfade, actor.speed, actor.pause, actor.seek, which fill `edit`. Throws Error (path
+// actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible (on|off), actor.layer.clip,
+// actor.layer.weight, actor.layer.mode (override|additive), actor.layer.mask, which fill `edit`. Throws Error (path
 // "--set <key>", rules "set_syntax", "set_key", "set_value") and then changes nothing. Names
 // that need the asset (clip, the actor id) are checked when the scene applies them.
 void apply_setting(std::string_view assignment, StudioSettings& settings, std::optional<ActorEdit>& edit,
