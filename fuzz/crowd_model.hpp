@@ -72,7 +72,7 @@ void append_bytes(std::string& out, const T* data, std::size_t count) {
 }
 
 // Every observable value of the crowd as bytes (NaN-safe to compare): count, capacity, ids,
-// each actor's playback and placement, the live part of every packed stream, the group
+// each actor's playback, layers and placement, the live part of every packed stream, the group
 // instance lists and LodStats.
 inline std::string snapshot(const Crowd& crowd) {
   std::string out;
@@ -95,6 +95,20 @@ inline std::string snapshot(const Crowd& crowd) {
     const std::vector<float> weights = a.morph_weights();
     append_bytes(out, weights.data(), weights.size());
     append_bytes(out, &a.transform(), 1);
+    for (std::uint32_t i = 1; i <= kMaxLayers; ++i) {  // animation layers (docs/spec.md §3.11)
+      const ActorLayer layer = a.layer(i);
+      out += layer.active_clip();
+      out += '\0';
+      out += layer.mask();
+      out += '\0';
+      const float layer_numbers[] = {layer.time(), layer.speed(), layer.weight(), layer.target_weight()};
+      append_bytes(out, layer_numbers, 4);
+      const std::uint32_t layer_flags[] = {static_cast<std::uint32_t>(layer.loop()), layer.playing(), layer.finished(),
+                                           static_cast<std::uint32_t>(layer.mode())};
+      append_bytes(out, layer_flags, 4);
+      const std::vector<Contributor> layer_contributors = layer.contributors();
+      append_bytes(out, layer_contributors.data(), layer_contributors.size());
+    }
   }
   for (const NodeStream& s : crowd.node_streams()) {
     append_bytes(out, s.transforms.data(), n * 3);

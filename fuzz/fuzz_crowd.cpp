@@ -1,6 +1,7 @@
 // Fuzz target (b): bytes → a sequence of crowd operations on a small built-in character
 // (add/remove batches, select_clip with crossfades, seek, set_phase, set_speed, set_loop,
-// play/pause, set_transform, update, reserve, node_world, destroy, and the LOD controls: options
+// play/pause, set_transform, update, reserve, node_world, destroy, animation layers and bone
+// masks, and the LOD controls: options
 // at construction, set_lod_view, update with a view, set_lod_enabled, set_lod_bias,
 // set_lod_vertex_budget; set_update_rate with fuzzed policies), with extreme and non-finite
 // numbers, empty viewports, singular projections, unknown clips, odd ids and stale handles.
@@ -25,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -240,7 +242,7 @@ class Run {
 
   void step(FuzzedDataProvider& in) {
     const std::string before = snapshot(crowd_);
-    const int op = in.ConsumeIntegralInRange(0, 18);
+    const int op = in.ConsumeIntegralInRange(0, 21);
     try {
       const bool should_throw = apply(op, in);
       require(!should_throw, "op %d accepted input it must reject", op);
@@ -327,7 +329,108 @@ class Run {
         }
         return expected_error_;
       }
+      case 21: return add_mask(in);
       default: return actor_op(op, in);
+    }
+  }
+
+  // Crowd::add_mask with fuzzed names, nodes and weights (docs/spec.md §3.11).
+  bool add_mask(FuzzedDataProvider& in) {
+    const std::string name = in.PickValueInArray<const char*>({"upper", "legs", "", "upper"});
+    std::vector<MaskBranch> branches(in.ConsumeIntegralInRange<std::size_t>(0, 3));
+    bool valid = !name.empty() && !masks_.contains(name);
+    for (MaskBranch& b : branches) {
+      b.node = in.PickValueInArray<const char*>({"Spine", "Neck", "LeftUpperLeg", "Nope"});
+      b.weight = in.ConsumeBool() ? in.ConsumeFloatingPointInRange(0.0f, 1.0f) : any_float(in);
+      b.descendants = in.ConsumeBool();
+      valid = valid && b.node != "Nope" && b.weight >= 0.0f && b.weight <= 1.0f;
+    }
+    expected_error_ |= !valid;
+    crowd_.add_mask(name, branches);
+    masks_.insert(name);
+    return expected_error_;
+  }
+
+  // An animation layer by index; 0 and kMaxLayers + 1 must throw "layer_index".
+  ActorLayer any_layer(const Actor& actor, FuzzedDataProvider& in) {
+    const auto index = in.ConsumeIntegralInRange<std::uint32_t>(0, kMaxLayers + 1);
+    expected_error_ |= index == 0 || index > kMaxLayers;
+    return actor.layer(index);
+  }
+
+  // A layer's playback controls, the base layer's rules (case 5 to 10).
+  bool layer_playback_op(const Actor& actor, FuzzedDataProvider& in) {
+    const int kind = in.ConsumeIntegralInRange(0, 5);
+    ActorLayer layer = any_layer(actor, in);
+    const Asset& asset = *character();
+    switch (kind) {
+      case 0: {
+        const std::string name = any_clip(in);
+        SelectClipOptions o{.crossfade_seconds = any_float(in), .time = std::nullopt, .phase = any_float(in)};
+        const int clip = asset.find_clip(name);
+        expected_error_ |=
+            clip < 0 || !std::isfinite(o.crossfade_seconds) || o.crossfade_seconds < 0.0f || !std::isfinite(o.phase) ||
+            (clip >= 0 && !std::isfinite(o.phase * asset.clips[static_cast<std::size_t>(clip)].duration_seconds));
+        layer.select_clip(name, o);
+        return expected_error_;
+      }
+      case 1: {
+        const float seconds = any_float(in);
+        expected_error_ |= !std::isfinite(seconds);
+        layer.seek(seconds);
+        return expected_error_;
+      }
+      case 2: {
+        const float speed = any_float(in);
+        expected_error_ |= !std::isfinite(speed);
+        layer.set_speed(speed);
+        return expected_error_;
+      }
+      case 3: {
+        const LoopMode mode = any_loop(in);
+        expected_error_ |= !valid_loop(mode);
+        layer.set_loop(mode, any_repetitions(in));
+        return expected_error_;
+      }
+      case 4: in.ConsumeBool() ? layer.play() : layer.pause(); return expected_error_;
+      default: layer.clear(); return expected_error_;
+    }
+  }
+
+  // A layer's weight fade, mode, mask and additive reference.
+  bool layer_blend_op(const Actor& actor, FuzzedDataProvider& in) {
+    const int kind = in.ConsumeIntegralInRange(0, 3);
+    ActorLayer layer = any_layer(actor, in);
+    switch (kind) {
+      case 0: {
+        const float weight = in.ConsumeBool() ? in.ConsumeFloatingPointInRange(0.0f, 1.0f) : any_float(in);
+        const float fade = any_float(in);
+        expected_error_ |= !(weight >= 0.0f && weight <= 1.0f) || !std::isfinite(fade) || fade < 0.0f;
+        layer.set_weight(weight, fade);
+        return expected_error_;
+      }
+      case 1: {
+        const auto mode = in.ConsumeIntegralInRange<std::uint8_t>(0, 2);
+        expected_error_ |= mode > 1;
+        layer.set_mode(static_cast<LayerMode>(mode));
+        return expected_error_;
+      }
+      case 2: {
+        const std::string name = in.PickValueInArray<const char*>({"", "upper", "legs", "nope"});
+        expected_error_ |= !name.empty() && !masks_.contains(name);
+        layer.set_mask(name);
+        return expected_error_;
+      }
+      default: {
+        const std::string clip = in.ConsumeBool() ? std::string() : any_clip(in);
+        const float seconds = any_float(in);
+        const int index = character()->find_clip(clip);
+        const float duration = index < 0 ? 0.0f : character()->clips[static_cast<std::size_t>(index)].duration_seconds;
+        expected_error_ |=
+            !clip.empty() && (index < 0 || !std::isfinite(seconds) || seconds < 0.0f || seconds > duration);
+        layer.set_additive_reference(clip, seconds);
+        return expected_error_;
+      }
     }
   }
 
@@ -443,6 +546,8 @@ class Run {
         if (!p.bounded) unbounded_ = true;
         return expected_error_;
       }
+      case 19: return layer_playback_op(actor, in);
+      case 20: return layer_blend_op(actor, in);
       default: {
         if (in.ConsumeBool()) {  // read-back, which must throw on a stale handle and only then
           (void)actor.id();
@@ -493,6 +598,14 @@ class Run {
         sum += c.weight;
       }
       require(character()->clips.empty() || std::abs(sum - 1.0f) < 1e-4f, "contributor weights sum to %g", sum);
+      for (std::uint32_t i = 1; i <= kMaxLayers; ++i) {
+        const ActorLayer layer = a.layer(i);
+        require(layer.weight() >= 0.0f && layer.weight() <= 1.0f, "layer %u weight %g", i, layer.weight());
+        float layer_sum = 0.0f;
+        for (const Contributor& c : layer.contributors()) layer_sum += c.weight;
+        require(layer.contributors().empty() || std::abs(layer_sum - 1.0f) < 1e-4f, "layer %u weights sum to %g", i,
+                layer_sum);
+      }
     }
     check_groups(n);
     if (unbounded_) return;
@@ -547,6 +660,7 @@ class Run {
   Crowd crowd_;
   CrowdModel model_;
   std::vector<Handle> handles_;
+  std::set<std::string> masks_;  // added with add_mask
   bool expected_error_ = false;
   bool unbounded_ = false;  // an accepted placement was extreme: overflow to inf is then legitimate
   // LOD is active (docs/spec.md §7) once levels exist, it is enabled, and a view was set.
