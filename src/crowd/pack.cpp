@@ -145,7 +145,9 @@ void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed)
   const Asset& asset = st.asset;
   const Rig& rig = st.draw.rig;
   StageClock clock(timed);
-  evaluate_actor_pose(st, st.draw, st.playback[slot], st.layers[slot], slot, s);
+  // A crowd without layers reads no per-slot layer list (one test, as for overrides).
+  const std::span<LayerState> layers = st.layered != 0 ? std::span(st.layers[slot]) : std::span<LayerState>();
+  evaluate_actor_pose(st, st.draw, st.playback[slot], layers, slot, s);
   clock.lap(s.ticks[0]);
   LocalToModelJob{&rig, s.translations, s.rotations, s.scales, s.mark, s.stamp, s.moved, s.world}.run();
   clock.lap(s.ticks[1]);
