@@ -18,6 +18,7 @@
 #include "gltf_crowd/default_character.hpp"
 #include "packed_skinning.hpp"
 #include "scalar_pose.hpp"
+#include "test_support.hpp"
 
 namespace gltf_crowd {
 namespace {
@@ -367,6 +368,56 @@ TEST(LayerTest, AnEmptyOrWeightlessLayerChangesNothing) {
   a.layer(4).clear();
   EXPECT_EQ(a.layer(4).active_clip(), "");
   EXPECT_EQ(a.local_pose().rotations, b.local_pose().rotations);
+}
+
+// Real characters: a masked override layer and an additive layer over the base clip, packed
+// for drawing, against the test's own sampling, layering and skinning.
+TEST(LayerTest, RealCharactersPackWhatTheSpecPredicts) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  for (const char* file :
+       {"threejs/RobotExpressive.glb", "khronos/CesiumMan.glb", "khronos/Fox.glb", "khronos/RiggedFigure.glb"}) {
+    SCOPED_TRACE(file);
+    const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path(file)));
+    ASSERT_FALSE(asset->clips.empty());
+    ASSERT_FALSE(asset->skins.empty());
+    const std::size_t clips = asset->clips.size();
+    const Clip& base_clip = asset->clips[0];
+    const Clip& over_clip = asset->clips[1 % clips];
+    const Clip& add_clip = asset->clips[2 % clips];
+    const std::vector<std::uint32_t>& joints = asset->skins[0].joints;
+    const std::uint32_t mask_root = joints[joints.size() / 3];
+    Crowd crowd(asset, {.capacity = 2});
+    crowd.add_mask("part", std::vector<MaskBranch>{{asset->nodes[mask_root].name}});
+    const float t0 = 0.2f * base_clip.duration_seconds, t1 = 0.37f * over_clip.duration_seconds,
+                t2 = 0.61f * add_clip.duration_seconds;
+    Actor a = crowd.add_actor({.clip = base_clip.name, .time = t0, .playing = false});
+    crowd.add_actor({.clip = base_clip.name, .time = t0, .playing = false});
+    ActorLayer over = a.layer(1), add = a.layer(2);
+    over.select_clip(over_clip.name, {.time = t1});
+    over.set_mask("part");
+    over.set_weight(0.7f);
+    add.set_mode(LayerMode::additive);
+    add.select_clip(add_clip.name, {.time = t2});
+    add.set_weight(0.5f);
+
+    ScalarLayer o = one_clip_layer(*asset, over_clip.name.c_str(), t1);
+    o.weight = 0.7f;
+    o.mask.assign(asset->nodes.size(), 0.0f);
+    for (std::vector<std::uint32_t> todo{mask_root}; !todo.empty();) {
+      const std::uint32_t n = todo.back();
+      todo.pop_back();
+      o.mask[n] = 1.0f;
+      for (std::uint32_t c : asset->nodes[n].children) todo.push_back(c);
+    }
+    ScalarLayer d = one_clip_layer(*asset, add_clip.name.c_str(), t2);
+    d.weight = 0.5f;
+    d.reference = test::scalar_clip_pose(*asset, add_clip, 0.0f);
+    const test::ScalarPose base = test::scalar_clip_pose(*asset, base_clip, t0);
+    test::ScalarPose want = base;
+    apply_override(*asset, o, want);
+    apply_additive(*asset, d, want);
+    EXPECT_GT(test::expect_packed_skinning(crowd, [&](std::uint32_t slot) { return slot == 0 ? want : base; }), 25);
+  }
 }
 
 }  // namespace
