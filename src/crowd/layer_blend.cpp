@@ -41,12 +41,14 @@ void next_layer_stamp(Scratch& s) noexcept {
 
 // Samples the layer's contributors into scratch's layer arrays (as differences from their
 // references when additive); the nodes and morph weights they animate end up in s.layer_nodes
-// and s.layer_weights_used.
-void sample_layer(const Crowd::State& st, const CompiledRig& compiled, LayerState& layer, Scratch& s) noexcept {
+// and s.layer_weights_used. One additive clip is left undifferenced: returns its reference, which
+// combine_layer subtracts only where the mask lets the layer through.
+const AdditiveReference* sample_layer(const Crowd::State& st, const CompiledRig& compiled, LayerState& layer,
+                                      Scratch& s) noexcept {
   const Rig& rig = compiled.rig;
   Playback& p = layer.playback;
   const bool additive = layer.mode == LayerMode::additive;
-  const RigPose out{s.layer_translations, s.layer_rotations, s.layer_scales, s.layer_weights};
+  const RigPose out = s.layer_pose();
   next_layer_stamp(s);
   s.layer_nodes.clear();
   s.layer_weights_used.clear();
@@ -71,8 +73,7 @@ void sample_layer(const Crowd::State& st, const CompiledRig& compiled, LayerStat
     SampleJob{&rig, &compiled.clips[c.clip], contributor_time(st.asset, p, c).seconds, c.cursors, s.keys, {}, 0, true,
               out}
         .run();
-    if (additive) subtract_reference(rig, reference_of(st, layer, c.clip), s.layer_nodes, s.layer_weights_used, out);
-    return;
+    return additive ? &reference_of(st, layer, c.clip) : nullptr;
   }
   // A crossfade within the layer: every contributor over the rest pose, then the base layer's
   // blend (BlendJob) of their poses, or of their differences when additive. The base layer is
@@ -96,6 +97,7 @@ void sample_layer(const Crowd::State& st, const CompiledRig& compiled, LayerStat
     if (additive) subtract_reference(rig, reference_of(st, layer, c.clip), s.layer_nodes, s.layer_weights_used, pose);
     BlendJob{pose, c.weight, i == 0, i == last, s.layer_nodes, s.reference, out}.run();
   }
+  return nullptr;
 }
 
 // Adds the difference `delta` (translation, rotation, scale) at weight w in (0, 1] to a TRS:
@@ -113,14 +115,17 @@ void add_delta(glm::vec3& t, glm::quat& r, glm::vec3& s, const glm::vec3& dt, gl
   r = q / glm::length(q);
 }
 
-// Combines the sampled layer into scratch's pose.
-void combine_layer(const Crowd::State& st, const CompiledRig& compiled, const LayerState& layer, Scratch& s) noexcept {
+// Combines the sampled layer into scratch's pose; `ref`: the reference sample_layer left to
+// subtract here, node by node.
+void combine_layer(const Crowd::State& st, const CompiledRig& compiled, const LayerState& layer,
+                   const AdditiveReference* ref, Scratch& s) noexcept {
   const Rig& rig = compiled.rig;
   const float* mask = layer.mask != kNoMask ? st.masks[layer.mask].weights.data() : nullptr;
   const bool additive = layer.mode == LayerMode::additive;
   for (std::uint32_t a : s.layer_nodes) {
     const float w = layer.weight * (mask != nullptr ? mask[rig.asset_node[a]] : 1.0f);
     if (!(w > 0.0f)) continue;
+    if (ref != nullptr) subtract_reference(rig, *ref, std::span(&a, 1), {}, s.layer_pose());
     if (s.mark[a] != s.stamp) {  // at rest below this layer
       s.translations[a] = rig.rest_translation[a];
       s.rotations[a] = rig.rest_rotation[a];
@@ -137,6 +142,7 @@ void combine_layer(const Crowd::State& st, const CompiledRig& compiled, const La
   for (std::uint32_t i : s.layer_weights_used) {
     const float w = layer.weight * (mask != nullptr ? mask[compiled.weight_node[i]] : 1.0f);
     if (!(w > 0.0f)) continue;
+    if (ref != nullptr) s.layer_weights[i] -= ref->weights[i];
     s.weights[i] =
         additive ? s.weights[i] + w * s.layer_weights[i] : s.weights[i] * (1.0f - w) + s.layer_weights[i] * w;
   }
@@ -148,8 +154,7 @@ void apply_layers(const Crowd::State& st, const CompiledRig& compiled, std::span
                   Scratch& s) noexcept {
   for (LayerState& layer : layers) {
     if (layer.playback.count == 0 || !(layer.weight > 0.0f)) continue;
-    sample_layer(st, compiled, layer, s);
-    combine_layer(st, compiled, layer, s);
+    combine_layer(st, compiled, layer, sample_layer(st, compiled, layer, s), s);
   }
 }
 

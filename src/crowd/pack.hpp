@@ -44,6 +44,7 @@ struct Scratch {
   std::uint64_t chunk_ticks = 0;
 
   RigPose pose() noexcept { return {translations, rotations, scales, weights}; }
+  RigPose layer_pose() noexcept { return {layer_translations, layer_rotations, layer_scales, layer_weights}; }
 };
 
 // Blends the actor's contributors into scratch's local pose (the rest pose when it has none)
