@@ -54,9 +54,9 @@ std::vector<float> scalar_mask(const Asset& asset, const std::vector<std::pair<c
 
 // One layer as the test applies it.
 struct ScalarLayer {
-  test::ScalarPose pose;                   // the layer's clips blended over rest
-  std::set<std::uint32_t> nodes;           // nodes its clips animate (TRS)
-  std::set<std::uint32_t> weights;         // flat morph weights its clips animate
+  test::ScalarPose pose;                      // the layer's clips blended over rest
+  std::set<std::uint32_t> nodes;              // nodes its clips animate (TRS)
+  std::set<std::uint32_t> weights;            // flat morph weights its clips animate
   std::optional<test::ScalarPose> reference;  // additive: what it subtracts
   float weight = 1.0f;
   std::vector<float> mask;  // per node; empty = 1 everywhere
@@ -137,7 +137,8 @@ void expect_pose_near(const Pose& got, const test::ScalarPose& want, float toler
 float difference(const test::ScalarPose& a, const test::ScalarPose& b) {
   float d = 0.0f;
   for (std::size_t n = 0; n < a.rotations.size(); ++n)
-    d = std::max({d, glm::length(a.translations[n] - b.translations[n]), 1.0f - std::abs(glm::dot(a.rotations[n], b.rotations[n]))});
+    d = std::max({d, glm::length(a.translations[n] - b.translations[n]),
+                  1.0f - std::abs(glm::dot(a.rotations[n], b.rotations[n]))});
   return d;
 }
 
@@ -269,8 +270,7 @@ TEST(LayerTest, CrossfadeWithinALayer) {
     const glm::quat q0 = run.rotations[n], q1 = walk.rotations[n];
     blended.pose.translations[n] = run.translations[n] * c[0].weight + walk.translations[n] * c[1].weight;
     blended.pose.scales[n] = run.scales[n] * c[0].weight + walk.scales[n] * c[1].weight;
-    blended.pose.rotations[n] =
-        glm::normalize(q0 * c[0].weight + (glm::dot(q0, q1) < 0.0f ? -q1 : q1) * c[1].weight);
+    blended.pose.rotations[n] = glm::normalize(q0 * c[0].weight + (glm::dot(q0, q1) < 0.0f ? -q1 : q1) * c[1].weight);
   }
   for (std::size_t i = 0; i < run.weights.size(); ++i)
     blended.pose.weights[i] = run.weights[i] * c[0].weight + walk.weights[i] * c[1].weight;
@@ -342,8 +342,13 @@ TEST(LayerTest, BadArgumentsChangeNothing) {
   EXPECT_EQ(rule_of([&] { crowd.add_mask("x", std::vector<MaskBranch>{{"NoSuchNode"}}); }), "unknown_node");
   EXPECT_EQ(rule_of([&] { crowd.add_mask("x", std::vector<MaskBranch>{{"Spine", 2.0f}}); }), "blend_weight");
   EXPECT_TRUE(crowd.mask_weights("x").empty());
-  EXPECT_EQ(rule_of([&] { crowd.set_animation(Animation::gpu); }), "animation_mode");
-  EXPECT_EQ(crowd.animation(), Animation::cpu);
+  // Not an error: the GPU evaluator runs layers too (its records appear with the switch), and
+  // switching back re-evaluates the same pose.
+  crowd.set_animation(Animation::gpu);
+  EXPECT_EQ(crowd.layer_records().size(), kMaxLayers);
+  EXPECT_EQ(crowd.layer_records()[0].weight, 0.5f);
+  crowd.set_animation(Animation::cpu);
+  EXPECT_TRUE(crowd.layer_records().empty());
   const Pose after = a.local_pose();
   EXPECT_EQ(before.translations, after.translations);
   EXPECT_EQ(before.rotations, after.rotations);

@@ -71,9 +71,7 @@ const LayerState& default_layer() {
 
 }  // namespace
 
-std::string_view to_string(LayerMode mode) noexcept {
-  return mode == LayerMode::additive ? "additive" : "override";
-}
+std::string_view to_string(LayerMode mode) noexcept { return mode == LayerMode::additive ? "additive" : "override"; }
 
 ActorLayer Actor::layer(std::uint32_t index) const {
   slot();  // a stale handle throws here, not at the layer's first use
@@ -115,9 +113,6 @@ void change_layer(const ActorLayer& handle, Change change) {
   const std::uint32_t index = LayerAccess::index(handle);
   LayerState layer = layer_of(st, slot, index);
   change(st, layer);
-  if (st.animation == Animation::gpu && layer.active())
-    throw Error("layer", Rule::animation_mode,
-                "animation layers are evaluated on the CPU only: this crowd animates on the GPU (Animation::gpu)");
   if (layer.mode == LayerMode::additive && layer.reference == kNoReference) ensure_first_key_references(st);
   std::vector<LayerState>& layers = st.layers[slot];
   if (layers.size() < index) {
@@ -140,7 +135,8 @@ decltype(auto) read_layer(const ActorLayer& handle, Read read) {
 }  // namespace
 
 void ActorLayer::select_clip(std::string_view name, const SelectClipOptions& options) {
-  change_layer(*this, [&](Crowd::State& st, LayerState& l) { control_select_clip(st.asset, l.playback, name, options); });
+  change_layer(*this,
+               [&](Crowd::State& st, LayerState& l) { control_select_clip(st.asset, l.playback, name, options); });
 }
 
 void ActorLayer::seek(float seconds) {
@@ -182,7 +178,8 @@ void ActorLayer::set_weight(float weight, float fade_seconds) {
       throw Error("set_weight.weight", Rule::blend_weight, fmt::format("weight {} is not in [0, 1]", weight));
     detail::check_finite(fade_seconds, "set_weight.fade_seconds");
     if (fade_seconds < 0.0f)
-      throw Error("set_weight.fade_seconds", Rule::negative, fmt::format("fade of {} s; it must be >= 0", fade_seconds));
+      throw Error("set_weight.fade_seconds", Rule::negative,
+                  fmt::format("fade of {} s; it must be >= 0", fade_seconds));
     l.weight_from = l.weight;
     l.weight_target = weight;
     l.fade_seconds = fade_seconds;
@@ -242,7 +239,8 @@ const std::string& ActorLayer::active_clip() const {
 }
 
 float ActorLayer::time() const {
-  return read_layer(*this, [](const Crowd::State& st, const LayerState& l) { return active_time(st.asset, l.playback); });
+  return read_layer(*this,
+                    [](const Crowd::State& st, const LayerState& l) { return active_time(st.asset, l.playback); });
 }
 
 float ActorLayer::speed() const {
