@@ -521,6 +521,33 @@ TEST(GpuAnimation, UploadsOnlyChangedRecordsAndPlacements) {
   EXPECT_TRUE(crowd.node_streams().front().palette.empty()) << "no CPU rows are packed";
 }
 
+// Layer records upload with their slot's record, 512 bytes per slot once some actor has used a
+// layer (every slot's at once then); before that, nothing more.
+TEST(GpuAnimation, LayerRecordsUploadWithTheirRecords) {
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  HeadlessContext context;
+  Crowd crowd(asset, {.capacity = 20, .animation = Animation::gpu});
+  auto actors = crowd.add_actors(std::vector<ActorOptions>(20));
+  CrowdRenderer renderer(crowd);
+  renderer.animate(crowd);
+  crowd.update(0.02f);
+  renderer.animate(crowd);
+  EXPECT_EQ(renderer.stats().upload_bytes, 20u * 64u) << "no layer yet";
+  const MaskBranch upper[] = {{"Spine", 1.0f}};
+  crowd.add_mask("upper", upper);
+  ActorLayer layer = actors[3].layer(2);
+  layer.set_mask("upper");
+  layer.set_mode(LayerMode::additive);
+  layer.select_clip(asset->clips[1].name);
+  renderer.animate(crowd);
+  // Every slot's layers and slot 3's record (the tables are new buffers, which the stats, like
+  // the overrides', do not count).
+  EXPECT_EQ(renderer.stats().upload_bytes, 20u * 512u + 64u);
+  crowd.update(0.02f);
+  renderer.animate(crowd);
+  EXPECT_EQ(renderer.stats().upload_bytes, 20u * (64u + 512u)) << "records with their layers";
+}
+
 // Switching a crowd between the two paths keeps the poses.
 TEST(GpuAnimation, SwitchingPathsKeepsThePoses) {
   const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
