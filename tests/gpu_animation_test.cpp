@@ -526,6 +526,50 @@ TEST(GpuAnimation, UploadsOnlyChangedRecordsAndPlacements) {
   EXPECT_TRUE(crowd.node_streams().front().palette.empty()) << "no CPU rows are packed";
 }
 
+// read_poses evaluates every node (a rig in asset order, not the draw rig's): the layers' tables
+// follow its node order, and the local poses equal Actor::local_pose (evaluated on the CPU).
+TEST(GpuAnimation, ReadPosesIncludeLayers) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
+  HeadlessContext context;
+  Crowd crowd(asset, {.capacity = 3, .animation = Animation::gpu});
+  auto actors = crowd.add_actors(std::vector<ActorOptions>(3, ActorOptions{.clip = asset->clips[0].name}));
+  const std::vector<MaskBranch> mask = upper_mask(*asset, false);
+  crowd.add_mask("upper", mask);
+  actors[0].layer(1).set_mask("upper");
+  actors[0].layer(1).select_clip(asset->clips[3].name, {.time = 0.2f});
+  actors[1].layer(2).set_mode(LayerMode::additive);
+  actors[1].layer(2).set_additive_reference(asset->clips[5].name, 0.1f);
+  actors[1].layer(2).select_clip(asset->clips[4].name, {.time = 0.3f});
+  crowd.update(0.1f);
+  CrowdRenderer renderer(crowd);
+  const std::vector<GpuPose> poses = renderer.read_poses(crowd);
+  ASSERT_EQ(poses.size(), actors.size());
+  float worst = 0.0f;
+  for (std::size_t i = 0; i < actors.size(); ++i) {
+    const Pose want = actors[i].local_pose();
+    const Pose& got = poses[i].local;
+    for (std::size_t n = 0; n < want.translations.size(); ++n) {
+      const float scale = std::max(1.0f, glm::length(want.translations[n]));
+      worst = std::max(
+          {worst, glm::length(got.translations[n] - want.translations[n]) / scale,
+           glm::length(glm::vec4(got.rotations[n].x - want.rotations[n].x, got.rotations[n].y - want.rotations[n].y,
+                                 got.rotations[n].z - want.rotations[n].z, got.rotations[n].w - want.rotations[n].w)),
+           glm::length(got.scales[n] - want.scales[n])});
+    }
+    for (std::size_t w = 0; w < want.weights.size(); ++w)
+      worst = std::max(worst, std::abs(got.weights[w] - want.weights[w]));
+  }
+  EXPECT_LE(worst, kTolerance);
+  // The layers change the pose read back: actor 0 without its layer differs.
+  actors[0].layer(1).clear();
+  const Pose bare = actors[0].local_pose();
+  float moved = 0.0f;
+  for (std::size_t n = 0; n < bare.rotations.size(); ++n)
+    moved = std::max(moved, 1.0f - std::abs(glm::dot(bare.rotations[n], poses[0].local.rotations[n])));
+  EXPECT_GT(moved, 1e-3f);
+}
+
 // Layer records upload with their slot's record, 512 bytes per slot once some actor has used a
 // layer (every slot's at once then); before that, nothing more.
 TEST(GpuAnimation, LayerRecordsUploadWithTheirRecords) {
