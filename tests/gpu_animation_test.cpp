@@ -363,6 +363,143 @@ TEST(GpuAnimation, RootMotionPinsTheRootAsTheCpuDoes) {
   EXPECT_GT(compare_streams(renderer, p.gpu, p.cpu).worst, kTolerance);
 }
 
+// Animation layers (docs/spec.md §3.11) on the GPU: the mask of an upper part of the asset (the
+// built-in character's upper body with a half-weight neck; else the first child of the first
+// skin's root joint, its own first child at half weight; else the first named node at 0.6).
+std::vector<MaskBranch> upper_mask(const Asset& asset, bool built_in) {
+  if (built_in) return {{"Spine", 1.0f}, {"Neck", 0.5f}};
+  const auto first_child = [&](std::uint32_t n) -> const Node* {
+    return asset.nodes[n].children.empty() ? nullptr : &asset.nodes[asset.nodes[n].children[0]];
+  };
+  if (!asset.skins.empty()) {
+    const std::uint32_t root = asset.skins[0].joints[0];
+    if (const Node* child = first_child(root); child != nullptr && !child->name.empty()) {
+      std::vector<MaskBranch> mask{{child->name, 1.0f}};
+      const std::uint32_t c = asset.nodes[root].children[0];
+      if (const Node* grandchild = first_child(c); grandchild != nullptr && !grandchild->name.empty())
+        mask.push_back({grandchild->name, 0.5f});
+      return mask;
+    }
+  }
+  for (const Node& n : asset.nodes)
+    if (!n.name.empty()) return {{n.name, 0.6f}};
+  return {};
+}
+
+// Layers of every kind on a crowd of actors, played through updates, crossfades within layers,
+// a weight fade and a removal: the GPU passes must give what the CPU packs.
+class GpuAnimationLayers : public ::testing::TestWithParam<AssetCase> {};
+
+INSTANTIATE_TEST_SUITE_P(Assets, GpuAnimationLayers,
+                         ::testing::Values(AssetCase{"BuiltIn", nullptr},
+                                           AssetCase{"RobotExpressive", "threejs/RobotExpressive.glb"},
+                                           AssetCase{"Fox", "khronos/Fox.glb"},
+                                           AssetCase{"CesiumMan", "khronos/CesiumMan.glb"},
+                                           AssetCase{"AnimatedMorphCube", "lumagl/AnimatedMorphCube.glb"}),
+                         [](const auto& test_info) { return std::string(test_info.param.name); });
+
+TEST_P(GpuAnimationLayers, LayersEqualTheCpuPathInBothStorages) {
+  const bool built_in = GetParam().path == nullptr;
+  std::shared_ptr<const Asset> asset;
+  if (built_in) {
+    asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  } else {
+    GLTF_CROWD_REQUIRE_ASSETS();
+    asset = std::make_shared<const Asset>(load_asset(test::asset_path(GetParam().path)));
+  }
+  ASSERT_FALSE(asset->clips.empty());
+  const std::vector<MaskBranch> mask = upper_mask(*asset, built_in);
+  ASSERT_FALSE(mask.empty());
+  const auto clip = [&](std::size_t k) { return asset->clips[k % asset->clips.size()].name; };
+  const float reference_time = 0.4f * asset->clips[0].duration_seconds;
+  HeadlessContext context;
+  for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+    constexpr std::size_t kActors = 10;
+    Pair p = make_crowds(asset, kActors);
+    p.cpu.add_mask("upper", mask);
+    p.gpu.add_mask("upper", mask);
+    if (built_in) {  // layers come after root motion removal: unmasked ones move the pinned hips
+      const RootMotionOptions root{.node = "Hips", .yaw = true};
+      p.cpu.set_root_motion(root);
+      p.gpu.set_root_motion(root);
+    }
+    CrowdRenderer renderer(p.gpu, {.palette = storage});
+    EXPECT_LE(compare_streams(renderer, p.gpu, p.cpu).worst, kTolerance) << "before any layer";
+    EXPECT_TRUE(p.gpu.layer_records().empty());
+    // 0: a masked override; 1: additive (first-key reference) at 0.7; 2: additive with a set
+    // reference; 3: an override that crossfades later; 4: a masked override at 0.6 under an
+    // additive layer; 5: an override that fades out later; 6: additive, crossfading later;
+    // 7: layers 1 and 3, masked; 8: none; 9: an override under an application-driven pose.
+    p.each(0, [&](Actor& a) {
+      a.layer(1).set_mask("upper");
+      a.layer(1).select_clip(clip(1), {.time = 0.3f});
+    });
+    p.each(1, [&](Actor& a) {
+      a.layer(1).set_mode(LayerMode::additive);
+      a.layer(1).select_clip(clip(2), {.time = 0.4f});
+      a.layer(1).set_weight(0.7f);
+    });
+    p.each(2, [&](Actor& a) {
+      a.layer(1).set_mode(LayerMode::additive);
+      a.layer(1).set_additive_reference(clip(0), reference_time);
+      a.layer(1).select_clip(clip(1), {.time = 0.1f});
+    });
+    p.each(3, [&](Actor& a) { a.layer(1).select_clip(clip(2), {.time = 0.2f}); });
+    p.each(4, [&](Actor& a) {
+      a.layer(1).set_mask("upper");
+      a.layer(1).set_weight(0.6f);
+      a.layer(1).select_clip(clip(3), {.time = 0.5f});
+      a.layer(2).set_mode(LayerMode::additive);
+      a.layer(2).select_clip(clip(1), {.time = 0.2f});
+    });
+    p.each(5, [&](Actor& a) { a.layer(1).select_clip(clip(1), {.time = 0.6f}); });
+    p.each(6, [&](Actor& a) {
+      a.layer(2).set_mode(LayerMode::additive);
+      a.layer(2).select_clip(clip(0), {.time = 0.3f});
+    });
+    p.each(7, [&](Actor& a) {
+      a.layer(1).set_mode(LayerMode::additive);
+      a.layer(1).set_mask("upper");
+      a.layer(1).select_clip(clip(2), {.time = 0.15f});
+      a.layer(3).set_mask("upper");
+      a.layer(3).set_weight(0.5f);
+      a.layer(3).select_clip(clip(3), {.time = 0.45f});
+    });
+    const int node = asset->find_node(mask.front().node);
+    ASSERT_GE(node, 0);
+    p.each(9, [&](Actor& a) {
+      a.layer(1).select_clip(clip(1), {.time = 0.25f});
+      a.set_local_transform(static_cast<std::uint32_t>(node),
+                            {{0.05f, 0.1f, 0.0f}, glm::angleAxis(0.5f, glm::vec3(0, 0, 1)), {1.0f, 1.0f, 1.0f}}, 0.5f);
+    });
+    EXPECT_EQ(p.gpu.layer_records().size(), kActors * kMaxLayers);
+    Difference worst;
+    for (int frame = 0; frame < 10; ++frame) {
+      p.update(frame % 4 == 3 ? 0.21f : 1.0f / 30.0f);
+      if (frame == 2) {  // crossfades within a layer, override and additive
+        p.each(3, [&](Actor& a) { a.layer(1).select_clip(clip(3), {.crossfade_seconds = 0.5f}); });
+        p.each(6, [&](Actor& a) { a.layer(2).select_clip(clip(1), {.crossfade_seconds = 0.6f, .phase = 0.5f}); });
+      }
+      if (frame == 3) p.each(5, [](Actor& a) { a.layer(1).set_weight(0.0f, 0.4f); });  // a fade out, mid-way below
+      if (frame == 6) {  // removal moves the last slot, layers and all, into the hole
+        p.cpu.remove_actor(p.cpu_actors[8].id());
+        p.gpu.remove_actor(p.gpu_actors[8].id());
+      }
+      const Difference d = compare_streams(renderer, p.gpu, p.cpu);
+      if (d.worst > worst.worst) worst = {d.worst, "frame " + std::to_string(frame) + ": " + d.where};
+    }
+    std::printf("%s layers, %s: worst relative difference %.3g\n", GetParam().name, palette_storage_name(storage),
+                static_cast<double>(worst.worst));
+    EXPECT_LE(worst.worst, kTolerance) << palette_storage_name(storage) << ": " << worst.where;
+    EXPECT_GT(p.cpu_actors[5].layer(1).weight(), 0.0f) << "the fade is still under way";
+    // The comparison sees the layers: without them on the CPU, the two paths differ.
+    for (std::size_t i = 0; i < kActors; ++i)
+      if (i != 8)
+        for (std::uint32_t l = 1; l <= kMaxLayers; ++l) p.cpu_actors[i].layer(l).clear();
+    EXPECT_GT(compare_streams(renderer, p.gpu, p.cpu).worst, kTolerance);
+  }
+}
+
 // Steady playback uploads one 64-byte record per playing actor and nothing for paused ones;
 // placements only when they change.
 TEST(GpuAnimation, UploadsOnlyChangedRecordsAndPlacements) {
@@ -387,6 +524,77 @@ TEST(GpuAnimation, UploadsOnlyChangedRecordsAndPlacements) {
   renderer.animate(crowd);
   EXPECT_EQ(renderer.stats().upload_bytes, 64u + 64u) << "one record and one placement";
   EXPECT_TRUE(crowd.node_streams().front().palette.empty()) << "no CPU rows are packed";
+}
+
+// read_poses evaluates every node (a rig in asset order, not the draw rig's): the layers' tables
+// follow its node order, and the local poses equal Actor::local_pose (evaluated on the CPU).
+TEST(GpuAnimation, ReadPosesIncludeLayers) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
+  HeadlessContext context;
+  Crowd crowd(asset, {.capacity = 3, .animation = Animation::gpu});
+  auto actors = crowd.add_actors(std::vector<ActorOptions>(3, ActorOptions{.clip = asset->clips[0].name}));
+  const std::vector<MaskBranch> mask = upper_mask(*asset, false);
+  crowd.add_mask("upper", mask);
+  actors[0].layer(1).set_mask("upper");
+  actors[0].layer(1).select_clip(asset->clips[3].name, {.time = 0.2f});
+  actors[1].layer(2).set_mode(LayerMode::additive);
+  actors[1].layer(2).set_additive_reference(asset->clips[5].name, 0.1f);
+  actors[1].layer(2).select_clip(asset->clips[4].name, {.time = 0.3f});
+  crowd.update(0.1f);
+  CrowdRenderer renderer(crowd);
+  const std::vector<GpuPose> poses = renderer.read_poses(crowd);
+  ASSERT_EQ(poses.size(), actors.size());
+  float worst = 0.0f;
+  for (std::size_t i = 0; i < actors.size(); ++i) {
+    const Pose want = actors[i].local_pose();
+    const Pose& got = poses[i].local;
+    for (std::size_t n = 0; n < want.translations.size(); ++n) {
+      const float scale = std::max(1.0f, glm::length(want.translations[n]));
+      worst = std::max(
+          {worst, glm::length(got.translations[n] - want.translations[n]) / scale,
+           glm::length(glm::vec4(got.rotations[n].x - want.rotations[n].x, got.rotations[n].y - want.rotations[n].y,
+                                 got.rotations[n].z - want.rotations[n].z, got.rotations[n].w - want.rotations[n].w)),
+           glm::length(got.scales[n] - want.scales[n])});
+    }
+    for (std::size_t w = 0; w < want.weights.size(); ++w)
+      worst = std::max(worst, std::abs(got.weights[w] - want.weights[w]));
+  }
+  EXPECT_LE(worst, kTolerance);
+  // The layers change the pose read back: actor 0 without its layer differs.
+  actors[0].layer(1).clear();
+  const Pose bare = actors[0].local_pose();
+  float moved = 0.0f;
+  for (std::size_t n = 0; n < bare.rotations.size(); ++n)
+    moved = std::max(moved, 1.0f - std::abs(glm::dot(bare.rotations[n], poses[0].local.rotations[n])));
+  EXPECT_GT(moved, 1e-3f);
+}
+
+// Layer records upload with their slot's record, 512 bytes per slot once some actor has used a
+// layer (every slot's at once then); before that, nothing more.
+TEST(GpuAnimation, LayerRecordsUploadWithTheirRecords) {
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  HeadlessContext context;
+  Crowd crowd(asset, {.capacity = 20, .animation = Animation::gpu});
+  auto actors = crowd.add_actors(std::vector<ActorOptions>(20));
+  CrowdRenderer renderer(crowd);
+  renderer.animate(crowd);
+  crowd.update(0.02f);
+  renderer.animate(crowd);
+  EXPECT_EQ(renderer.stats().upload_bytes, 20u * 64u) << "no layer yet";
+  const MaskBranch upper[] = {{"Spine", 1.0f}};
+  crowd.add_mask("upper", upper);
+  ActorLayer layer = actors[3].layer(2);
+  layer.set_mask("upper");
+  layer.set_mode(LayerMode::additive);
+  layer.select_clip(asset->clips[1].name);
+  renderer.animate(crowd);
+  // Every slot's layers and slot 3's record (the tables are new buffers, which the stats, like
+  // the overrides', do not count).
+  EXPECT_EQ(renderer.stats().upload_bytes, 20u * 512u + 64u);
+  crowd.update(0.02f);
+  renderer.animate(crowd);
+  EXPECT_EQ(renderer.stats().upload_bytes, 20u * (64u + 512u)) << "records with their layers";
 }
 
 // Switching a crowd between the two paths keeps the poses.

@@ -113,9 +113,6 @@ void change_layer(const ActorLayer& handle, Change change) {
   const std::uint32_t index = LayerAccess::index(handle);
   LayerState layer = layer_of(st, slot, index);
   change(st, layer);
-  if (st.animation == Animation::gpu && layer.active())
-    throw Error("layer", Rule::animation_mode,
-                "animation layers are evaluated on the CPU only: this crowd animates on the GPU (Animation::gpu)");
   if (layer.mode == LayerMode::additive && layer.reference == kNoReference) ensure_first_key_references(st);
   std::vector<LayerState>& layers = st.layers[slot];
   if (layers.size() < index) {

@@ -3,8 +3,6 @@
 // backend samples, blends and packs from the records.
 #include <algorithm>
 
-#include <fmt/format.h>
-
 #include "crowd/state.hpp"
 
 namespace gltf_crowd {
@@ -42,12 +40,6 @@ Animation Crowd::animation() const noexcept { return state_ ? state_->animation 
 void Crowd::set_animation(Animation animation) {
   State& st = live();
   if (animation == st.animation) return;
-  if (animation == Animation::gpu)
-    for (std::uint32_t slot = 0; slot < st.size(); ++slot)
-      for (const LayerState& l : st.layers[slot])
-        if (l.active())
-          throw Error("set_animation", Rule::animation_mode,
-                      fmt::format("actor \"{}\" has an animation layer, which only the CPU evaluates", st.ids[slot]));
   st.animation = animation;
   resize_streams(st);  // allocates the streams' arrays for cpu, the records for gpu, frees the other
   std::vector<std::uint32_t> slots(st.size());

@@ -1,8 +1,9 @@
 // GLSL 4.30 compute sources of the GPU evaluator (docs/architecture.md "GPU animation"). They
 // repeat the CPU jobs' arithmetic operation for operation (jobs.cpp, sampling.cpp, kernels.inl,
-// pack.cpp), so the two paths differ only by floating-point rounding: locate_key's search,
-// interpolate's STEP / LINEAR (shortest-arc slerp) / CUBICSPLINE, the sign-aligned normalized
-// blend, compose_trs, the hierarchy with its "moved" shortcut, the palettes and instance rules.
+// pack.cpp, layer_blend.cpp), so the two paths differ only by floating-point rounding:
+// locate_key's search, interpolate's STEP / LINEAR (shortest-arc slerp) / CUBICSPLINE, the
+// sign-aligned normalized blend, the animation layers, compose_trs, the hierarchy with its
+// "moved" shortcut, the palettes and instance rules.
 // Plain std430 storage buffers and uniforms only, so a Vulkan backend can compile the same text.
 #include "gl/gpu_animation.hpp"
 
@@ -14,7 +15,8 @@ layout(local_size_x = 64) in;
 
 layout(std430, binding = 0) readonly buffer Records { uint records[]; };    // 16 words per slot
 layout(std430, binding = 1) readonly buffer Tails { uint tails[]; };        // 8 words per slot
-layout(std430, binding = 2) readonly buffer Placements { mat4 placements[]; };
+// Binding 2 (placements) and 13 (skin joints) are declared by the passes that read them: the
+// sample and weights passes read the animation layers there (kLayers).
 struct Node {
   ivec4 meta;  // parent (-1 for roots)
   vec4 t, r, s;  // rest TRS; r = (x, y, z, w)
@@ -33,11 +35,6 @@ layout(std430, binding = 9) buffer Locals { vec4 locals[]; };  // per (slot, nod
 layout(std430, binding = 10) buffer Worlds { vec4 worlds[]; };  // per (slot, node): 3 rows of world'
 layout(std430, binding = 11) buffer Weights { float weights[]; };  // per (slot, weight)
 layout(std430, binding = 12) readonly buffer RestWeights { float rest_weights[]; };
-struct SkinJoint {
-  uvec4 meta;  // rig index of the joint
-  vec4 inverse_bind[3];
-};
-layout(std430, binding = 13) readonly buffer SkinJoints { SkinJoint skin_joints[]; };
 // Bindings 14 and 15 differ by pass: the application-driven pose (docs/spec.md §3.8) for sample
 // and weights, the outputs for palette and instances.
 
@@ -175,11 +172,47 @@ layout(std430, binding = 14) readonly buffer OverrideRanges { uvec4 override_ran
 uniform bool u_overrides;  // some actor has an application-driven pose
 )";
 
+// Animation layers (docs/spec.md §3.11) for the sample and weights passes, at the bindings the
+// later passes read placements and skin joints from. A layer record is LayerRecord's 32 words:
+// count, clips (2 per word), seconds, contributor weights, layer weight, mode, mask, reference.
+// The tables: word 0 the references' offset, word 1 the first-key references' offset (uint
+// bits), then per mask its weight per rig node and per morph weight, then per reference per rig
+// node T, R⁻¹ (xyzw), S (10 floats) and its morph weights, then per clip its time-0 reference.
+constexpr const char* kLayers = R"(
+layout(std430, binding = 2) readonly buffer LayerRecords { uint layer_records[]; };
+layout(std430, binding = 13) readonly buffer LayerTables { float layer_tables[]; };
+uniform bool u_layers;  // some actor has used a layer: the records exist
+const uint MAX_LAYERS = 4u;  // kMaxLayers
+const uint NONE = 0xFFFFFFFFu;
+
+// The first word of layer l (0-based) of a slot.
+uint layer_at(uint slot, uint l) { return (slot * MAX_LAYERS + l) * 32u; }
+uint layer_count(uint at) { return layer_records[at]; }
+uint layer_clip(uint at, uint i) { return (layer_records[at + 1u + i / 2u] >> (16u * (i % 2u))) & 0xFFFFu; }
+float layer_seconds(uint at, uint i) { return uintBitsToFloat(layer_records[at + 5u + i]); }
+float layer_contributor_weight(uint at, uint i) { return uintBitsToFloat(layer_records[at + 13u + i]); }
+bool layer_additive(uint at) { return layer_records[at + 22u] == 1u; }
+bool layer_used(uint at, uint i) { return i == 0u || layer_contributor_weight(at, i) > 0.0; }
+// The layer's weight times its mask's weight of entry k: a rig node, or u_node_count + a morph
+// weight (the mask's weight of the node whose mesh it belongs to).
+float layer_weight(uint at, uint k) {
+  float w = uintBitsToFloat(layer_records[at + 21u]);
+  uint mask = layer_records[at + 23u];
+  return mask == NONE ? w : w * layer_tables[2u + mask * (u_node_count + u_weight_count) + k];
+}
+// The first table entry of the reference contributor i of an additive layer subtracts.
+uint layer_reference(uint at, uint i) {
+  uint ref = layer_records[at + 24u];
+  if (ref == NONE) ref = floatBitsToUint(layer_tables[floatBitsToUint(layer_tables[1]) + layer_clip(at, i)]);
+  return floatBitsToUint(layer_tables[0]) + ref * (10u * u_node_count + u_weight_count);
+}
+)";
+
 // One invocation per (slot, rig node): the node's local TRS blended from the actor's
 // contributors, then root motion removal on the root node (remove_root_motion: the extracted
-// components replaced by the contributors' values at clip time 0, blended by weight), then its
-// application-driven override (apply_overrides), or the "not animated" mark (the hierarchy then
-// uses the rest local).
+// components replaced by the contributors' values at clip time 0, blended by weight), then the
+// animation layers in order (apply_layers), then its application-driven override
+// (apply_overrides), or the "not animated" mark (the hierarchy then uses the rest local).
 constexpr const char* kSample = R"(
 uniform uint u_root_node;   // rig node whose root motion is removed; 0xFFFFFFFF = none
 uniform uint u_root_flags;  // 1: translation x, z; 2: translation y; 4: yaw
@@ -199,35 +232,128 @@ struct NodeOverride {
   vec4 t, r, s;
 };
 layout(std430, binding = 15) readonly buffer NodeOverrides { NodeOverride node_overrides[]; };
+
+bool animates(ivec4 ch) { return ch.x >= 0 || ch.y >= 0 || ch.z >= 0; }
+
+// A clip's channels of one node at `seconds`, over the rest TRS.
+void sample_trs(ivec4 ch, float seconds, Node rest, out vec3 t, out vec4 r, out vec3 s) {
+  t = ch.x >= 0 ? sample_channel(uint(ch.x), seconds, false, 3u).xyz : rest.t.xyz;
+  r = ch.y >= 0 ? sample_channel(uint(ch.y), seconds, true, 4u) : rest.r;
+  s = ch.z >= 0 ? sample_channel(uint(ch.z), seconds, false, 3u).xyz : rest.s.xyz;
+}
+
+// One contributor of a crossfade (BlendJob): weighted sums, rotations sign-aligned to the first
+// contributor's (`reference`), normalized after the last (the identity for a zero sum).
+void blend_contributor(bool first, bool last, float w, vec3 lt, vec4 lr, vec3 ls, inout vec3 t, inout vec4 r,
+                       inout vec3 s, inout vec4 reference) {
+  if (first) {
+    t = lt * w; r = lr * w; s = ls * w;
+    reference = lr;
+  } else {
+    t += lt * w;
+    r = r + lr * (dot(lr, reference) < 0.0 ? -w : w);
+    s += ls * w;
+  }
+  if (last) {
+    float len = length(r);
+    r = len > 0.0 ? r / len : vec4(0.0, 0.0, 0.0, 1.0);
+  }
+}
+
+// blend_towards (docs/spec.md §3.8): w >= 1 gives the target exactly.
+void blend_towards(inout vec3 t, inout vec4 r, inout vec3 s, vec3 to_t, vec4 to_r, vec3 to_s, float w) {
+  if (w >= 1.0) {
+    t = to_t; r = to_r; s = to_s;
+    return;
+  }
+  t = t * (1.0 - w) + to_t * w;
+  s = s * (1.0 - w) + to_s * w;
+  vec4 sum = r * (1.0 - w) + to_r * (dot(r, to_r) < 0.0 ? -w : w);
+  float len = length(sum);
+  r = len > 0.0 ? sum / len : to_r;
+}
+
+// Whether some used contributor of the layer at `at` animates the node.
+bool layer_animates(uint at, uint node) {
+  uint count = layer_count(at);
+  for (uint i = 0u; i < count; ++i)
+    if (layer_used(at, i) && animates(clip_nodes[layer_clip(at, i) * u_node_count + node])) return true;
+  return false;
+}
+
+// One layer's pose of the node (sample_layer): its contributors over rest, as differences from
+// their references when additive (subtract_reference), blended as the base layer's.
+void layer_pose(uint at, uint node, Node rest, out vec3 t, out vec4 r, out vec3 s) {
+  uint count = layer_count(at);
+  bool additive = layer_additive(at);
+  uint last = 0u;
+  for (uint i = 0u; i < count; ++i)
+    if (layer_used(at, i)) last = i;
+  vec4 reference = vec4(0.0);
+  for (uint i = 0u; i < count; ++i) {
+    if (!layer_used(at, i)) continue;
+    vec3 lt, ls;
+    vec4 lr;
+    sample_trs(clip_nodes[layer_clip(at, i) * u_node_count + node], layer_seconds(at, i), rest, lt, lr, ls);
+    if (additive) {
+      uint ref = layer_reference(at, i) + 10u * node;
+      lt -= vec3(layer_tables[ref], layer_tables[ref + 1u], layer_tables[ref + 2u]);
+      lr = quat_mul(vec4(layer_tables[ref + 3u], layer_tables[ref + 4u], layer_tables[ref + 5u], layer_tables[ref + 6u]), lr);
+      for (uint c = 0u; c < 3u; ++c) {
+        float rs = layer_tables[ref + 7u + c];
+        ls[c] = rs != 0.0 ? ls[c] / rs : 1.0;
+      }
+    }
+    if (count == 1u) {  // one clip: its sample as it is
+      t = lt; r = lr; s = ls;
+      return;
+    }
+    blend_contributor(i == 0u, i == last, layer_contributor_weight(at, i), lt, lr, ls, t, r, s, reference);
+  }
+}
+
+// add_delta: t + w·Δt, s ⊙ (1 + w·(Δs − 1)), r · nlerp(identity, Δr, w) on Δr's shortest arc.
+void add_delta(inout vec3 t, inout vec4 r, inout vec3 s, vec3 dt, vec4 dr, vec3 ds, float w) {
+  t += dt * w;
+  s *= vec3(1.0) + (ds - vec3(1.0)) * w;
+  if (dr.w < 0.0) dr = -dr;
+  if (w < 1.0) {
+    vec4 sum = vec4(dr.xyz * w, dr.w * w + (1.0 - w));
+    dr = sum / length(sum);
+  }
+  vec4 q = quat_mul(r, dr);
+  r = q / length(q);
+}
+
 void main() {
   uint id = invocation();
   if (id >= u_slots * u_node_count) return;
   uint slot = u_first_slot + id / u_node_count, node = id % u_node_count;
   uint count = record_count(slot);
   bool animated = false;
-  for (uint i = 0u; i < count; ++i) {
-    ivec4 ch = clip_nodes[record_clip(slot, i) * u_node_count + node];
-    if (record_used(slot, i) && (ch.x >= 0 || ch.y >= 0 || ch.z >= 0)) animated = true;
-  }
+  for (uint i = 0u; i < count; ++i)
+    if (record_used(slot, i) && animates(clip_nodes[record_clip(slot, i) * u_node_count + node])) animated = true;
   int override_at = -1;
   if (u_overrides) {
     uvec4 range = override_ranges[slot];
     for (uint i = range.x; i < range.x + range.y; ++i)
       if (floatBitsToUint(node_overrides[i].meta.x) == node) override_at = int(i);
   }
+  uint layers = 0u;  // bit l: layer l changes this node (animates it at a weight above 0)
+  if (u_layers)
+    for (uint l = 0u; l < MAX_LAYERS; ++l) {
+      uint lat = layer_at(slot, l);
+      if (layer_animates(lat, node) && layer_weight(lat, node) > 0.0) layers |= 1u << l;
+    }
   uint at = id * 3u;
-  if (!animated && override_at < 0) {
+  if (!animated && override_at < 0 && layers == 0u) {
     locals[at] = vec4(0.0);
     return;
   }
   Node rest = nodes[node];
   vec3 t = rest.t.xyz, s = rest.s.xyz;
   vec4 r = rest.r, reference = vec4(0.0);
-  if (animated) {
-    t = vec3(0.0); s = vec3(0.0); r = vec4(0.0);
-  } else {
-    count = 0u;  // only the override moves it, from rest
-  }
+  if (!animated) count = 0u;  // only layers or the override move it, from rest
   uint last = 0u;
   for (uint i = 0u; i < count; ++i)
     if (record_used(slot, i)) last = i;
@@ -238,11 +364,9 @@ void main() {
     if (!record_used(slot, i)) continue;
     ivec4 ch = clip_nodes[record_clip(slot, i) * u_node_count + node];
     float seconds = record_seconds(slot, i);
-    vec3 lt = rest.t.xyz, ls = rest.s.xyz;
-    vec4 lr = rest.r;
-    if (ch.x >= 0) lt = sample_channel(uint(ch.x), seconds, false, 3u).xyz;
-    if (ch.y >= 0) lr = sample_channel(uint(ch.y), seconds, true, 4u);
-    if (ch.z >= 0) ls = sample_channel(uint(ch.z), seconds, false, 3u).xyz;
+    vec3 lt, ls;
+    vec4 lr;
+    sample_trs(ch, seconds, rest, lt, lr, ls);
     if (root) {  // this contributor's root at its clip start, weighted (1 for a single clip)
       float rw = count == 1u ? 1.0 : record_weight(slot, i);
       root_t += rw * (ch.x >= 0 ? sample_channel(uint(ch.x), 0.0, false, 3u).xyz : rest.t.xyz);
@@ -252,19 +376,7 @@ void main() {
       t = lt; r = lr; s = ls;
       break;
     }
-    float w = record_weight(slot, i);
-    if (i == 0u) {
-      t = lt * w; r = lr * w; s = ls * w;
-      reference = lr;
-    } else {
-      t += lt * w;
-      r = r + lr * (dot(lr, reference) < 0.0 ? -w : w);
-      s += ls * w;
-    }
-    if (i == last) {
-      float len = length(r);
-      r = len > 0.0 ? r / len : vec4(0.0, 0.0, 0.0, 1.0);
-    }
+    blend_contributor(i == 0u, i == last, record_weight(slot, i), lt, lr, ls, t, r, s, reference);
   }
   if (root && animated) {
     if ((u_root_flags & 1u) != 0u) { t.x = root_t.x; t.z = root_t.z; }
@@ -274,18 +386,21 @@ void main() {
       r = normalize(quat_mul(vec4(0.0, sin(half_turn), 0.0, cos(half_turn)), r));
     }
   }
+  for (uint l = 0u; l < MAX_LAYERS; ++l) {  // combine_layer
+    if ((layers & (1u << l)) == 0u) continue;
+    uint lat = layer_at(slot, l);
+    vec3 lt, ls;
+    vec4 lr;
+    layer_pose(lat, node, rest, lt, lr, ls);
+    float w = layer_weight(lat, node);
+    if (layer_additive(lat))
+      add_delta(t, r, s, lt, lr, ls, w);
+    else
+      blend_towards(t, r, s, lt, lr, ls, w);
+  }
   if (override_at >= 0) {
     NodeOverride o = node_overrides[override_at];
-    float w = o.meta.y;
-    if (w >= 1.0) {
-      t = o.t.xyz; r = o.r; s = o.s.xyz;
-    } else {
-      t = t * (1.0 - w) + o.t.xyz * w;
-      s = s * (1.0 - w) + o.s.xyz * w;
-      vec4 sum = r * (1.0 - w) + o.r * (dot(r, o.r) < 0.0 ? -w : w);
-      float len = length(sum);
-      r = len > 0.0 ? sum / len : o.r;
-    }
+    blend_towards(t, r, s, o.t.xyz, o.r, o.s.xyz, o.meta.y);
   }
   locals[at] = vec4(t, 1.0);
   locals[at + 1u] = r;
@@ -294,9 +409,19 @@ void main() {
 )";
 
 // One invocation per (slot, morph weight): rest, or the blend of the contributors' samples,
-// then the application's value where it overrides the weight.
+// then the layers that animate it (combine_layer), then the application's value where it
+// overrides the weight.
 constexpr const char* kWeights = R"(
 layout(std430, binding = 15) readonly buffer MorphOverrides { vec4 morph_overrides[]; };  // (index bits, value, weight, -)
+
+// Contributor i of the layer at `at`'s value of morph weight w, over rest, as a difference from
+// its reference when additive.
+float layer_value(uint at, uint i, uint w) {
+  int ch = clip_weights[layer_clip(at, i) * u_weight_count + w];
+  float value = ch >= 0 ? sample_channel(uint(ch), layer_seconds(at, i), false, 1u).x : rest_weights[w];
+  return layer_additive(at) ? value - layer_tables[layer_reference(at, i) + 10u * u_node_count + w] : value;
+}
+
 void main() {
   uint id = invocation();
   if (id >= u_slots * u_weight_count) return;
@@ -318,6 +443,28 @@ void main() {
     }
     value = sum;
   }
+  if (u_layers)
+    for (uint l = 0u; l < MAX_LAYERS; ++l) {
+      uint at = layer_at(slot, l);
+      uint layer_contributors = layer_count(at);
+      bool animated = false;
+      for (uint i = 0u; i < layer_contributors; ++i)
+        if (layer_used(at, i) && clip_weights[layer_clip(at, i) * u_weight_count + w] >= 0) animated = true;
+      if (!animated) continue;
+      float lw = layer_weight(at, u_node_count + w);
+      if (!(lw > 0.0)) continue;
+      float layer = 0.0;
+      if (layer_contributors == 1u) {
+        layer = layer_value(at, 0u, w);
+      } else {
+        for (uint i = 0u; i < layer_contributors; ++i) {
+          if (!layer_used(at, i)) continue;
+          float v = layer_value(at, i, w) * layer_contributor_weight(at, i);
+          layer = i == 0u ? v : layer + v;
+        }
+      }
+      value = layer_additive(at) ? value + lw * layer : value * (1.0 - lw) + layer * lw;
+    }
   if (u_overrides) {
     uvec4 range = override_ranges[slot];
     for (uint i = range.z; i < range.z + range.w; ++i) {
@@ -374,13 +521,20 @@ void main() {
 }
 )";
 
-// One invocation per (slot, joint) of one skin: its palette rows (PaletteJob), written where the
-// draw reads them.
+// The palette and instances passes' own inputs and their outputs.
 constexpr const char* kOutput = R"(
+layout(std430, binding = 2) readonly buffer Placements { mat4 placements[]; };
+struct SkinJoint {
+  uvec4 meta;  // rig index of the joint
+  vec4 inverse_bind[3];
+};
+layout(std430, binding = 13) readonly buffer SkinJoints { SkinJoint skin_joints[]; };
 layout(std430, binding = 14) writeonly buffer Output { vec4 output_rows[]; };
 layout(std430, binding = 15) writeonly buffer OutputWeights { float output_weights[]; };
 )";
 
+// One invocation per (slot, joint) of one skin: its palette rows (PaletteJob), written where the
+// draw reads them.
 constexpr const char* kPalette = R"(
 uniform uint u_first_joint;  // into skin_joints
 uniform uint u_joint_count;
@@ -460,8 +614,8 @@ void main() {
 
 std::string animation_compute_source(AnimationPass pass) {
   switch (pass) {
-    case AnimationPass::sample: return std::string(kCommon) + kOverrideRanges + kSample;
-    case AnimationPass::weights: return std::string(kCommon) + kOverrideRanges + kWeights;
+    case AnimationPass::sample: return std::string(kCommon) + kOverrideRanges + kLayers + kSample;
+    case AnimationPass::weights: return std::string(kCommon) + kOverrideRanges + kLayers + kWeights;
     case AnimationPass::hierarchy: return std::string(kCommon) + kHierarchy;
     case AnimationPass::palette: return std::string(kCommon) + kOutput + kPalette;
     case AnimationPass::instances: return std::string(kCommon) + kOutput + kInstances;

@@ -23,8 +23,9 @@ namespace bind {
 inline constexpr GLuint records = 0, tails = 1, placements = 2, nodes = 3, clip_nodes = 4, channels = 5, times = 6,
                         key_rows = 7, clip_weights = 8, locals = 9, worlds = 10, weights = 11, rest_weights = 12,
                         skin_joints = 13, output = 14, output_weights = 15;
-// The sample and weights passes read the application-driven poses where the others write.
-inline constexpr GLuint override_ranges = 14, overrides = 15;
+// The sample and weights passes read the application-driven poses where the others write, and
+// the animation layers where the others read placements and skin joints.
+inline constexpr GLuint override_ranges = 14, overrides = 15, layer_records = 2, layer_tables = 13;
 }  // namespace bind
 
 // A std430 node (animation_shaders.cpp, struct Node): 10 vec4.
@@ -113,6 +114,39 @@ std::uint64_t upload_overrides(GpuAnimation& gpu, const Crowd& crowd) {
   gpu.morph_overrides = make_static(morphs);
   return ranges.size() * sizeof(glm::uvec4) + nodes.size() * sizeof(NodeOverrideRecord) +
          morphs.size() * sizeof(glm::vec4);
+}
+
+// The tables layer records index (animation_shaders.cpp, kLayers), rig-ordered, uploaded whole.
+// Returns the bytes uploaded.
+std::uint64_t upload_layer_tables(GpuAnimation& gpu, const Crowd& crowd) {
+  const Rig& rig = gpu.rig;
+  const Asset& asset = crowd.asset();
+  const std::size_t n = rig.node_count();
+  std::vector<std::uint32_t> weight_node(gpu.weight_count);  // the asset node whose mesh owns it
+  for (std::uint32_t a = 0; a < asset.weight_counts.size(); ++a)
+    for (std::uint32_t i = 0; i < asset.weight_counts[a]; ++i) weight_node[asset.weight_offsets[a] + i] = a;
+  std::vector<float> tables(2);
+  for (std::size_t m = 0; m < crowd.mask_count(); ++m) {
+    const std::span<const float> mask = crowd.mask_weights_at(m);
+    for (std::size_t i = 0; i < n; ++i) tables.push_back(mask[rig.asset_node[i]]);
+    for (std::uint32_t a : weight_node) tables.push_back(mask[a]);
+  }
+  tables[0] = uint_bits(static_cast<std::uint32_t>(tables.size()));
+  for (const AdditiveReference& ref : crowd.additive_references()) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t a = rig.asset_node[i];
+      const glm::vec3& t = ref.translations[a];
+      const glm::quat& q = ref.inverse_rotations[a];
+      const glm::vec3& sc = ref.scales[a];
+      tables.insert(tables.end(), {t.x, t.y, t.z, q.x, q.y, q.z, q.w, sc.x, sc.y, sc.z});
+    }
+    tables.insert(tables.end(), ref.weights.begin(), ref.weights.end());
+  }
+  tables[1] = uint_bits(static_cast<std::uint32_t>(tables.size()));
+  for (std::uint32_t ref : crowd.first_key_references()) tables.push_back(uint_bits(ref));
+  gpu.layer_tables = make_static(tables);
+  gpu.uploaded_layer_tables = crowd.layer_tables_generation();
+  return tables.size() * sizeof(float);
 }
 
 void set_rows(GLuint program, const char* name, const Affine& a) {
@@ -288,7 +322,9 @@ void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd, const RigOptions
   gpu.skin_joints = make_static(skin_joints);
   gpu.dummy = make_dynamic_buffer(16);
   gpu.records = {};
+  gpu.layer_records = {};
   gpu.override_ranges = {};  // rig indices of the old rig: flatten again
+  gpu.layer_tables = {};
   gpu.capacity = gpu.batch = 0;
   reserve_slots(gpu, crowd.capacity());
 }
@@ -306,13 +342,26 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
   };
   const auto records = crowd.playback_records();
   const auto tails = crowd.playback_record_tails();
+  // Layer records exist once some actor used a layer; they change with their slot's record. A
+  // new buffer (the first layer, a larger capacity) gets every slot's at once.
+  const auto layers = crowd.layer_records();
+  constexpr std::size_t kLayerStride = kMaxLayers * sizeof(LayerRecord);
+  const bool new_layers = !layers.empty() && (!gpu.layer_records || gpu.layer_capacity < gpu.capacity);
+  if (new_layers) {
+    gpu.layer_records = make_dynamic_buffer(gpu.capacity * kLayerStride);
+    gpu.layer_capacity = gpu.capacity;
+    if (live > 0) upload(gpu.layer_records.name(), kLayerStride, layers.data(), 0, live);
+  }
   changed_runs(crowd.slot_generations(), gpu.uploaded_records, gpu.upload_everything, gpu.runs);
   for (const auto& [first, end] : gpu.runs) {
     upload(gpu.records.name(), sizeof(PlaybackRecord), records.data(), first, end);
     for (std::uint32_t slot = first; slot < end; ++slot)
       if (records[slot].count > kRecordContributors)
         upload(gpu.tails.name(), sizeof(PlaybackRecordTail), tails.data(), slot, slot + 1);
+    if (!layers.empty() && !new_layers) upload(gpu.layer_records.name(), kLayerStride, layers.data(), first, end);
   }
+  if (!layers.empty() && (!gpu.layer_tables || crowd.layer_tables_generation() != gpu.uploaded_layer_tables))
+    uploaded += upload_layer_tables(gpu, crowd);
   changed_runs(crowd.placement_generations(), gpu.uploaded_placements, gpu.upload_everything, gpu.runs);
   for (const auto& [first, end] : gpu.runs)
     upload(gpu.placements.name(), sizeof(glm::mat4), crowd.placements().data(), first, end);
@@ -373,15 +422,26 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
     };
     bind_buffer(bind::override_ranges, gpu.override_ranges.name());
     bind_buffer(bind::overrides, gpu.node_overrides.name());
+    if (!layers.empty()) {  // else the passes skip the layers, and placements and skin joints fill the bindings
+      bind_buffer(bind::layer_records, gpu.layer_records.name());
+      bind_buffer(bind::layer_tables, gpu.layer_tables.name());
+    }
     const GLuint sample = use(AnimationPass::sample);
     set_bool(sample, "u_overrides", gpu.has_overrides);
+    set_bool(sample, "u_layers", !layers.empty());
     set_uint(sample, "u_root_node", root_node);
     set_uint(sample, "u_root_flags", root_flags);
     dispatch(std::uint64_t{slots} * n);
     if (gpu.weight_count > 0) {
       bind_buffer(bind::overrides, gpu.morph_overrides.name());
-      set_bool(use(AnimationPass::weights), "u_overrides", gpu.has_overrides);
+      const GLuint weights = use(AnimationPass::weights);
+      set_bool(weights, "u_overrides", gpu.has_overrides);
+      set_bool(weights, "u_layers", !layers.empty());
       dispatch(std::uint64_t{slots} * gpu.weight_count);
+    }
+    if (!layers.empty()) {
+      bind_buffer(bind::placements, gpu.placements.name());
+      bind_buffer(bind::skin_joints, gpu.skin_joints.name());
     }
     GLuint program = use(AnimationPass::hierarchy);
     set_bool(program, "u_framed", rig.framed);

@@ -1,8 +1,8 @@
 // The GPU evaluator behind CrowdRenderer for a crowd with Animation::gpu (docs/architecture.md
 // "GPU animation"): the rig and every clip's tracks uploaded once into std430 storage buffers;
-// per frame the changed PlaybackRecords and placements are uploaded and five compute passes
-// (sample, weights, hierarchy, palette per skin, instances per stream) write the joint
-// palettes, instance transforms and morph weights where the draw reads them.
+// per frame the changed PlaybackRecords (with their LayerRecords) and placements are uploaded and
+// five compute passes (sample, weights, hierarchy, palette per skin, instances per stream) write
+// the joint palettes, instance transforms and morph weights where the draw reads them.
 #pragma once
 
 #include <cstddef>
@@ -45,6 +45,12 @@ struct GpuAnimation {
   Object override_ranges, node_overrides, morph_overrides;
   std::uint64_t uploaded_overrides = 0;
   bool has_overrides = false;
+  // Animation layers (Crowd::layer_records, kMaxLayers per slot of layer_capacity), made with
+  // the first layer; and the masks, reference poses and first-key references they index, in rig
+  // order, rebuilt whole when layer_tables_generation moves.
+  Object layer_records, layer_tables;
+  std::size_t layer_capacity = 0;
+  std::uint64_t uploaded_layer_tables = 0;
   std::size_t capacity = 0;  // slots the records, tails and placements hold
   // Slots the scratch (locals, worlds, weights) holds: the passes run over the live slots in
   // batches of this many, so the scratch stays within GL_MAX_SHADER_STORAGE_BLOCK_SIZE and
@@ -60,9 +66,10 @@ struct GpuAnimation {
   template <class Fn>
   void for_each_object(Fn&& fn) {
     for (Object& p : programs) fn(p);
-    for (Object* o : {&nodes, &clip_nodes, &channels, &times, &key_rows, &clip_weights, &rest_weights, &skin_joints,
-                      &dummy, &records, &tails, &placements, &locals, &worlds, &weights, &override_ranges,
-                      &node_overrides, &morph_overrides, &timer})
+    for (Object* o : {&nodes,         &clip_nodes,   &channels, &times,           &key_rows,       &clip_weights,
+                      &rest_weights,  &skin_joints,  &dummy,    &records,         &tails,          &placements,
+                      &locals,        &worlds,       &weights,  &override_ranges, &node_overrides, &morph_overrides,
+                      &layer_records, &layer_tables, &timer})
       fn(*o);
   }
 };
@@ -76,9 +83,10 @@ void require_compute(const char* who);
 // for reading any node's pose back.
 void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd, const RigOptions& options = {});
 
-// Uploads the records and placements that changed (all after a (re)allocation), runs the passes
-// for the live slots and writes into `targets` (one per node stream; empty: only the local poses,
-// morph weights and world matrices are computed, for read-back). Returns the bytes uploaded.
+// Uploads the records (layer records included) and placements that changed (all after a
+// (re)allocation) and the layer tables when they grew, runs the passes for the live slots and
+// writes into `targets` (one per node stream; empty: only the local poses, morph weights and
+// world matrices are computed, for read-back). Returns the bytes uploaded.
 // With `timed`, the passes run inside a GL_TIME_ELAPSED query whose result gpu_milliseconds reads,
 // unless the application's own GL_TIME_ELAPSED query is running (queries do not nest): then
 // gpu_milliseconds reads -1.
