@@ -273,7 +273,7 @@ TEST(PoseToolTest, ScriptDrivesAnimationLayers) {
   const CommandOutput wave = run_tool("pose " + quoted(path) + " --clip Wave --time 0.3 --json");
   ASSERT_EQ(wave.exit_code, 0) << wave.out;
   const nlohmann::json wave_pose = nlohmann::json::parse(wave.out);
-  for (const char* animation : {"cpu"}) {
+  for (const char* animation : {"cpu", "gpu"}) {
     SCOPED_TRACE(animation);
     const CommandOutput r =
         run_tool("pose " + quoted(path) + " --script " + quoted(script) + " --animation " + animation);
