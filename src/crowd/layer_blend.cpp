@@ -84,13 +84,7 @@ const AdditiveReference* sample_layer(const Crowd::State& st, const CompiledRig&
     if (!used(i)) continue;
     ContributorState& c = p.contributors[i];
     const RigPose& pose = i == 0 ? first : one;
-    const std::uint8_t* animates = compiled.animates[c.clip].data();
-    for (std::uint32_t a : s.layer_nodes) {
-      if (animates[a]) continue;
-      pose.translations[a] = rig.rest_translation[a];
-      pose.rotations[a] = rig.rest_rotation[a];
-      pose.scales[a] = rig.rest_scale[a];
-    }
+    rest_where_not_animated(rig, compiled.animates[c.clip].data(), s.layer_nodes, pose);
     SampleJob{&rig, &compiled.clips[c.clip], contributor_time(st.asset, p, c).seconds, c.cursors, s.keys, {}, 0, true,
               pose}
         .run();

@@ -54,13 +54,8 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
     if (!used(i)) continue;
     ContributorState& c = p.contributors[i];
     const RigPose& layer = i == 0 ? first : one;
-    const std::uint8_t* animates = compiled.animates[c.clip].data();
-    for (std::uint32_t a : one_node_set ? std::span<const std::uint32_t>() : touched) {
-      if (animates[a]) continue;  // nodes another contributor animates are at rest in this one
-      layer.translations[a] = rig.rest_translation[a];
-      layer.rotations[a] = rig.rest_rotation[a];
-      layer.scales[a] = rig.rest_scale[a];
-    }
+    // Nodes another contributor animates are at rest in this one.
+    if (!one_node_set) rest_where_not_animated(rig, compiled.animates[c.clip].data(), touched, layer);
     // Marked above (touched); from the rest pose: the rest of what the clip's channels leave.
     SampleJob sample{
         &rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys, {}, 0, true, layer};
@@ -78,6 +73,16 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
 }
 
 }  // namespace
+
+void rest_where_not_animated(const Rig& rig, const std::uint8_t* animates, std::span<const std::uint32_t> nodes,
+                             const RigPose& pose) noexcept {
+  for (std::uint32_t a : nodes) {
+    if (animates[a]) continue;
+    pose.translations[a] = rig.rest_translation[a];
+    pose.rotations[a] = rig.rest_rotation[a];
+    pose.scales[a] = rig.rest_scale[a];
+  }
+}
 
 Scratch::Scratch(const CompiledRig& compiled)
     : translations(compiled.rig.node_count()),

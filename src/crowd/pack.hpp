@@ -47,6 +47,12 @@ struct Scratch {
   RigPose layer_pose() noexcept { return {layer_translations, layer_rotations, layer_scales, layer_weights}; }
 };
 
+// Writes the rest TRS into `pose` for each of `nodes` whose flag in `animates` (a clip's
+// CompiledRig::animates) is 0: a contributor of a crossfade leaves the nodes only others animate
+// at rest.
+void rest_where_not_animated(const Rig& rig, const std::uint8_t* animates, std::span<const std::uint32_t> nodes,
+                             const RigPose& pose) noexcept;
+
 // Blends the actor's contributors into scratch's local pose (the rest pose when it has none)
 // with SampleJob and BlendJob; sampled nodes get a new stamp. Advances the contributors' key
 // cursors (read-back passes a copy of the playback).

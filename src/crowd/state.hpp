@@ -86,8 +86,6 @@ struct LayerState {
   LayerMode mode = LayerMode::override;
   std::uint32_t mask = kNoMask;            // index into Crowd::State::masks
   std::uint32_t reference = kNoReference;  // additive: into State::references; none: each clip's first key
-  // Whether evaluating it can change the pose: a clip, a weight above 0 or a fade under way.
-  bool active() const noexcept { return playback.count > 0 && (weight > 0.0f || weight_target > 0.0f); }
 };
 
 // A bone mask (Crowd::add_mask): a weight per asset node.
