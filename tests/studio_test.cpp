@@ -222,7 +222,7 @@ TEST(StudioTool, ClipAssignmentAndActorEdits) {
   EXPECT_GT(a.stats["clip_counts"].size(), 1u);
 }
 
-TEST(StudioTool, LayerAndVisibilityControls) {
+TEST(StudioTool, LayerVisibilityAndRootMotionControls) {
   REQUIRE_XVFB();
   const StudioRun r = run_studio(
       "layers", {"--set", "model=RobotExpressive", "--set", "actors=4", "--set", "clip=Walking", "--set",
@@ -241,6 +241,14 @@ TEST(StudioTool, LayerAndVisibilityControls) {
                                                  "select=actor-3", "--set", "actor.visible=off"});
   ASSERT_EQ(hidden.exit_code, 0) << hidden.output;
   EXPECT_EQ(hidden.stats["hidden_actors"], 1);
+
+  const StudioRun walking =
+      run_studio("root_motion", {"--set", "actors=2", "--set", "clip=Walking", "--set", "root_motion=Hips"});
+  ASSERT_EQ(walking.exit_code, 0) << walking.output;
+  EXPECT_EQ(walking.stats["root_motion"], "Hips");
+  const StudioRun unknown = run_studio("root_motion_unknown", {"--set", "root_motion=NoSuchNode"});
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.output.find("NoSuchNode"), std::string::npos) << unknown.output;
 }
 
 TEST(StudioTool, BadSettingsFailWithMessage) {

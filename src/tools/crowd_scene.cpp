@@ -187,6 +187,8 @@ nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_lab
   }
   stats["layers"] = layers;
   stats["hidden_actors"] = crowd.frame_stats().hidden_actors;
+  stats["events"] = crowd.events().size();
+  stats["root_motion"] = crowd.root_motion().node;
   stats["upload_bytes_per_frame"] = render_stats.upload_bytes;
   stats["packed_bytes_per_frame"] = crowd.frame_stats().packed_bytes;
   stats["actors_evaluated"] = crowd.frame_stats().actors_evaluated;

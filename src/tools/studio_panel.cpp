@@ -51,6 +51,15 @@ void crowd_controls(const Asset& asset, StudioSettings& settings) {
   }
   ImGui::SliderFloat("Phase spread", &settings.clips.phase_spread, 0.0f, 1.0f);
   ImGui::SliderFloat("Speed spread", &settings.clips.speed_spread, 0.0f, 2.0f);
+  if (ImGui::BeginCombo("Root motion", settings.root_motion.empty() ? "(off)" : settings.root_motion.c_str())) {
+    if (ImGui::Selectable("(off)", settings.root_motion.empty())) settings.root_motion.clear();
+    for (std::size_t n = 0; n < asset.nodes.size(); ++n) {
+      const std::string& name = asset.nodes[n].name;
+      if (name.empty() || asset.find_node(name) != static_cast<int>(n)) continue;  // nameless or a repeated name
+      if (ImGui::Selectable(name.c_str(), name == settings.root_motion)) settings.root_motion = name;
+    }
+    ImGui::EndCombo();
+  }
   ImGui::Checkbox("glTF animation", &settings.animation);
   ImGui::SameLine();
   ImGui::Checkbox("Camera orbit", &settings.orbit);
@@ -140,7 +149,9 @@ void live_stats(const StudioScene& scene) {
   ImGui::TextWrapped("frame %.1f ms  update %.2f ms  draw %.2f ms", times.frame, times.update, times.draw);
   ImGui::TextWrapped("sampling %.2f ms  hierarchy %.2f ms", stages.sampling_ms, stages.hierarchy_ms);
   ImGui::TextWrapped("palettes %.2f ms  packing %.2f ms", stages.palettes_ms, stages.packing_ms);
-  ImGui::Text("evaluated %u  deferred %u actors", stages.actors_evaluated, stages.actors_deferred);
+  ImGui::Text("evaluated %u  deferred %u  hidden %u actors", stages.actors_evaluated, stages.actors_deferred,
+              stages.hidden_actors);
+  ImGui::Text("events %zu (markers crossed by the last update)", crowd.events().size());
   ImGui::Text("upload %" PRIu64 " bytes/frame", render.upload_bytes);
 }
 

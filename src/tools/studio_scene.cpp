@@ -92,6 +92,8 @@ void StudioScene::sync(const StudioSettings& settings) {
       crowd_->set_animation(Animation::cpu);
     }
   }
+  if (new_model || built_->root_motion != settings.root_motion)
+    crowd_->set_root_motion({.node = settings.root_motion, .yaw = true, .apply_to_placement = true});
   crowd_->set_lod_enabled(settings.lod);
   crowd_->set_lod_bias(settings.bias);
   crowd_->set_lod_vertex_budget(settings.budget);

@@ -113,6 +113,8 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
       s.gpu_animation = value == "gpu";
     else
       bad_value(key, value, "cpu or gpu");
+  } else if (key == "root_motion") {
+    s.root_motion = value == "none" ? std::string() : std::string(value);
   } else if (key == "azimuth") {
     s.camera.azimuth_degrees = parse_number(key, value, -3600.0f, 3600.0f);
   } else if (key == "elevation") {
@@ -147,7 +149,8 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
     throw Error(
         "--set " + std::string(key), Rule::set_key,
         "unknown key; known: model, actors, capacity, clips, clip, seed, phase_spread, "
-        "speed_spread, animation, orbit, lod, bias, budget, update_rate, palette, evaluation, azimuth, elevation, "
+        "speed_spread, animation, orbit, lod, bias, budget, update_rate, palette, evaluation, root_motion, azimuth, "
+        "elevation, "
         "zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible, "
         "actor.layer.clip, actor.layer.weight, actor.layer.mode, actor.layer.mask");
   }

@@ -28,6 +28,9 @@ struct StudioSettings {
   bool update_rate = false;  // animation update-rate LOD (default bands), with Auto LOD
   PaletteStorage palette = PaletteStorage::automatic;
   bool gpu_animation = false;  // poses evaluated by the renderer's compute passes (Animation::gpu)
+  // Root motion (docs/spec.md §3.10) of this node (translation x, z and yaw), applied to each
+  // actor's placement so walk cycles walk; "" = off.
+  std::string root_motion;
 };
 
 // A request on one actor of the table: select it, then change its clip (crossfading over
@@ -51,7 +54,8 @@ struct ActorEdit {
 // Applies "key=value". Keys: model (a path, "built-in" or an asset's file stem found by
 // `resolve_model`), actors, capacity, clips (cycle|single|random), clip, seed, phase_spread,
 // speed_spread, animation, orbit, lod (on|off), bias, budget, update_rate (on|off), palette
-// (storage|texture|auto), evaluation (cpu|gpu: where poses are evaluated),
+// (storage|texture|auto), evaluation (cpu|gpu: where poses are evaluated), root_motion (a node
+// name, or none),
 // azimuth, elevation, zoom; and the actor table's select (an actor id), actor.clip,
 // actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible (on|off), actor.layer.clip,
 // actor.layer.weight, actor.layer.mode (override|additive), actor.layer.mask, which fill `edit`. Throws Error (path
