@@ -15,15 +15,14 @@
 // moves. Vertices at one position weld only when their weights agree within kWeldTolerance
 // (otherwise meshopt sees a seam). The first pass locks a vertex when a neighbour's weights
 // differ from its own by more than kCollapseTolerances[0], so a collapse joins vertices whose
-// weights agree within it. Where that stalls, a second pass locks nothing up front and refines
-// instead: while its result has a new edge between vertices that share no weighted joint, the
-// removed vertices next to that edge are locked and the pass runs again (lock_near). No result
-// with such an edge is kept, sloppy ones included. meshopt 0.18 has no per-vertex lock; it locks
-// any position shared by more than two vertices, even unreferenced ones, so two unreferenced
+// weights agree within it. Where that stalls, a second pass locks only vertices next to one
+// that shares no weighted joint, and refines: while its result has a new edge between vertices
+// that share no weighted joint, the removed vertices next to that edge are locked too and the
+// pass runs again (lock_near). No result with such an edge is kept, sloppy ones included. meshopt 0.18 has no
+// per-vertex lock; it locks any position shared by more than two vertices, even unreferenced ones, so two unreferenced
 // copies of a position lock it.
 #include <algorithm>
 #include <cstring>
-#include <limits>
 #include <numeric>
 #include <string>
 #include <unordered_map>
@@ -42,14 +41,14 @@ constexpr float kSloppyStall = 1.2f;
 constexpr float kSloppyErrorFactor = 2.0f;
 // Σ|Δweight| over joints, in [0, 2]: vertices at one position with weights this close weld.
 constexpr float kWeldTolerance = 1e-3f;
-// Σ|Δweight| a collapse may bridge: first a quarter of the weight moved (0.5); then, for a level
-// that stalls above kSloppyStall × its target, any, as the locks that refine a result (below)
-// bound what it joins. Locking every vertex next to one sharing no weighted joint up front
-// instead stopped Fox at 1,428 indices and RobotExpressive at 2,982 (0.83 and 0.31 of level 0).
-constexpr std::array<float, 2> kCollapseTolerances = {0.5f, std::numeric_limits<float>::infinity()};
+// Σ|Δweight| a collapse may bridge: first a quarter of the weight moved (0.5), then, for a level
+// that stalls above kSloppyStall × its target, anything short of vertices that share no weighted
+// joint (2). Without that second lock (refinement alone) Fox reached 990 indices instead of
+// 1,050, but a vertex could then collapse onto a neighbour that shares no joint with it.
+constexpr std::array<float, 2> kCollapseTolerances = {0.5f, 1.99f};
 // Σ|Δweight| of vertices that share no weighted joint (2, less rounding).
 constexpr float kDisjoint = 1.999f;
-// Results a pass may refine before it gives up. Fox's relaxed pass at 0.5 takes 46.
+// Results a pass may refine before it gives up. Fox's second pass at 0.5 takes 45.
 constexpr int kMaxRefinements = 128;
 
 // A vertex's joint weights (glTF §3.7.3.1), sorted by joint, repeated joints summed.
@@ -284,7 +283,7 @@ std::vector<std::vector<std::uint32_t>> neighbours(std::size_t classes,
 // classes that share no weighted joint: first only those sharing a weighted joint with both ends
 // (a vertex that moved from one end's side onto the other), else all of them. Locking every
 // removed neighbour of every such edge at once locked more than needed (Fox: 1,110 indices at
-// 0.5 against 990). Whether any lock was added.
+// 0.5 against 1,050). Whether any lock was added.
 bool lock_near(const Welding& w, const std::vector<std::vector<std::uint32_t>>& around,
                std::span<const std::uint32_t> reduced, std::uint64_t bad, std::vector<bool>& locked) {
   std::vector<bool> kept(around.size(), false);
