@@ -18,9 +18,9 @@
 // weights agree within it. Where that stalls, a second pass locks only vertices next to one
 // that shares no weighted joint, and refines: while its result has a new edge between vertices
 // that share no weighted joint, the removed vertices next to that edge are locked too and the
-// pass runs again (lock_near). No result with such an edge is kept, sloppy ones included. meshopt 0.18 has no
-// per-vertex lock; it locks any position shared by more than two vertices, even unreferenced ones, so two unreferenced
-// copies of a position lock it.
+// pass runs again (lock_near). No result with such an edge is kept, sloppy ones included.
+// meshopt 0.18 has no per-vertex lock; it locks any position shared by more than two vertices,
+// even unreferenced ones, so two unreferenced copies of a position lock it.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -43,8 +43,8 @@ constexpr float kSloppyErrorFactor = 2.0f;
 constexpr float kWeldTolerance = 1e-3f;
 // Σ|Δweight| a collapse may bridge: first a quarter of the weight moved (0.5), then, for a level
 // that stalls above kSloppyStall × its target, anything short of vertices that share no weighted
-// joint (2). Without that second lock (refinement alone) Fox reached 990 indices instead of
-// 1,050, but a vertex could then collapse onto a neighbour that shares no joint with it.
+// joint (2). Without that second lock (refinement alone, uncapped) Fox reached 990 indices
+// instead of 1,050, but a vertex could then collapse onto a neighbour that shares no joint.
 constexpr std::array<float, 2> kCollapseTolerances = {0.5f, 1.99f};
 // Σ|Δweight| of vertices that share no weighted joint (2, less rounding).
 constexpr float kDisjoint = 1.999f;
@@ -371,8 +371,8 @@ std::vector<SimplifiedLevel> simplify_levels(const Primitive& primitive, std::sp
       // Sloppy clustering ignores the weights, so the same hard limit applies: an edge between
       // classes that share no weighted joint stretches or tears at the joint when the character
       // moves (RiggedFigure's legs and arms fell apart at level 2, tests/lod_visual_test.cpp).
-      // Clustering has no locks to refine, and finer grids between the target and the count
-      // reached gave nothing the refined passes had not (RobotExpressive, Fox, RiggedFigure).
+      // Clustering has no locks to refine; finer grids between the target and the count reached
+      // were tried and not kept (docs/benchmarks.md).
       if (n > 0 && n < count && disjoint_new_edges(welding, edges, std::span(attempt.data(), n)).empty()) {
         std::swap(out, attempt);
         count = n;
