@@ -1,6 +1,7 @@
 #include "test_support.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include <cstdio>
@@ -20,7 +21,10 @@ std::filesystem::path asset_path(const std::string& relative) {
 std::filesystem::path tool_path() { return GLTF_CROWD_TOOL; }
 
 std::filesystem::path scratch_dir(const std::string& name) {
-  auto dir = std::filesystem::temp_directory_path() / ("gltf_crowd_test_" + name);
+  // Per process: ctest runs test cases in parallel processes, several of which use one name
+  // (png_bytes), and two checkouts may run their suites at once.
+  auto dir = std::filesystem::temp_directory_path() /
+             ("gltf_crowd_test_" + std::to_string(getpid()) + "_" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -22,7 +22,7 @@ bool assets_available();
 // Path of the built gltf-crowd executable.
 std::filesystem::path tool_path();
 
-// A fresh empty directory for one test's outputs.
+// A fresh empty directory for one test's outputs, private to this process.
 std::filesystem::path scratch_dir(const std::string& name);
 
 // `text` as one /bin/sh word: single-quoted, embedded quotes escaped, so paths with spaces or
