@@ -277,8 +277,10 @@ void register_studio(CLI::App& app) {
       ->add_option("--set", options->sets,
                    "key=value applied as if the control were used, in order: model, actors, "
                    "capacity, clips, clip, seed, phase_spread, speed_spread, animation, orbit, "
-                   "lod, bias, budget, update_rate, palette, azimuth, elevation, zoom, select, actor.clip, "
-                   "actor.crossfade, actor.speed, actor.pause, actor.seek")
+                   "lod, bias, budget, update_rate, palette, evaluation, root_motion (a node or none), azimuth, "
+                   "elevation, zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, "
+                   "actor.visible, actor.layer.clip, actor.layer.weight, actor.layer.mode, actor.layer.mask (a "
+                   "node or none)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   studio->add_option("--width", options->width, "window width")->capture_default_str()->check(integer_in(320, 8192));

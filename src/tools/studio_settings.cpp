@@ -144,7 +144,7 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
     if (value != "override" && value != "additive") bad_value(key, value, "override or additive");
     actor_edit().layer_mode = value == "additive" ? LayerMode::additive : LayerMode::override;
   } else if (key == "actor.layer.mask") {
-    actor_edit().layer_mask = std::string(value);
+    actor_edit().layer_mask = value == "none" ? std::string() : std::string(value);
   } else {
     throw Error(
         "--set " + std::string(key), Rule::set_key,
