@@ -401,7 +401,8 @@ struct NodeStream {
 struct FrameStats {
   std::uint32_t actors_evaluated = 0;  // poses evaluated and packed by this update
   std::uint32_t actors_deferred = 0;   // advanced but left to a later frame (update-rate LOD)
-  std::uint64_t packed_bytes = 0;      // bytes written into node streams this frame
+  std::uint64_t packed_bytes = 0;      // bytes written into node streams this frame (Animation::gpu: records,
+                                       // tails and layer records of the slots written)
   std::uint32_t draws = 0;             // non-empty primitive groups
   std::uint32_t hidden_actors = 0;     // actors with Actor::visible() false (never evaluated)
   // Milliseconds per stage, summed over worker threads (time-stamp ticks while a worker ran a
@@ -479,8 +480,8 @@ struct LayerRecord {
   std::uint32_t clips[4] = {};
   float seconds[8] = {};
   float weights[8] = {};
-  float weight = 0.0f;            // the layer's, in [0, 1]
-  std::uint32_t mode = 0;         // static_cast of LayerMode: 0 override, 1 additive
+  float weight = 0.0f;               // the layer's, in [0, 1]
+  std::uint32_t mode = 0;            // static_cast of LayerMode: 0 override, 1 additive
   std::uint32_t mask = 0xFFFFFFFFu;  // index of Crowd::mask_weights_at, 0xFFFFFFFF = none (1 everywhere)
   // Additive: index into Crowd::additive_references(); 0xFFFFFFFF = each contributor's own clip
   // at time 0, additive_references()[first_key_references()[clip]].

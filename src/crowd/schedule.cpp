@@ -59,7 +59,10 @@ void record_update(Crowd::State& st, const FrameTimer& timer) {
   timer.finish({}, 0, st.stats);
   st.stats.actors_evaluated = written;
   st.stats.actors_deferred = 0;
-  st.stats.packed_bytes = sizeof(PlaybackRecord) * std::uint64_t{written} + sizeof(PlaybackRecordTail) * tails;
+  // A renderer uploads a written slot's layer records with its record (docs/spec.md §3.11).
+  const std::uint64_t layer_bytes = st.layer_records.empty() ? 0 : sizeof(LayerRecord) * kMaxLayers;
+  st.stats.packed_bytes =
+      (sizeof(PlaybackRecord) + layer_bytes) * std::uint64_t{written} + sizeof(PlaybackRecordTail) * tails;
 }
 
 }  // namespace
