@@ -7,6 +7,9 @@
 // framebuffer, finished with glFinish: the instanced CrowdRenderer (reference 0, one draw per
 // primitive group) against the separate-draws ReferenceRenderer (reference 1, one draw per actor
 // per group with CPU-skinned vertices), the "separate scenegraphs" baseline.
+// BM_Pass/asset/actors/depth: CrowdRenderer's draw (depth 0) against its draw_depth (depth 1),
+// the streams uploaded before the clock starts (CrowdRenderer::animate), so the two passes are
+// compared by their draws alone: what a shadow map or depth pre-pass adds to a frame.
 //
 // Arguments: asset 0 = RobotExpressive, 1 = CesiumMan, 2 = the built-in character; actors;
 // threads (0 = all cores); crossfade (1 = every actor mid-crossfade between two clips).
@@ -103,6 +106,17 @@ HeadlessContext* bench_context() {
   return context.get();
 }
 
+// Makes the shared context current, or marks `state` skipped and returns false without one.
+bool make_context_current(benchmark::State& state) {
+  HeadlessContext* context = bench_context();
+  if (context == nullptr) {
+    state.SkipWithError("no headless EGL context");
+    return false;
+  }
+  context->make_current();
+  return true;
+}
+
 // Looks at the grid populate_bench_crowd lays out (2 units apart, x and z from 0) from above
 // the front, far enough that the whole crowd is in view: the rasterizer sees every actor.
 Camera grid_camera(std::size_t actors) {
@@ -149,12 +163,7 @@ void BM_Draw(benchmark::State& state) {
   const int which = static_cast<int>(state.range(0));
   const auto actors = static_cast<std::size_t>(state.range(1));
   const bool reference = state.range(2) != 0;
-  HeadlessContext* context = bench_context();
-  if (context == nullptr) {
-    state.SkipWithError("no headless EGL context");
-    return;
-  }
-  context->make_current();
+  if (!make_context_current(state)) return;
   Crowd crowd(bench_asset(which), {.capacity = actors});
   tools::populate_bench_crowd(crowd, actors, false);
   crowd.update(bench_frame_seconds);
@@ -168,6 +177,36 @@ void BM_Draw(benchmark::State& state) {
     CrowdRenderer renderer(crowd);
     measure_draws(state, crowd, renderer, target);
   }
+}
+
+void BM_Pass(benchmark::State& state) {
+  const int which = static_cast<int>(state.range(0));
+  const auto actors = static_cast<std::size_t>(state.range(1));
+  const bool depth = state.range(2) != 0;
+  if (!make_context_current(state)) return;
+  Crowd crowd(bench_asset(which), {.capacity = actors});
+  tools::populate_bench_crowd(crowd, actors, false);
+  // Large enough that rasterization counts: a shadow map is usually 1024² or more.
+  const Framebuffer target({.width = 512, .height = 512});
+  CrowdRenderer renderer(crowd);
+  const Camera camera = grid_camera(actors);
+  double wall = 0;
+  std::uint32_t draws = 0;
+  for (auto _ : state) {
+    crowd.update(bench_frame_seconds);
+    renderer.animate(crowd);
+    target.clear(glm::vec4(0.0f, 0.0f, 0.0f, 1.0f));
+    glFinish();  // neither the upload nor the clear is the pass's cost
+    const auto start = Clock::now();
+    draws = depth ? renderer.draw_depth(crowd, camera) : renderer.draw(crowd, camera);
+    glFinish();
+    const double seconds = seconds_since(start);
+    state.SetIterationTime(seconds);
+    wall += seconds;
+  }
+  state.SetLabel(std::string(asset_names[which]) + (depth ? " depth" : " main"));
+  state.counters["us_per_actor"] = wall * 1e6 / (static_cast<double>(state.iterations()) * static_cast<double>(actors));
+  state.counters["draws"] = draws;
 }
 
 void update_arguments(benchmark::internal::Benchmark* b) {
@@ -193,6 +232,11 @@ BENCHMARK(BM_Update)
 BENCHMARK(BM_Draw)
     ->Apply(draw_arguments)
     ->ArgNames({"asset", "actors", "reference"})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseManualTime();
+BENCHMARK(BM_Pass)
+    ->ArgsProduct({{0, 1, 2}, {100, 1000}, {0, 1}})
+    ->ArgNames({"asset", "actors", "depth"})
     ->Unit(benchmark::kMicrosecond)
     ->UseManualTime();
 

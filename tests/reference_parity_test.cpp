@@ -6,6 +6,9 @@
 // 2/255. A deliberately broken palette or zeroed morph weights must fail the same comparison.
 // The OpenGL 3.3 and ES 3.0 capped contexts run through the tool (render_test.cpp), since Mesa
 // reads its version override once per process.
+//
+// The depth pass (CrowdRenderer::draw_depth) is judged the same way: its depth buffer against
+// ReferenceRenderer::draw_depth's, with the GPU evaluator too, and the color buffer untouched.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -15,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include <epoxy/gl.h>
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
 
@@ -159,6 +163,56 @@ test::Image draw(const Crowd& crowd, const Camera& camera, std::optional<Palette
   return {width, height, target.read_pixels()};
 }
 
+// Window-space depth of the bound target (desktop OpenGL: glReadPixels of the depth buffer).
+std::vector<float> read_depth(const Framebuffer& target) {
+  target.bind();
+  std::vector<float> depth(std::size_t{target.width()} * target.height());
+  glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  glReadPixels(0, 0, static_cast<GLsizei>(target.width()), static_cast<GLsizei>(target.height()), GL_DEPTH_COMPONENT,
+               GL_FLOAT, depth.data());
+  return depth;
+}
+
+// Groups draw_depth draws: the non-empty ones whose material is not BLEND (glTF 2.0 §3.9.4).
+std::size_t depth_groups(const Crowd& crowd) {
+  std::size_t groups = 0;
+  const Asset& asset = crowd.asset();
+  for (const PrimitiveGroup& g : crowd.primitive_groups()) {
+    const std::int32_t m = asset.meshes[g.mesh].primitives[g.primitive].material;
+    const bool blended = m >= 0 && asset.materials[static_cast<std::size_t>(m)].alpha_mode == AlphaMode::blend;
+    groups += g.instances.empty() || blended ? 0 : 1;
+  }
+  return groups;
+}
+
+// One depth pass into a fresh target (the reference path when `renderer` is a
+// ReferenceRenderer). The color buffer is cleared to the background first and must keep it.
+template <class Renderer>
+std::vector<float> draw_depth(Renderer& renderer, const Crowd& crowd, const Camera& camera, std::uint32_t draws) {
+  Framebuffer target({.width = width, .height = height});
+  target.clear(glm::vec4(background[0], background[1], background[2], 255.0f) / 255.0f);
+  EXPECT_EQ(renderer.draw_depth(crowd, camera), draws);
+  GLboolean mask[4] = {};
+  glGetBooleanv(GL_COLOR_WRITEMASK, mask);
+  EXPECT_TRUE(mask[0] && mask[1] && mask[2] && mask[3]) << "the color mask was not restored";
+  EXPECT_EQ(test::foreground_fraction({width, height, target.read_pixels()}, background), 0.0)
+      << "the depth pass wrote color";
+  return read_depth(target);
+}
+
+// Fraction of pixels whose depths differ by more than `tolerance` (window depth in [0, 1]; a
+// pixel covered in one image and not in the other differs by the background's 1).
+double depth_differing_fraction(const std::vector<float>& a, const std::vector<float>& b, float tolerance) {
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) differing += std::abs(a[i] - b[i]) > tolerance ? 1 : 0;
+  return static_cast<double>(differing) / static_cast<double>(a.size());
+}
+
+double covered_fraction(const std::vector<float>& depth) {
+  return static_cast<double>(std::count_if(depth.begin(), depth.end(), [](float d) { return d < 1.0f; })) /
+         static_cast<double>(depth.size());
+}
+
 class ReferenceParity : public ::testing::TestWithParam<AssetCase> {};
 
 INSTANTIATE_TEST_SUITE_P(Assets, ReferenceParity,
@@ -192,6 +246,189 @@ TEST_P(ReferenceParity, InstancedImagesMatchTheReference) {
         << (context.debug_errors().empty() ? "" : context.debug_errors().front());
   }
   EXPECT_EQ(gl_object_count(), 0u);
+}
+
+// The depth pass of both storages, and of the GPU evaluator, against the reference path's depth
+// pass: at most 0.5 % of the pixels (as for color) may differ by more than 1e-4 in window depth.
+// A GPU crowd's depth pass followed by its main pass runs the compute passes once (the second
+// reports no animation time) and an update in between is seen by the next pass.
+TEST_P(ReferenceParity, DepthPassMatchesTheReference) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const AssetCase& c = GetParam();
+  Scene scene = make_scene(c);
+  Crowd& crowd = *scene.crowd;
+  constexpr float tolerance = 1e-4f;
+  constexpr double bound = 0.005;
+  HeadlessContext context({.debug = true});
+  const std::size_t groups = depth_groups(crowd);
+  const auto check = [&](const char* what, const std::vector<float>& depth, const std::vector<float>& reference) {
+    const double differing = depth_differing_fraction(depth, reference, tolerance);
+    EXPECT_LE(differing, bound) << c.name << " " << what;
+  };
+  std::vector<float> reference;
+  {
+    ReferenceRenderer renderer(crowd);
+    reference = draw_depth(renderer, crowd, scene.camera, static_cast<std::uint32_t>(groups * crowd.actor_count()));
+  }
+  EXPECT_GT(covered_fraction(reference), 0.03);
+  for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+    CrowdRenderer renderer(crowd, {.palette = storage});
+    check(palette_storage_name(storage), draw_depth(renderer, crowd, scene.camera, static_cast<std::uint32_t>(groups)),
+          reference);
+    // The main pass writes the same depth where it draws opaque and MASK surfaces.
+    Framebuffer target({.width = width, .height = height});
+    target.clear(glm::vec4(0.0f, 0.0f, 0.0f, 1.0f));
+    renderer.draw(crowd, scene.camera);
+    check("main pass", read_depth(target), reference);
+  }
+
+  crowd.set_animation(Animation::gpu);
+  CrowdRenderer renderer(crowd, {.time_animation = true});
+  check("gpu", draw_depth(renderer, crowd, scene.camera, static_cast<std::uint32_t>(groups)), reference);
+  EXPECT_GE(renderer.stats().animation_ms, 0.0) << "the depth pass evaluated the poses";
+  {
+    Framebuffer target({.width = width, .height = height});
+    target.clear(glm::vec4(0.0f, 0.0f, 0.0f, 1.0f));
+    renderer.draw(crowd, scene.camera);
+    EXPECT_EQ(renderer.stats().animation_ms, -1.0) << "the main pass evaluated the same poses again";
+    check("gpu main pass", read_depth(target), reference);
+  }
+  crowd.update(0.3f);
+  const std::vector<float> moved = draw_depth(renderer, crowd, scene.camera, static_cast<std::uint32_t>(groups));
+  const bool animated = !crowd.asset().clips.empty();  // NegativeScaleTest has no clip: nothing changes
+  if (animated) {
+    EXPECT_GE(renderer.stats().animation_ms, 0.0);
+  }
+  crowd.set_animation(Animation::cpu);
+  ReferenceRenderer after(crowd);
+  const std::vector<float> moved_reference =
+      draw_depth(after, crowd, scene.camera, static_cast<std::uint32_t>(groups * crowd.actor_count()));
+  check("gpu after update", moved, moved_reference);
+  if (animated) {
+    EXPECT_GT(depth_differing_fraction(moved_reference, reference, tolerance), bound) << "nothing moved";
+  }
+  EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
+}
+
+// Shadows (docs/spec.md §6): each renderer's depth pass from the light into a ShadowMap, then a
+// GroundPlane and the crowd shaded with Camera::shadow. The instanced images on both storages
+// agree with the reference path's as the unshadowed images do, and the shadows darken the ground.
+test::Image draw_shadowed(const Crowd& crowd, const Camera& camera, std::optional<PaletteStorage> storage,
+                          bool shadows) {
+  Box all;
+  for (const Actor& actor : crowd.actors()) add_actor(all, crowd, actor);
+  const glm::vec3 size = all.max - all.min;
+  const float margin = std::max(size.x, size.z);
+  const GroundOptions ground_options{
+      .center = glm::vec3(0.5f * (all.min.x + all.max.x), all.min.y, 0.5f * (all.min.z + all.max.z)),
+      .half_extent = 2.0f * margin};
+  ShadowMap map({.size = 1024});
+  const Camera light = map.fit(camera.light_direction, all.min - glm::vec3(margin, 0.0f, margin),
+                               all.max + glm::vec3(margin, 0.0f, margin));
+  std::optional<CrowdRenderer> instanced;
+  std::optional<ReferenceRenderer> reference;
+  if (storage) {
+    instanced.emplace(crowd, CrowdRendererOptions{.palette = *storage});
+  } else {
+    reference.emplace(crowd);
+  }
+  Camera shaded = camera;
+  if (shadows) {
+    map.begin();
+    instanced ? instanced->draw_depth(crowd, light) : reference->draw_depth(crowd, light);
+    map.end();
+    shaded.shadow = map.sampling();
+  }
+  Framebuffer target({.width = width, .height = height});
+  target.clear(glm::vec4(background[0], background[1], background[2], 255.0f) / 255.0f);
+  GroundPlane ground;
+  ground.draw(shaded, ground_options);
+  instanced ? instanced->draw(crowd, shaded) : reference->draw(crowd, shaded);
+  return {width, height, target.read_pixels()};
+}
+
+TEST_P(ReferenceParity, ShadowsMatchTheReference) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const AssetCase& c = GetParam();
+  const Scene scene = make_scene(c);
+  const Crowd& crowd = *scene.crowd;
+  const auto dir = test::scratch_dir(std::string("shadows_") + c.name);
+  HeadlessContext context({.debug = true});
+  const test::Image reference = draw_shadowed(crowd, scene.camera, std::nullopt, true);
+  write_png(dir / "reference.png", width, height, reference.rgba);
+  const test::Image unshadowed = draw_shadowed(crowd, scene.camera, std::nullopt, false);
+  EXPECT_GT(test::differing_fraction(reference, unshadowed, 8), 0.01) << "no shadow on the ground: " << dir;
+  for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+    EXPECT_TRUE(test::images_agree(dir, palette_storage_name(storage),
+                                   draw_shadowed(crowd, scene.camera, storage, true), reference));
+  }
+  EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
+  EXPECT_EQ(gl_object_count(), 0u);
+}
+
+// Each actor casts its own pose: two robots left and right seen from above with the light
+// from above, only the ground and its shadows drawn (the crowd only in the depth pass). Moving
+// the left robot's clock changes shadow pixels on the left only, with both storages and on the
+// reference path, and the instanced shadow images agree with the reference.
+TEST(Shadows, EachActorsShadowFollowsItsOwnPose) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  auto asset = std::make_shared<const Asset>(load_asset(test::asset_path(robot.file)));
+  Crowd crowd(asset, {.capacity = 2});
+  std::vector<Actor> actors = crowd.add_actors(std::vector<ActorOptions>{
+      {.clip = "Dance", .transform = glm::translate(glm::mat4(1.0f), glm::vec3(-3.0f, 0, 0))},
+      {.clip = "Dance", .transform = glm::translate(glm::mat4(1.0f), glm::vec3(3.0f, 0, 0))}});
+  crowd.update(0.2f);
+  Camera camera;
+  camera.view = glm::lookAt(glm::vec3(0, 14, 0.01f), glm::vec3(0), glm::vec3(0, 1, 0));
+  camera.projection = glm::perspective(glm::radians(50.0f), 4.0f / 3.0f, 1.0f, 40.0f);
+  camera.light_direction = glm::vec3(0.1f, -1.0f, 0.15f);
+  HeadlessContext context({.debug = true});
+  ShadowMap map({.size = 1024});
+  const Camera light = map.fit(camera.light_direction, glm::vec3(-7, 0, -4), glm::vec3(7, 6, 4));
+  GroundPlane ground;
+  // The ground only, shaded with the shadows of the crowd's depth pass.
+  const auto shadows_of = [&](auto& renderer) {
+    map.begin();
+    renderer.draw_depth(crowd, light);
+    map.end();
+    Camera shaded = camera;
+    shaded.shadow = map.sampling();
+    Framebuffer target({.width = width, .height = height});
+    target.clear(glm::vec4(0, 0, 0, 1));
+    ground.draw(shaded, {.half_extent = 12.0f, .color = glm::vec4(0.8f, 0.8f, 0.8f, 1.0f)});
+    return test::Image{width, height, target.read_pixels()};
+  };
+  const auto dir = test::scratch_dir("shadow_per_actor");
+  test::Image reference_after;
+  for (int path = 0; path < 3; ++path) {
+    const char* name = path == 0 ? "reference" : path == 1 ? "storage" : "texture";
+    actors[0].seek(0.2f);
+    std::optional<CrowdRenderer> instanced;
+    std::optional<ReferenceRenderer> reference;
+    if (path == 0) {
+      reference.emplace(crowd);
+    } else {
+      instanced.emplace(
+          crowd, CrowdRendererOptions{.palette = path == 1 ? PaletteStorage::storage_buffer : PaletteStorage::texture});
+    }
+    const auto draw = [&] { return instanced ? shadows_of(*instanced) : shadows_of(*reference); };
+    const test::Image before = draw();
+    actors[0].seek(1.1f);
+    const test::Image after = draw();
+    std::size_t left = 0, right = 0;
+    for (std::size_t i = 0; i < before.rgba.size(); i += 4) {
+      const bool changed = std::abs(int{before.rgba[i]} - int{after.rgba[i]}) > 2;
+      ((i / 4) % width < width / 2 ? left : right) += changed ? 1 : 0;
+    }
+    EXPECT_GT(left, 30u) << name << ": the left robot's shadow did not move";
+    EXPECT_EQ(right, 0u) << name << ": the right robot's shadow moved";
+    if (left <= 30u || right != 0u) ADD_FAILURE() << test::write_difference(dir, name, after, before, 2);
+    if (path == 0)
+      reference_after = after;
+    else
+      EXPECT_TRUE(test::images_agree(dir, name, after, reference_after));
+  }
+  EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
 }
 
 // The joint carrying the most skin weight in the first skinned group, zeroed in every actor's

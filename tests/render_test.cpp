@@ -229,6 +229,40 @@ TEST(RenderTool, ReferenceDrawsEveryActorSeparately) {
   EXPECT_GT(foreground_fraction(r), 0.02) << r.png;
 }
 
+// --shadows: a depth pass from the light (one draw per opaque group: RobotExpressive has 19 and
+// no BLEND material) plus the main pass, on the instanced path and on the reference path, whose
+// images agree; with ES 3.0 the texture path shades the same shadows. The plain render has no
+// ground, so the shadowed image covers far more of the clear colour.
+TEST(RenderTool, ShadowsAddOneDepthDrawPerGroupAndMatchTheReference) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const std::vector<std::string> args = {robot(),   "--actors", "4",        "--seconds", "0.5",
+                                         "--width", "128",      "--height", "96",        "--shadows"};
+  auto with = [&](std::initializer_list<std::string> extra) {
+    std::vector<std::string> all = args;
+    all.insert(all.end(), extra);
+    return all;
+  };
+  const Render instanced = run_render("shadows", args);
+  const Render reference = run_render("shadows_reference", with({"--reference"}));
+  const Render es30 = run_render("shadows_es30", with({"--gl", "es3.0"}));
+  const Render plain =
+      run_render("shadows_off", {robot(), "--actors", "4", "--seconds", "0.5", "--width", "128", "--height", "96"});
+  ASSERT_EQ(instanced.exit_code, 0) << instanced.output;
+  ASSERT_EQ(reference.exit_code, 0) << reference.output;
+  ASSERT_EQ(es30.exit_code, 0) << es30.output;
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_EQ(instanced.stats.at("shadows"), true);
+  EXPECT_EQ(instanced.stats.at("shadow_draws"), 19);
+  EXPECT_EQ(instanced.stats.at("draws"), 2 * 19);
+  EXPECT_EQ(reference.stats.at("shadow_draws"), 19 * 4);
+  EXPECT_EQ(plain.stats.at("shadows"), false);
+  EXPECT_EQ(plain.stats.at("shadow_draws"), 0);
+  EXPECT_GT(foreground_fraction(instanced), foreground_fraction(plain) + 0.2) << "no ground: " << instanced.png;
+  const auto dir = instanced.png.parent_path();
+  EXPECT_TRUE(test::images_agree(dir, "instanced", instanced.image, reference.image));
+  EXPECT_TRUE(test::images_agree(dir, "es30", es30.image, reference.image));
+}
+
 TEST(RenderTool, PaletteAndGlOptionsAreReported) {
   Render r = run_render("texture43", {"--actors", "4", "--palette", "texture", "--width", "32", "--height", "24"});
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -159,6 +159,22 @@ TEST(StudioTool, GpuAnimationSwitch) {
   EXPECT_NE(bad.output.find("cpu or gpu"), std::string::npos) << bad.output;
 }
 
+// The Shadows toggle: a depth pass per group on top of the main pass (the built-in character's
+// groups are opaque), reported in --stats; "shadows=maybe" is refused.
+TEST(StudioTool, ShadowsToggle) {
+  REQUIRE_XVFB();
+  const StudioRun off = run_studio("shadows_off", {"--set", "actors=4"});
+  const StudioRun on = run_studio("shadows_on", {"--set", "actors=4", "--set", "shadows=on"});
+  ASSERT_EQ(off.exit_code, 0) << off.output;
+  ASSERT_EQ(on.exit_code, 0) << on.output;
+  EXPECT_EQ(off.stats["shadows"], false);
+  EXPECT_EQ(on.stats["shadows"], true);
+  EXPECT_EQ(on.stats["draws"].get<int>(), 2 * off.stats["draws"].get<int>());
+  const StudioRun bad = run_studio("shadows_bad", {"--set", "shadows=maybe"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("shadows"), std::string::npos) << bad.output;
+}
+
 TEST(StudioTool, ModelSwitchShowsLodSource) {
   REQUIRE_XVFB();
   const StudioRun authored = run_studio("authored", {"--set", "model=SimpleSkinLOD", "--set", "actors=4"});

@@ -18,10 +18,12 @@
 //
 // Declarations: gltf_crowd/gl_platform.hpp (HeadlessContext, Framebuffer, write_png,
 // gl_object_count) and gltf_crowd/gl_renderers.hpp (Camera, CrowdRenderer, ReferenceRenderer,
-// palette storage and the GL state the renderers keep). This umbrella includes both, and
+// palette storage and the GL state the renderers keep) and gltf_crowd/gl_shadows.hpp
+// (ShadowMap, GroundPlane: the directional light's shadows). This umbrella includes them, and
 // gltf_crowd/crowd.hpp, which the renderers take by reference.
 #pragma once
 
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/gl_platform.hpp"
 #include "gltf_crowd/gl_renderers.hpp"
+#include "gltf_crowd/gl_shadows.hpp"

@@ -20,8 +20,9 @@
 //    GL_ARRAY_BUFFER, GL_COPY_WRITE_BUFFER and GL_PIXEL_UNPACK_BUFFER bindings;
 //  - CrowdRenderer with storage buffers: the generic GL_SHADER_STORAGE_BUFFER binding and the
 //    indexed bindings 0..4 (buffer, offset and size);
-//  - the active texture unit and, on units 0..9, the GL_TEXTURE_2D binding and sampler object;
-//  - depth test, function and write mask; face culling, cull face mode and front face;
+//  - the active texture unit and, on units 0..10, the GL_TEXTURE_2D binding and sampler object;
+//  - depth test, function and write mask; the color write mask (draw_depth turns it off);
+//    face culling, cull face mode and front face;
 //    blending, blend functions and equations (RGB and alpha);
 //  - GL_UNPACK_ALIGNMENT, _ROW_LENGTH, _SKIP_ROWS and _SKIP_PIXELS;
 //  - the current values of generic vertex attributes 2..5 (the constant tangent, texture
@@ -30,7 +31,7 @@
 // store values and sampler objects (GL's defaults are set), and draws use depth test GL_LESS,
 // back-face culling, and for BLEND materials GL_SRC_ALPHA / GL_ONE_MINUS_SRC_ALPHA with
 // GL_FUNC_ADD. Not touched, so the application's values apply to the draws: the bound
-// framebuffer and viewport (draws go there), scissor, stencil, color mask, polygon mode and
+// framebuffer and viewport (draws go there), scissor, stencil, color mask (in draw()), polygon mode and
 // offset, sample alpha-to-coverage, sRGB conversion, uniform buffer bindings and all other
 // state. destroy() only deletes the renderer's own objects, none of which is bound after a call
 // returns, so it changes no binding. Framebuffer changes GL state as its methods say.
@@ -59,6 +60,21 @@ class Crowd;        // gltf_crowd/crowd.hpp
 struct CrowdLink;   // gltf_crowd/crowd.hpp: identifies a crowd across moves
 struct NodeStream;  // gltf_crowd/crowd.hpp
 
+// Shadows from Camera's directional light (docs/spec.md §6): a depth texture drawn with
+// draw_depth from the light's view (ShadowMap makes one), sampled by both renderers' shading
+// with 3 × 3 percentage-closer filtering. The texture must be a 2D depth texture with
+// GL_TEXTURE_COMPARE_MODE = GL_COMPARE_REF_TO_TEXTURE, GL_LEQUAL and GL_LINEAR filters. Fragments
+// outside the map are lit. Default: no shadows.
+struct ShadowSampling {
+  std::uint32_t depth_texture = 0;  // GL texture name; 0 = no shadows
+  std::uint32_t size = 0;           // its side in texels (the filter's step); 0 = no shadows
+  glm::mat4 view_projection{1.0f};  // projection × view of the light camera it was drawn with
+  // World units a receiver is pushed along its normal before the lookup, against shadow acne
+  // (self-shadowing from the map's finite resolution): about 1.5 texels of the map in world
+  // units (ShadowMap::sampling()).
+  float normal_offset = 0.0f;
+};
+
 // What the application supplies per frame. Matrices are glm's (column-major, right-handed,
 // clip z in [-1, 1]); a projection whose [3][3] is 0 is perspective (the viewer sits at the
 // view's origin), otherwise orthographic (the viewer is infinitely far along the view's +z).
@@ -72,6 +88,7 @@ struct Camera {
   glm::vec3 light_direction{-0.4f, -1.0f, -0.5f};
   glm::vec3 light_color{1.0f};
   glm::vec3 ambient_color{0.3f};
+  ShadowSampling shadow;  // the directional light's shadow map; none by default
 };
 
 // Output of the last CrowdRenderer::draw or ReferenceRenderer::draw.
@@ -183,6 +200,19 @@ class CrowdRenderer {
   // capacity grew (Error "palette_too_large" past a limit).
   std::uint32_t draw(const Crowd& crowd, const Camera& camera);
 
+  // The depth-only pass for shadow maps and depth pre-passes: the same palettes, instance
+  // transforms, morphs and culling as draw(), one glDrawElementsInstanced per non-empty opaque
+  // or MASK group (BLEND groups write no depth in draw() and are skipped), with the color write
+  // mask off and no shading: only MASK materials sample their base color alpha to cut out.
+  // camera.view and camera.projection place it (a light's view for a shadow map); the lighting
+  // fields are ignored. Draws into the bound framebuffer and viewport, depth test GL_LESS; the
+  // color mask is the application's again on return, as the rest of "GL state" above. Brings
+  // the streams up to date as draw() does, so either pass may come first in a frame; with
+  // Animation::gpu the second pass of a frame runs no compute passes when nothing changed in
+  // between (RenderStats::animation_ms is then -1). Returns the number of draws; errors as
+  // draw(). Builds its program on first use (Error "shader_compile" / "program_link").
+  std::uint32_t draw_depth(const Crowd& crowd, const Camera& camera);
+
   // What draw() does before its draws: uploads the changed slots (Animation::cpu) or the changed
   // records and placements followed by the compute passes (Animation::gpu), so the GPU streams
   // hold the crowd's current poses. stats() then counts its uploads and no draws. Errors as
@@ -219,6 +249,8 @@ class CrowdRenderer {
   struct State;  // GPU objects, private to the implementation
 
  private:
+  std::uint32_t draw_pass(const Crowd& crowd, const Camera& camera, bool depth_only);
+
   std::shared_ptr<const CrowdLink> crowd_;  // identifies the crowd, following its moves
   PaletteStorage storage_ = PaletteStorage::storage_buffer;
   bool time_animation_ = false;
@@ -251,6 +283,10 @@ class ReferenceRenderer {
   // CPU work per frame.
   std::uint32_t draw(const Crowd& crowd, const Camera& camera);
 
+  // CrowdRenderer::draw_depth's pass drawn this way, one draw per actor per opaque or MASK
+  // group: the oracle for the instanced depth pass and the shadows it casts.
+  std::uint32_t draw_depth(const Crowd& crowd, const Camera& camera);
+
   const RenderStats& stats() const noexcept { return stats_; }
   // GL objects this renderer currently owns.
   std::size_t object_count() const noexcept;
@@ -261,6 +297,8 @@ class ReferenceRenderer {
   struct State;  // GPU objects and CPU scratch, private to the implementation
 
  private:
+  std::uint32_t draw_pass(const Crowd& crowd, const Camera& camera, bool depth_only);
+
   std::shared_ptr<const CrowdLink> crowd_;  // identifies the crowd, following its moves
   std::unique_ptr<State> state_;
   RenderStats stats_;

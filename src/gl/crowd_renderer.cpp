@@ -66,6 +66,21 @@ void set_data_units(GLuint program) {
   gl::check_gl("glUniform1i(data samplers)");
 }
 
+// Links the crowd vertex shader with the shading (`depth` false) or the depth-pass fragment
+// shader and finds its uniforms; the texture path's samplers are pointed at their units.
+gl::Object make_program(const CrowdRenderer::State& state, bool depth, gl::CrowdUniforms& uniforms,
+                        gl::MaterialUniforms& material_uniforms) {
+  const bool buffers = state.storage == PaletteStorage::storage_buffer;
+  const gl::ShaderDialect dialect = buffers ? gl::ShaderDialect::glsl430 : gl::plain_dialect("CrowdRenderer");
+  gl::Object program = gl::link_program(
+      depth ? "crowd_depth_program" : "crowd_program", gl::crowd_vertex_source(dialect, buffers).c_str(),
+      (depth ? gl::depth_fragment_source(dialect) : gl::fragment_source(dialect)).c_str());
+  uniforms = find_uniforms(program.name());
+  material_uniforms = gl::find_material_uniforms(program.name());
+  if (!buffers) set_data_units(program.name());
+  return program;
+}
+
 // Index of the GPU copy of (mesh, primitive), uploading it on first use.
 std::uint32_t primitive_for(CrowdRenderer::State& state, const Asset& asset, const PrimitiveGroup& group) {
   auto key = std::make_pair(group.mesh, group.primitive);
@@ -288,17 +303,9 @@ CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& opt
   }
   gl::check_gl("glGetIntegerv(limits)");
   const gl::StateGuard guard(false, crowd.animation() == Animation::gpu);
-  const gl::ShaderDialect dialect = buffers ? gl::ShaderDialect::glsl430 : gl::plain_dialect("CrowdRenderer");
   try {
-    state->program = gl::link_program("crowd_program", gl::crowd_vertex_source(dialect, buffers).c_str(),
-                                      gl::fragment_source(dialect).c_str());
-    state->uniforms = find_uniforms(state->program.name());
-    state->material_uniforms = gl::find_material_uniforms(state->program.name());
-    if (buffers) {
-      state->dummy = gl::make_dynamic_buffer(16);
-    } else {
-      set_data_units(state->program.name());
-    }
+    state->program = make_program(*state, false, state->uniforms, state->material_uniforms);
+    if (buffers) state->dummy = gl::make_dynamic_buffer(16);
     if (!crowd.destroyed()) {
       state->textures = gl::MaterialTextures(crowd.asset());
       sync_layout(*state, crowd);
@@ -316,7 +323,13 @@ std::size_t CrowdRenderer::object_count() const noexcept { return gl::count_obje
 
 void CrowdRenderer::destroy() noexcept { gl::release_objects(state_); }
 
-std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
+std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) { return draw_pass(crowd, camera, false); }
+
+std::uint32_t CrowdRenderer::draw_depth(const Crowd& crowd, const Camera& camera) {
+  return draw_pass(crowd, camera, true);
+}
+
+std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera, bool depth_only) {
   stats_ = {};
   gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
   if (!state_ || crowd.destroyed()) return 0;
@@ -324,21 +337,26 @@ std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
   const gl::StateGuard guard(buffers, crowd.animation() == Animation::gpu);
   sync_layout(state, crowd);
+  if (depth_only && !state.depth_program)
+    state.depth_program = make_program(state, true, state.depth_uniforms, state.depth_material_uniforms);
 
   gl::StateCache& cache = state.cache;
   cache.invalidate();
   prepare_streams(state, crowd, time_animation_, stats_);
   const auto streams = crowd.node_streams();
 
-  const gl::CrowdUniforms& u = state.uniforms;
-  cache.use_program(state.program.name());
+  const gl::CrowdUniforms& u = depth_only ? state.depth_uniforms : state.uniforms;
+  const gl::MaterialUniforms& material_uniforms = depth_only ? state.depth_material_uniforms : state.material_uniforms;
+  cache.use_program(depth_only ? state.depth_program.name() : state.program.name());
   glUniformMatrix4fv(u.view_projection, 1, GL_FALSE, glm::value_ptr(camera.projection * camera.view));
-  gl::set_lighting(state.material_uniforms, camera);
+  if (!depth_only) gl::set_lighting(cache, material_uniforms, camera);
   gl::begin_frame();
+  if (depth_only) glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);  // the guard restores it
 
   const Asset& asset = crowd.asset();
   const auto groups = crowd.primitive_groups();
   for (const bool blended_pass : {false, true}) {
+    if (blended_pass && depth_only) break;  // BLEND surfaces write no depth in draw() either
     for (std::size_t i = 0; i < groups.size(); ++i) {
       const PrimitiveGroup& group = groups[i];
       gl::GroupGpu& g = state.groups[i];
@@ -382,7 +400,7 @@ std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
       // One winding per draw when the instances agree; otherwise the fragment shader culls
       // each instance by the sign of its transform's determinant.
       const int winding = group_winding(s, group.instances);
-      gl::bind_material(cache, state.material_uniforms, state.textures, asset, p.material, p.layout.has_tangent,
+      gl::bind_material(cache, material_uniforms, state.textures, asset, p.material, p.layout.has_tangent,
                         winding == 0);
       gl::set_material_state(cache, asset, p.material);
       if (winding == 0) cache.set_cull(false);

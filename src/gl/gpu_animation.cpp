@@ -335,6 +335,7 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
                       std::span<const AnimationTargets> targets, bool timed) {
   reserve_slots(gpu, crowd.capacity());
   const auto live = static_cast<std::uint32_t>(crowd.actor_count());
+  const bool everything = gpu.upload_everything;
   std::uint64_t uploaded = 0;
   const auto upload = [&](GLuint buffer, std::size_t stride, const void* base, std::uint32_t first, std::uint32_t end) {
     const std::size_t bytes = std::size_t{end - first} * stride;
@@ -373,17 +374,7 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
   gpu.upload_everything = false;
   if (live == 0) return uploaded;
 
-  if (timed) {  // not inside the application's own GL_TIME_ELAPSED query: those do not nest
-    GLint running = 0;
-    glGetQueryiv(GL_TIME_ELAPSED, GL_CURRENT_QUERY, &running);
-    timed = running == 0;
-  }
-  if (timed) {
-    if (!gpu.timer) gpu.timer = make_query();
-    glBeginQuery(GL_TIME_ELAPSED, gpu.timer.name());
-  }
   const Rig& rig = gpu.rig;
-  const auto n = static_cast<std::uint32_t>(rig.node_count());
   // Root motion (docs/spec.md §3.10): the sample pass pins the root's extracted components, as
   // remove_root_motion does on the CPU; the motion itself comes from the clocks, on the CPU.
   const RootMotionOptions& root = crowd.root_motion();
@@ -393,6 +384,26 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
     if (node >= 0) root_node = rig.rig_node[static_cast<std::size_t>(node)];
     root_flags = (root.translation_xz ? 1u : 0u) | (root.translation_y ? 2u : 0u) | (root.yaw ? 4u : 0u);
   }
+  if (gpu.evaluated && !everything && uploaded == 0 && live == gpu.evaluated_live &&
+      root_node == gpu.evaluated_root_node && root_flags == gpu.evaluated_root_flags &&
+      std::ranges::equal(targets, gpu.evaluated_targets))
+    return uploaded;
+  gpu.evaluated = true;
+  gpu.evaluated_live = live;
+  gpu.evaluated_root_node = root_node;
+  gpu.evaluated_root_flags = root_flags;
+  gpu.evaluated_targets.assign(targets.begin(), targets.end());
+
+  if (timed) {  // not inside the application's own GL_TIME_ELAPSED query: those do not nest
+    GLint running = 0;
+    glGetQueryiv(GL_TIME_ELAPSED, GL_CURRENT_QUERY, &running);
+    timed = running == 0;
+  }
+  if (timed) {
+    if (!gpu.timer) gpu.timer = make_query();
+    glBeginQuery(GL_TIME_ELAPSED, gpu.timer.name());
+  }
+  const auto n = static_cast<std::uint32_t>(rig.node_count());
   for (auto [index, buffer] : {std::pair{bind::records, gpu.records.name()},
                                {bind::tails, gpu.tails.name()},
                                {bind::placements, gpu.placements.name()},

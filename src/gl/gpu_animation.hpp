@@ -31,6 +31,8 @@ struct AnimationTargets {
   GLuint transforms = 0;
   GLuint palette = 0;  // 0: the stream shares another's palette (or is rigid)
   GLuint weights = 0;  // 0: no morph weights
+
+  bool operator==(const AnimationTargets&) const = default;
 };
 
 struct GpuAnimation {
@@ -59,6 +61,11 @@ struct GpuAnimation {
   // Change tracking, as CrowdRenderer's: the generations the GPU copies hold.
   std::uint64_t uploaded_records = 0, uploaded_placements = 0;
   bool upload_everything = true;
+  // What the last passes evaluated: when nothing was uploaded since and these agree, the targets
+  // already hold the crowd's poses (a depth pass and the main pass of one frame).
+  bool evaluated = false;
+  std::uint32_t evaluated_live = 0, evaluated_root_node = 0, evaluated_root_flags = 0;
+  std::vector<AnimationTargets> evaluated_targets;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // scratch: [first, end) slot runs
   Object timer;                                               // GL_TIME_ELAPSED query
   bool timer_pending = false;
@@ -86,7 +93,9 @@ void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd, const RigOptions
 // Uploads the records (layer records included) and placements that changed (all after a
 // (re)allocation) and the layer tables when they grew, runs the passes for the live slots and
 // writes into `targets` (one per node stream; empty: only the local poses, morph weights and
-// world matrices are computed, for read-back). Returns the bytes uploaded.
+// world matrices are computed, for read-back). Runs no pass when nothing was uploaded and the
+// live slots, root motion options and targets are those of the last run, since the targets then
+// hold these poses already. Returns the bytes uploaded.
 // With `timed`, the passes run inside a GL_TIME_ELAPSED query whose result gpu_milliseconds reads,
 // unless the application's own GL_TIME_ELAPSED query is running (queries do not nest): then
 // gpu_milliseconds reads -1.

@@ -124,7 +124,12 @@ MaterialUniforms find_material_uniforms(GLuint program) {
   u.to_light = at("u_to_light");
   u.light_color = at("u_light_color");
   u.ambient_color = at("u_ambient_color");
+  u.shadowed = at("u_shadowed");
+  u.shadow_matrix = at("u_shadow_matrix");
+  u.shadow_normal_offset = at("u_shadow_normal_offset");
+  u.shadow_texel = at("u_shadow_texel");
   glUseProgram(program);
+  glUniform1i(at("u_shadow_map"), unit::shadow_map);
   glUniform1i(at("u_base_color_texture"), unit::base_color);
   glUniform1i(at("u_metallic_roughness_texture"), unit::metallic_roughness);
   glUniform1i(at("u_normal_texture"), unit::normal);
@@ -134,7 +139,7 @@ MaterialUniforms find_material_uniforms(GLuint program) {
   return u;
 }
 
-void set_lighting(const MaterialUniforms& u, const Camera& camera) {
+void set_lighting(StateCache& cache, const MaterialUniforms& u, const Camera& camera) {
   const glm::mat4 camera_world = glm::inverse(camera.view);
   // Perspective: the viewer is the view's origin; orthographic: it is infinitely far along +z.
   const glm::vec4 eye = camera.projection[3][3] == 0.0f ? glm::vec4(glm::vec3(camera_world[3]), 1.0f)
@@ -145,6 +150,17 @@ void set_lighting(const MaterialUniforms& u, const Camera& camera) {
   glUniform3fv(u.to_light, 1, glm::value_ptr(to_light));
   glUniform3fv(u.light_color, 1, glm::value_ptr(camera.light_color));
   glUniform3fv(u.ambient_color, 1, glm::value_ptr(camera.ambient_color));
+  const ShadowSampling& shadow = camera.shadow;
+  const bool shadowed = shadow.depth_texture != 0 && shadow.size > 0;
+  glUniform1i(u.shadowed, shadowed ? 1 : 0);
+  cache.bind_texture(unit::shadow_map, shadowed ? shadow.depth_texture : 0);
+  if (!shadowed) return;
+  // Clip space [-1, 1]³ to texture coordinates and depth in [0, 1].
+  const glm::mat4 to_texture(glm::vec4(0.5f, 0, 0, 0), glm::vec4(0, 0.5f, 0, 0), glm::vec4(0, 0, 0.5f, 0),
+                             glm::vec4(0.5f, 0.5f, 0.5f, 1.0f));
+  glUniformMatrix4fv(u.shadow_matrix, 1, GL_FALSE, glm::value_ptr(to_texture * shadow.view_projection));
+  glUniform1f(u.shadow_normal_offset, shadow.normal_offset);
+  glUniform1f(u.shadow_texel, 1.0f / static_cast<float>(shadow.size));
 }
 
 void bind_material(StateCache& cache, const MaterialUniforms& u, const MaterialTextures& textures, const Asset& asset,

@@ -19,15 +19,17 @@ struct MaterialUniforms {
         occlusion_strength = -1, base_color_uv = -1, metallic_roughness_uv = -1, normal_uv = -1, occlusion_uv = -1,
         emissive_uv = -1, base_color_uv_transform = -1, metallic_roughness_uv_transform = -1, normal_uv_transform = -1,
         occlusion_uv_transform = -1, emissive_uv_transform = -1, alpha_mode = -1, alpha_cutoff = -1, double_sided = -1,
-        has_tangents = -1, instance_winding = -1, eye = -1, to_light = -1, light_color = -1, ambient_color = -1;
+        has_tangents = -1, instance_winding = -1, eye = -1, to_light = -1, light_color = -1, ambient_color = -1,
+        shadowed = -1, shadow_matrix = -1, shadow_normal_offset = -1, shadow_texel = -1;
 };
 
 // Looks the uniforms up in `program` and points each material sampler at its texture unit
 // (shaders.hpp). Uses the program (glUseProgram).
 MaterialUniforms find_material_uniforms(GLuint program);
 
-// Sets the viewer, light and ambient uniforms from `camera` (program in use).
-void set_lighting(const MaterialUniforms& uniforms, const Camera& camera);
+// Sets the viewer, light, ambient and shadow uniforms from `camera` (program in use) and binds
+// its shadow map (or no texture) on unit::shadow_map.
+void set_lighting(StateCache& cache, const MaterialUniforms& uniforms, const Camera& camera);
 
 // One GL texture per (asset texture, color space) that some material uses: base color and
 // emissive textures are sRGB (sampling returns linear values), the others linear. Mipmapped,

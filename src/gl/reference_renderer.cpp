@@ -41,6 +41,10 @@ struct ReferenceRenderer::State {
   gl::Object program;
   GLint view_projection = -1;
   gl::MaterialUniforms material_uniforms;
+  // draw_depth's program: the reference vertex shader with depth_fragment_source, built on first use.
+  gl::Object depth_program;
+  GLint depth_view_projection = -1;
+  gl::MaterialUniforms depth_material_uniforms;
   gl::Object vertices;  // dynamic: DeformedVertex per vertex, replaced before every draw
   std::vector<gl::PrimitiveGpu> primitives;
   std::vector<std::vector<glm::vec3>> normals;  // per primitive: what the crowd path uploads
@@ -62,6 +66,7 @@ struct ReferenceRenderer::State {
   template <class Fn>
   void for_each_object(Fn&& fn) {
     fn(program);
+    fn(depth_program);
     fn(vertices);
     for (auto& p : primitives) fn(p.vertices);
     for (auto& d : drawables) {
@@ -189,12 +194,27 @@ std::size_t ReferenceRenderer::object_count() const noexcept { return gl::count_
 void ReferenceRenderer::destroy() noexcept { gl::release_objects(state_); }
 
 std::uint32_t ReferenceRenderer::draw(const Crowd& crowd, const Camera& camera) {
+  return draw_pass(crowd, camera, false);
+}
+
+std::uint32_t ReferenceRenderer::draw_depth(const Crowd& crowd, const Camera& camera) {
+  return draw_pass(crowd, camera, true);
+}
+
+std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& camera, bool depth_only) {
   stats_ = {};
   gl::require_own_crowd(crowd, crowd_, "ReferenceRenderer");
   if (!state_ || crowd.destroyed()) return 0;
   State& state = *state_;
   const gl::StateGuard guard(false);
   sync_layout(state, crowd);
+  if (depth_only && !state.depth_program) {
+    const gl::ShaderDialect dialect = gl::plain_dialect("ReferenceRenderer");
+    state.depth_program = gl::link_program("reference_depth_program", gl::reference_vertex_source(dialect).c_str(),
+                                           gl::depth_fragment_source(dialect).c_str());
+    state.depth_view_projection = glGetUniformLocation(state.depth_program.name(), "u_view_projection");
+    state.depth_material_uniforms = gl::find_material_uniforms(state.depth_program.name());
+  }
   const Asset& asset = crowd.asset();
 
   // Every live actor's world matrices of the needed nodes and morph weights, straight from the
@@ -220,13 +240,17 @@ std::uint32_t ReferenceRenderer::draw(const Crowd& crowd, const Camera& camera) 
 
   gl::StateCache& cache = state.cache;
   cache.invalidate();
-  cache.use_program(state.program.name());
-  glUniformMatrix4fv(state.view_projection, 1, GL_FALSE, glm::value_ptr(camera.projection * camera.view));
-  gl::set_lighting(state.material_uniforms, camera);
+  const gl::MaterialUniforms& material_uniforms = depth_only ? state.depth_material_uniforms : state.material_uniforms;
+  cache.use_program(depth_only ? state.depth_program.name() : state.program.name());
+  glUniformMatrix4fv(depth_only ? state.depth_view_projection : state.view_projection, 1, GL_FALSE,
+                     glm::value_ptr(camera.projection * camera.view));
+  if (!depth_only) gl::set_lighting(cache, material_uniforms, camera);
   gl::begin_frame();
+  if (depth_only) glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);  // the guard restores it
 
   const auto groups = crowd.primitive_groups();
   for (const bool blended_pass : {false, true}) {
+    if (blended_pass && depth_only) break;  // as CrowdRenderer::draw_depth
     for (std::size_t i = 0; i < groups.size(); ++i) {
       const PrimitiveGroup& group = groups[i];
       const ReferenceDrawable& d = state.drawables[state.group_drawable[i]];
@@ -240,7 +264,7 @@ std::uint32_t ReferenceRenderer::draw(const Crowd& crowd, const Camera& camera) 
       state.joint_matrices.resize(skin != nullptr ? skin->joints.size() : 0);
 
       cache.bind_vertex_array(d.vertex_array.name());
-      gl::bind_material(cache, state.material_uniforms, state.textures, asset, p.material, !primitive.tangents.empty(),
+      gl::bind_material(cache, material_uniforms, state.textures, asset, p.material, !primitive.tangents.empty(),
                         false);
       gl::set_material_state(cache, asset, p.material);
       for (const std::uint32_t slot : group.instances) {

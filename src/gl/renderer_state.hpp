@@ -36,6 +36,10 @@ struct CrowdRenderer::State {
   gl::Object program;
   gl::CrowdUniforms uniforms;
   gl::MaterialUniforms material_uniforms;
+  // draw_depth's program: the same vertex shader with depth_fragment_source, built on first use.
+  gl::Object depth_program;
+  gl::CrowdUniforms depth_uniforms;
+  gl::MaterialUniforms depth_material_uniforms;
   gl::Object dummy;  // storage path: bound to storage bindings a draw does not read
   std::vector<gl::PrimitiveGpu> primitives;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> primitive_index;  // (mesh, prim)
@@ -63,6 +67,7 @@ struct CrowdRenderer::State {
   template <class Fn>
   void for_each_object(Fn&& fn) {
     fn(program);
+    fn(depth_program);
     fn(dummy);
     for (auto& p : primitives) {
       fn(p.vertices);

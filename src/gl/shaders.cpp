@@ -19,7 +19,7 @@ std::string version(ShaderDialect dialect) {
     case ShaderDialect::essl300:
       return "#version 300 es\n"
              "precision highp float;\nprecision highp int;\n"
-             "precision highp sampler2D;\nprecision highp usampler2D;\n";
+             "precision highp sampler2D;\nprecision highp usampler2D;\nprecision highp sampler2DShadow;\n";
   }
   return {};
 }
@@ -227,6 +227,13 @@ uniform vec4 u_eye;                 // w = 1: viewer position; w = 0: unit vecto
 uniform vec3 u_to_light;            // unit vector toward the light
 uniform vec3 u_light_color;         // irradiance of a surface facing the light
 uniform vec3 u_ambient_color;
+// Camera::shadow: world → shadow map texture coordinates and depth ([0, 1]³), the receiver's
+// push along its normal before the lookup (world units), and the map's texel size (1 / side).
+uniform bool u_shadowed;
+uniform mat4 u_shadow_matrix;
+uniform float u_shadow_normal_offset;
+uniform float u_shadow_texel;
+uniform sampler2DShadow u_shadow_map;  // compare mode on, linear filter: 2 × 2 PCF per lookup
 
 out vec4 frag_color;
 
@@ -234,6 +241,21 @@ const float pi = 3.14159265;
 
 vec2 texcoord(int set, mat3x2 transform) {
   return transform * vec3(set == 1 ? v_texcoord1 : v_texcoord0, 1.0);
+}
+
+// The fraction of the directional light that reaches this fragment: 3 × 3 hardware-filtered
+// lookups (percentage-closer filtering, Reeves et al. 1987), so edges fade over about 4 texels.
+// Outside the map there is no shadow.
+float light_visibility(vec3 geometric_normal) {
+  if (!u_shadowed) return 1.0;
+  vec4 p = u_shadow_matrix * vec4(v_position + geometric_normal * u_shadow_normal_offset, 1.0);
+  vec3 q = p.xyz / p.w;
+  if (any(lessThan(q, vec3(0.0))) || any(greaterThan(q, vec3(1.0)))) return 1.0;
+  float lit = 0.0;
+  for (int y = -1; y <= 1; ++y) {
+    for (int x = -1; x <= 1; ++x) lit += textureLod(u_shadow_map, vec3(q.xy + vec2(x, y) * u_shadow_texel, q.z), 0.0);
+  }
+  return lit / 9.0;
 }
 
 vec3 srgb_encode(vec3 linear) {
@@ -287,6 +309,7 @@ void main() {
   if (!front) {  // the back of a double-sided surface: the whole frame flips (glTF 2.0 §3.9.6)
     n = -n; t = -t; b = -b;
   }
+  float lit_fraction = light_visibility(n);
   if (u_normal_uv >= 0) {
     vec3 m = texture(u_normal_texture, normal_uv).xyz * 2.0 - 1.0;
     n = normalize(mat3(t, b, n) * vec3(m.xy * u_normal_scale, m.z));
@@ -328,9 +351,40 @@ void main() {
   vec3 fresnel = f0 + (1.0 - f0) * pow(1.0 - v_h, 5.0);
   // The BRDF times π, so that a white Lambert surface facing the light shows light_color.
   vec3 direct = ((1.0 - fresnel) * diffuse_color + pi * fresnel * distribution * visibility) *
-                u_light_color * n_l;
+                u_light_color * n_l * lit_fraction;
   vec3 ambient = u_ambient_color * (diffuse_color + f0) * occlusion;
   frag_color = vec4(srgb_encode(direct + ambient + emissive), u_alpha_mode == 2 ? base.a : 1.0);
+}
+)glsl";
+
+// The depth pass (CrowdRenderer::draw_depth): no shading and no color output; only MASK
+// materials sample their base color for the cutout, and groups mixing windings cull per
+// instance as in fragment_body, so shadows and pre-pass depth have the main pass's holes.
+constexpr const char* depth_fragment_body = R"glsl(
+in vec2 v_texcoord0;
+in vec2 v_texcoord1;
+in vec4 v_color;
+flat in int v_mirrored;
+
+uniform vec4 u_base_color_factor;
+uniform int u_base_color_uv;
+uniform mat3x2 u_base_color_uv_transform;
+uniform sampler2D u_base_color_texture;
+uniform int u_alpha_mode;  // 0 OPAQUE, 1 MASK (BLEND groups are not drawn in this pass)
+uniform float u_alpha_cutoff;
+uniform bool u_double_sided;
+uniform bool u_instance_winding;
+
+void main() {
+  bool front = gl_FrontFacing != (v_mirrored != 0);
+  if (u_instance_winding && !u_double_sided && !front) discard;
+  if (u_alpha_mode != 1) return;
+  float alpha = u_base_color_factor.a * v_color.a;
+  if (u_base_color_uv >= 0) {
+    vec2 uv = u_base_color_uv_transform * vec3(u_base_color_uv == 1 ? v_texcoord1 : v_texcoord0, 1.0);
+    alpha *= texture(u_base_color_texture, uv).a;
+  }
+  if (alpha < u_alpha_cutoff) discard;
 }
 )glsl";
 
@@ -356,5 +410,7 @@ std::string reference_vertex_source(ShaderDialect dialect) {
 }
 
 std::string fragment_source(ShaderDialect dialect) { return version(dialect) + fragment_body; }
+
+std::string depth_fragment_source(ShaderDialect dialect) { return version(dialect) + depth_fragment_body; }
 
 }  // namespace gltf_crowd::gl

@@ -25,12 +25,13 @@ inline constexpr GLuint position = 0, normal = 1, tangent = 2, texcoord0 = 3, te
                         weights0 = 7, joints1 = 8, weights1 = 9;
 }
 
-// Texture units: the five material textures, then the texture palette path's data. Each
+// Texture units: the five material textures, then the texture palette path's data, then the
+// shadow map (Camera::shadow). Each
 // sampler has its own unit, since two sampler types on one unit are a draw-time error.
 namespace unit {
 inline constexpr GLint base_color = 0, metallic_roughness = 1, normal = 2, occlusion = 3, emissive = 4, transforms = 5,
-                       palette = 6, instances = 7, morph_deltas = 8, morph_weights = 9;
-inline constexpr GLint count = 10;
+                       palette = 6, instances = 7, morph_deltas = 8, morph_weights = 9, shadow_map = 10;
+inline constexpr GLint count = 11;
 }  // namespace unit
 
 // Storage buffer bindings of the storage_buffer path (std430).
@@ -57,5 +58,9 @@ std::string reference_vertex_source(ShaderDialect dialect);
 // The fragment shader of both programs: glTF metallic-roughness, one directional light plus
 // ambient, sRGB-encoded output.
 std::string fragment_source(ShaderDialect dialect);
+
+// The depth pass's fragment shader (draw_depth): no color output; MASK cutouts and per-instance
+// culling as fragment_source, through the same uniform names, so bind_material serves both.
+std::string depth_fragment_source(ShaderDialect dialect);
 
 }  // namespace gltf_crowd::gl

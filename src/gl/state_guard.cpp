@@ -51,6 +51,7 @@ StateGuard::StateGuard(bool storage_buffers, bool compute)
     textures_[static_cast<std::size_t>(u)] = integer(GL_TEXTURE_BINDING_2D);
     samplers_[static_cast<std::size_t>(u)] = integer(GL_SAMPLER_BINDING);
   }
+  glGetBooleanv(GL_COLOR_WRITEMASK, color_mask_.data());
   depth_test_ = glIsEnabled(GL_DEPTH_TEST);
   glGetBooleanv(GL_DEPTH_WRITEMASK, &depth_mask_);
   depth_func_ = integer(GL_DEPTH_FUNC);
@@ -107,6 +108,7 @@ StateGuard::~StateGuard() {
     glBindSampler(static_cast<GLuint>(u), static_cast<GLuint>(samplers_[static_cast<std::size_t>(u)]));
   }
   glActiveTexture(static_cast<GLenum>(active_texture_));
+  glColorMask(color_mask_[0], color_mask_[1], color_mask_[2], color_mask_[3]);
   set_enabled(GL_DEPTH_TEST, depth_test_);
   glDepthMask(depth_mask_);
   glDepthFunc(static_cast<GLenum>(depth_func_));

@@ -43,6 +43,7 @@ class StateGuard {
         unpack_skip_pixels_ = 0;
   GLint active_texture_ = GL_TEXTURE0;
   std::array<GLint, unit::count> textures_{}, samplers_{};
+  std::array<GLboolean, 4> color_mask_{GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE};
   GLboolean depth_test_ = GL_FALSE, depth_mask_ = GL_TRUE, cull_ = GL_FALSE, blend_ = GL_FALSE;
   GLint depth_func_ = GL_LESS, cull_mode_ = GL_BACK, front_face_ = GL_CCW;
   GLint blend_src_rgb_ = GL_ONE, blend_dst_rgb_ = GL_ZERO, blend_src_alpha_ = GL_ONE, blend_dst_alpha_ = GL_ZERO;

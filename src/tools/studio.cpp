@@ -274,13 +274,14 @@ void register_studio(CLI::App& app) {
                      "JSON statistics at exit (render's keys plus models, window, viewport, "
                      "panel, frame_ms, update_ms, stage_ms, clip_counts)");
   studio
-      ->add_option("--set", options->sets,
-                   "key=value applied as if the control were used, in order: model, actors, "
-                   "capacity, clips, clip, seed, phase_spread, speed_spread, animation, orbit, "
-                   "lod, bias, budget, update_rate, palette, evaluation, root_motion (a node or none), azimuth, "
-                   "elevation, zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, "
-                   "actor.visible, actor.layer.clip, actor.layer.weight, actor.layer.mode, actor.layer.mask (a "
-                   "node or none)")
+      ->add_option(
+          "--set", options->sets,
+          "key=value applied as if the control were used, in order: model, actors, "
+          "capacity, clips, clip, seed, phase_spread, speed_spread, animation, orbit, "
+          "lod, bias, budget, update_rate, palette, evaluation, root_motion (a node or none), shadows, azimuth, "
+          "elevation, zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, "
+          "actor.visible, actor.layer.clip, actor.layer.weight, actor.layer.mode, actor.layer.mask (a "
+          "node or none)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   studio->add_option("--width", options->width, "window width")->capture_default_str()->check(integer_in(320, 8192));

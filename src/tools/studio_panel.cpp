@@ -63,6 +63,7 @@ void crowd_controls(const Asset& asset, StudioSettings& settings) {
   ImGui::Checkbox("glTF animation", &settings.animation);
   ImGui::SameLine();
   ImGui::Checkbox("Camera orbit", &settings.orbit);
+  ImGui::Checkbox("Shadows", &settings.shadows);
   ImGui::TextDisabled("drag: orbit, right-drag: pan, wheel: zoom");
 }
 

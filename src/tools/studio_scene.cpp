@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 
+#include <epoxy/gl.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -102,6 +103,12 @@ void StudioScene::sync(const StudioSettings& settings) {
     rate.enabled = settings.update_rate;
     crowd_->set_update_rate(rate);
   }
+  if (!settings.shadows) {
+    shadows_.reset();
+  } else if (!shadows_ || new_model || !same_actors(*built_, settings)) {
+    shadows_.reset();
+    shadows_.emplace(layout_.crowd_bounds, Camera{}.light_direction);
+  }
   built_ = settings;
 }
 
@@ -121,7 +128,19 @@ void StudioScene::update(float seconds, const LodView& view) {
 
 std::uint32_t StudioScene::draw(const Camera& camera) {
   const auto start = std::chrono::steady_clock::now();
-  draws_ = renderer_->draw(*crowd_, camera);
+  std::uint32_t shadow_draws = 0;
+  Camera shaded = camera;
+  if (shadows_) {
+    GLint framebuffer = 0, viewport[4] = {};
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer);
+    glGetIntegerv(GL_VIEWPORT, viewport);
+    shadow_draws = shadows_->cast(*renderer_, *crowd_);
+    glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(framebuffer));
+    glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
+    shaded = shadows_->shaded(camera);
+    shadows_->draw_ground(shaded);
+  }
+  draws_ = shadow_draws + renderer_->draw(*crowd_, shaded);
   times_.draw = elapsed_ms(start);
   return draws_;
 }
@@ -186,6 +205,7 @@ nlohmann::json StudioScene::stats_json() const {
   nlohmann::json stats =
       crowd_stats_json(*crowd_, label, draws_, renderer_->stats(), palette_storage_name(renderer_->palette_storage()));
   const FrameStats& stages = crowd_->frame_stats();
+  stats["shadows"] = shadows_.has_value();
   stats["frame_ms"] = times_.frame;
   stats["update_ms"] = times_.update;
   stats["draw_ms"] = times_.draw;

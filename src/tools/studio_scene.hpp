@@ -15,6 +15,7 @@
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/gl_renderers.hpp"
 #include "tools/crowd_scene.hpp"
+#include "tools/shadow_stage.hpp"
 #include "tools/studio_settings.hpp"
 
 namespace gltf_crowd::tools {
@@ -49,7 +50,8 @@ class StudioScene {
   void sync(const StudioSettings& settings);
   // Advances animation by `seconds` (0 while animation is paused) and classifies LOD for `view`.
   void update(float seconds, const LodView& view);
-  // Draws into the bound framebuffer and viewport; returns the number of draws.
+  // Draws into the bound framebuffer and viewport (with shadows: the depth pass into the
+  // shadow map, the ground, then the crowd); returns the number of draws.
   std::uint32_t draw(const Camera& camera);
   // Applies a table edit to the actor with id `edit.actor` (the first actor for "") and returns
   // its slot. Throws Error for an unknown actor (path "select", rule "unknown_actor") or clip.
@@ -76,6 +78,7 @@ class StudioScene {
 
   std::unique_ptr<Crowd> crowd_;
   std::unique_ptr<CrowdRenderer> renderer_;
+  std::optional<ShadowStage> shadows_;  // with StudioSettings::shadows, fitted to layout_
   Layout layout_;
   std::optional<StudioSettings> built_;  // what the crowd reflects
   std::string palette_error_;

@@ -113,6 +113,8 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
       s.gpu_animation = value == "gpu";
     else
       bad_value(key, value, "cpu or gpu");
+  } else if (key == "shadows") {
+    s.shadows = parse_switch(key, value);
   } else if (key == "root_motion") {
     s.root_motion = value == "none" ? std::string() : std::string(value);
   } else if (key == "azimuth") {
