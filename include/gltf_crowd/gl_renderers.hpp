@@ -19,8 +19,8 @@
 //  - the current program and vertex array (with it, its element array buffer); the
 //    GL_ARRAY_BUFFER, GL_COPY_WRITE_BUFFER and GL_PIXEL_UNPACK_BUFFER bindings;
 //  - CrowdRenderer with storage buffers: the generic GL_SHADER_STORAGE_BUFFER binding and the
-//    indexed bindings 0..4 (buffer, offset and size);
-//  - the active texture unit and, on units 0..9, the GL_TEXTURE_2D binding and sampler object;
+//    indexed bindings 0..5 (buffer, offset and size);
+//  - the active texture unit and, on units 0..10, the GL_TEXTURE_2D binding and sampler object;
 //  - depth test, function and write mask; face culling, cull face mode and front face;
 //    blending, blend functions and equations (RGB and alpha);
 //  - GL_UNPACK_ALIGNMENT, _ROW_LENGTH, _SKIP_ROWS and _SKIP_PIXELS;
@@ -80,6 +80,10 @@ struct RenderStats {
   std::uint32_t instances = 0;     // Σ instance_count over drawn groups (actors × groups)
   std::uint64_t triangles = 0;     // Σ triangle_count × instance_count
   std::uint64_t upload_bytes = 0;  // bytes sent with glBufferSubData / glTexSubImage2D
+  // CrowdRenderer: the draws material variants added (docs/spec.md §5.11): a group whose
+  // instances select k > 1 different materials (Actor::set_material_variant) draws k times, once
+  // per material, adding k - 1 here; `draws` includes them. 0 for ReferenceRenderer.
+  std::uint32_t variant_draws = 0;
   // Animation::gpu with CrowdRendererOptions::time_animation: GPU milliseconds of the compute
   // passes (GL_TIME_ELAPSED); -1 when not measured.
   double animation_ms = -1.0;

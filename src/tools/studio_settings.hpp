@@ -31,6 +31,9 @@ struct StudioSettings {
   // Root motion (docs/spec.md §3.10) of this node (translation x, z and yaw), applied to each
   // actor's placement so walk cycles walk; "" = off.
   std::string root_motion;
+  // Per-actor tints and material variants (docs/spec.md §3.12), re-applied whenever the actors are
+  // re-added or this changes.
+  AppearanceAssignment appearance;
 };
 
 // A request on one actor of the table: select it, then change its clip (crossfading over
@@ -55,7 +58,7 @@ struct ActorEdit {
 // `resolve_model`), actors, capacity, clips (cycle|single|random), clip, seed, phase_spread,
 // speed_spread, animation, orbit, lod (on|off), bias, budget, update_rate (on|off), palette
 // (storage|texture|auto), evaluation (cpu|gpu: where poses are evaluated), root_motion (a node
-// name, or none),
+// name, or none), tints (none|random), tint_seed, variants (none|spread),
 // azimuth, elevation, zoom; and the actor table's select (an actor id), actor.clip,
 // actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible (on|off), actor.layer.clip,
 // actor.layer.weight, actor.layer.mode (override|additive), actor.layer.mask, which fill `edit`. Throws Error (path
