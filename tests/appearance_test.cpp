@@ -225,7 +225,7 @@ TEST(MaterialVariantsLoading, MalformedMappingsNameThePrimitive) {
   // Mappings without the root's variant list name variants that do not exist.
   EXPECT_EQ(error_of([] {
               load_asset_from_memory(test::quad_glb({{.variant_mappings = {{{"material", 0}, {"variants", {0}}}}}},
-                                                    {test::flat_material(glm::vec4(1))}));
+                                                    json::array({test::flat_material(glm::vec4(1))})));
             }).rule(),
             "variant_index");
 }
@@ -240,7 +240,7 @@ TEST(MaterialVariantsLoading, MalformedVariantListsAreRejected) {
       {json::array(), root},
       {{{{"name", "Red"}}, {{"name", "Red"}}}, root + "[1].name"},
       {{{{"name", 3}}}, root + "[0].name"},
-      {{json::object()}, root + "[0].name"},
+      {json::array({json{{"label", "no name"}}}), root + "[0].name"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.variants.dump());
