@@ -11,7 +11,8 @@
 // glTF metallic-roughness with base color, metallic-roughness, normal, occlusion and emissive
 // textures (TEXCOORD_0/1, the samplers' filters and wraps, KHR_texture_transform), vertex colors,
 // OPAQUE / MASK / BLEND (blended groups after all others), double-sided, one directional light
-// plus ambient.
+// plus ambient; per actor, a base color tint and a KHR_materials_variants material (docs/spec.md
+// §3.12, §5.11).
 //
 // GL state: the renderers' constructors and draw() save the state they change and restore it
 // before returning (also when they throw), one set of queries per call (about 70 glGet*), so
@@ -173,10 +174,13 @@ class CrowdRenderer {
   CrowdRenderer(const CrowdRenderer&) = delete;
   CrowdRenderer& operator=(const CrowdRenderer&) = delete;
 
-  // Uploads slots [0, actor_count) of every node stream once, then issues one
-  // glDrawElementsInstanced per primitive group with instance_count > 0 into the currently bound
-  // framebuffer and viewport: opaque and MASK groups first, then BLEND groups (blending on,
-  // depth writes off), each in primitive_groups() order. Depth test on; back faces culled unless
+  // Uploads slots [0, actor_count) of every node stream once (and the tints of slots whose
+  // appearance changed: Crowd::appearance_generations), then issues one glDrawElementsInstanced
+  // per primitive group with instance_count > 0 into the currently bound framebuffer and
+  // viewport, or, when the group's actors select k > 1 materials through material variants, one
+  // per material (k draws, RenderStats::variant_draws counts the k − 1 extra; docs/spec.md §5.11);
+  // each instance multiplies its base color by its slot's tint (Crowd::tints): opaque and MASK groups first, then BLEND
+  // groups (blending on, depth writes off), each in primitive_groups() order. Depth test on; back faces culled unless
   // double-sided, with the winding flipped for instances whose transform has det < 0 (by
   // glFrontFace when a group's instances agree, else per instance in the fragment shader).
   // All that state is the application's again on return ("GL state" above).
@@ -248,8 +252,10 @@ class ReferenceRenderer {
   ReferenceRenderer& operator=(const ReferenceRenderer&) = delete;
 
   // Draws, for each primitive group (opaque and MASK first, then BLEND, as CrowdRenderer) and
-  // each slot in its instance list, that actor's deformed primitive: one glDrawElements per
-  // actor per group, so RobotExpressive's 19 groups cost 19 × N draws. Returns the number of
+  // each slot in its instance list, that actor's deformed primitive with the material its
+  // Actor::material_variant() selects and its Actor::tint() (read from the actor, not from the
+  // crowd's packed tints): one glDrawElements per actor per group, so RobotExpressive's 19
+  // groups cost 19 × N draws. Returns the number of
   // draws. Errors and no-ops as CrowdRenderer::draw, plus "reference_deform" for a primitive
   // whose joint indices exceed its skin (the loader rejects such files). O(actors × vertices)
   // CPU work per frame.
