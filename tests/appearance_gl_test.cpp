@@ -163,6 +163,82 @@ TEST(AppearanceGl, OpenGlEsTexturePathAgrees) {
   EXPECT_EQ(context.debug_error_count(), 0u);
 }
 
+// With Animation::gpu the compute passes write the rows and the draws read the same tints and
+// variants: the images still match the reference.
+TEST(AppearanceGl, GpuAnimationDrawsTheSameTintsAndVariants) {
+  Scene scene = make_scene();
+  Crowd& crowd = *scene.crowd;
+  const auto dir = test::scratch_dir("appearance_gl_gpu");
+  HeadlessContext context({.debug = true});
+  const test::Image reference = draw(crowd, Path::reference);
+  crowd.set_animation(Animation::gpu);
+  for (const Path path : {Path::storage, Path::texture}) {
+    RenderStats stats;
+    EXPECT_TRUE(
+        test::images_agree(dir, path == Path::storage ? "storage" : "texture", draw(crowd, path, &stats), reference));
+    EXPECT_EQ(stats.variant_draws, 3u);
+  }
+  EXPECT_EQ(context.debug_error_count(), 0u);
+}
+
+// The tint's alpha multiplies the base alpha before the MASK cutoff (docs/spec.md §3.12): a
+// MASK quad of alpha 0.8 (cutoff 0.5) disappears under a tint alpha of 0.5 (0.4 < 0.5) and stays
+// under 0.75 (0.6), in every path.
+TEST(AppearanceGl, TintAlphaReachesTheMaskCutoff) {
+  const auto asset = test::quad_asset(
+      {{}}, nlohmann::json::array(
+                {{{"alphaMode", "MASK"},
+                  {"alphaCutoff", 0.5},
+                  {"pbrMetallicRoughness", {{"baseColorFactor", {1, 1, 1, 0.8}}, {"metallicFactor", 0}}}}}));
+  Crowd crowd(asset, {.capacity = 2});
+  std::vector<Actor> actors =
+      crowd.add_actors(std::vector<ActorOptions>{{.transform = glm::translate(glm::mat4(1.0f), glm::vec3(-3, 0, 0))},
+                                                 {.transform = glm::translate(glm::mat4(1.0f), glm::vec3(3, 0, 0))}});
+  actors[0].set_tint({1.0f, 1.0f, 1.0f, 0.5f});
+  actors[1].set_tint({1.0f, 1.0f, 1.0f, 0.75f});
+  crowd.update(0.0f);
+  HeadlessContext context;
+  for (const Path path : {Path::storage, Path::texture, Path::reference}) {
+    const test::Image image = draw(crowd, path);
+    EXPECT_EQ(pixel(image, {-3, 0, 0}), (std::array<int, 3>{0, 0, 0})) << static_cast<int>(path) << ": discarded";
+    EXPECT_GT(pixel(image, {3, 0, 0})[0], 100) << static_cast<int>(path) << ": kept";
+  }
+}
+
+// A variant may select a BLEND material: that partition of the group draws in the blended pass,
+// after every opaque draw, as the reference draws that actor.
+TEST(AppearanceGl, AVariantsBlendedMaterialDrawsInTheBlendedPass) {
+  const auto asset = test::quad_asset(
+      {{.variant_mappings = nlohmann::json::array({{{"material", 1}, {"variants", {0}}}})},
+       {.translation = {0.0f, 0.0f, -1.0f}, .material = 2}},
+      nlohmann::json::array(
+          {test::flat_material({1.0f, 0.2f, 0.2f, 1.0f}),
+           {{"alphaMode", "BLEND"},
+            {"pbrMetallicRoughness", {{"baseColorFactor", {0.2, 1.0, 0.2, 0.5}}, {"metallicFactor", 0}}}},
+           test::flat_material({0.2f, 0.2f, 1.0f, 1.0f})}),
+      {}, nullptr, nlohmann::json::array({{{"name", "Glass"}}}));
+  Crowd crowd(asset, {.capacity = 2});
+  std::vector<Actor> actors =
+      crowd.add_actors(std::vector<ActorOptions>{{.transform = glm::translate(glm::mat4(1.0f), glm::vec3(-3, 0, 0))},
+                                                 {.transform = glm::translate(glm::mat4(1.0f), glm::vec3(3, 0, 0))}});
+  actors[1].set_material_variant("Glass");
+  actors[1].set_tint({1.0f, 1.0f, 1.0f, 0.8f});
+  crowd.update(0.0f);
+  HeadlessContext context;
+  const auto dir = test::scratch_dir("appearance_gl_blend");
+  const test::Image reference = draw(crowd, Path::reference);
+  for (const Path path : {Path::storage, Path::texture}) {
+    RenderStats stats;
+    const test::Image image = draw(crowd, path, &stats);
+    EXPECT_TRUE(test::images_agree(dir, path == Path::storage ? "storage" : "texture", image, reference));
+    EXPECT_EQ(stats.draws, 3u);
+    EXPECT_EQ(stats.variant_draws, 1u);
+    const auto glass = pixel(image, {3, 0, 0});
+    EXPECT_GT(glass[1], 60) << "green glass";
+    EXPECT_GT(glass[2], 40) << "over the blue quad behind it";
+  }
+}
+
 // One material for every actor splits nothing, whichever it is; a changed tint uploads 16 bytes.
 TEST(AppearanceGl, DrawsSplitOnlyWhenActorsDifferAndTintsUploadOnlyWhenChanged) {
   Scene scene = make_scene();
