@@ -22,8 +22,8 @@
 namespace gltf_crowd {
 namespace {
 
-constexpr GLuint kUnits = 16;    // texture units read back (the renderers use 0..9)
-constexpr GLuint kBindings = 8;  // indexed buffer bindings read back (the renderers use 0..4)
+constexpr GLuint kUnits = 16;    // texture units read back (the renderers use 0..10)
+constexpr GLuint kBindings = 8;  // indexed buffer bindings read back (the renderers use 0..5)
 
 // Three quads exercising every path of a draw: all five material textures (units 0..4), a
 // skinned BLEND quad (blending, no depth writes, palette) and a morphed double-sided quad

@@ -88,14 +88,18 @@ struct QuadSpec {
   std::optional<glm::vec4> color;      // COLOR_0 of every vertex
   std::optional<glm::vec4> tangent;    // TANGENT of every vertex
   std::optional<glm::vec2> texcoord1;  // TEXCOORD_1 of every vertex
+  // The primitive's extensions.KHR_materials_variants.mappings (glTF JSON), when not null.
+  nlohmann::json variant_mappings = nullptr;
 };
 
 // A GLB with one node per quad (all scene roots, in order), `materials` (glTF material JSON)
 // and `images` (PNG files, texture i = image i with `sampler`: glTF sampler JSON, or null for
-// the default sampler).
-inline std::shared_ptr<const Asset> quad_asset(const std::vector<QuadSpec>& quads, const nlohmann::json& materials,
-                                               const std::vector<std::vector<std::uint8_t>>& images = {},
-                                               const nlohmann::json& sampler = nullptr) {
+// the default sampler). Non-null `variants` becomes the root's
+// extensions.KHR_materials_variants.variants (with the extension in extensionsUsed).
+inline std::vector<std::uint8_t> quad_glb(const std::vector<QuadSpec>& quads, const nlohmann::json& materials,
+                                          const std::vector<std::vector<std::uint8_t>>& images = {},
+                                          const nlohmann::json& sampler = nullptr,
+                                          const nlohmann::json& variants = nullptr) {
   GlbBuilder b;
   const std::vector<float> positions = {-0.5f, -0.5f, 0, 0.5f, -0.5f, 0, 0.5f, 0.5f, 0, -0.5f, 0.5f, 0};
   const int position = b.accessor(positions, "VEC3", 4, 5126, {-0.5, -0.5, 0}, {0.5, 0.5, 0});
@@ -160,6 +164,8 @@ inline std::shared_ptr<const Asset> quad_asset(const std::vector<QuadSpec>& quad
       nodes.push_back(node);
     }
     primitive["attributes"] = attributes;
+    if (!q.variant_mappings.is_null())
+      primitive["extensions"] = {{"KHR_materials_variants", {{"mappings", q.variant_mappings}}}};
     mesh["primitives"] = {primitive};
     meshes.push_back(mesh);
   }
@@ -177,7 +183,19 @@ inline std::shared_ptr<const Asset> quad_asset(const std::vector<QuadSpec>& quad
     doc["textures"] = textures;
     if (!sampler.is_null()) doc["samplers"] = {sampler};
   }
-  return std::make_shared<const Asset>(load_asset_from_memory(b.glb(doc)));
+  if (!variants.is_null()) {
+    doc["extensions"] = {{"KHR_materials_variants", {{"variants", variants}}}};
+    doc["extensionsUsed"] = {"KHR_materials_variants"};
+  }
+  return b.glb(doc);
+}
+
+// quad_glb loaded.
+inline std::shared_ptr<const Asset> quad_asset(const std::vector<QuadSpec>& quads, const nlohmann::json& materials,
+                                               const std::vector<std::vector<std::uint8_t>>& images = {},
+                                               const nlohmann::json& sampler = nullptr,
+                                               const nlohmann::json& variants = nullptr) {
+  return std::make_shared<const Asset>(load_asset_from_memory(quad_glb(quads, materials, images, sampler, variants)));
 }
 
 // One red quad with the default metallic-roughness (metallic 1, roughness 1).

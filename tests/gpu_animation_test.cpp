@@ -509,8 +509,8 @@ TEST(GpuAnimation, UploadsOnlyChangedRecordsAndPlacements) {
   std::vector<ActorOptions> options(20);
   auto actors = crowd.add_actors(options);
   CrowdRenderer renderer(crowd);
-  renderer.animate(crowd);  // the first call uploads every record and placement
-  EXPECT_EQ(renderer.stats().upload_bytes, 20u * (64u + 64u));
+  renderer.animate(crowd);  // the first call uploads every record, placement and tint (16 bytes)
+  EXPECT_EQ(renderer.stats().upload_bytes, 20u * (64u + 64u + 16u));
   crowd.update(0.02f);
   renderer.animate(crowd);
   EXPECT_EQ(renderer.stats().upload_bytes, 20u * 64u);

@@ -76,13 +76,14 @@ TEST_P(PartialUploadTest, OnlyChangedSlotsAreUploadedAndTheImageIsUnchanged) {
     EXPECT_EQ(draw(fresh, crowd, camera, target), partial) << "frame " << frame;
   }
 
-  // Removing an actor moves the last one into its slot: that slot is uploaded again, and every
-  // group's slot list, one uint32 per instance, since all of them changed.
+  // Removing an actor moves the last one into its slot: that slot is uploaded again (its rows
+  // and its 16-byte tint), and every group's slot list, one uint32 per instance, since all of
+  // them changed.
   crowd.remove_actor(actors[4].id());
   const std::vector<std::uint8_t> after_removal = draw(renderer, crowd, camera, target);
   std::uint64_t lists = 0;
   for (const PrimitiveGroup& g : crowd.primitive_groups()) lists += 4ull * g.instance_count;
-  EXPECT_EQ(renderer.stats().upload_bytes, slot_bytes(crowd) + lists);
+  EXPECT_EQ(renderer.stats().upload_bytes, slot_bytes(crowd) + 16u + lists);
   CrowdRenderer fresh(crowd, {.palette = GetParam()});
   EXPECT_EQ(draw(fresh, crowd, camera, target), after_removal);
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <fstream>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 
 #include "image_compare.hpp"
 #include "test_support.hpp"
+#include "variant_assets.hpp"
 
 namespace gltf_crowd {
 namespace {
@@ -319,6 +321,71 @@ TEST(RenderTool, AnimationGpuDrawsTheCpuImage) {
     differing += worst > 2;
   }
   EXPECT_LE(differing, cpu.image.rgba.size() / 4 / 200);
+}
+
+// `common` followed by `extra`, run as `name`.
+Render run_render_with(const std::string& name, std::vector<std::string> common,
+                       const std::vector<std::string>& extra) {
+  common.insert(common.end(), extra.begin(), extra.end());
+  return run_render(name, common);
+}
+
+// render with `common` + `extra` must fail, its message containing every one of `words`.
+void expect_render_fails(const std::string& name, const std::vector<std::string>& common,
+                         const std::vector<std::string>& extra, const std::vector<std::string>& words) {
+  const Render r = run_render_with(name, common, extra);
+  EXPECT_NE(r.exit_code, 0) << name;
+  for (const std::string& word : words) EXPECT_NE(r.output.find(word), std::string::npos) << r.output;
+}
+
+// --tints random gives every actor its own pastel tint: the same draws, a different image, and
+// the tints in the statistics; bad values fail naming the option.
+TEST(RenderTool, TintsChangeTheImageNotTheDraws) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const std::vector<std::string> common = {robot(), "--actors", "4", "--width", "128", "--height", "96"};
+  Render plain = run_render("tints_none", common);
+  Render tinted = run_render_with("tints_random", common, {"--tints", "random", "--tint-seed", "7"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  ASSERT_EQ(tinted.exit_code, 0) << tinted.output;
+  EXPECT_EQ(tinted.stats.at("draws"), 19) << "tints never split a draw";
+  EXPECT_EQ(tinted.stats.at("variant_draws"), 0);
+  ASSERT_EQ(tinted.stats.at("tints").size(), 4u);
+  EXPECT_NE(tinted.stats.at("tints")[0], tinted.stats.at("tints")[1]);
+  for (const auto& t : tinted.stats.at("tints")) {
+    for (int c = 0; c < 3; ++c) {
+      EXPECT_GE(t[c].get<double>(), 0.55) << t;
+      EXPECT_LE(t[c].get<double>(), 1.0) << t;
+    }
+  }
+  EXPECT_EQ(plain.stats.at("tints")[0], nlohmann::json({1.0, 1.0, 1.0, 1.0}));
+  EXPECT_GT(test::differing_fraction(tinted.image, plain.image), 0.02) << tinted.png;
+
+  expect_render_fails("tints_bad", common, {"--tints", "blue"}, {"--tints"});
+  expect_render_fails("variants_missing", common, {"--variants", "spread"}, {"unknown_variant", "--variants"});
+}
+
+// --variants spread on an asset with KHR_materials_variants (three variants of the upper quad):
+// actor i gets variant i mod 3, the upper quad's group draws once per material in use.
+TEST(RenderTool, VariantsSpreadDrawOncePerMaterial) {
+  const auto dir = test::scratch_dir("render_variants_asset");
+  const auto file = dir / "variants.glb";
+  {
+    const std::vector<std::uint8_t> glb = test::variant_glb();
+    std::ofstream out(file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(glb.data()), static_cast<std::streamsize>(glb.size()));
+  }
+  const std::vector<std::string> common = {file.string(), "--actors", "6", "--width", "96", "--height", "72"};
+  Render plain = run_render("variants_none", common);
+  Render spread = run_render_with("variants_spread", common, {"--variants", "spread"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  ASSERT_EQ(spread.exit_code, 0) << spread.output;
+  EXPECT_EQ(plain.stats.at("draws"), 2);
+  EXPECT_EQ(plain.stats.at("material_variants")[0], "");
+  EXPECT_EQ(spread.stats.at("material_variants"), nlohmann::json({"Red", "Green", "Blue", "Red", "Green", "Blue"}));
+  EXPECT_EQ(spread.stats.at("draws"), 4) << "2 groups + 2 extra materials of the upper quad";
+  EXPECT_EQ(spread.stats.at("variant_draws"), 2);
+  EXPECT_GT(test::differing_fraction(spread.image, plain.image), 0.02) << spread.png;
+  expect_render_fails("variants_bad", common, {"--variants", "all"}, {"--variants"});
 }
 
 }  // namespace

@@ -315,5 +315,24 @@ TEST(StudioTool, MissingAssetAndNonFiniteSettingsAreErrors) {
   EXPECT_NE(nan.output.find("[set_value]"), std::string::npos) << nan.output;
 }
 
+// Appearance settings (docs/spec.md §8.2): tints=random tints every actor without adding draws;
+// variants=spread on a model without variants and a bad tints value fail clearly.
+TEST(StudioTool, TintsSettingAndBadAppearanceValues) {
+  REQUIRE_XVFB();
+  const std::string robot = test::asset_path("threejs/RobotExpressive.glb").string();
+  const auto r = run_studio("tints", {robot, "--set", "actors=4", "--set", "tints=random"}, 2);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.stats["draws"], 19);
+  ASSERT_EQ(r.stats["tints"].size(), 4u);
+  EXPECT_NE(r.stats["tints"][0], nlohmann::json({1.0, 1.0, 1.0, 1.0}));
+  EXPECT_NE(r.stats["tints"][0], r.stats["tints"][1]);
+  const auto bad = run_studio("tints_bad", {robot, "--set", "tints=blue"}, 1);
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("set_value"), std::string::npos) << bad.output;
+  const auto missing = run_studio("variants_missing", {robot, "--set", "variants=spread"}, 1);
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.output.find("unknown_variant"), std::string::npos) << missing.output;
+}
+
 }  // namespace
 }  // namespace gltf_crowd

@@ -126,6 +126,10 @@ struct MorphTarget {
   std::vector<glm::vec3> tangents;
 };
 
+// "No material variant": the asset's default materials (Primitive::material_for,
+// Crowd::material_variants).
+inline constexpr std::uint32_t kNoVariant = 0xFFFFFFFFu;
+
 // glTF primitive topology (§3.7.2.1); values as in the file.
 enum class PrimitiveMode : std::uint8_t {
   points = 0,
@@ -158,10 +162,20 @@ struct Primitive {
   std::vector<std::uint32_t> indices;
   std::vector<MorphTarget> targets;
   std::int32_t material = -1;  // -1 = glTF default material
-  glm::vec3 min{0.0f};         // bounds of positions (rest, unmorphed)
+  // KHR_materials_variants (Khronos extension: primitive.extensions.KHR_materials_variants
+  // .mappings): the material of each variant, indexed by variant (Asset::material_variants),
+  // -1 = the glTF default material. Empty when no mapping names this primitive; otherwise
+  // sized Asset::material_variants.size(), and a variant no mapping lists keeps `material`.
+  std::vector<std::int32_t> variant_materials;
+  glm::vec3 min{0.0f};  // bounds of positions (rest, unmorphed)
   glm::vec3 max{0.0f};
 
   std::size_t vertex_count() const noexcept { return positions.size(); }
+  // The material drawn for `variant` (an index into Asset::material_variants): its mapping, or
+  // `material` for a variant the primitive does not map, kNoVariant or any index out of range.
+  std::int32_t material_for(std::uint32_t variant) const noexcept {
+    return variant < variant_materials.size() ? variant_materials[variant] : material;
+  }
 };
 
 struct Mesh {
@@ -219,6 +233,10 @@ struct Asset {
   std::vector<Texture> textures;
   std::vector<Sampler> samplers;
   std::vector<Image> images;
+  // KHR_materials_variants (Khronos extension: the root extensions.KHR_materials_variants
+  // .variants): the variant names in file order; a variant's index is its position here.
+  // Empty without the extension. Names are unique (validated) and may be empty.
+  std::vector<std::string> material_variants;
   std::vector<std::uint32_t> scene_roots;  // nodes of the default scene (scene 0 if unset)
   std::vector<std::string> extensions_used;
   std::vector<std::string> extensions_required;  // each one is supported (else loading fails)
@@ -244,6 +262,8 @@ struct Asset {
   int find_clip(std::string_view name) const noexcept;
   // Index of the node named `name`, or -1.
   int find_node(std::string_view name) const noexcept;
+  // Index of the material variant named `name` (material_variants), or -1.
+  int find_material_variant(std::string_view name) const noexcept;
   // The node's local transform as a matrix (from TRS, or the authored matrix).
   glm::mat4 local_matrix(std::uint32_t node) const noexcept;
 };

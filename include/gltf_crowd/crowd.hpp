@@ -220,6 +220,27 @@ class Actor {
   void set_visible(bool visible);
   bool visible() const;
 
+  // Appearance (docs/spec.md §3.12), per actor without splitting a draw per actor: neither control
+  // re-evaluates the pose, and both take effect at the next draw. Errors: Error naming the actor
+  // and the value; then nothing changes.
+  //
+  // Tint: a linear RGBA multiplier of the base color (glTF 2.0 §3.9.2: baseColorFactor × base
+  // color texture × COLOR_0, then × tint). Alpha multiplies the base alpha, so it matters for
+  // MASK (the cutoff test sees it) and BLEND materials; OPAQUE ones ignore alpha. Default
+  // (1, 1, 1, 1): unchanged. Every component must be finite ("not_finite") and >= 0
+  // ("negative"), path "set_tint.rgba"; components above 1 brighten.
+  void set_tint(const glm::vec4& rgba);
+  glm::vec4 tint() const;
+  // Material variant (KHR_materials_variants; Asset::material_variants): every primitive the
+  // variant maps draws with the mapped material, the others with their own. "" returns to the
+  // asset's default materials, as clear_material_variant(). An unknown name raises
+  // "unknown_variant" (path "set_material_variant.name") listing the asset's variants.
+  void set_material_variant(std::string_view name);
+  void clear_material_variant();
+  // Name of the current variant; "" when none. The reference is the asset's and lives as long
+  // as the asset.
+  const std::string& material_variant() const;
+
   // Application-driven pose (docs/spec.md §3.8), for ragdolls, IK and procedural motion: the
   // node's local TRS is blended towards `local` by `weight` in [0, 1] (1 replaces it):
   // translation and scale linearly, rotation by the sign-aligned normalized lerp of a crossfade.
@@ -690,6 +711,23 @@ class Crowd {
   // backend re-uploads only changed placements. Valid as playback_records().
   std::span<const glm::mat4> placements() const noexcept;
   std::span<const std::uint64_t> placement_generations() const noexcept;
+  // Appearance (Actor::set_tint, set_material_variant; docs/spec.md §3.12), packed for any
+  // backend, GPU-free, sized actor_count(), in slot order, and moved with their actors when
+  // removal compacts the slots:
+  //  - tints(): one linear RGBA multiplier (glm::vec4, 16 bytes) per slot, default (1, 1, 1, 1);
+  //    uploaded as is, it is a std430 vec4 array or an RGBA32F texel row per slot.
+  //  - material_variants(): one uint32 per slot, an index into Asset::material_variants or
+  //    kNoVariant (the default materials); Primitive::material_for gives a primitive's material.
+  //  - appearance_generations()[slot]: the value of appearance_generation() when that slot's
+  //    tint or variant was last written (set, add, moved by removal). appearance_generation()
+  //    rises with every such write, and only with them (not with update()), so a backend that
+  //    uploaded at generation g re-uploads only slots whose value exceeds g, and nothing in a
+  //    frame where appearance_generation() is still g.
+  // Valid as playback_records().
+  std::span<const glm::vec4> tints() const noexcept;
+  std::span<const std::uint32_t> material_variants() const noexcept;
+  std::span<const std::uint64_t> appearance_generations() const noexcept;
+  std::uint64_t appearance_generation() const noexcept;
 
   // Idempotent; afterwards actor operations throw Error (rule "destroyed") and groups are empty.
   // Frees the actors and packed arrays: every span from this crowd becomes invalid.

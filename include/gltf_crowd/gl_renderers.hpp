@@ -11,7 +11,8 @@
 // glTF metallic-roughness with base color, metallic-roughness, normal, occlusion and emissive
 // textures (TEXCOORD_0/1, the samplers' filters and wraps, KHR_texture_transform), vertex colors,
 // OPAQUE / MASK / BLEND (blended groups after all others), double-sided, one directional light
-// plus ambient.
+// plus ambient; per actor, a base color tint and a KHR_materials_variants material (docs/spec.md
+// §3.12, §5.11).
 //
 // GL state: the renderers' constructors and draw() save the state they change and restore it
 // before returning (also when they throw), one set of queries per call (about 70 glGet*), so
@@ -19,8 +20,8 @@
 //  - the current program and vertex array (with it, its element array buffer); the
 //    GL_ARRAY_BUFFER, GL_COPY_WRITE_BUFFER and GL_PIXEL_UNPACK_BUFFER bindings;
 //  - CrowdRenderer with storage buffers: the generic GL_SHADER_STORAGE_BUFFER binding and the
-//    indexed bindings 0..4 (buffer, offset and size);
-//  - the active texture unit and, on units 0..10, the GL_TEXTURE_2D binding and sampler object;
+//    indexed bindings 0..5 (buffer, offset and size);
+//  - the active texture unit and, on units 0..11, the GL_TEXTURE_2D binding and sampler object;
 //  - depth test, function and write mask; the color write mask (draw_depth turns it off);
 //    face culling, cull face mode and front face;
 //    blending, blend functions and equations (RGB and alpha);
@@ -97,6 +98,10 @@ struct RenderStats {
   std::uint32_t instances = 0;     // Σ instance_count over drawn groups (actors × groups)
   std::uint64_t triangles = 0;     // Σ triangle_count × instance_count
   std::uint64_t upload_bytes = 0;  // bytes sent with glBufferSubData / glTexSubImage2D
+  // CrowdRenderer: the draws material variants added (docs/spec.md §5.11): a group whose
+  // instances select k > 1 different materials (Actor::set_material_variant) draws k times, once
+  // per material, adding k - 1 here; `draws` includes them. 0 for ReferenceRenderer.
+  std::uint32_t variant_draws = 0;
   // Animation::gpu with CrowdRendererOptions::time_animation: GPU milliseconds of the compute
   // passes (GL_TIME_ELAPSED); -1 when not measured.
   double animation_ms = -1.0;
@@ -186,10 +191,13 @@ class CrowdRenderer {
   CrowdRenderer(const CrowdRenderer&) = delete;
   CrowdRenderer& operator=(const CrowdRenderer&) = delete;
 
-  // Uploads slots [0, actor_count) of every node stream once, then issues one
-  // glDrawElementsInstanced per primitive group with instance_count > 0 into the currently bound
-  // framebuffer and viewport: opaque and MASK groups first, then BLEND groups (blending on,
-  // depth writes off), each in primitive_groups() order. Depth test on; back faces culled unless
+  // Uploads slots [0, actor_count) of every node stream once (and the tints of slots whose
+  // appearance changed: Crowd::appearance_generations), then issues one glDrawElementsInstanced
+  // per primitive group with instance_count > 0 into the currently bound framebuffer and
+  // viewport, or, when the group's actors select k > 1 materials through material variants, one
+  // per material (k draws, RenderStats::variant_draws counts the k − 1 extra; docs/spec.md §5.11);
+  // each instance multiplies its base color by its slot's tint (Crowd::tints): opaque and MASK groups first, then BLEND
+  // groups (blending on, depth writes off), each in primitive_groups() order. Depth test on; back faces culled unless
   // double-sided, with the winding flipped for instances whose transform has det < 0 (by
   // glFrontFace when a group's instances agree, else per instance in the fragment shader).
   // All that state is the application's again on return ("GL state" above).
@@ -276,8 +284,10 @@ class ReferenceRenderer {
   ReferenceRenderer& operator=(const ReferenceRenderer&) = delete;
 
   // Draws, for each primitive group (opaque and MASK first, then BLEND, as CrowdRenderer) and
-  // each slot in its instance list, that actor's deformed primitive: one glDrawElements per
-  // actor per group, so RobotExpressive's 19 groups cost 19 × N draws. Returns the number of
+  // each slot in its instance list, that actor's deformed primitive with the material its
+  // Actor::material_variant() selects and its Actor::tint() (read from the actor, not from the
+  // crowd's packed tints): one glDrawElements per actor per group, so RobotExpressive's 19
+  // groups cost 19 × N draws. Returns the number of
   // draws. Errors and no-ops as CrowdRenderer::draw, plus "reference_deform" for a primitive
   // whose joint indices exceed its skin (the loader rejects such files). O(actors × vertices)
   // CPU work per frame.

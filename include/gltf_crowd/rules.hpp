@@ -143,7 +143,7 @@
   X(key_time_order, "key times that do not increase")                                                      \
   X(key_times_equal, "warning: a sampler whose keys all have one time")                                    \
   X(key_value, "a key value that is not finite")                                                           \
-  X(marker_skipped, "warning: a malformed entry of an animation's extras.markers, skipped")                 \
+  X(marker_skipped, "warning: a malformed entry of an animation's extras.markers, skipped")                \
   /* Materials, textures and images */                                                                     \
   X(material_index, "an index naming no material")                                                         \
   X(material_factor, "a material factor of the wrong size, or not finite and >= 0")                        \
@@ -152,6 +152,8 @@
   X(tex_coord, "a negative texCoord")                                                                      \
   X(tex_coord_ignored, "warning: a textureInfo with texCoord >= 2 is ignored")                             \
   X(texture_transform, "a malformed KHR_texture_transform")                                                \
+  X(material_variants, "a malformed KHR_materials_variants extension")                                     \
+  X(variant_index, "a KHR_materials_variants mapping naming no variant, or one variant twice")             \
   X(image_index, "an index naming no image")                                                               \
   X(image_source, "an image without exactly one of uri and bufferView")                                    \
   X(image_in_fallback_buffer, "an image stored in a meshopt fallback buffer")                              \
@@ -194,9 +196,10 @@
   X(morph_count, "morph weights whose count differs from the node's morph targets")                        \
   X(layer_index, "an animation layer index outside [1, kMaxLayers]")                                       \
   X(mask_name, "an empty bone mask name, or one the crowd already has")                                    \
-  X(unknown_mask, "a bone mask name the crowd does not have")                                               \
+  X(unknown_mask, "a bone mask name the crowd does not have")                                              \
+  X(unknown_variant, "a material variant name the asset does not have")                                    \
   X(layer_mode, "a value that is not a LayerMode")                                                         \
-  X(reference_time, "an additive reference time outside [0, the clip's duration]")                          \
+  X(reference_time, "an additive reference time outside [0, the clip's duration]")                         \
   X(update_rate, "update-rate options whose coverage and period lists differ in size")                     \
   X(update_rate_coverage, "an update-rate coverage that is not finite, > 0 and decreasing")                \
   X(update_rate_period, "an update-rate period outside [1, the maximum]")                                  \
@@ -207,7 +210,7 @@
   X(lod_screen_coverage_count, "screen coverage thresholds whose count does not match the levels")         \
   X(lod_min_coverage, "a minimum coverage that is not finite and >= 0")                                    \
   X(lod_hysteresis, "a hysteresis outside [0, 1)")                                                         \
-  X(lod_pixel_error, "a pixel error or viewport size for generated thresholds that is not finite and > 0")  \
+  X(lod_pixel_error, "a pixel error or viewport size for generated thresholds that is not finite and > 0") \
   X(lod_skin_mismatch, "an MSFT_lod level skinned differently from its source node")                       \
   X(singular_projection, "a projection matrix without an inverse")                                         \
   X(viewport_size, "a viewport width or height of 0")                                                      \
@@ -229,7 +232,7 @@
   X(png_write_failed, "a PNG file that could not be written")                                              \
   X(palette_too_large, "a node stream larger than the GPU's buffer or texture limits")                     \
   X(wrong_crowd, "drawing a crowd other than the renderer's")                                              \
-  X(animation_mode, "a GPU read-back of a crowd that animates on the CPU")                                  \
+  X(animation_mode, "a GPU read-back of a crowd that animates on the CPU")                                 \
   X(reference_deform, "skin data that does not match its skin, in the reference renderer")                 \
   /* The gltf-crowd command (tools) */                                                                     \
   X(write_failed, "an output file that could not be written")                                              \

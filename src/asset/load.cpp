@@ -179,6 +179,12 @@ int Asset::find_node(std::string_view name) const noexcept {
   return -1;
 }
 
+int Asset::find_material_variant(std::string_view name) const noexcept {
+  for (std::size_t i = 0; i < material_variants.size(); ++i)
+    if (material_variants[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
 glm::mat4 Asset::local_matrix(std::uint32_t index) const noexcept {
   const Node& node = nodes[index];
   if (node.has_matrix) return node.matrix;

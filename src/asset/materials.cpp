@@ -1,5 +1,6 @@
 // Materials, textures, samplers and images (glTF 2.0 §3.8, §3.9; KHR_materials_emissive_strength,
-// KHR_texture_transform). Images arrive decoded to RGBA8 by the callback in images.cpp and are
+// KHR_texture_transform), and the variant names of KHR_materials_variants (its primitive mappings
+// are read with the primitives, mesh.cpp). Images arrive decoded to RGBA8 by the callback in images.cpp and are
 // moved, not copied.
 #include <algorithm>
 #include <cmath>
@@ -89,9 +90,33 @@ void check_factors(const std::vector<double>& values, std::size_t size, const st
     if (!std::isfinite(v) || v < 0.0) throw Error(path, Rule::material_factor, "must be finite and >= 0");
 }
 
+// KHR_materials_variants at the root: {"variants": [{"name": "..."}, ...]}, names unique.
+void build_material_variants(const tinygltf::Model& model, Asset& asset) {
+  const auto found = model.extensions.find("KHR_materials_variants");
+  if (found == model.extensions.end()) return;
+  const std::string path = "extensions.KHR_materials_variants";
+  const tinygltf::Value& ext = found->second;
+  if (!ext.IsObject()) throw Error(path, Rule::material_variants, "must be an object");
+  if (!ext.Has("variants")) throw Error(path + ".variants", Rule::material_variants, "is required");
+  const tinygltf::Value& variants = ext.Get("variants");
+  if (!variants.IsArray() || variants.ArrayLen() == 0)
+    throw Error(path + ".variants", Rule::material_variants, "must be a non-empty array");
+  for (std::size_t i = 0; i < variants.ArrayLen(); ++i) {
+    const std::string vpath = fmt::format("{}.variants[{}]", path, i);
+    const tinygltf::Value& variant = variants.Get(static_cast<int>(i));
+    if (!variant.IsObject() || !variant.Has("name") || !variant.Get("name").IsString())
+      throw Error(vpath + ".name", Rule::material_variants, "every variant needs a string name");
+    std::string name = variant.Get("name").Get<std::string>();
+    if (asset.find_material_variant(name) >= 0)
+      throw Error(vpath + ".name", Rule::material_variants, fmt::format("variant name \"{}\" appears twice", name));
+    asset.material_variants.push_back(std::move(name));
+  }
+}
+
 }  // namespace
 
 void build_materials(tinygltf::Model& model, Asset& asset) {
+  build_material_variants(model, asset);
   std::vector<bool> used(model.images.size(), false);
   for (const tinygltf::Texture& texture : model.textures)
     if (texture.source >= 0 && static_cast<std::size_t>(texture.source) < used.size())

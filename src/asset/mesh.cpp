@@ -83,6 +83,57 @@ void compute_bounds(Primitive& prim) {
   }
 }
 
+// KHR_materials_variants on a primitive: {"mappings": [{"material": m, "variants": [v, ...]}, ...]}
+// into prim.variant_materials (one material per variant of the asset). Every material and
+// variant index must exist, and a variant may appear in one mapping only.
+void build_variant_mappings(const tinygltf::Primitive& source, const std::string& path, const Asset& asset,
+                            Primitive& prim) {
+  const auto found = source.extensions.find("KHR_materials_variants");
+  if (found == source.extensions.end()) return;
+  const std::string ext_path = path + ".extensions.KHR_materials_variants";
+  const tinygltf::Value& ext = found->second;
+  if (!ext.IsObject() || !ext.Has("mappings") || !ext.Get("mappings").IsArray())
+    throw Error(ext_path + ".mappings", Rule::material_variants, "must be an array of mappings");
+  const tinygltf::Value& mappings = ext.Get("mappings");
+  const std::size_t variant_count = asset.material_variants.size();
+  prim.variant_materials.assign(variant_count, prim.material);
+  std::vector<bool> mapped(variant_count, false);
+  const auto integer = [](const tinygltf::Value& v, double& out) {
+    if (!v.IsNumber()) return false;
+    out = v.GetNumberAsDouble();
+    return std::isfinite(out) && out == std::floor(out);
+  };
+  for (std::size_t i = 0; i < mappings.ArrayLen(); ++i) {
+    const std::string mpath = fmt::format("{}.mappings[{}]", ext_path, i);
+    const tinygltf::Value& mapping = mappings.Get(static_cast<int>(i));
+    if (!mapping.IsObject()) throw Error(mpath, Rule::material_variants, "must be an object");
+    double material = 0.0;
+    if (!mapping.Has("material") || !integer(mapping.Get("material"), material))
+      throw Error(mpath + ".material", Rule::material_variants, "must be an integer material index");
+    if (material < 0.0 || material >= static_cast<double>(asset.materials.size()))
+      throw Error(mpath + ".material", Rule::material_index,
+                  fmt::format("material {} does not exist ({} materials)", material, asset.materials.size()));
+    if (!mapping.Has("variants") || !mapping.Get("variants").IsArray() || mapping.Get("variants").ArrayLen() == 0)
+      throw Error(mpath + ".variants", Rule::material_variants, "must be a non-empty array of variant indices");
+    const tinygltf::Value& variants = mapping.Get("variants");
+    for (std::size_t k = 0; k < variants.ArrayLen(); ++k) {
+      const std::string vpath = fmt::format("{}.variants[{}]", mpath, k);
+      double variant = 0.0;
+      if (!integer(variants.Get(static_cast<int>(k)), variant))
+        throw Error(vpath, Rule::material_variants, "must be an integer variant index");
+      if (variant < 0.0 || variant >= static_cast<double>(variant_count))
+        throw Error(vpath, Rule::variant_index,
+                    fmt::format("variant {} does not exist ({} variants in extensions.KHR_materials_variants)", variant,
+                                variant_count));
+      const auto v = static_cast<std::size_t>(variant);
+      if (mapped[v])
+        throw Error(vpath, Rule::variant_index, fmt::format("variant {} is mapped twice for this primitive", v));
+      mapped[v] = true;
+      prim.variant_materials[v] = static_cast<std::int32_t>(material);
+    }
+  }
+}
+
 Primitive build_primitive(AccessorReader& accessors, const tinygltf::Primitive& source, const std::string& path,
                           std::size_t material_count, std::vector<Warning>& warnings) {
   Primitive prim;
@@ -172,9 +223,10 @@ void build_meshes(const tinygltf::Model& model, AccessorReader& accessors, Asset
     mesh.name = source.name;
     if (source.primitives.empty()) throw Error(path + ".primitives", Rule::mesh_empty, "a mesh needs a primitive");
     for (std::size_t p = 0; p < source.primitives.size(); ++p) {
-      mesh.primitives.push_back(build_primitive(accessors, source.primitives[p],
-                                                fmt::format("{}.primitives[{}]", path, p), asset.materials.size(),
-                                                asset.warnings));
+      const std::string primitive_path = fmt::format("{}.primitives[{}]", path, p);
+      mesh.primitives.push_back(
+          build_primitive(accessors, source.primitives[p], primitive_path, asset.materials.size(), asset.warnings));
+      build_variant_mappings(source.primitives[p], primitive_path, asset, mesh.primitives[p]);
       if (mesh.primitives[p].targets.size() != mesh.primitives[0].targets.size())
         throw Error(fmt::format("{}.primitives[{}].targets", path, p), Rule::morph_target_count,
                     "all primitives of a mesh must have the same number of morph targets");

@@ -31,6 +31,7 @@ constexpr std::string_view kSupportedRequired[] = {"KHR_mesh_quantization",
                                                    "EXT_meshopt_compression",
                                                    "KHR_materials_emissive_strength",
                                                    "KHR_texture_transform",
+                                                   "KHR_materials_variants",
                                                    "KHR_draco_mesh_compression"};
 
 constexpr const char* kTopLevelArrays[] = {"accessors", "animations", "buffers", "bufferViews", "cameras",

@@ -168,6 +168,9 @@ void resize_streams(Crowd::State& st) {
   st.due.resize(capacity);
   st.stale.resize(capacity);
   st.hidden.resize(capacity);
+  st.tints.resize(capacity, glm::vec4(1.0f));
+  st.variants.resize(capacity, kNoVariant);
+  st.appearance_generation.resize(capacity);
   st.root.pending.resize(capacity);
   st.root.last.resize(capacity);
   st.packed_frame.resize(capacity);

@@ -90,6 +90,7 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     st.overrides.emplace_back();
     st.layers.emplace_back();
     st.hidden[slot] = 0;
+    reset_appearance(st, slot);
     st.root.pending[slot] = {};
     st.placement_generation[slot] = st.generation + 1;  // evaluate_now's, below
     handles.push_back(Actor(link_, key, st.key_generation[key]));
@@ -128,6 +129,7 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
       std::swap(st.layers[slot], st.layers[last]);
       st.stale[slot] = st.stale[last];
       st.hidden[slot] = st.hidden[last];
+      move_appearance(st, last, slot);
       st.root.pending[slot] = st.root.pending[last];
       st.packed_frame[slot] = st.packed_frame[last];
       st.packed_generation[slot] = st.generation + 1;  // its rows moved: upload them again

@@ -185,6 +185,13 @@ struct Crowd::State {
   // are, so a crowd without hidden actors pays one test per frame.
   std::vector<std::uint8_t> hidden;
   std::uint32_t hidden_count = 0;
+  // Appearance (docs/spec.md §3.12), per slot, sized for capacity: tint, material variant
+  // (kNoVariant: none), and the value of `appearance_clock` when the slot's pair was last
+  // written (Crowd::appearance_generations); the clock rises with every such write.
+  std::vector<glm::vec4> tints;
+  std::vector<std::uint32_t> variants;
+  std::vector<std::uint64_t> appearance_generation;
+  std::uint64_t appearance_clock = 0;
   // Per clip, sorted by time (Crowd::markers), and their total: with none, update reports no
   // events for the cost of one test per frame.
   std::vector<std::vector<ClipMarker>> markers;
@@ -246,6 +253,12 @@ void refresh_instances(Crowd::State& st);
 // refresh_instances for a LOD control: actors that update-rate LOD left unevaluated while
 // culled, and that the control makes visible, are evaluated at once.
 void reclassify(Crowd::State& st);
+
+// --- appearance.cpp ---
+// Gives a new actor at `slot` the default appearance (white tint, no variant).
+void reset_appearance(Crowd::State& st, std::uint32_t slot) noexcept;
+// Moves slot `from`'s appearance into `to` (removal compacting the slots).
+void move_appearance(Crowd::State& st, std::uint32_t from, std::uint32_t to) noexcept;
 
 // --- records.cpp ---
 // Writes slot's PlaybackRecord and tail from its playback (Animation::gpu).

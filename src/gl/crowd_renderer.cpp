@@ -50,6 +50,7 @@ gl::CrowdUniforms find_uniforms(GLuint program) {
   u.joint_count = at("u_joint_count");
   u.weight_quads = at("u_weight_quads");
   u.delta_width = at("u_delta_width");
+  u.instance_offset = at("u_instance_offset");
   return u;
 }
 
@@ -63,6 +64,7 @@ void set_data_units(GLuint program) {
   set("u_instance_texture", gl::unit::instances);
   set("u_morph_delta_texture", gl::unit::morph_deltas);
   set("u_morph_weight_texture", gl::unit::morph_weights);
+  set("u_tint_texture", gl::unit::tints);
   gl::check_gl("glUniform1i(data samplers)");
 }
 
@@ -148,6 +150,7 @@ void sync_layout(CrowdRenderer::State& state, const Crowd& crowd) {
       state.targets[i] = {out.transforms.name(), out.palette.name(), out.weights.name()};
     }
   }
+  if (gl::reserve_tints(state.tints, crowd.capacity(), state.storage, state.limits)) state.upload_all_tints = true;
   auto groups = crowd.primitive_groups();
   state.groups.resize(groups.size());
   for (std::size_t i = 0; i < groups.size(); ++i) {
@@ -158,31 +161,26 @@ void sync_layout(CrowdRenderer::State& state, const Crowd& crowd) {
 }
 
 // Uploads the slots whose packed rows changed since the last upload, as runs of consecutive
-// slots (runs closer than kMergeGap slots are merged: one call moves more bytes cheaper than
-// two); everything after the GPU objects were (re)created.
+// slots (gl::changed_runs); everything after the GPU objects were (re)created.
 void upload_changed_slots(CrowdRenderer::State& state, const Crowd& crowd) {
-  constexpr std::uint32_t kMergeGap = 8;
   const auto streams = crowd.node_streams();
-  const auto live = static_cast<std::uint32_t>(crowd.actor_count());
   auto& runs = state.dirty_runs;
-  runs.clear();
-  if (state.upload_everything) {
-    if (live > 0) runs.emplace_back(0, live);
-  } else {
-    const auto generations = crowd.slot_generations();
-    for (std::uint32_t slot = 0; slot < live; ++slot) {
-      if (generations[slot] <= state.uploaded_generation) continue;
-      if (!runs.empty() && slot - runs.back().second < kMergeGap)
-        runs.back().second = slot + 1;
-      else
-        runs.emplace_back(slot, slot + 1);
-    }
-  }
+  gl::changed_runs(crowd.slot_generations(), state.uploaded_generation, state.upload_everything, runs);
   for (std::size_t i = 0; i < streams.size(); ++i)
     for (const auto& [first, end] : runs)
       gl::upload_stream(state.cache, state.streams[i], streams[i], first, end - first, state.storage);
   state.uploaded_generation = crowd.packed_generation();
   state.upload_everything = false;
+}
+
+// Uploads the tints of the slots whose appearance changed (Crowd::appearance_generations): nothing
+// in a frame without appearance changes, whatever update() did.
+void upload_changed_tints(CrowdRenderer::State& state, const Crowd& crowd) {
+  if (!state.upload_all_tints && crowd.appearance_generation() == state.uploaded_appearance) return;
+  gl::changed_runs(crowd.appearance_generations(), state.uploaded_appearance, state.upload_all_tints, state.dirty_runs);
+  gl::upload_tints(state.cache, state.tints, crowd.tints(), state.dirty_runs, state.storage);
+  state.uploaded_appearance = crowd.appearance_generation();
+  state.upload_all_tints = false;
 }
 
 // Animation::gpu: runs the evaluator and, with texture storage, fills the stream textures from
@@ -220,6 +218,7 @@ void prepare_streams(CrowdRenderer::State& state, const Crowd& crowd, bool timed
   } else {
     upload_changed_slots(state, crowd);
   }
+  upload_changed_tints(state, crowd);
 }
 
 // +1 when every instance's transform keeps orientation, -1 when every one mirrors (det < 0),
@@ -355,6 +354,18 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
 
   const Asset& asset = crowd.asset();
   const auto groups = crowd.primitive_groups();
+  // Material variants (docs/spec.md §5.11): each group's instances split by the material their
+  // actors' variants select, one draw per material; a group whose primitive has no variant
+  // mappings, or whose actors all select one material, stays one draw.
+  const auto variants = crowd.material_variants();
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const PrimitiveGroup& group = groups[i];
+    gl::GroupGpu& g = state.groups[i];
+    const Primitive& primitive = asset.meshes[group.mesh].primitives[group.primitive];
+    const auto slots = gl::partition_by_material(g, primitive, group.instances, variants);
+    if (!slots.empty()) gl::upload_instances(cache, g, slots, state.storage);
+    if (g.partitions.size() > 1) stats_.variant_draws += static_cast<std::uint32_t>(g.partitions.size() - 1);
+  }
   for (const bool blended_pass : {false, true}) {
     if (blended_pass && depth_only) break;  // BLEND surfaces write no depth in draw() either
     for (std::size_t i = 0; i < groups.size(); ++i) {
@@ -362,11 +373,14 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
       gl::GroupGpu& g = state.groups[i];
       const gl::DrawableGpu& d = state.drawables[g.drawable];
       const gl::PrimitiveGpu& p = state.primitives[d.primitive];
-      if (group.instances.empty() || gl::is_blended(asset, p.material) != blended_pass) continue;
+      if (group.instances.empty() ||
+          std::none_of(g.partitions.begin(), g.partitions.end(), [&](const gl::MaterialPartition& part) {
+            return gl::is_blended(asset, part.material) == blended_pass;
+          }))
+        continue;
       const NodeStream& s = streams[group.stream];
       const gl::StreamGpu& sg = state.streams[group.stream];
       const gl::Object& palette = state.streams[s.palette_stream].palette;  // possibly shared
-      gl::upload_instances(cache, g, group.instances, state.storage);
 
       const bool skinned = group.palette_kind == PaletteKind::skinned && palette && p.layout.has_influences0;
       const bool morphed = p.target_count > 0 && p.morph_deltas && sg.weights && s.weight_stride >= p.target_count;
@@ -378,11 +392,13 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
         cache.bind_storage(gl::binding::instances, g.instances.name());
         cache.bind_storage(gl::binding::morph_deltas, morphed ? p.morph_deltas.name() : dummy);
         cache.bind_storage(gl::binding::morph_weights, morphed ? sg.weights.name() : dummy);
+        cache.bind_storage(gl::binding::tints, state.tints.tints.name());
         glUniform1ui(u.joint_count, s.joint_count);
         glUniform1ui(u.weight_quads, s.weight_stride / 4);
       } else {
         cache.bind_texture(gl::unit::transforms, sg.transforms.name());
         cache.bind_texture(gl::unit::instances, g.instances.name());
+        cache.bind_texture(gl::unit::tints, state.tints.tints.name());
         if (skinned) cache.bind_texture(gl::unit::palette, palette.name());
         if (morphed) {
           cache.bind_texture(gl::unit::morph_deltas, p.morph_deltas.name());
@@ -400,17 +416,19 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
       // One winding per draw when the instances agree; otherwise the fragment shader culls
       // each instance by the sign of its transform's determinant.
       const int winding = group_winding(s, group.instances);
-      gl::bind_material(cache, material_uniforms, state.textures, asset, p.material, p.layout.has_tangent,
-                        winding == 0);
-      gl::set_material_state(cache, asset, p.material);
-      if (winding == 0) cache.set_cull(false);
-      cache.set_front_face(winding < 0 ? GL_CW : GL_CCW);
-
-      const auto instances = static_cast<std::uint32_t>(group.instances.size());
-      cache.draw_elements_instanced(p.mode, static_cast<GLsizei>(std::min(group.index_count, d.index_count)),
-                                    static_cast<GLsizei>(instances));
-      stats_.instances += instances;
-      stats_.triangles += std::uint64_t{group.triangle_count} * instances;
+      for (const gl::MaterialPartition& part : g.partitions) {
+        if (part.count == 0 || gl::is_blended(asset, part.material) != blended_pass) continue;
+        gl::bind_material(cache, material_uniforms, state.textures, asset, part.material, p.layout.has_tangent,
+                          winding == 0);
+        gl::set_material_state(cache, asset, part.material);
+        if (winding == 0) cache.set_cull(false);
+        cache.set_front_face(winding < 0 ? GL_CW : GL_CCW);
+        glUniform1ui(u.instance_offset, part.first);
+        cache.draw_elements_instanced(p.mode, static_cast<GLsizei>(std::min(group.index_count, d.index_count)),
+                                      static_cast<GLsizei>(part.count));
+        stats_.instances += part.count;
+        stats_.triangles += std::uint64_t{group.triangle_count} * part.count;
+      }
     }
   }
   gl::check_gl("glDrawElementsInstanced");

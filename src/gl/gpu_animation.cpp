@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <glm/gtc/type_ptr.hpp>
 
+#include "gl/palette_store.hpp"
 #include "gl/primitive_upload.hpp"
 #include "gl/program.hpp"
 #include "gl/shaders.hpp"
@@ -171,25 +172,6 @@ void dispatch(std::uint64_t invocations) {
   const std::uint64_t x = std::min(groups, kMaxX);
   glDispatchCompute(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x), 1);
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
-}
-
-// Runs of consecutive slots in [0, live) whose generation exceeds `since` (all with `everything`).
-void changed_runs(std::span<const std::uint64_t> generations, std::uint64_t since, bool everything,
-                  std::vector<std::pair<std::uint32_t, std::uint32_t>>& runs) {
-  constexpr std::uint32_t kMergeGap = 8;
-  runs.clear();
-  const auto live = static_cast<std::uint32_t>(generations.size());
-  if (everything) {
-    if (live > 0) runs.emplace_back(0, live);
-    return;
-  }
-  for (std::uint32_t slot = 0; slot < live; ++slot) {
-    if (generations[slot] <= since) continue;
-    if (!runs.empty() && slot - runs.back().second < kMergeGap)
-      runs.back().second = slot + 1;
-    else
-      runs.emplace_back(slot, slot + 1);
-  }
 }
 
 void reserve_slots(GpuAnimation& gpu, std::size_t capacity) {

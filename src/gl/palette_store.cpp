@@ -140,4 +140,95 @@ void upload_instances(StateCache& cache, GroupGpu& gpu, std::span<const std::uin
   gpu.uploaded.assign(slots.begin(), slots.end());
 }
 
+std::span<const std::uint32_t> partition_by_material(GroupGpu& gpu, const Primitive& primitive,
+                                                     std::span<const std::uint32_t> instances,
+                                                     std::span<const std::uint32_t> variants) {
+  auto& parts = gpu.partitions;
+  parts.clear();
+  const auto count = static_cast<std::uint32_t>(instances.size());
+  if (primitive.variant_materials.empty()) {
+    parts.push_back({primitive.material, 0, count});
+    return instances;
+  }
+  const auto find = [&parts](std::int32_t material) {
+    std::size_t k = 0;
+    while (k < parts.size() && parts[k].material != material) ++k;
+    return k;
+  };
+  for (const std::uint32_t slot : instances) {
+    const std::int32_t material = primitive.material_for(variants[slot]);
+    const std::size_t k = find(material);
+    if (k == parts.size()) parts.push_back({material, 0, 0});
+    ++parts[k].count;
+  }
+  if (parts.size() <= 1) return instances;
+  std::uint32_t first = 0;
+  for (MaterialPartition& part : parts) {
+    part.first = first;
+    first += part.count;
+    part.count = 0;  // the fill cursor below; it ends at the count again
+  }
+  gpu.ordered.resize(instances.size());
+  for (const std::uint32_t slot : instances) {
+    MaterialPartition& part = parts[find(primitive.material_for(variants[slot]))];
+    gpu.ordered[part.first + part.count++] = slot;
+  }
+  return gpu.ordered;
+}
+
+void changed_runs(std::span<const std::uint64_t> generations, std::uint64_t since, bool everything,
+                  std::vector<std::pair<std::uint32_t, std::uint32_t>>& runs) {
+  constexpr std::uint32_t kMergeGap = 8;
+  runs.clear();
+  const auto live = static_cast<std::uint32_t>(generations.size());
+  if (everything) {
+    if (live > 0) runs.emplace_back(0, live);
+    return;
+  }
+  for (std::uint32_t slot = 0; slot < live; ++slot) {
+    if (generations[slot] <= since) continue;
+    if (!runs.empty() && slot - runs.back().second < kMergeGap)
+      runs.back().second = slot + 1;
+    else
+      runs.emplace_back(slot, slot + 1);
+  }
+}
+
+bool reserve_tints(TintGpu& gpu, std::size_t capacity, PaletteStorage storage, const StorageLimits& limits) {
+  if (gpu.tints && gpu.capacity >= capacity) return false;
+  const std::size_t slots = std::max<std::size_t>(capacity, 1);
+  Object fresh;
+  if (storage == PaletteStorage::storage_buffer) {
+    const std::size_t bytes = slots * sizeof(glm::vec4);
+    if (bytes > static_cast<std::uint64_t>(limits.max_storage_block_bytes))
+      throw Error("Crowd::tints", Rule::palette_too_large,
+                  fmt::format("{} slots × 16 = {} bytes exceed GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {}", slots, bytes,
+                              limits.max_storage_block_bytes));
+    fresh = make_dynamic_buffer(bytes);
+  } else {
+    if (slots > static_cast<std::size_t>(limits.max_texture_size))
+      throw Error("Crowd::tints", Rule::palette_too_large,
+                  fmt::format("capacity {} (one texel row per slot) exceeds GL_MAX_TEXTURE_SIZE = {}", slots,
+                              limits.max_texture_size));
+    fresh = make_data_texture(1, static_cast<std::uint32_t>(slots));
+    glBindTexture(GL_TEXTURE_2D, 0);
+  }
+  gpu.tints = std::move(fresh);
+  gpu.capacity = slots;
+  return true;
+}
+
+void upload_tints(StateCache& cache, const TintGpu& gpu, std::span<const glm::vec4> tints,
+                  std::span<const std::pair<std::uint32_t, std::uint32_t>> runs, PaletteStorage storage) {
+  for (const auto& [first, end] : runs) {
+    if (storage == PaletteStorage::storage_buffer) {
+      cache.upload(gpu.tints.name(), static_cast<GLsizeiptr>((end - first) * sizeof(glm::vec4)), tints.data() + first,
+                   static_cast<GLintptr>(first * sizeof(glm::vec4)));
+    } else {
+      cache.upload_texture(unit::tints, gpu.tints.name(), 1, static_cast<GLsizei>(end - first), false,
+                           tints.data() + first, static_cast<GLint>(first));
+    }
+  }
+}
+
 }  // namespace gltf_crowd::gl

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <map>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -40,10 +41,11 @@ struct ReferenceRenderer::State {
   void* egl_context = nullptr;  // context current at creation
   gl::Object program;
   GLint view_projection = -1;
+  GLint tint = -1;
   gl::MaterialUniforms material_uniforms;
   // draw_depth's program: the reference vertex shader with depth_fragment_source, built on first use.
   gl::Object depth_program;
-  GLint depth_view_projection = -1;
+  GLint depth_view_projection = -1, depth_tint = -1;
   gl::MaterialUniforms depth_material_uniforms;
   gl::Object vertices;  // dynamic: DeformedVertex per vertex, replaced before every draw
   std::vector<gl::PrimitiveGpu> primitives;
@@ -60,6 +62,8 @@ struct ReferenceRenderer::State {
   std::vector<std::uint32_t> needed_nodes;
   std::vector<glm::mat4> worlds;          // slot × needed_nodes.size()
   std::vector<float> weights;             // slot × total_weights: Actor::morph_weights
+  std::vector<glm::vec4> tints;           // per slot: Actor::tint
+  std::vector<std::uint32_t> variants;    // per slot: Actor::material_variant's index, or kNoVariant
   std::vector<glm::mat4> joint_matrices;  // scratch: world(joint) · IBM of one skin
   std::vector<gl::DeformedVertex> deformed;
 
@@ -174,6 +178,7 @@ ReferenceRenderer::ReferenceRenderer(const Crowd& crowd) : crowd_(crowd.link()) 
     state->program = gl::link_program("reference_program", gl::reference_vertex_source(dialect).c_str(),
                                       gl::fragment_source(dialect).c_str());
     state->view_projection = glGetUniformLocation(state->program.name(), "u_view_projection");
+    state->tint = glGetUniformLocation(state->program.name(), "u_tint");
     state->material_uniforms = gl::find_material_uniforms(state->program.name());
     state->vertices = gl::make_dynamic_buffer(16);
     if (!crowd.destroyed()) {
@@ -213,18 +218,25 @@ std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& cam
     state.depth_program = gl::link_program("reference_depth_program", gl::reference_vertex_source(dialect).c_str(),
                                            gl::depth_fragment_source(dialect).c_str());
     state.depth_view_projection = glGetUniformLocation(state.depth_program.name(), "u_view_projection");
+    state.depth_tint = glGetUniformLocation(state.depth_program.name(), "u_tint");
     state.depth_material_uniforms = gl::find_material_uniforms(state.depth_program.name());
   }
   const Asset& asset = crowd.asset();
 
-  // Every live actor's world matrices of the needed nodes and morph weights, straight from the
-  // public API.
+  // Every live actor's world matrices of the needed nodes, morph weights, tint and material
+  // variant, straight from the public API.
   const std::vector<Actor> actors = crowd.actors();
   const std::size_t columns = state.needed_nodes.size();
   const std::size_t total_weights = asset.total_weights;
   state.worlds.resize(actors.size() * columns);
   state.weights.resize(actors.size() * total_weights);
+  state.tints.resize(actors.size());
+  state.variants.resize(actors.size());
   for (std::size_t slot = 0; slot < actors.size(); ++slot) {
+    state.tints[slot] = actors[slot].tint();
+    const std::string& variant = actors[slot].material_variant();
+    const int index = variant.empty() ? -1 : asset.find_material_variant(variant);
+    state.variants[slot] = index < 0 ? kNoVariant : static_cast<std::uint32_t>(index);
     for (std::size_t k = 0; k < columns; ++k) {
       state.worlds[slot * columns + k] = actors[slot].node_world(state.needed_nodes[k]);
     }
@@ -255,7 +267,7 @@ std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& cam
       const PrimitiveGroup& group = groups[i];
       const ReferenceDrawable& d = state.drawables[state.group_drawable[i]];
       const gl::PrimitiveGpu& p = state.primitives[d.primitive];
-      if (group.instances.empty() || gl::is_blended(asset, p.material) != blended_pass) continue;
+      if (group.instances.empty()) continue;
       const Primitive& primitive = asset.meshes[group.mesh].primitives[group.primitive];
       const Skin* skin = skin_of(asset, group, primitive);
       const std::uint32_t weight_offset = asset.weight_offsets[group.source_node];
@@ -263,11 +275,22 @@ std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& cam
       state.deformed.resize(primitive.vertex_count());
       state.joint_matrices.resize(skin != nullptr ? skin->joints.size() : 0);
 
-      cache.bind_vertex_array(d.vertex_array.name());
-      gl::bind_material(cache, material_uniforms, state.textures, asset, p.material, !primitive.tangents.empty(),
-                        false);
-      gl::set_material_state(cache, asset, p.material);
+      bool bound = false;
+      std::int32_t bound_material = -1;
       for (const std::uint32_t slot : group.instances) {
+        // The actor's material variant picks the material (KHR_materials_variants), and with it
+        // the pass the actor's copy of the primitive is drawn in.
+        const std::int32_t material = primitive.material_for(state.variants[slot]);
+        if (gl::is_blended(asset, material) != blended_pass) continue;
+        if (!bound || material != bound_material) {
+          cache.bind_vertex_array(d.vertex_array.name());
+          gl::bind_material(cache, material_uniforms, state.textures, asset, material,
+                            !primitive.tangents.empty(), false);
+          gl::set_material_state(cache, asset, material);
+          bound = true;
+          bound_material = material;
+        }
+        glUniform4fv(depth_only ? state.depth_tint : state.tint, 1, glm::value_ptr(state.tints[slot]));
         const glm::mat4& node_world = world(slot, group.source_node);
         if (skin != nullptr) {
           for (std::size_t j = 0; j < skin->joints.size(); ++j) {
@@ -294,8 +317,8 @@ std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& cam
         cache.set_front_face(glm::determinant(glm::mat3(node_world)) < 0.0f ? GL_CW : GL_CCW);
         cache.draw_elements(p.mode, static_cast<GLsizei>(std::min(group.index_count, d.index_count)));
         stats_.triangles += group.triangle_count;
+        ++stats_.instances;
       }
-      stats_.instances += static_cast<std::uint32_t>(group.instances.size());
     }
   }
   gl::check_gl("glDrawElements");

@@ -22,7 +22,8 @@ namespace gltf_crowd::gl {
 struct CrowdUniforms {
   GLint view_projection = -1, skinned = -1, eight_influences = -1, target_count = -1, vertex_count = -1,
         normal_block = -1, tangent_block = -1, joint_count = -1, weight_quads = -1,  // storage buffer prelude
-      delta_width = -1;                                                              // texture prelude
+      delta_width = -1,                                                              // texture prelude
+      instance_offset = -1;                                                          // both preludes
 };
 
 }  // namespace gltf_crowd::gl
@@ -55,6 +56,11 @@ struct CrowdRenderer::State {
   std::uint64_t uploaded_generation = 0;
   bool upload_everything = true;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> dirty_runs;  // [first, end) slot runs
+  // Per-slot tints (Crowd::tints), uploaded as the rows are: the slots whose appearance
+  // generation exceeds `uploaded_appearance`, everything after the object was (re)created.
+  gl::TintGpu tints;
+  std::uint64_t uploaded_appearance = 0;
+  bool upload_all_tints = true;
   // Animation::gpu: the evaluator, built for `animated_streams` streams (LOD may add some), and
   // with texture storage the buffers its passes write, copied into the stream textures.
   std::unique_ptr<gl::GpuAnimation> animation;
@@ -84,6 +90,7 @@ struct CrowdRenderer::State {
       fn(s.weights);
     }
     for (auto& g : groups) fn(g.instances);
+    fn(tints.tints);
     if (animation) animation->for_each_object(fn);
     if (pose_reader) pose_reader->for_each_object(fn);
     for (auto& s : staging) {

@@ -32,10 +32,13 @@ layout(std430, binding = 1) readonly buffer Palette { vec4 palette_rows[]; };
 layout(std430, binding = 2) readonly buffer Instances { uint instance_slots[]; };
 layout(std430, binding = 3) readonly buffer MorphDeltas { vec4 morph_deltas[]; };
 layout(std430, binding = 4) readonly buffer MorphWeights { vec4 morph_weight_quads[]; };
+layout(std430, binding = 5) readonly buffer Tints { vec4 tint_values[]; };
 uniform uint u_joint_count;   // palette stride per slot, in joints
 uniform uint u_weight_quads;  // weight_stride / 4
+uniform uint u_instance_offset;  // first instance of this draw in the group's slot list
 
-uint instance_slot() { return instance_slots[gl_InstanceID]; }
+uint instance_slot() { return instance_slots[u_instance_offset + uint(gl_InstanceID)]; }
+vec4 slot_tint(uint slot) { return tint_values[slot]; }
 vec4 transform_row(uint slot, uint row) { return transform_rows[slot * 3u + row]; }
 vec4 palette_row(uint slot, uint joint, uint row) {
   return palette_rows[(slot * u_joint_count + joint) * 3u + row];
@@ -44,7 +47,8 @@ vec4 morph_weights4(uint slot, uint quad) { return morph_weight_quads[slot * u_w
 vec3 morph_delta(uint index) { return morph_deltas[index].xyz; }
 )glsl";
 
-// Texel row = slot: 3 texels per instance transform, 3 per joint, one per 4 morph weights.
+// Texel row = slot: 3 texels per instance transform, 3 per joint, one per 4 morph weights, one
+// tint.
 // Morph deltas are a flat texel array wrapped at u_delta_width texels per row.
 constexpr const char* texture_prelude = R"glsl(
 uniform sampler2D u_transform_texture;
@@ -52,9 +56,14 @@ uniform sampler2D u_palette_texture;
 uniform highp usampler2D u_instance_texture;
 uniform sampler2D u_morph_delta_texture;
 uniform sampler2D u_morph_weight_texture;
+uniform sampler2D u_tint_texture;
 uniform uint u_delta_width;
+uniform uint u_instance_offset;  // first instance of this draw in the group's slot list
 
-uint instance_slot() { return texelFetch(u_instance_texture, ivec2(0, gl_InstanceID), 0).r; }
+uint instance_slot() {
+  return texelFetch(u_instance_texture, ivec2(0, int(u_instance_offset) + gl_InstanceID), 0).r;
+}
+vec4 slot_tint(uint slot) { return texelFetch(u_tint_texture, ivec2(0, int(slot)), 0); }
 vec4 transform_row(uint slot, uint row) {
   return texelFetch(u_transform_texture, ivec2(int(row), int(slot)), 0);
 }
@@ -78,6 +87,7 @@ out vec2 v_texcoord0;
 out vec2 v_texcoord1;
 out vec4 v_color;
 flat out int v_mirrored;  // 1 when the instance transform has det < 0
+flat out vec4 v_tint;     // the actor's base color multiplier (Crowd::tints)
 )glsl";
 
 constexpr const char* crowd_vertex_body = R"glsl(
@@ -160,6 +170,7 @@ void main() {
   v_texcoord1 = a_texcoord1;
   v_color = a_color;
   v_mirrored = determinant(mat3(instance)) < 0.0 ? 1 : 0;
+  v_tint = slot_tint(slot);
   gl_Position = u_view_projection * world;
 }
 )glsl";
@@ -173,9 +184,11 @@ layout(location = 4) in vec2 a_texcoord1;
 layout(location = 5) in vec4 a_color;
 
 uniform mat4 u_view_projection;
+uniform vec4 u_tint;  // the drawn actor's Actor::tint()
 
 void main() {
   v_position = a_position;
+  v_tint = u_tint;
   v_normal = a_normal;
   v_tangent = a_tangent;
   v_texcoord0 = a_texcoord0;
@@ -194,6 +207,7 @@ in vec2 v_texcoord0;
 in vec2 v_texcoord1;
 in vec4 v_color;
 flat in int v_mirrored;
+flat in vec4 v_tint;
 
 uniform vec4 u_base_color_factor;   // linear
 uniform float u_metallic_factor;
@@ -273,6 +287,7 @@ void main() {
   if (u_base_color_uv >= 0) {
     base *= texture(u_base_color_texture, texcoord(u_base_color_uv, u_base_color_uv_transform));
   }
+  base *= v_tint;  // the actor's tint (docs/spec.md §3.12), before the MASK test sees alpha
   if (u_alpha_mode == 1 && base.a < u_alpha_cutoff) discard;
 
   // With mixed windings the hardware cannot cull; a mirrored instance's front faces arrive
@@ -365,6 +380,7 @@ in vec2 v_texcoord0;
 in vec2 v_texcoord1;
 in vec4 v_color;
 flat in int v_mirrored;
+flat in vec4 v_tint;
 
 uniform vec4 u_base_color_factor;
 uniform int u_base_color_uv;
@@ -379,7 +395,7 @@ void main() {
   bool front = gl_FrontFacing != (v_mirrored != 0);
   if (u_instance_winding && !u_double_sided && !front) discard;
   if (u_alpha_mode != 1) return;
-  float alpha = u_base_color_factor.a * v_color.a;
+  float alpha = u_base_color_factor.a * v_color.a * v_tint.a;  // the tint's alpha cuts out too
   if (u_base_color_uv >= 0) {
     vec2 uv = u_base_color_uv_transform * vec3(u_base_color_uv == 1 ? v_texcoord1 : v_texcoord0, 1.0);
     alpha *= texture(u_base_color_texture, uv).a;

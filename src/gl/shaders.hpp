@@ -30,14 +30,15 @@ inline constexpr GLuint position = 0, normal = 1, tangent = 2, texcoord0 = 3, te
 // sampler has its own unit, since two sampler types on one unit are a draw-time error.
 namespace unit {
 inline constexpr GLint base_color = 0, metallic_roughness = 1, normal = 2, occlusion = 3, emissive = 4, transforms = 5,
-                       palette = 6, instances = 7, morph_deltas = 8, morph_weights = 9, shadow_map = 10;
-inline constexpr GLint count = 11;
+                       palette = 6, instances = 7, morph_deltas = 8, morph_weights = 9, tints = 10,
+                       shadow_map = 11;
+inline constexpr GLint count = 12;
 }  // namespace unit
 
 // Storage buffer bindings of the storage_buffer path (std430).
 namespace binding {
-inline constexpr GLuint transforms = 0, palette = 1, instances = 2, morph_deltas = 3, morph_weights = 4;
-inline constexpr GLuint count = 5;
+inline constexpr GLuint transforms = 0, palette = 1, instances = 2, morph_deltas = 3, morph_weights = 4, tints = 5;
+inline constexpr GLuint count = 6;
 // The GPU evaluator's compute passes use bindings 0..compute_count-1 (gpu_animation.hpp).
 inline constexpr GLuint compute_count = 16;
 }  // namespace binding

@@ -159,6 +159,32 @@ std::vector<ActorOptions> actor_options(const Asset& asset, const Layout& layout
   return options;
 }
 
+glm::vec4 pastel_tint(std::uint32_t seed, std::size_t actor) {
+  const std::uint64_t bits = mix((std::uint64_t{seed} << 32) ^ (0xC0105ull + actor));
+  const auto channel = [bits](int k) {
+    return 0.55f + 0.45f * static_cast<float>((bits >> (16 * k)) & 0xFFFFu) / 65535.0f;
+  };
+  return {channel(0), channel(1), channel(2), 1.0f};
+}
+
+void check_appearance(const Asset& asset, const AppearanceAssignment& assignment, const std::string& option) {
+  if (assignment.variants && asset.material_variants.empty())
+    throw Error(option, Rule::unknown_variant,
+                "the asset has no material variants (KHR_materials_variants) to spread over the actors");
+}
+
+void apply_appearance(Crowd& crowd, const AppearanceAssignment& assignment) {
+  const Asset& asset = crowd.asset();
+  std::vector<Actor> actors = crowd.actors();
+  for (std::size_t i = 0; i < actors.size(); ++i) {
+    actors[i].set_tint(assignment.tints ? pastel_tint(assignment.tint_seed, i) : glm::vec4(1.0f));
+    if (assignment.variants && !asset.material_variants.empty())
+      actors[i].set_material_variant(asset.material_variants[i % asset.material_variants.size()]);
+    else
+      actors[i].clear_material_variant();
+  }
+}
+
 nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label, std::uint32_t draws,
                                 const RenderStats& render_stats, const std::string& palette) {
   const auto groups = crowd.primitive_groups();
@@ -176,6 +202,15 @@ nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_lab
   nlohmann::json clips = nlohmann::json::array();
   for (const Actor& actor : crowd.actors()) clips.push_back(actor.active_clip());
   stats["clips"] = clips;
+  nlohmann::json tints = nlohmann::json::array(), variants = nlohmann::json::array();
+  for (const Actor& actor : crowd.actors()) {
+    const glm::vec4 tint = actor.tint();
+    tints.push_back({tint.r, tint.g, tint.b, tint.a});
+    variants.push_back(actor.material_variant());
+  }
+  stats["tints"] = tints;
+  stats["material_variants"] = variants;
+  stats["variant_draws"] = render_stats.variant_draws;
   // Animation layer 1 of each actor (docs/spec.md §3.11), as the studio's panel sets it.
   nlohmann::json layers = nlohmann::json::array();
   for (const Actor& actor : crowd.actors()) {

@@ -75,9 +75,31 @@ Layout grid_layout(const Asset& asset, std::uint32_t count, const ClipAssignment
 std::vector<ActorOptions> actor_options(const Asset& asset, const Layout& layout,
                                         const ClipAssignment& assignment = {});
 
+// Per-actor appearance (docs/spec.md §3.12), spread over the crowd by `render --tints/--variants`
+// and the studio's tints / variants settings.
+struct AppearanceAssignment {
+  bool tints = false;  // true: actor i gets pastel_tint(tint_seed, i); false: white
+  std::uint32_t tint_seed = 1;
+  bool variants = false;  // true: actor i gets material variant i mod the asset's variant count
+  bool operator==(const AppearanceAssignment&) const = default;
+};
+
+// A pastel linear RGB tint (alpha 1) for actor `actor`: each channel in [0.55, 1], drawn from
+// `seed` with the same portable hash as ClipMode::random, so a seed gives the same tints everywhere.
+glm::vec4 pastel_tint(std::uint32_t seed, std::size_t actor);
+
+// Throws Error (path `option`, rule "unknown_variant") when `assignment` spreads variants over an
+// asset without KHR_materials_variants.
+void check_appearance(const Asset& asset, const AppearanceAssignment& assignment, const std::string& option);
+
+// Sets every actor's tint and material variant (in slot order) as `assignment` says: white and
+// no variant for what it leaves off. check_appearance first.
+void apply_appearance(Crowd& crowd, const AppearanceAssignment& assignment);
+
 // The statistics both tools write: asset, actors, draws, primitive_groups, skinned_groups,
-// joints_per_group, animation ("cpu" or "gpu"), clips (per actor), upload_bytes_per_frame, packed_bytes_per_frame,
-// instances, triangles, palette and lod (docs/spec.md §7 lod_stats).
+// joints_per_group, animation ("cpu" or "gpu"), clips (per actor), tints (per actor, RGBA), material_variants
+// (per actor, "" = none), variant_draws, upload_bytes_per_frame, packed_bytes_per_frame, instances, triangles,
+// palette and lod (docs/spec.md §7 lod_stats).
 nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label, std::uint32_t draws,
                                 const RenderStats& render_stats, const std::string& palette);
 

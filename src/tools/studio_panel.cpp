@@ -60,6 +60,13 @@ void crowd_controls(const Asset& asset, StudioSettings& settings) {
     }
     ImGui::EndCombo();
   }
+  // Appearance (docs/spec.md §3.12): pastel tints per actor, and the model's material variants
+  // spread over the actors (greyed out without KHR_materials_variants).
+  ImGui::Checkbox("Tints", &settings.appearance.tints);
+  ImGui::SameLine();
+  ImGui::BeginDisabled(asset.material_variants.empty() && !settings.appearance.variants);
+  ImGui::Checkbox("Material variants", &settings.appearance.variants);
+  ImGui::EndDisabled();
   ImGui::Checkbox("glTF animation", &settings.animation);
   ImGui::SameLine();
   ImGui::Checkbox("Camera orbit", &settings.orbit);

@@ -62,6 +62,10 @@ void StudioScene::sync(const StudioSettings& settings) {
   if (asset) print_load_warnings(*asset, settings.model.empty() ? "built-in character" : settings.model);
   const bool new_clip = !built_ || built_->clips.clip != settings.clips.clip;
   if (new_clip) check_clip(new_model ? *asset : crowd_->asset(), settings.clips);
+  // Variants asked of a model without them are an error (at start, or when turned on); a model
+  // switch keeps the setting and spreads whatever variants the new model has (none: defaults).
+  if (settings.appearance.variants && (!built_ || (!new_model && !built_->appearance.variants)))
+    check_appearance(new_model ? *asset : crowd_->asset(), settings.appearance, "--set variants");
   if (new_model) {
     renderer_.reset();  // it refers to the old crowd
     LodOptions lod;
@@ -71,7 +75,12 @@ void StudioScene::sync(const StudioSettings& settings) {
   } else if (crowd_->capacity() < settings.capacity) {
     crowd_->reserve(settings.capacity);
   }
-  if (new_model || !same_actors(*built_, settings)) add_actors(settings);
+  if (new_model || !same_actors(*built_, settings)) {
+    add_actors(settings);
+    apply_appearance(*crowd_, settings.appearance);
+  } else if (built_->appearance != settings.appearance) {
+    apply_appearance(*crowd_, settings.appearance);
+  }
   if (new_model || built_->palette != settings.palette) {
     renderer_.reset();
     palette_error_.clear();

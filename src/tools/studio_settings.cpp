@@ -117,6 +117,14 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
     s.shadows = parse_switch(key, value);
   } else if (key == "root_motion") {
     s.root_motion = value == "none" ? std::string() : std::string(value);
+  } else if (key == "tints") {
+    if (value != "none" && value != "random") bad_value(key, value, "none or random");
+    s.appearance.tints = value == "random";
+  } else if (key == "tint_seed") {
+    s.appearance.tint_seed = static_cast<std::uint32_t>(parse_count(key, value, 0, 0xFFFFFFFFu));
+  } else if (key == "variants") {
+    if (value != "none" && value != "spread") bad_value(key, value, "none or spread");
+    s.appearance.variants = value == "spread";
   } else if (key == "azimuth") {
     s.camera.azimuth_degrees = parse_number(key, value, -3600.0f, 3600.0f);
   } else if (key == "elevation") {
@@ -151,7 +159,8 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
     throw Error(
         "--set " + std::string(key), Rule::set_key,
         "unknown key; known: model, actors, capacity, clips, clip, seed, phase_spread, "
-        "speed_spread, animation, orbit, lod, bias, budget, update_rate, palette, evaluation, root_motion, azimuth, "
+        "speed_spread, animation, orbit, lod, bias, budget, update_rate, palette, evaluation, root_motion, tints, "
+        "tint_seed, variants, azimuth, "
         "elevation, "
         "zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible, "
         "actor.layer.clip, actor.layer.weight, actor.layer.mode, actor.layer.mask");

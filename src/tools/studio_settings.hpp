@@ -33,6 +33,9 @@ struct StudioSettings {
   std::string root_motion;
   // A directional shadow map and a ground plane (docs/spec.md §8, as `render --shadows`).
   bool shadows = false;
+  // Per-actor tints and material variants (docs/spec.md §3.12), re-applied whenever the actors are
+  // re-added or this changes.
+  AppearanceAssignment appearance;
 };
 
 // A request on one actor of the table: select it, then change its clip (crossfading over
@@ -57,7 +60,8 @@ struct ActorEdit {
 // `resolve_model`), actors, capacity, clips (cycle|single|random), clip, seed, phase_spread,
 // speed_spread, animation, orbit, lod (on|off), bias, budget, update_rate (on|off), palette
 // (storage|texture|auto), evaluation (cpu|gpu: where poses are evaluated), root_motion (a node
-// name, or none), shadows (on|off), azimuth, elevation, zoom; and the actor table's select (an actor id), actor.clip,
+// name, or none), shadows (on|off), tints (none|random), tint_seed, variants (none|spread),
+// azimuth, elevation, zoom; and the actor table's select (an actor id), actor.clip,
 // actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible (on|off), actor.layer.clip,
 // actor.layer.weight, actor.layer.mode (override|additive), actor.layer.mask, which fill `edit`. Throws Error (path
 // "--set <key>", rules "set_syntax", "set_key", "set_value") and then changes nothing. Names
