@@ -54,6 +54,7 @@ struct RenderOptions {
   std::string video;                  // empty = no video; else frame k shows time k / fps
   std::uint32_t frames = 60;          // video frames, >= 1
   float fps = 30.0f;                  // video frames per second
+  std::string video_codec = "auto";   // video encoder (video_format)
   bool write_out = true;              // with --video, the PNG (the last frame) only when --out is given
 };
 
@@ -99,7 +100,7 @@ void check_actor_limit(const Crowd& crowd, std::uint32_t actors, PaletteStorage 
 // FFmpeg, an unknown extension or missing encoder (video_format), an odd --width or --height.
 // Called before the asset is loaded, so nothing is drawn for a command that must fail.
 void check_video_options(const RenderOptions& options) {
-  video_format(options.video);
+  video_format(options.video, options.video_codec);
   // YUV 4:2:0 stores one chroma sample per 2 × 2 pixels; rounding up would silently change
   // the picture the user sized.
   for (const auto& [name, value] : {std::pair{"--width", options.width}, std::pair{"--height", options.height}}) {
@@ -150,7 +151,8 @@ void run_render(const RenderOptions& options) {
   print_load_warnings(*asset, options.asset.empty() ? "built-in character" : options.asset);
   // Opened before the context: an unwritable path fails before anything is drawn.
   std::optional<VideoWriter> writer;
-  if (video) writer.emplace(VideoOptions{options.video, options.width, options.height, options.fps});
+  if (video)
+    writer.emplace(VideoOptions{options.video, options.video_codec, options.width, options.height, options.fps});
   // Declaration order matters: GL objects are deleted before the context goes.
   HeadlessContext context({.api = select_api(options.gl)});
   LodOptions lod;
@@ -312,6 +314,13 @@ void register_render(CLI::App& app) {
   render->add_option("--fps", options->fps, "video frames per second (with --video)")
       ->capture_default_str()
       ->check(finite_in(0.01, 1000.0))
+      ->needs(video);
+  render
+      ->add_option("--video-codec", options->video_codec,
+                   "video encoder: auto (the extension's first that this FFmpeg has), libx264, libvpx-vp9 or mpeg4 "
+                   "(with --video; the container must take it)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "libx264", "libvpx-vp9", "mpeg4"}))
       ->needs(video);
   render->add_option("--stats", options->stats, "JSON statistics file to write");
   render->add_option("--width", options->width, "image width in pixels")

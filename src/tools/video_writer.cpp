@@ -135,8 +135,22 @@ struct VideoWriter::State {
 
 bool video_available() noexcept { return true; }
 
-VideoFormat video_format(const std::filesystem::path& path) {
+VideoFormat video_format(const std::filesystem::path& path, const std::string& codec) {
   const Container& container = container_of(path);
+  if (codec != "auto") {
+    const auto& allowed = container.encoders;
+    if (std::find(allowed.begin(), allowed.end(), codec) == allowed.end()) {
+      std::string takes;
+      for (std::string_view encoder : allowed) {
+        if (!encoder.empty()) takes += fmt::format("{}{}", takes.empty() ? "" : ", ", encoder);
+      }
+      throw Error("--video-codec", Rule::video_format,
+                  fmt::format("{} files do not take {}; they take {}", container.extension, codec, takes));
+    }
+    if (avcodec_find_encoder_by_name(codec.c_str()) == nullptr)
+      throw Error("--video-codec", Rule::video_format, fmt::format("this FFmpeg build has no {} encoder", codec));
+    return {std::string(container.muxer), codec};
+  }
   std::string tried;
   for (std::string_view encoder : container.encoders) {
     if (encoder.empty()) break;
@@ -164,7 +178,7 @@ VideoWriter::VideoWriter(const VideoOptions& options) : state_(std::make_unique<
   if (!(options.fps > 0.0 && options.fps <= 1000.0)) {
     throw Error(file, Rule::invalid_size, fmt::format("{} frames per second is outside (0, 1000]", options.fps));
   }
-  const VideoFormat chosen = video_format(options.path);
+  const VideoFormat chosen = video_format(options.path, options.codec);
   s.codec = chosen.codec;
   // x264 and the muxers log their settings and statistics at the info level, dozens of lines per
   // file; warnings and errors still reach stderr (failures also become Error).
@@ -284,7 +298,7 @@ struct VideoWriter::State {
 
 bool video_available() noexcept { return false; }
 
-VideoFormat video_format(const std::filesystem::path&) { unavailable(); }
+VideoFormat video_format(const std::filesystem::path&, const std::string&) { unavailable(); }
 
 VideoWriter::VideoWriter(const VideoOptions&) { unavailable(); }
 VideoWriter::~VideoWriter() = default;

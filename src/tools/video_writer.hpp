@@ -23,15 +23,19 @@ struct VideoFormat {
   std::string codec;      // libavcodec encoder name: "libx264", "libvpx-vp9" or "mpeg4"
 };
 
-// The format of `path` (see VideoFormat). Opens nothing, so `render` checks it before drawing.
-// Throws Error (path "--video", rule video_unavailable) in a build without FFmpeg, and (rule
-// video_format) for an extension other than .mp4, .webm or .mkv (any case) or when this FFmpeg
-// build has none of the extension's encoders.
-VideoFormat video_format(const std::filesystem::path& path);
+// The format of `path` (see VideoFormat) with encoder `codec`: "auto" picks the first of the
+// extension's encoders this FFmpeg build has; a name picks that one. Opens nothing, so `render`
+// checks it before drawing. Throws Error (path "--video", rule video_unavailable) in a build
+// without FFmpeg; (rule video_format) for an extension other than .mp4, .webm or .mkv (any case)
+// or when this FFmpeg build has none of the extension's encoders; (path "--video-codec", rule
+// video_format) for an encoder the container does not take or this build lacks.
+VideoFormat video_format(const std::filesystem::path& path, const std::string& codec = "auto");
 
-// What a VideoWriter encodes. Defaults: 640 × 480 at 30 frames per second.
+// What a VideoWriter encodes. Defaults: 640 × 480 at 30 frames per second, the extension's
+// preferred encoder.
 struct VideoOptions {
   std::filesystem::path path;  // written; the extension picks the format (video_format)
+  std::string codec = "auto";  // encoder, as video_format takes it
   std::uint32_t width = 640;   // pixels; even, as 4:2:0 chroma needs (else Error)
   std::uint32_t height = 480;  // pixels; even
   double fps = 30.0;           // frames per second, in (0, 1000]; stored as a fraction with a
