@@ -134,6 +134,10 @@ void read_bottom_up(const Framebuffer& target, const Framebuffer* resolved, std:
     throw Error("--video", Rule::gl_call_failed, fmt::format("glReadPixels failed (GL error 0x{:04X})", error));
 }
 
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 // "frame k/N" on stderr: rewritten in place on a terminal; in a file or pipe one line per tenth
 // of a video of 100 frames or more, so logs and tests stay short.
 void report_progress(std::uint64_t done, std::uint64_t total, bool terminal) {
@@ -183,14 +187,14 @@ void run_render(const RenderOptions& options) {
   const auto timed_update = [&](double seconds) {
     const auto start = std::chrono::steady_clock::now();
     crowd.update(static_cast<float>(seconds), view);
-    update_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    update_ms += ms_since(start);
   };
   const auto timed_draw = [&] {
     target.clear(glm::vec4(background_rgb[0] / 255.0f, background_rgb[1] / 255.0f, background_rgb[2] / 255.0f, 1.0f));
     const auto start = std::chrono::steady_clock::now();
     const std::uint32_t n = reference ? reference->draw(crowd, camera) : instanced->draw(crowd, camera);
     glFinish();
-    draw_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    draw_ms += ms_since(start);
     return n;
   };
 
@@ -212,12 +216,12 @@ void run_render(const RenderOptions& options) {
       read_bottom_up(target, resolved ? &*resolved : nullptr, frame);
       const auto start = std::chrono::steady_clock::now();
       writer->write(frame, true);
-      encode_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      encode_ms += ms_since(start);
       report_progress(k + 1, options.frames, terminal);
     }
     const auto start = std::chrono::steady_clock::now();
     writer->finish();
-    encode_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    encode_ms += ms_since(start);
     steps = options.frames;
     seconds = (options.frames - 1) / static_cast<double>(options.fps);
   } else {
