@@ -8,6 +8,7 @@ packages=(
   xvfb xauth libglfw3-dev libimgui-dev
   libtinygltf-dev libmeshoptimizer-dev libdraco-dev libglm-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev libpng-dev libstb-dev gltfpack
+  libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
   clang libclang-rt-14-dev
 )
 # Not listed: gnuplot-nox, which only scripts/bench.sh needs (its chart); the build and the

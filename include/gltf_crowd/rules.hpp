@@ -246,7 +246,10 @@
   X(set_key, "a --set key that names no setting")                                                          \
   X(set_value, "a --set value that the setting does not accept")                                           \
   X(no_display, "GLFW could not initialise (no display)")                                                  \
-  X(no_window, "GLFW could not create an OpenGL 4.3 core window")
+  X(no_window, "GLFW could not create an OpenGL 4.3 core window")                                           \
+  X(video_unavailable, "render --video in a build without FFmpeg")                                         \
+  X(video_format, "a --video file whose container or encoder this FFmpeg build lacks")                     \
+  X(video_encode, "an FFmpeg call that failed while encoding or writing the video")
 
 GLTF_CROWD_API_BEGIN
 namespace gltf_crowd {

@@ -3,6 +3,7 @@
 #include "gl/gpu_animation.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include <fmt/format.h>
@@ -366,11 +367,15 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
     if (node >= 0) root_node = rig.rig_node[static_cast<std::size_t>(node)];
     root_flags = (root.translation_xz ? 1u : 0u) | (root.translation_y ? 2u : 0u) | (root.yaw ? 4u : 0u);
   }
-  if (gpu.evaluated && !everything && uploaded == 0 && live == gpu.evaluated_live &&
-      root_node == gpu.evaluated_root_node && root_flags == gpu.evaluated_root_flags &&
+  // Generations, not uploaded bytes: clearing every override uploads nothing yet changes poses.
+  const std::array<std::uint64_t, 3> generations{crowd.packed_generation(), crowd.overrides_generation(),
+                                                 crowd.layer_tables_generation()};
+  if (gpu.evaluated && !everything && uploaded == 0 && generations == gpu.evaluated_generations &&
+      live == gpu.evaluated_live && root_node == gpu.evaluated_root_node && root_flags == gpu.evaluated_root_flags &&
       std::ranges::equal(targets, gpu.evaluated_targets))
     return uploaded;
   gpu.evaluated = true;
+  gpu.evaluated_generations = generations;
   gpu.evaluated_live = live;
   gpu.evaluated_root_node = root_node;
   gpu.evaluated_root_flags = root_flags;

@@ -5,6 +5,7 @@
 // the joint palettes, instance transforms and morph weights where the draw reads them.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -64,6 +65,7 @@ struct GpuAnimation {
   // What the last passes evaluated: when nothing was uploaded since and these agree, the targets
   // already hold the crowd's poses (a depth pass and the main pass of one frame).
   bool evaluated = false;
+  std::array<std::uint64_t, 3> evaluated_generations{};  // packed, overrides, layer tables
   std::uint32_t evaluated_live = 0, evaluated_root_node = 0, evaluated_root_flags = 0;
   std::vector<AnimationTargets> evaluated_targets;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // scratch: [first, end) slot runs

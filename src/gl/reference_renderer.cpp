@@ -284,8 +284,8 @@ std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& cam
         if (gl::is_blended(asset, material) != blended_pass) continue;
         if (!bound || material != bound_material) {
           cache.bind_vertex_array(d.vertex_array.name());
-          gl::bind_material(cache, material_uniforms, state.textures, asset, material,
-                            !primitive.tangents.empty(), false);
+          gl::bind_material(cache, material_uniforms, state.textures, asset, material, !primitive.tangents.empty(),
+                            false);
           gl::set_material_state(cache, asset, material);
           bound = true;
           bound_material = material;

@@ -172,7 +172,7 @@ GroundPlane::GroundPlane() {
     state->program = gl::link_program("ground_program", gl::reference_vertex_source(dialect).c_str(),
                                       gl::fragment_source(dialect).c_str());
     state->view_projection = glGetUniformLocation(state->program.name(), "u_view_projection");
-    state->material_uniforms = gl::find_material_uniforms(state->program.name());  // leaves it in use
+    state->material_uniforms = gl::find_material_uniforms(state->program.name());                // leaves it in use
     glUniform4f(glGetUniformLocation(state->program.name(), "u_tint"), 1.0f, 1.0f, 1.0f, 1.0f);  // untinted
     state->vertices = gl::make_dynamic_buffer(4 * sizeof(gl::DeformedVertex));
     state->vertex_array = gl::make_vertex_array();

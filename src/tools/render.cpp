@@ -1,7 +1,8 @@
 // `gltf-crowd render`: N actors of one asset on a square grid, each with its own clip, phase and
 // speed, advanced T seconds in 1/30 s steps, drawn headless (EGL) with one instanced draw per
 // primitive group, then written as a PNG and a JSON of statistics (docs/spec.md §8). The actor count is
-// checked against the GPU's palette limits before the crowd is built.
+// checked against the GPU's palette limits before the crowd is built. With --video it draws
+// --frames frames 1 / --fps s apart from time 0 and encodes them (tools/video_writer.hpp).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -10,8 +11,12 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <epoxy/gl.h>
@@ -25,6 +30,7 @@
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
 #include "tools/shadow_stage.hpp"
+#include "tools/video_writer.hpp"
 
 namespace gltf_crowd::tools {
 namespace {
@@ -49,7 +55,12 @@ struct RenderOptions {
   bool shadows = false;               // a directional shadow map and a ground plane (docs/spec.md §8)
   std::string tints = "none";         // none or random (pastel, from tint_seed)
   std::uint32_t tint_seed = 1;
-  std::string variants = "none";  // none or spread (actor i: variant i mod count)
+  std::string variants = "none";     // none or spread (actor i: variant i mod count)
+  std::string video;                 // empty = no video; else frame k shows time k / fps
+  std::uint32_t frames = 60;         // video frames, >= 1
+  float fps = 30.0f;                 // video frames per second
+  std::string video_codec = "auto";  // video encoder (video_format)
+  bool write_out = true;             // with --video, the PNG (the last frame) only when --out is given
 };
 
 constexpr double frame_seconds = 1.0 / 30.0;
@@ -90,12 +101,70 @@ void check_actor_limit(const Crowd& crowd, std::uint32_t actors, PaletteStorage 
                           limit.actors, palette_storage_name(limit.storage), why));
 }
 
+// Throws Error naming the option when --video cannot be written as asked: a build without
+// FFmpeg, an unknown extension or missing encoder (video_format), an odd --width or --height.
+// Called before the asset is loaded, so nothing is drawn for a command that must fail.
+void check_video_options(const RenderOptions& options) {
+  video_format(options.video, options.video_codec);
+  // YUV 4:2:0 stores one chroma sample per 2 × 2 pixels; rounding up would silently change
+  // the picture the user sized.
+  for (const auto& [name, value] : {std::pair{"--width", options.width}, std::pair{"--height", options.height}}) {
+    if (value % 2 != 0) {
+      throw Error(name, Rule::invalid_size,
+                  fmt::format("{} is odd; --video needs an even --width and --height (4:2:0 chroma)", value));
+    }
+  }
+}
+
+// Reads `target`'s colour into `rgba` (width × height × 4 bytes) bottom row first, the order of
+// glReadPixels, into the caller's buffer so that a video allocates nothing per frame. A
+// multisampled target is first resolved into `resolved` (single-sampled, the same size).
+// Leaves GL_PACK_ALIGNMENT at 1 and `resolved` (else `target`) bound for reading.
+void read_bottom_up(const Framebuffer& target, const Framebuffer* resolved, std::span<std::uint8_t> rgba) {
+  const auto w = static_cast<GLsizei>(target.width()), h = static_cast<GLsizei>(target.height());
+  GLint source = 0;
+  target.bind();
+  glGetIntegerv(GL_FRAMEBUFFER_BINDING, &source);
+  if (resolved != nullptr) {
+    GLint destination = 0;
+    resolved->bind();
+    glGetIntegerv(GL_FRAMEBUFFER_BINDING, &destination);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(source));
+    glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, static_cast<GLuint>(destination));
+  }
+  glPixelStorei(GL_PACK_ALIGNMENT, 1);
+  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+  if (const GLenum error = glGetError(); error != GL_NO_ERROR)
+    throw Error("--video", Rule::gl_call_failed, fmt::format("glReadPixels failed (GL error 0x{:04X})", error));
+}
+
+double ms_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// "frame k/N" on stderr: rewritten in place on a terminal; in a file or pipe one line per tenth
+// of a video of 100 frames or more, so logs and tests stay short.
+void report_progress(std::uint64_t done, std::uint64_t total, bool terminal) {
+  if (terminal) {
+    fmt::print(stderr, "\rframe {}/{}{}", done, total, done == total ? "\n" : "");
+  } else if (total >= 100 && (done % (total / 10) == 0 || done == total)) {
+    fmt::print(stderr, "frame {}/{}\n", done, total);
+  }
+}
+
 void run_render(const RenderOptions& options) {
+  const bool video = !options.video.empty();
+  if (video) check_video_options(options);
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
   print_load_warnings(*asset, options.asset.empty() ? "built-in character" : options.asset);
   const AppearanceAssignment appearance{
       .tints = options.tints == "random", .tint_seed = options.tint_seed, .variants = options.variants == "spread"};
   check_appearance(*asset, appearance, "--variants");
+  // Opened before the context: an unwritable path fails before anything is drawn.
+  std::optional<VideoWriter> writer;
+  if (video)
+    writer.emplace(VideoOptions{options.video, options.video_codec, options.width, options.height, options.fps});
   // Declaration order matters: GL objects are deleted before the context goes.
   HeadlessContext context({.api = select_api(options.gl)});
   LodOptions lod;
@@ -115,15 +184,6 @@ void run_render(const RenderOptions& options) {
       frame_crowd(layout.crowd_bounds, static_cast<float>(options.width) / static_cast<float>(options.height));
   const LodView view{camera.view, camera.projection, options.width, options.height};
 
-  const auto update_start = std::chrono::steady_clock::now();
-  const auto steps = static_cast<std::uint64_t>(std::floor(options.seconds / frame_seconds + 1e-6));
-  for (std::uint64_t step = 0; step < steps; ++step) crowd.update(static_cast<float>(frame_seconds), view);
-  const double rest = options.seconds - static_cast<double>(steps) * frame_seconds;
-  // At least one update, so the streams are packed even for --seconds 0.
-  if (rest > 1e-6 || steps == 0) crowd.update(static_cast<float>(std::max(rest, 0.0)), view);
-  const double update_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - update_start).count();
-
   Framebuffer target({.width = options.width, .height = options.height, .samples = options.msaa});
   std::unique_ptr<CrowdRenderer> instanced;
   std::unique_ptr<ReferenceRenderer> reference;
@@ -132,24 +192,65 @@ void run_render(const RenderOptions& options) {
   } else {
     instanced = std::make_unique<CrowdRenderer>(crowd, CrowdRendererOptions{.palette = parse_storage(options.palette)});
   }
+  double update_ms = 0.0, draw_ms = 0.0;
+  const auto timed_update = [&](double seconds) {
+    const auto start = std::chrono::steady_clock::now();
+    crowd.update(static_cast<float>(seconds), view);
+    update_ms += ms_since(start);
+  };
   std::optional<ShadowStage> stage;
   if (options.shadows) stage.emplace(layout.crowd_bounds, camera.light_direction);
-  const auto draw_start = std::chrono::steady_clock::now();
-  // The depth pass from the light first: it also brings the GPU streams up to date.
-  const std::uint32_t shadow_draws = !stage      ? 0
-                                     : reference ? stage->cast(*reference, crowd)
-                                                 : stage->cast(*instanced, crowd);
-  const Camera shaded = stage ? stage->shaded(camera) : camera;
-  target.clear(glm::vec4(background_rgb[0] / 255.0f, background_rgb[1] / 255.0f, background_rgb[2] / 255.0f, 1.0f));
-  if (stage) stage->draw_ground(shaded);
-  const std::uint32_t draws =
-      shadow_draws + (reference ? reference->draw(crowd, shaded) : instanced->draw(crowd, shaded));
+  std::uint32_t shadow_draws = 0;
+  const auto timed_draw = [&] {
+    const auto start = std::chrono::steady_clock::now();
+    // The depth pass from the light first: it also brings the GPU streams up to date.
+    shadow_draws = !stage ? 0 : reference ? stage->cast(*reference, crowd) : stage->cast(*instanced, crowd);
+    const Camera shaded = stage ? stage->shaded(camera) : camera;
+    target.clear(glm::vec4(background_rgb[0] / 255.0f, background_rgb[1] / 255.0f, background_rgb[2] / 255.0f, 1.0f));
+    if (stage) stage->draw_ground(shaded);
+    const std::uint32_t n =
+        shadow_draws + (reference ? reference->draw(crowd, shaded) : instanced->draw(crowd, shaded));
+    glFinish();
+    draw_ms += ms_since(start);
+    return n;
+  };
+
+  std::uint64_t steps = 0;
+  double seconds = options.seconds;
+  std::uint32_t draws = 0;
+  double encode_ms = 0.0;
+  if (video) {
+    // Frame k shows time k / fps: the first frame is the crowd at rest time 0 (an update of 0 s
+    // packs the streams), each later one advances 1 / fps.
+    std::optional<Framebuffer> resolved;
+    if (options.msaa > 1)
+      resolved.emplace(FramebufferOptions{.width = options.width, .height = options.height, .samples = 0});
+    std::vector<std::uint8_t> frame(std::size_t{options.width} * options.height * 4);
+    const bool terminal = isatty(STDERR_FILENO) != 0;
+    for (std::uint32_t k = 0; k < options.frames; ++k) {
+      timed_update(k == 0 ? 0.0 : 1.0 / options.fps);
+      draws = timed_draw();
+      read_bottom_up(target, resolved ? &*resolved : nullptr, frame);
+      const auto start = std::chrono::steady_clock::now();
+      writer->write(frame, true);
+      encode_ms += ms_since(start);
+      report_progress(k + 1, options.frames, terminal);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    writer->finish();
+    encode_ms += ms_since(start);
+    steps = options.frames;
+    seconds = (options.frames - 1) / static_cast<double>(options.fps);
+  } else {
+    steps = static_cast<std::uint64_t>(std::floor(options.seconds / frame_seconds + 1e-6));
+    for (std::uint64_t step = 0; step < steps; ++step) timed_update(frame_seconds);
+    const double rest = options.seconds - static_cast<double>(steps) * frame_seconds;
+    // At least one update, so the streams are packed even for --seconds 0.
+    if (rest > 1e-6 || steps == 0) timed_update(std::max(rest, 0.0));
+    draws = timed_draw();
+  }
   const RenderStats& render_stats = reference ? reference->stats() : instanced->stats();
-  glFinish();
-  const double draw_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - draw_start).count();
-  const std::vector<std::uint8_t> pixels = target.read_pixels();
-  write_png(options.out, options.width, options.height, pixels);
+  if (options.write_out) write_png(options.out, options.width, options.height, target.read_pixels());
 
   const auto groups = crowd.primitive_groups();
   if (!options.stats.empty()) {
@@ -162,20 +263,32 @@ void run_render(const RenderOptions& options) {
     stats["width"] = options.width;
     stats["height"] = options.height;
     stats["msaa"] = options.msaa;
-    stats["seconds"] = options.seconds;
+    stats["seconds"] = seconds;
     stats["frames"] = steps;
     stats["background"] = {background_rgb[0], background_rgb[1], background_rgb[2], 255};
     stats["update_ms_total"] = update_ms;
     stats["draw_ms"] = draw_ms;
     if (options.lod) stats["min_coverage"] = crowd.lod_model()->thresholds.back();
+    if (video) {
+      stats["video"] = {{"path", options.video}, {"codec", writer->codec()}, {"frames", writer->frames()},
+                        {"fps", options.fps},    {"width", options.width},   {"height", options.height},
+                        {"encode_ms", encode_ms}};
+    }
     stats["gl_version"] = context.version();
     stats["gl_renderer"] = context.renderer();
     std::ofstream file(options.stats);
     file << json_text(stats, 2) << '\n';
     if (!file) throw Error(options.stats, Rule::write_failed, "could not write the statistics file");
   }
-  fmt::print("rendered {} actors with {} draws ({} groups) at {}x{} into {}\n", crowd.actor_count(), draws,
-             groups.size(), options.width, options.height, options.out);
+  if (video) {
+    fmt::print("rendered {} actors with {} draws ({} groups) at {}x{}: {} frames at {} fps into {} ({}){}\n",
+               crowd.actor_count(), draws, groups.size(), options.width, options.height, writer->frames(), options.fps,
+               options.video, writer->codec(),
+               options.write_out ? fmt::format(", the last frame into {}", options.out) : "");
+  } else {
+    fmt::print("rendered {} actors with {} draws ({} groups) at {}x{} into {}\n", crowd.actor_count(), draws,
+               groups.size(), options.width, options.height, options.out);
+  }
   if (options.lod) {
     const LodStats& lod_stats = crowd.lod_stats();
     fmt::print(
@@ -200,10 +313,38 @@ void register_render(CLI::App& app) {
                    "actors, textures GL_MAX_TEXTURE_SIZE actors")
       ->capture_default_str()
       ->check(integer_in(1, 1'000'000));
-  render->add_option("--seconds,-t", options->seconds, "animation time to advance, in 1/30 s steps")
+  CLI::Option* seconds =
+      render->add_option("--seconds,-t", options->seconds, "animation time to advance, in 1/30 s steps")
+          ->capture_default_str()
+          ->check(finite_in(0.0, 1.0e6));
+  CLI::Option* out =
+      render->add_option("--out,-o", options->out, "PNG file to write (with --video: the last frame, only when given)")
+          ->capture_default_str();
+  CLI::Option* video =
+      render->add_option("--video", options->video,
+                         std::string("video file to write: --frames frames, 1 / --fps s apart, frame k at animation "
+                                     "time k / --fps (from 0; not with --seconds). The extension picks the format: "
+                                     ".mp4 (H.264, else MPEG-4 part 2), .webm (VP9), .mkv (VP9, H.264 or MPEG-4 part "
+                                     "2); --width and --height must be even") +
+                             (video_available() ? ""
+                                                : ". UNAVAILABLE in this build: built without FFmpeg "
+                                                  "(libavcodec-dev, libavformat-dev, libswscale-dev)"));
+  seconds->excludes(video);
+  render->add_option("--frames", options->frames, "number of video frames (with --video)")
       ->capture_default_str()
-      ->check(finite_in(0.0, 1.0e6));
-  render->add_option("--out,-o", options->out, "PNG file to write")->capture_default_str();
+      ->check(integer_in(1, 1'000'000))
+      ->needs(video);
+  render->add_option("--fps", options->fps, "video frames per second (with --video)")
+      ->capture_default_str()
+      ->check(finite_in(0.01, 1000.0))
+      ->needs(video);
+  render
+      ->add_option("--video-codec", options->video_codec,
+                   "video encoder: auto (the extension's first that this FFmpeg has), libx264, libvpx-vp9 or mpeg4 "
+                   "(with --video; the container must take it)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "libx264", "libvpx-vp9", "mpeg4"}))
+      ->needs(video);
   render->add_option("--stats", options->stats, "JSON statistics file to write");
   render->add_option("--width", options->width, "image width in pixels")
       ->capture_default_str()
@@ -275,8 +416,13 @@ void register_render(CLI::App& app) {
                    "without variants). Each primitive drawn with k different materials costs k draws")
       ->capture_default_str()
       ->check(CLI::IsMember({"none", "spread"}));
-  render->footer("Time step: the animation advances in fixed 1/30 s steps (bench uses 1/60 s).");
-  render->callback([options] { run_render(*options); });
+  render->footer(
+      "Time step: the animation advances in fixed 1/30 s steps (bench uses 1/60 s); with --video, "
+      "in steps of 1 / --fps.");
+  render->callback([options, out, video] {
+    options->write_out = video->count() == 0 || out->count() > 0;
+    run_render(*options);
+  });
 }
 
 }  // namespace gltf_crowd::tools
