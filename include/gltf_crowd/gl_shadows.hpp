@@ -36,8 +36,9 @@ class ShadowMap {
   // Aims the light: an orthographic camera looking along `light_direction` (world space, the
   // direction the light travels, need not be normalized; zero: straight down) whose view volume
   // just holds the world-space box [min, max] (what casts and receives shadows). Returns that
-  // camera for draw_depth, and remembers it for sampling(). A box that is empty or not finite
-  // gives Error "invalid_bounds", leaving the map as it was.
+  // camera for draw_depth, and remembers it for sampling(). Errors, leaving the map as it was:
+  // "not_finite" (the direction or a corner), "invalid_size" (min > max on some axis),
+  // "destroyed".
   Camera fit(const glm::vec3& light_direction, const glm::vec3& min, const glm::vec3& max);
 
   // Binds the map's framebuffer and a size × size viewport, clears depth to 1 (depth writes
