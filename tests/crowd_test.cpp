@@ -1,5 +1,6 @@
 // The crowd API of docs/spec.md §5, in the shape of the reference library's crowd tests.
 #include <cstring>
+#include <limits>
 #include <memory>
 
 #include <glm/gtc/matrix_transform.hpp>
@@ -31,6 +32,8 @@ struct Snapshot {
   std::vector<std::string> ids;
   std::vector<std::vector<glm::vec4>> transforms, palettes;
   std::vector<std::uint32_t> instance_counts;
+  std::vector<std::uint64_t> serials;
+  std::uint64_t membership = 0;
   bool operator==(const Snapshot&) const = default;
 };
 
@@ -45,6 +48,8 @@ Snapshot snapshot(const Crowd& crowd) {
         n.palette.begin() + static_cast<std::ptrdiff_t>(n.palette.empty() ? 0 : s.count * 3 * n.joint_count));
   }
   for (const PrimitiveGroup& g : crowd.primitive_groups()) s.instance_counts.push_back(g.instance_count);
+  s.serials.assign(crowd.actor_serials().begin(), crowd.actor_serials().end());
+  s.membership = crowd.membership_generation();
   return s;
 }
 
@@ -96,6 +101,36 @@ TEST(CrowdTest, RemoveCountsKnownIdsAndCompactsSlots) {
   EXPECT_TRUE(crowd.remove_actor("middle"));
   EXPECT_TRUE(crowd.find_actor("right").has_value());
   EXPECT_FALSE(crowd.find_actor("middle").has_value());
+}
+
+// Serials name actors, not slots: they move with compaction and are never reused; frame()
+// counts updates and membership_generation() the calls that added or removed actors.
+TEST(CrowdTest, SerialsFollowActorsAndFramesCountUpdates) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  Crowd crowd(load_shared("lumagl/SimpleSkin.gltf"));
+  EXPECT_EQ(crowd.frame(), 0u);
+  const std::uint64_t empty = crowd.membership_generation();
+  crowd.add_actors(std::vector{with_id("a"), with_id("b"), with_id("c")});
+  EXPECT_EQ(std::vector<std::uint64_t>(crowd.actor_serials().begin(), crowd.actor_serials().end()),
+            (std::vector<std::uint64_t>{1, 2, 3}));
+  const std::uint64_t added = crowd.membership_generation();
+  EXPECT_GT(added, empty);
+  crowd.update(0.1f);
+  crowd.update(0.0f);
+  EXPECT_EQ(crowd.frame(), 2u);
+  EXPECT_EQ(crowd.membership_generation(), added) << "updates move no actor";
+  EXPECT_FALSE(crowd.remove_actor("missing"));
+  EXPECT_EQ(crowd.membership_generation(), added) << "nothing was removed";
+  EXPECT_TRUE(crowd.remove_actor("a"));  // "c" moves into slot 0
+  EXPECT_GT(crowd.membership_generation(), added);
+  crowd.add_actor(with_id("d"));
+  EXPECT_EQ(std::vector<std::uint64_t>(crowd.actor_serials().begin(), crowd.actor_serials().end()),
+            (std::vector<std::uint64_t>{3, 2, 4}));
+  EXPECT_THROW(crowd.update(std::numeric_limits<float>::quiet_NaN()), Error);
+  EXPECT_EQ(crowd.frame(), 2u) << "a rejected update is no frame";
+  crowd.destroy();
+  EXPECT_EQ(crowd.frame(), 0u);
+  EXPECT_TRUE(crowd.actor_serials().empty());
 }
 
 TEST(CrowdTest, CapacityTwoRejectsDuplicatesOverflowAndAThirdActor) {

@@ -22,8 +22,8 @@
 namespace gltf_crowd {
 namespace {
 
-constexpr GLuint kUnits = 16;    // texture units read back (the renderers use 0..10)
-constexpr GLuint kBindings = 8;  // indexed buffer bindings read back (the renderers use 0..5)
+constexpr GLuint kUnits = 16;     // texture units read back (the renderers use 0..15)
+constexpr GLuint kBindings = 12;  // indexed buffer bindings read back (the renderers use 0..9)
 
 // Three quads exercising every path of a draw: all five material textures (units 0..4), a
 // skinned BLEND quad (blending, no depth writes, palette) and a morphed double-sided quad
@@ -291,11 +291,19 @@ TEST_P(GlStateTest, RenderersLeaveTheApplicationStateAsItWas) {
     crowd.update(0.1f);
     renderer.draw(crowd, camera());
     expect_same(want, read_state(), "CrowdRenderer::draw after reserve");
+    renderer.draw_velocity(crowd, camera(), camera());
+    expect_same(want, read_state(), "CrowdRenderer::draw_velocity");
+    crowd.add_actor();  // a remapped frame: the previous slots are bound too
+    crowd.update(0.1f);
+    renderer.draw_velocity(crowd, camera(), camera());
+    expect_same(want, read_state(), "the second CrowdRenderer::draw_velocity");
 
     ReferenceRenderer reference(crowd);
     expect_same(want, read_state(), "the ReferenceRenderer constructor");
     EXPECT_GT(reference.draw(crowd, camera()), 0u);
     expect_same(want, read_state(), "ReferenceRenderer::draw");
+    EXPECT_GT(reference.draw_velocity(crowd, camera(), camera()), 0u);
+    expect_same(want, read_state(), "ReferenceRenderer::draw_velocity");
 
     renderer.destroy();
     reference.destroy();

@@ -310,6 +310,92 @@ TEST_P(ReferenceParity, DepthPassMatchesTheReference) {
   EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
 }
 
+// Motion vectors (docs/spec.md §6.4) of both storages and the GPU evaluator against the finite
+// difference of two frames of the reference path (ReferenceRenderer::draw_velocity), over three
+// frames: the first (no earlier frame: no motion), a second where the crowd advances, the camera
+// turns and one actor is removed (the last moves into its slot) and one added in its place, and
+// a third that advances and turns again. As for color, at most 0.5 % of the pixels may differ
+// in coverage or by more than 1e-3 (texture coordinates: a sixth of a pixel here).
+constexpr glm::vec2 kNoSurface{9.0f, 9.0f};  // cleared into the motion target
+
+template <class Renderer>
+std::vector<glm::vec2> draw_motion(Renderer& renderer, const Crowd& crowd, const Camera& camera,
+                                   const Camera& previous) {
+  Framebuffer target({.width = width, .height = height, .color = FramebufferColor::rg16f});
+  target.clear(glm::vec4(kNoSurface, 0.0f, 0.0f));
+  renderer.draw_velocity(crowd, camera, previous);
+  return target.read_motion();
+}
+
+double motion_differing_fraction(const std::vector<glm::vec2>& a, const std::vector<glm::vec2>& b) {
+  std::size_t differing = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const bool covered = a[i] != kNoSurface;
+    differing += covered != (b[i] != kNoSurface) ||
+                         (covered && (std::abs(a[i].x - b[i].x) > 1e-3f || std::abs(a[i].y - b[i].y) > 1e-3f))
+                     ? 1
+                     : 0;
+  }
+  return static_cast<double>(differing) / static_cast<double>(a.size());
+}
+
+// Fraction of all pixels that show a surface moving by more than 1e-3.
+double moving_fraction(const std::vector<glm::vec2>& motion) {
+  return static_cast<double>(
+             std::count_if(motion.begin(), motion.end(),
+                           [](const glm::vec2& m) { return m != kNoSurface && glm::length(m) > 1e-3f; })) /
+         static_cast<double>(motion.size());
+}
+
+TEST_P(ReferenceParity, MotionVectorsMatchTheReference) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const AssetCase& c = GetParam();
+  Scene cpu = make_scene(c), gpu = make_scene(c);
+  gpu.crowd->set_animation(Animation::gpu);
+  HeadlessContext context({.debug = true});
+  ReferenceRenderer reference(*cpu.crowd);
+  CrowdRenderer storage(*cpu.crowd, {.palette = PaletteStorage::storage_buffer});
+  CrowdRenderer texture(*cpu.crowd, {.palette = PaletteStorage::texture});
+  CrowdRenderer evaluator(*gpu.crowd);
+  Camera camera = cpu.camera, previous = cpu.camera;
+  const auto frame = [&](const std::string& what, bool moving) {
+    const std::vector<glm::vec2> expected = draw_motion(reference, *cpu.crowd, camera, previous);
+    if (moving) {
+      EXPECT_GT(moving_fraction(expected), 0.02) << what << ": nothing moved";
+    } else {
+      EXPECT_EQ(moving_fraction(expected), 0.0) << what;
+    }
+    EXPECT_LE(motion_differing_fraction(draw_motion(storage, *cpu.crowd, camera, previous), expected), 0.005)
+        << what << " storage";
+    EXPECT_LE(motion_differing_fraction(draw_motion(texture, *cpu.crowd, camera, previous), expected), 0.005)
+        << what << " texture";
+    EXPECT_LE(motion_differing_fraction(draw_motion(evaluator, *gpu.crowd, camera, previous), expected), 0.005)
+        << what << " gpu";
+  };
+  frame("first frame", false);
+
+  const auto turn = [&] {
+    previous = camera;
+    camera.view = camera.view * glm::rotate(glm::mat4(1.0f), glm::radians(1.5f), glm::vec3(0.0f, 1.0f, 0.0f));
+  };
+  turn();
+  for (Crowd* crowd : {cpu.crowd.get(), gpu.crowd.get()}) {
+    crowd->update(0.1f);
+    const Actor first = crowd->actors().front();
+    const glm::mat4 hole = first.transform();
+    const std::string id = first.id();
+    const std::string clip = crowd->asset().clips.empty() ? "" : crowd->asset().clips.back().name;
+    ASSERT_TRUE(crowd->remove_actor(id));
+    crowd->add_actor({.id = "newcomer", .clip = clip, .phase = 0.5f, .transform = hole});
+  }
+  frame("second frame", true);
+  turn();
+  cpu.crowd->update(0.1f);
+  gpu.crowd->update(0.1f);
+  frame("third frame", true);
+  EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
+}
+
 // Shadows (docs/spec.md §6): each renderer's depth pass from the light into a ShadowMap, then a
 // GroundPlane and the crowd shaded with Camera::shadow. The instanced images on both storages
 // agree with the reference path's as the unshadowed images do, and the shadows darken the ground.

@@ -728,6 +728,18 @@ class Crowd {
   std::span<const std::uint32_t> material_variants() const noexcept;
   std::span<const std::uint64_t> appearance_generations() const noexcept;
   std::uint64_t appearance_generation() const noexcept;
+  // Frames and identities, for a backend that keeps the previous frame (motion vectors,
+  // docs/spec.md §6.4):
+  //  - frame(): how many update() calls succeeded so far; a frame is what lies between two.
+  //  - actor_serials(): per slot, sized actor_count(), the actor's serial: 1, 2, 3, ... in order
+  //    of addition, never reused by this crowd, moved with its actor when removal compacts the
+  //    slots. Valid as playback_records().
+  //  - membership_generation(): rises with every add_actors and remove_actors that added or
+  //    removed an actor, the only calls that move actors between slots; while it stays, slot s
+  //    holds the same actor.
+  std::uint64_t frame() const noexcept;
+  std::span<const std::uint64_t> actor_serials() const noexcept;
+  std::uint64_t membership_generation() const noexcept;
 
   // Idempotent; afterwards actor operations throw Error (rule "destroyed") and groups are empty.
   // Frees the actors and packed arrays: every span from this crowd becomes invalid.

@@ -92,15 +92,23 @@ class HeadlessContext {
   std::unique_ptr<DebugLog> debug_log_;  // stable address: the callback's user parameter
 };
 
-// Options of a Framebuffer. Defaults: 640 × 480, no multisampling.
+// What a Framebuffer's color buffer holds.
+enum class FramebufferColor : std::uint8_t {
+  rgba8,  // 8 bits per RGBA channel (images; read_pixels)
+  rg16f,  // two 16-bit floats: motion vectors (CrowdRenderer::draw_velocity; read_motion). On
+          // OpenGL ES it needs EXT_color_buffer_half_float or _float, else "framebuffer_incomplete".
+};
+
+// Options of a Framebuffer. Defaults: 640 × 480 RGBA8, no multisampling.
 struct FramebufferOptions {
   std::uint32_t width = 640;   // pixels, 1..GL_MAX_RENDERBUFFER_SIZE
   std::uint32_t height = 480;  // pixels
   std::uint32_t samples = 0;   // 0 or 1 = single-sampled; more = MSAA, resolved on read
+  FramebufferColor color = FramebufferColor::rgba8;
 };
 
-// An offscreen render target: RGBA8 color + 24-bit depth, optionally multisampled with a
-// single-sampled resolve target. Needs a current GL 3.3+ / ES 3.0+ context.
+// An offscreen render target: RGBA8 or RG16F color + 24-bit depth, optionally multisampled with
+// a single-sampled resolve target. Needs a current GL 3.3+ / ES 3.0+ context.
 // Throws Error (rule "framebuffer_incomplete", "invalid_size" or "gl_call_failed").
 // Unlike the renderers it changes GL state and leaves it changed, as each method says; the
 // constructor leaves GL_RENDERBUFFER bound to one of its renderbuffers and calls bind().
@@ -120,11 +128,16 @@ class Framebuffer {
   // Resolves (when multisampled) and reads the color: width × height × 4 bytes, RGBA8, the top
   // row first (image order, ready for write_png). Leaves this framebuffer bound (bind()) and
   // GL_PACK_ALIGNMENT at 1. Needs no GL_PIXEL_PACK_BUFFER bound (else Error "gl_call_failed").
+  // Error "framebuffer_format" for an RG16F framebuffer.
   std::vector<std::uint8_t> read_pixels() const;
+  // The same for an RG16F framebuffer (Error "framebuffer_format" for RGBA8): width × height
+  // (red, green) pairs as floats, the top row first, e.g. draw_velocity's motion per pixel.
+  std::vector<glm::vec2> read_motion() const;
 
   std::uint32_t width() const noexcept { return width_; }
   std::uint32_t height() const noexcept { return height_; }
   std::uint32_t samples() const noexcept { return samples_; }
+  FramebufferColor color() const noexcept { return color_; }
   // Deletes every GL object; idempotent. Later calls throw Error (rule "destroyed").
   void destroy() noexcept;
 
@@ -134,6 +147,7 @@ class Framebuffer {
   std::uint32_t width_ = 0;
   std::uint32_t height_ = 0;
   std::uint32_t samples_ = 0;
+  FramebufferColor color_ = FramebufferColor::rgba8;
 };
 
 // Writes `rgba` (width × height × 4 bytes, top row first) as a PNG file.

@@ -221,6 +221,30 @@ class CrowdRenderer {
   // draw(). Builds its program on first use (Error "shader_compile" / "program_link").
   std::uint32_t draw_depth(const Crowd& crowd, const Camera& camera);
 
+  // Motion vectors (docs/spec.md §6.4) for temporal anti-aliasing and motion blur: per pixel,
+  // where the surface seen there was in the previous frame, written as
+  //   motion = uv(this frame) − uv(previous frame)
+  // in texture coordinates of the target ([0, 1] across its width and height; the previous
+  // frame's pixel of uv is at uv − motion) into the red and green channels of the bound
+  // framebuffer's first color attachment, meant to be RG16F (Framebuffer with
+  // FramebufferColor::rg16f). The previous position of each vertex is deformed with the
+  // previous frame's palettes, instance transforms and morph weights and projected with
+  // `previous_camera`, this one's with this frame's and `camera`, so the motion of actors,
+  // their animation and the camera all count; only view and projection of both cameras are
+  // read. An actor that did not exist in the previous frame moves with the camera only.
+  // A frame is one Crowd::update (Crowd::frame()): the previous frame is what the renderer's
+  // last pass of an earlier frame drew. The renderer keeps it from the first draw_velocity on,
+  // double-buffering every node stream (their GPU memory doubles) and swapping the two sets
+  // when the crowd's frame moves, so no array is copied; until a second frame has been drawn,
+  // the previous frame is this one (motion from the camera only). Passes, depth test, culling
+  // and cutouts as draw_depth (opaque and MASK groups, GL_LESS with depth writes: clear the
+  // depth buffer or use the velocity target's own before it); the color mask is the
+  // application's. The GL state list above then also covers storage bindings 6..15 and
+  // texture units 12..15. Returns the number of draws; errors as draw(), and "gl_version"
+  // when storage buffer palettes have fewer than 10 vertex shader storage blocks. Builds its
+  // program on first use.
+  std::uint32_t draw_velocity(const Crowd& crowd, const Camera& camera, const Camera& previous_camera);
+
   // What draw() does before its draws: uploads the changed slots (Animation::cpu) or the changed
   // records and placements followed by the compute passes (Animation::gpu), so the GPU streams
   // hold the crowd's current poses. stats() then counts its uploads and no draws. Errors as
@@ -233,6 +257,13 @@ class CrowdRenderer {
   // Texture storage with Animation::cpu needs desktop OpenGL (glGetTexImage), else Error
   // "gl_version". Errors as draw().
   std::vector<NodeStream> read_node_streams(const Crowd& crowd);
+
+  // The previous frame's node streams as draw_velocity reads them, laid out as
+  // read_node_streams() for the slots of that frame (actors added or removed since are not
+  // remapped); empty until the renderer holds a previous frame (the second frame drawn after
+  // the first draw_velocity). Texture storage needs desktop OpenGL (glGetTexImage), else Error
+  // "gl_version". Errors as draw().
+  std::vector<NodeStream> read_previous_node_streams(const Crowd& crowd);
 
   // Animation::gpu: every live actor's pose (slot order) evaluated by the same compute passes
   // over a rig of every asset node, read back: for tools that print poses (`pose --animation
@@ -254,10 +285,12 @@ class CrowdRenderer {
   void destroy() noexcept;
   bool destroyed() const noexcept { return state_ == nullptr; }
 
-  struct State;  // GPU objects, private to the implementation
+  struct State;                    // GPU objects, private to the implementation
+  enum class Pass : std::uint8_t;  // color, depth or velocity, private to the implementation
 
  private:
-  std::uint32_t draw_pass(const Crowd& crowd, const Camera& camera, bool depth_only);
+  std::uint32_t draw_pass(const Crowd& crowd, const Camera& camera, Pass pass, const Camera* previous_camera);
+  std::vector<NodeStream> read_streams(const Crowd& crowd, bool previous_frame);
 
   std::shared_ptr<const CrowdLink> crowd_;  // identifies the crowd, following its moves
   PaletteStorage storage_ = PaletteStorage::storage_buffer;
@@ -297,6 +330,13 @@ class ReferenceRenderer {
   // group: the oracle for the instanced depth pass and the shadows it casts.
   std::uint32_t draw_depth(const Crowd& crowd, const Camera& camera);
 
+  // CrowdRenderer::draw_velocity's pass drawn this way: every vertex is deformed on the CPU
+  // twice, with the actor's node worlds and morph weights of this frame and of the previous one
+  // (the values the renderer's last pass of an earlier Crowd::frame() read, kept per actor from
+  // the first draw_velocity on), and drawn with both positions. The finite difference of two
+  // frames of the reference path: the oracle for the instanced motion vectors.
+  std::uint32_t draw_velocity(const Crowd& crowd, const Camera& camera, const Camera& previous_camera);
+
   const RenderStats& stats() const noexcept { return stats_; }
   // GL objects this renderer currently owns.
   std::size_t object_count() const noexcept;
@@ -304,10 +344,11 @@ class ReferenceRenderer {
   void destroy() noexcept;
   bool destroyed() const noexcept { return state_ == nullptr; }
 
-  struct State;  // GPU objects and CPU scratch, private to the implementation
+  struct State;                    // GPU objects and CPU scratch, private to the implementation
+  enum class Pass : std::uint8_t;  // color, depth or velocity, private to the implementation
 
  private:
-  std::uint32_t draw_pass(const Crowd& crowd, const Camera& camera, bool depth_only);
+  std::uint32_t draw_pass(const Crowd& crowd, const Camera& camera, Pass pass, const Camera* previous_camera);
 
   std::shared_ptr<const CrowdLink> crowd_;  // identifies the crowd, following its moves
   std::unique_ptr<State> state_;

@@ -228,6 +228,7 @@
   X(shader_compile, "a shader did not compile")                                                            \
   X(program_link, "a shader program did not link")                                                         \
   X(framebuffer_incomplete, "a framebuffer that is not complete")                                          \
+  X(framebuffer_format, "reading a framebuffer's color in a format it does not hold")                       \
   X(invalid_size, "a framebuffer or shadow map size outside the GL limit, or an empty box")                \
   X(png_write_failed, "a PNG file that could not be written")                                              \
   X(palette_too_large, "a node stream larger than the GPU's buffer or texture limits")                     \

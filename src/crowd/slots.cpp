@@ -73,6 +73,7 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     const auto slot = static_cast<std::uint32_t>(st.size());
     st.key_slot[key] = slot;
     st.slot_key.push_back(key);
+    st.serials.push_back(++st.next_serial);
     st.ids.push_back(ids[i]);
     st.key_of_id.emplace(ids[i], key);
     st.lod.add_actor(key);
@@ -96,6 +97,7 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     handles.push_back(Actor(link_, key, st.key_generation[key]));
   }
   st.events.clear();  // they point into ids, which may have moved
+  if (!options.empty()) ++st.membership_generation;
   refresh_instances(st);
   std::vector<std::uint32_t> slots(options.size());
   for (std::size_t i = 0; i < slots.size(); ++i) slots[i] = static_cast<std::uint32_t>(st.size() - options.size() + i);
@@ -119,6 +121,7 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
       const std::uint32_t moved_key = st.slot_key[last];
       st.slot_key[slot] = moved_key;
       st.key_slot[moved_key] = slot;
+      st.serials[slot] = st.serials[last];
       st.ids[slot] = std::move(st.ids[last]);
       st.playback[slot] = st.playback[last];
       st.placements[slot] = st.placements[last];
@@ -155,6 +158,7 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
       }
     }
     st.slot_key.pop_back();
+    st.serials.pop_back();
     st.ids.pop_back();
     st.playback.pop_back();
     if (slot == last && !st.overrides[last].empty()) {
@@ -175,6 +179,7 @@ std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
   if (removed > 0) {
     st.events.clear();  // their slots and ids moved
     ++st.generation;
+    ++st.membership_generation;
     refresh_instances(st);
   }
   return removed;
@@ -191,6 +196,14 @@ std::optional<Actor> Crowd::find_actor(std::string_view id) const {
   if (it == st.key_of_id.end()) return std::nullopt;
   return Actor(link_, it->second, st.key_generation[it->second]);
 }
+
+std::uint64_t Crowd::frame() const noexcept { return state_ ? state_->frames : 0; }
+
+std::span<const std::uint64_t> Crowd::actor_serials() const noexcept {
+  return state_ ? std::span<const std::uint64_t>(state_->serials) : std::span<const std::uint64_t>();
+}
+
+std::uint64_t Crowd::membership_generation() const noexcept { return state_ ? state_->membership_generation : 0; }
 
 std::vector<Actor> Crowd::actors() const {
   const State& st = live();

@@ -163,6 +163,10 @@ struct Crowd::State {
   std::vector<std::uint32_t> free_keys;
   // Per slot, dense in [0, size()).
   std::vector<std::uint32_t> slot_key;
+  // Per slot, dense: each actor's serial (Crowd::actor_serials), and the counters behind it.
+  std::vector<std::uint64_t> serials;
+  std::uint64_t next_serial = 0;
+  std::uint64_t membership_generation = 0;  // Crowd::membership_generation
   std::vector<std::string> ids;
   std::vector<Playback> playback;
   std::vector<glm::mat4> placements;

@@ -51,6 +51,8 @@ gl::CrowdUniforms find_uniforms(GLuint program) {
   u.weight_quads = at("u_weight_quads");
   u.delta_width = at("u_delta_width");
   u.instance_offset = at("u_instance_offset");
+  u.previous_view_projection = at("u_previous_view_projection");
+  u.remap_slots = at("u_remap_slots");
   return u;
 }
 
@@ -65,18 +67,44 @@ void set_data_units(GLuint program) {
   set("u_morph_delta_texture", gl::unit::morph_deltas);
   set("u_morph_weight_texture", gl::unit::morph_weights);
   set("u_tint_texture", gl::unit::tints);
+  set("u_previous_transform_texture", gl::unit::previous_transforms);
+  set("u_previous_palette_texture", gl::unit::previous_palette);
+  set("u_previous_morph_weight_texture", gl::unit::previous_morph_weights);
+  set("u_previous_slot_texture", gl::unit::previous_slots);
   gl::check_gl("glUniform1i(data samplers)");
 }
 
-// Links the crowd vertex shader with the shading (`depth` false) or the depth-pass fragment
-// shader and finds its uniforms; the texture path's samplers are pointed at their units.
-gl::Object make_program(const CrowdRenderer::State& state, bool depth, gl::CrowdUniforms& uniforms,
+}  // namespace
+
+enum class CrowdRenderer::Pass : std::uint8_t { color, depth, velocity };
+
+namespace {
+
+// Links the program of `pass` (the crowd vertex shader with the shading or depth-pass fragment
+// shader, or the velocity pass's pair) and finds its uniforms; the texture path's samplers are
+// pointed at their units.
+gl::Object make_program(const CrowdRenderer::State& state, CrowdRenderer::Pass pass, gl::CrowdUniforms& uniforms,
                         gl::MaterialUniforms& material_uniforms) {
+  using Pass = CrowdRenderer::Pass;
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
   const gl::ShaderDialect dialect = buffers ? gl::ShaderDialect::glsl430 : gl::plain_dialect("CrowdRenderer");
-  gl::Object program = gl::link_program(
-      depth ? "crowd_depth_program" : "crowd_program", gl::crowd_vertex_source(dialect, buffers).c_str(),
-      (depth ? gl::depth_fragment_source(dialect) : gl::fragment_source(dialect)).c_str());
+  if (pass == Pass::velocity && buffers) {
+    GLint vertex_blocks = 0;
+    glGetIntegerv(GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS, &vertex_blocks);
+    if (vertex_blocks < static_cast<GLint>(gl::binding::velocity_count))
+      throw Error(
+          "CrowdRenderer::draw_velocity", Rule::gl_version,
+          fmt::format("GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS = {} < {}", vertex_blocks, gl::binding::velocity_count));
+  }
+  const char* name = pass == Pass::color   ? "crowd_program"
+                     : pass == Pass::depth ? "crowd_depth_program"
+                                           : "crowd_velocity_program";
+  const std::string vertex = pass == Pass::velocity ? gl::crowd_velocity_vertex_source(dialect, buffers)
+                                                    : gl::crowd_vertex_source(dialect, buffers);
+  const std::string fragment = pass == Pass::color   ? gl::fragment_source(dialect)
+                               : pass == Pass::depth ? gl::depth_fragment_source(dialect)
+                                                     : gl::velocity_fragment_source(dialect);
+  gl::Object program = gl::link_program(name, vertex.c_str(), fragment.c_str());
   uniforms = find_uniforms(program.name());
   material_uniforms = gl::find_material_uniforms(program.name());
   if (!buffers) set_data_units(program.name());
@@ -122,6 +150,17 @@ void sync_layout(CrowdRenderer::State& state, const Crowd& crowd) {
     if (gl::reserve_stream(state.streams[i], streams[i], streams[i].palette_stream == i, crowd.capacity(),
                            state.storage, state.limits))
       state.upload_everything = true;
+  }
+  if (state.history) {
+    gl::MotionHistory& history = *state.history;
+    history.streams.resize(streams.size());
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      if (gl::reserve_stream(history.streams[i], streams[i], streams[i].palette_stream == i, crowd.capacity(),
+                             state.storage, state.limits)) {
+        history.upload_everything = true;
+        history.valid = false;  // new objects: no earlier frame in them
+      }
+    }
   }
   if (crowd.animation() == Animation::gpu) {
     if (state.limits.max_storage_block_bytes == 0)
@@ -210,7 +249,25 @@ std::uint64_t animate_on_gpu(CrowdRenderer::State& state, const Crowd& crowd, bo
   return uploaded;
 }
 
-// Brings the GPU streams up to date: the changed slots' rows, or the GPU evaluation.
+// With a motion history, a new crowd frame makes the current stream set the previous one and
+// the previous one current (docs/spec.md §6.4): swapping the sets, with what each holds. Runs
+// before sync_layout, which points the GPU evaluator's targets at the current set.
+void advance_frame(CrowdRenderer::State& state, const Crowd& crowd) {
+  const std::uint64_t frame = crowd.frame();
+  if (state.history && frame != state.frame) {
+    gl::MotionHistory& history = *state.history;
+    std::swap(state.streams, history.streams);
+    std::swap(state.uploaded_generation, history.uploaded_generation);
+    std::swap(state.upload_everything, history.upload_everything);
+    std::swap(state.membership, history.membership);
+    std::swap(state.serials, history.serials);
+    history.valid = true;  // every pass brought the set it drew up to date
+  }
+  state.frame = frame;
+}
+
+// Brings the GPU streams up to date: the changed slots' rows, or the GPU evaluation; with a
+// motion history, notes which actors the current set holds.
 void prepare_streams(CrowdRenderer::State& state, const Crowd& crowd, bool timed, RenderStats& stats) {
   if (crowd.animation() == Animation::gpu) {
     animate_on_gpu(state, crowd, timed);
@@ -219,6 +276,45 @@ void prepare_streams(CrowdRenderer::State& state, const Crowd& crowd, bool timed
     upload_changed_slots(state, crowd);
   }
   upload_changed_tints(state, crowd);
+  if (state.history && state.membership != crowd.membership_generation()) {
+    const auto serials = crowd.actor_serials();
+    state.serials.assign(serials.begin(), serials.end());
+    state.membership = crowd.membership_generation();
+  }
+}
+
+// Whether the velocity pass must map slots to the previous frame's (actors were added or
+// removed in between); if so, uploads per slot its actor's previous slot or kNewActor.
+bool upload_previous_slots(CrowdRenderer::State& state, const Crowd& crowd) {
+  gl::MotionHistory& history = *state.history;
+  if (!history.valid || history.membership == state.membership) return false;
+  history.slot_of.clear();
+  for (std::size_t slot = 0; slot < history.serials.size(); ++slot)
+    history.slot_of.emplace(history.serials[slot], static_cast<std::uint32_t>(slot));
+  history.remap.resize(state.serials.size());
+  for (std::size_t slot = 0; slot < state.serials.size(); ++slot) {
+    const auto found = history.slot_of.find(state.serials[slot]);
+    history.remap[slot] = found == history.slot_of.end() ? gl::MotionHistory::kNewActor : found->second;
+  }
+  if (!history.previous_slots || history.previous_slots_capacity < crowd.capacity()) {
+    const std::size_t capacity = std::max<std::size_t>(crowd.capacity(), 1);
+    if (state.storage == PaletteStorage::storage_buffer) {
+      history.previous_slots = gl::make_dynamic_buffer(capacity * sizeof(std::uint32_t));
+    } else {
+      history.previous_slots = gl::make_data_texture(1, static_cast<std::uint32_t>(capacity), true);
+      glBindTexture(GL_TEXTURE_2D, 0);
+    }
+    history.previous_slots_capacity = capacity;
+  }
+  if (history.remap.empty()) return true;
+  if (state.storage == PaletteStorage::storage_buffer) {
+    state.cache.upload(history.previous_slots.name(), static_cast<GLsizeiptr>(history.remap.size() * 4),
+                       history.remap.data());
+  } else {
+    state.cache.upload_texture(gl::unit::previous_slots, history.previous_slots.name(), 1,
+                               static_cast<GLsizei>(history.remap.size()), true, history.remap.data());
+  }
+  return true;
 }
 
 // +1 when every instance's transform keeps orientation, -1 when every one mirrors (det < 0),
@@ -303,7 +399,7 @@ CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& opt
   gl::check_gl("glGetIntegerv(limits)");
   const gl::StateGuard guard(false, crowd.animation() == Animation::gpu);
   try {
-    state->program = make_program(*state, false, state->uniforms, state->material_uniforms);
+    state->program = make_program(*state, Pass::color, state->uniforms, state->material_uniforms);
     if (buffers) state->dummy = gl::make_dynamic_buffer(16);
     if (!crowd.destroyed()) {
       state->textures = gl::MaterialTextures(crowd.asset());
@@ -322,33 +418,62 @@ std::size_t CrowdRenderer::object_count() const noexcept { return gl::count_obje
 
 void CrowdRenderer::destroy() noexcept { gl::release_objects(state_); }
 
-std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) { return draw_pass(crowd, camera, false); }
-
-std::uint32_t CrowdRenderer::draw_depth(const Crowd& crowd, const Camera& camera) {
-  return draw_pass(crowd, camera, true);
+std::uint32_t CrowdRenderer::draw(const Crowd& crowd, const Camera& camera) {
+  return draw_pass(crowd, camera, Pass::color, nullptr);
 }
 
-std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera, bool depth_only) {
+std::uint32_t CrowdRenderer::draw_depth(const Crowd& crowd, const Camera& camera) {
+  return draw_pass(crowd, camera, Pass::depth, nullptr);
+}
+
+std::uint32_t CrowdRenderer::draw_velocity(const Crowd& crowd, const Camera& camera, const Camera& previous_camera) {
+  return draw_pass(crowd, camera, Pass::velocity, &previous_camera);
+}
+
+std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera, Pass pass,
+                                       const Camera* previous_camera) {
   stats_ = {};
   gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
   if (!state_ || crowd.destroyed()) return 0;
   State& state = *state_;
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
-  const gl::StateGuard guard(buffers, crowd.animation() == Animation::gpu);
-  sync_layout(state, crowd);
+  const bool depth_only = pass == Pass::depth, velocity = pass == Pass::velocity;
+  // The velocity pass binds storage up to binding::velocity_count: the wider save covers it.
+  const gl::StateGuard guard(buffers, crowd.animation() == Animation::gpu || velocity);
   if (depth_only && !state.depth_program)
-    state.depth_program = make_program(state, true, state.depth_uniforms, state.depth_material_uniforms);
+    state.depth_program = make_program(state, pass, state.depth_uniforms, state.depth_material_uniforms);
+  if (velocity && !state.velocity_program) {
+    state.velocity_program = make_program(state, pass, state.velocity_uniforms, state.velocity_material_uniforms);
+    state.history = std::make_unique<gl::MotionHistory>();  // this frame's previous is itself
+    state.frame = crowd.frame();
+  }
+  advance_frame(state, crowd);
+  sync_layout(state, crowd);
 
   gl::StateCache& cache = state.cache;
   cache.invalidate();
   prepare_streams(state, crowd, time_animation_, stats_);
   const auto streams = crowd.node_streams();
+  const bool remap = velocity && upload_previous_slots(state, crowd);
+  // The previous frame's stream set; until the history holds one, this frame's (no motion but
+  // the camera's).
+  const std::vector<gl::StreamGpu>& previous =
+      state.history && state.history->valid ? state.history->streams : state.streams;
 
-  const gl::CrowdUniforms& u = depth_only ? state.depth_uniforms : state.uniforms;
-  const gl::MaterialUniforms& material_uniforms = depth_only ? state.depth_material_uniforms : state.material_uniforms;
-  cache.use_program(depth_only ? state.depth_program.name() : state.program.name());
+  const gl::CrowdUniforms& u = depth_only ? state.depth_uniforms : velocity ? state.velocity_uniforms : state.uniforms;
+  const gl::MaterialUniforms& material_uniforms = depth_only ? state.depth_material_uniforms
+                                                  : velocity ? state.velocity_material_uniforms
+                                                             : state.material_uniforms;
+  cache.use_program(depth_only ? state.depth_program.name()
+                    : velocity ? state.velocity_program.name()
+                               : state.program.name());
   glUniformMatrix4fv(u.view_projection, 1, GL_FALSE, glm::value_ptr(camera.projection * camera.view));
-  if (!depth_only) gl::set_lighting(cache, material_uniforms, camera);
+  if (velocity) {
+    glUniformMatrix4fv(u.previous_view_projection, 1, GL_FALSE,
+                       glm::value_ptr(previous_camera->projection * previous_camera->view));
+    glUniform1i(u.remap_slots, remap ? 1 : 0);
+  }
+  if (pass == Pass::color) gl::set_lighting(cache, material_uniforms, camera);
   gl::begin_frame();
   if (depth_only) glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);  // the guard restores it
 
@@ -367,7 +492,7 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
     if (g.partitions.size() > 1) stats_.variant_draws += static_cast<std::uint32_t>(g.partitions.size() - 1);
   }
   for (const bool blended_pass : {false, true}) {
-    if (blended_pass && depth_only) break;  // BLEND surfaces write no depth in draw() either
+    if (blended_pass && pass != Pass::color) break;  // BLEND surfaces write no depth in draw() either
     for (std::size_t i = 0; i < groups.size(); ++i) {
       const PrimitiveGroup& group = groups[i];
       gl::GroupGpu& g = state.groups[i];
@@ -393,6 +518,14 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
         cache.bind_storage(gl::binding::morph_deltas, morphed ? p.morph_deltas.name() : dummy);
         cache.bind_storage(gl::binding::morph_weights, morphed ? sg.weights.name() : dummy);
         cache.bind_storage(gl::binding::tints, state.tints.tints.name());
+        if (velocity) {
+          const gl::StreamGpu& before = previous[group.stream];
+          cache.bind_storage(gl::binding::previous_transforms, before.transforms.name());
+          cache.bind_storage(gl::binding::previous_palette,
+                             skinned ? previous[s.palette_stream].palette.name() : dummy);
+          cache.bind_storage(gl::binding::previous_morph_weights, morphed ? before.weights.name() : dummy);
+          cache.bind_storage(gl::binding::previous_slots, remap ? state.history->previous_slots.name() : dummy);
+        }
         glUniform1ui(u.joint_count, s.joint_count);
         glUniform1ui(u.weight_quads, s.weight_stride / 4);
       } else {
@@ -404,6 +537,13 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
           cache.bind_texture(gl::unit::morph_deltas, p.morph_deltas.name());
           cache.bind_texture(gl::unit::morph_weights, sg.weights.name());
           glUniform1ui(u.delta_width, p.delta_width);
+        }
+        if (velocity) {
+          const gl::StreamGpu& before = previous[group.stream];
+          cache.bind_texture(gl::unit::previous_transforms, before.transforms.name());
+          if (skinned) cache.bind_texture(gl::unit::previous_palette, previous[s.palette_stream].palette.name());
+          if (morphed) cache.bind_texture(gl::unit::previous_morph_weights, before.weights.name());
+          if (remap) cache.bind_texture(gl::unit::previous_slots, state.history->previous_slots.name());
         }
       }
       glUniform1i(u.skinned, skinned ? 1 : 0);
@@ -443,6 +583,7 @@ void CrowdRenderer::animate(const Crowd& crowd) {
   if (!state_ || crowd.destroyed()) return;
   State& state = *state_;
   const gl::StateGuard guard(state.storage == PaletteStorage::storage_buffer, crowd.animation() == Animation::gpu);
+  advance_frame(state, crowd);
   sync_layout(state, crowd);
   state.cache.invalidate();
   prepare_streams(state, crowd, time_animation_, stats_);
@@ -450,20 +591,31 @@ void CrowdRenderer::animate(const Crowd& crowd) {
   stats_.upload_bytes = state.cache.upload_bytes();
 }
 
-std::vector<NodeStream> CrowdRenderer::read_node_streams(const Crowd& crowd) {
+std::vector<NodeStream> CrowdRenderer::read_node_streams(const Crowd& crowd) { return read_streams(crowd, false); }
+
+std::vector<NodeStream> CrowdRenderer::read_previous_node_streams(const Crowd& crowd) {
+  return read_streams(crowd, true);
+}
+
+std::vector<NodeStream> CrowdRenderer::read_streams(const Crowd& crowd, bool previous_frame) {
   gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
   std::vector<NodeStream> out;
   if (!state_ || crowd.destroyed()) return out;
   State& state = *state_;
+  if (previous_frame && !(state.history && state.history->valid)) return out;
   const bool gpu = crowd.animation() == Animation::gpu;
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
-  if (!buffers && !gpu && !epoxy_is_desktop_gl())
+  // The evaluator's staging buffers hold the current frame only: earlier ones are in textures.
+  const bool staged = gpu && !previous_frame;
+  if (!buffers && !staged && !epoxy_is_desktop_gl())
     throw Error("CrowdRenderer.read_node_streams", Rule::gl_version, "reading textures back needs desktop OpenGL");
+  const std::vector<gl::StreamGpu>& set = previous_frame ? state.history->streams : state.streams;
   const gl::StateGuard guard(buffers, gpu);
   state.cache.invalidate();  // the guard of the last call put the application's bindings back
   GLint copy_read = 0;
   glGetIntegerv(GL_COPY_READ_BUFFER_BINDING, &copy_read);
-  const std::size_t live = crowd.actor_count();
+  // The previous set holds the slots of its own membership (actors may have come and gone since).
+  const std::size_t live = previous_frame ? state.history->serials.size() : crowd.actor_count();
   // Buffers hold the rows byte for byte; textures one texel row per slot of the same bytes.
   const auto read = [&](const gl::Object& buffer, const gl::Object& texture, std::vector<glm::vec4>& rows,
                         std::size_t per_slot) {
@@ -491,7 +643,7 @@ std::vector<NodeStream> CrowdRenderer::read_node_streams(const Crowd& crowd) {
     }
   };
   const auto streams = crowd.node_streams();
-  for (std::size_t i = 0; i < streams.size() && i < state.streams.size(); ++i) {
+  for (std::size_t i = 0; i < streams.size() && i < set.size(); ++i) {
     const NodeStream& s = streams[i];
     NodeStream r;
     r.node = s.node;
@@ -499,8 +651,8 @@ std::vector<NodeStream> CrowdRenderer::read_node_streams(const Crowd& crowd) {
     r.weight_stride = s.weight_stride;
     r.palette_stream = s.palette_stream;
     // Textures in GPU mode were filled from the staging buffers, which hold the same bytes.
-    const gl::StreamGpu* buffer_copy = buffers ? &state.streams[i] : gpu ? &state.staging[i] : nullptr;
-    const gl::StreamGpu& tex = state.streams[i];
+    const gl::StreamGpu* buffer_copy = buffers ? &set[i] : staged ? &state.staging[i] : nullptr;
+    const gl::StreamGpu& tex = set[i];
     const gl::Object none;
     read(buffer_copy ? buffer_copy->transforms : none, buffer_copy ? none : tex.transforms, r.transforms, 3);
     if (s.palette_stream == i)

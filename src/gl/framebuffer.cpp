@@ -1,9 +1,8 @@
-// Offscreen render target: RGBA8 + DEPTH24 renderbuffers, optionally multisampled and resolved
+// Offscreen render target: RGBA8 or RG16F + DEPTH24 renderbuffers, optionally multisampled and resolved
 // with glBlitFramebuffer into a single-sampled copy before glReadPixels.
 #include "gltf_crowd/gl_platform.hpp"
 
 #include <algorithm>
-#include <cstring>
 
 #include <fmt/format.h>
 
@@ -66,7 +65,7 @@ gl::Object make_target(const gl::Object& color, const gl::Object* depth) {
 }  // namespace
 
 Framebuffer::Framebuffer(const FramebufferOptions& options)
-    : width_(options.width), height_(options.height), samples_(options.samples) {
+    : width_(options.width), height_(options.height), samples_(options.samples), color_(options.color) {
   GLint max_size = 0, max_samples = 0;
   glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &max_size);
   glGetIntegerv(GL_MAX_SAMPLES, &max_samples);
@@ -83,11 +82,12 @@ Framebuffer::Framebuffer(const FramebufferOptions& options)
 
   auto objects = std::make_unique<Objects>();
   objects->egl_context = gl::current_egl_context();
-  objects->color = make_storage(GL_RGBA8, samples_, width_, height_);
+  const GLenum format = color_ == FramebufferColor::rg16f ? GL_RG16F : GL_RGBA8;
+  objects->color = make_storage(format, samples_, width_, height_);
   objects->depth = make_storage(GL_DEPTH_COMPONENT24, samples_, width_, height_);
   objects->framebuffer = make_target(objects->color, &objects->depth);
   if (samples_ > 1) {
-    objects->resolve_color = make_storage(GL_RGBA8, 0, width_, height_);
+    objects->resolve_color = make_storage(format, 0, width_, height_);
     objects->resolve_framebuffer = make_target(objects->resolve_color, nullptr);
   }
   objects_ = std::move(objects);
@@ -118,30 +118,58 @@ void Framebuffer::clear(const glm::vec4& rgba) const {
   gl::check_gl("glClear");
 }
 
-std::vector<std::uint8_t> Framebuffer::read_pixels() const {
-  bind();
-  const auto w = static_cast<GLsizei>(width_), h = static_cast<GLsizei>(height_);
-  if (samples_ > 1) {
-    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, objects_->resolve_framebuffer.name());
+namespace {
+
+// Reads the (resolved) color of the bound framebuffer as `components` values of `type` per pixel,
+// the top row first.
+template <class T>
+std::vector<T> read_color(GLuint resolve_framebuffer, std::uint32_t width, std::uint32_t height, std::uint32_t samples,
+                          GLenum format, GLenum type, std::size_t components) {
+  const auto w = static_cast<GLsizei>(width), h = static_cast<GLsizei>(height);
+  if (samples > 1) {
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, resolve_framebuffer);
     glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
     gl::check_gl("glBlitFramebuffer");
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, objects_->resolve_framebuffer.name());
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, resolve_framebuffer);
   }
-  std::vector<std::uint8_t> pixels(std::size_t{width_} * height_ * 4);
+  std::vector<T> pixels(std::size_t{width} * height * components);
   glPixelStorei(GL_PACK_ALIGNMENT, 1);
-  glReadPixels(0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+  glReadPixels(0, 0, w, h, format, type, pixels.data());
   gl::check_gl("glReadPixels");
-  bind();
 
   // GL's row 0 is the bottom one; images start at the top.
-  const std::size_t row = std::size_t{width_} * 4;
-  std::vector<std::uint8_t> swap(row);
-  for (std::size_t top = 0, bottom = height_ - 1; top < bottom; ++top, --bottom) {
-    std::memcpy(swap.data(), &pixels[top * row], row);
-    std::memcpy(&pixels[top * row], &pixels[bottom * row], row);
-    std::memcpy(&pixels[bottom * row], swap.data(), row);
-  }
+  const std::size_t row = std::size_t{width} * components;
+  for (std::size_t top = 0, bottom = height - 1; top < bottom; ++top, --bottom)
+    std::swap_ranges(pixels.begin() + static_cast<std::ptrdiff_t>(top * row),
+                     pixels.begin() + static_cast<std::ptrdiff_t>((top + 1) * row),
+                     pixels.begin() + static_cast<std::ptrdiff_t>(bottom * row));
   return pixels;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> Framebuffer::read_pixels() const {
+  bind();
+  if (color_ != FramebufferColor::rgba8)
+    throw Error("Framebuffer.read_pixels", Rule::framebuffer_format,
+                "an RG16F framebuffer holds motion vectors: read them with read_motion()");
+  auto pixels = read_color<std::uint8_t>(objects_->resolve_framebuffer.name(), width_, height_, samples_, GL_RGBA,
+                                         GL_UNSIGNED_BYTE, 4);
+  bind();
+  return pixels;
+}
+
+std::vector<glm::vec2> Framebuffer::read_motion() const {
+  bind();
+  if (color_ != FramebufferColor::rg16f)
+    throw Error("Framebuffer.read_motion", Rule::framebuffer_format,
+                "an RGBA8 framebuffer holds an image: read it with read_pixels()");
+  const auto values =
+      read_color<float>(objects_->resolve_framebuffer.name(), width_, height_, samples_, GL_RG, GL_FLOAT, 2);
+  bind();
+  std::vector<glm::vec2> motion(values.size() / 2);
+  for (std::size_t i = 0; i < motion.size(); ++i) motion[i] = {values[2 * i], values[2 * i + 1]};
+  return motion;
 }
 
 void Framebuffer::destroy() noexcept {

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include <epoxy/gl.h>
@@ -31,11 +32,25 @@ namespace {
 struct ReferenceDrawable {
   gl::Object indices;
   gl::Object vertex_array;
+  gl::Object velocity_vertex_array;  // draw_velocity's: also the previous positions, built on first use
   std::uint32_t primitive = 0;
   std::uint32_t index_count = 0;
 };
 
+// What a pass read of every actor, kept for draw_velocity's previous frame: per slot its serial,
+// the world matrices of the needed nodes (columns by `needed_index`) and the morph weights.
+struct FrameInputs {
+  std::uint64_t frame = 0;  // Crowd::frame()
+  std::vector<std::uint64_t> serials;
+  std::vector<std::int32_t> needed_index;
+  std::size_t columns = 0;
+  std::vector<glm::mat4> worlds;
+  std::vector<float> weights;
+};
+
 }  // namespace
+
+enum class ReferenceRenderer::Pass : std::uint8_t { color, depth, velocity };
 
 struct ReferenceRenderer::State {
   void* egl_context = nullptr;  // context current at creation
@@ -47,7 +62,19 @@ struct ReferenceRenderer::State {
   gl::Object depth_program;
   GLint depth_view_projection = -1, depth_tint = -1;
   gl::MaterialUniforms depth_material_uniforms;
-  gl::Object vertices;  // dynamic: DeformedVertex per vertex, replaced before every draw
+  // draw_velocity's program and the actors' inputs of the latest and of an earlier frame, kept
+  // from its first call on.
+  gl::Object velocity_program;
+  GLint velocity_view_projection = -1, velocity_previous_view_projection = -1, velocity_tint = -1;
+  gl::MaterialUniforms velocity_material_uniforms;
+  bool keep_history = false;
+  bool has_latest = false, has_previous = false;
+  FrameInputs latest, previous;
+  std::unordered_map<std::uint64_t, std::uint32_t> previous_slot_of;  // serial → slot in `previous`
+  std::vector<glm::mat4> previous_joint_matrices;
+  std::vector<gl::DeformedVertex> previous_deformed;
+  gl::Object previous_vertices;  // dynamic: the previous frame's DeformedVertex per vertex
+  gl::Object vertices;           // dynamic: DeformedVertex per vertex, replaced before every draw
   std::vector<gl::PrimitiveGpu> primitives;
   std::vector<std::vector<glm::vec3>> normals;  // per primitive: what the crowd path uploads
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> primitive_index;
@@ -71,11 +98,14 @@ struct ReferenceRenderer::State {
   void for_each_object(Fn&& fn) {
     fn(program);
     fn(depth_program);
+    fn(velocity_program);
     fn(vertices);
+    fn(previous_vertices);
     for (auto& p : primitives) fn(p.vertices);
     for (auto& d : drawables) {
       fn(d.indices);
       fn(d.vertex_array);
+      fn(d.velocity_vertex_array);
     }
     textures.for_each_object(fn);
   }
@@ -96,29 +126,53 @@ std::uint32_t primitive_for(ReferenceRenderer::State& state, const Asset& asset,
   return index;
 }
 
-ReferenceDrawable make_drawable(const gl::PrimitiveGpu& primitive, GLuint dynamic_vertices,
-                                std::span<const std::uint32_t> indices) {
+// Points the bound vertex array's attributes at the dynamic buffer (position, normal, tangent)
+// and the primitive's static one (texcoords, color); with `previous_vertices`, also the
+// previous frame's positions (the velocity pass).
+void set_attributes(const gl::PrimitiveGpu& primitive, GLuint dynamic_vertices, GLuint previous_vertices) {
   namespace attribute = gl::attribute;
-  ReferenceDrawable drawable;
-  drawable.index_count = static_cast<std::uint32_t>(indices.size());
-  drawable.vertex_array = gl::make_vertex_array();
-  glBindVertexArray(drawable.vertex_array.name());
   constexpr auto stride = static_cast<GLsizei>(sizeof(gl::DeformedVertex));
   glBindBuffer(GL_ARRAY_BUFFER, dynamic_vertices);
   gl::float_attribute(attribute::position, 3, offsetof(gl::DeformedVertex, position), stride);
   gl::float_attribute(attribute::normal, 3, offsetof(gl::DeformedVertex, normal), stride);
   gl::float_attribute(attribute::tangent, 4, offsetof(gl::DeformedVertex, tangent), stride);
+  if (previous_vertices != 0) {
+    glBindBuffer(GL_ARRAY_BUFFER, previous_vertices);
+    gl::float_attribute(attribute::previous_position, 3, offsetof(gl::DeformedVertex, position), stride);
+  }
   glBindBuffer(GL_ARRAY_BUFFER, primitive.vertices.name());
   const gl::AttributeLayout& l = primitive.layout;
   if (l.has_texcoord0) gl::float_attribute(attribute::texcoord0, 2, l.texcoord0);
   if (l.has_texcoord1) gl::float_attribute(attribute::texcoord1, 2, l.texcoord1);
   if (l.has_color) gl::float_attribute(attribute::color, 4, l.color);
+}
+
+ReferenceDrawable make_drawable(const gl::PrimitiveGpu& primitive, GLuint dynamic_vertices,
+                                std::span<const std::uint32_t> indices) {
+  ReferenceDrawable drawable;
+  drawable.index_count = static_cast<std::uint32_t>(indices.size());
+  drawable.vertex_array = gl::make_vertex_array();
+  glBindVertexArray(drawable.vertex_array.name());
+  set_attributes(primitive, dynamic_vertices, 0);
   drawable.indices = gl::make_buffer();
   glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, drawable.indices.name());
   glBufferData(GL_ELEMENT_ARRAY_BUFFER, static_cast<GLsizeiptr>(indices.size_bytes()), indices.data(), GL_STATIC_DRAW);
   gl::check_gl("glBufferData(GL_ELEMENT_ARRAY_BUFFER)");
   glBindVertexArray(0);
   return drawable;
+}
+
+// The drawable's vertex array for the velocity pass, made on first use.
+GLuint velocity_vertex_array(ReferenceRenderer::State& state, ReferenceDrawable& drawable) {
+  if (!drawable.velocity_vertex_array) {
+    drawable.velocity_vertex_array = gl::make_vertex_array();
+    glBindVertexArray(drawable.velocity_vertex_array.name());
+    set_attributes(state.primitives[drawable.primitive], state.vertices.name(), state.previous_vertices.name());
+    glBindBuffer(GL_ELEMENT_ARRAY_BUFFER, drawable.indices.name());
+    glBindVertexArray(0);
+    gl::check_gl("glVertexAttribPointer(velocity)");
+  }
+  return drawable.velocity_vertex_array.name();
 }
 
 std::uint32_t drawable_for(ReferenceRenderer::State& state, const Crowd& crowd, const PrimitiveGroup& group) {
@@ -167,6 +221,46 @@ void sync_layout(ReferenceRenderer::State& state, const Crowd& crowd) {
   }
 }
 
+// draw_velocity: the actor in `slot` deformed with its previous frame's node worlds and morph
+// weights into state.previous_vertices; with this frame's (state.deformed, no motion of its
+// own) when it did not exist then or a node it needs was not read then.
+template <class PreviousWorld>
+void deform_previous(ReferenceRenderer::State& state, const Crowd& crowd, const PrimitiveGroup& group,
+                     const Primitive& primitive, const Skin* skin, std::uint32_t primitive_index, std::uint32_t slot,
+                     const PreviousWorld& previous_world) {
+  const Asset& asset = crowd.asset();
+  state.previous_deformed = state.deformed;
+  const auto found = state.previous_slot_of.find(crowd.actor_serials()[slot]);
+  if (found != state.previous_slot_of.end()) {
+    const std::uint32_t before = found->second;
+    const glm::mat4* node_world = previous_world(before, group.source_node);
+    bool complete = node_world != nullptr;
+    state.previous_joint_matrices.resize(skin != nullptr ? skin->joints.size() : 0);
+    for (std::size_t j = 0; complete && j < state.previous_joint_matrices.size(); ++j) {
+      const glm::mat4* joint_world = previous_world(before, skin->joints[j]);
+      complete = joint_world != nullptr;
+      if (complete) state.previous_joint_matrices[j] = *joint_world * skin->inverse_bind_matrices[j];
+    }
+    if (complete) {
+      const std::size_t total_weights = asset.total_weights;
+      const gl::DeformJob job{
+          .primitive = &primitive,
+          .normals = state.normals[primitive_index],
+          .weights = std::span<const float>(state.previous.weights)
+                         .subspan(before * total_weights + asset.weight_offsets[group.source_node],
+                                  asset.weight_counts[group.source_node]),
+          .joint_matrices = state.previous_joint_matrices,
+          .world = *node_world,
+          .out = state.previous_deformed,
+      };
+      job.run();  // the same primitive and skin as this frame's job, which validated them
+    }
+  }
+  state.cache.replace_vertices(state.previous_vertices.name(),
+                               static_cast<GLsizeiptr>(state.previous_deformed.size() * sizeof(gl::DeformedVertex)),
+                               state.previous_deformed.data());
+}
+
 }  // namespace
 
 ReferenceRenderer::ReferenceRenderer(const Crowd& crowd) : crowd_(crowd.link()) {
@@ -199,20 +293,50 @@ std::size_t ReferenceRenderer::object_count() const noexcept { return gl::count_
 void ReferenceRenderer::destroy() noexcept { gl::release_objects(state_); }
 
 std::uint32_t ReferenceRenderer::draw(const Crowd& crowd, const Camera& camera) {
-  return draw_pass(crowd, camera, false);
+  return draw_pass(crowd, camera, Pass::color, nullptr);
 }
 
 std::uint32_t ReferenceRenderer::draw_depth(const Crowd& crowd, const Camera& camera) {
-  return draw_pass(crowd, camera, true);
+  return draw_pass(crowd, camera, Pass::depth, nullptr);
 }
 
-std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& camera, bool depth_only) {
+std::uint32_t ReferenceRenderer::draw_velocity(const Crowd& crowd, const Camera& camera,
+                                               const Camera& previous_camera) {
+  return draw_pass(crowd, camera, Pass::velocity, &previous_camera);
+}
+
+std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& camera, Pass pass,
+                                           const Camera* previous_camera) {
   stats_ = {};
   gl::require_own_crowd(crowd, crowd_, "ReferenceRenderer");
   if (!state_ || crowd.destroyed()) return 0;
   State& state = *state_;
+  const bool depth_only = pass == Pass::depth, velocity = pass == Pass::velocity;
   const gl::StateGuard guard(false);
   sync_layout(state, crowd);
+  if (velocity && !state.velocity_program) {
+    const gl::ShaderDialect dialect = gl::plain_dialect("ReferenceRenderer");
+    state.velocity_program =
+        gl::link_program("reference_velocity_program", gl::reference_velocity_vertex_source(dialect).c_str(),
+                         gl::velocity_fragment_source(dialect).c_str());
+    const GLuint program = state.velocity_program.name();
+    state.velocity_view_projection = glGetUniformLocation(program, "u_view_projection");
+    state.velocity_previous_view_projection = glGetUniformLocation(program, "u_previous_view_projection");
+    state.velocity_tint = glGetUniformLocation(program, "u_tint");
+    state.velocity_material_uniforms = gl::find_material_uniforms(program);
+    state.previous_vertices = gl::make_dynamic_buffer(16);
+    state.keep_history = true;
+  }
+  if (velocity) {
+    for (std::size_t i = 0; i < state.group_drawable.size(); ++i)
+      velocity_vertex_array(state, state.drawables[state.group_drawable[i]]);
+  }
+  // A new frame: the latest inputs, read in an earlier frame, become the previous frame's.
+  if (state.keep_history && state.has_latest && state.latest.frame != crowd.frame()) {
+    std::swap(state.latest, state.previous);
+    state.has_previous = true;
+    state.has_latest = false;
+  }
   if (depth_only && !state.depth_program) {
     const gl::ShaderDialect dialect = gl::plain_dialect("ReferenceRenderer");
     state.depth_program = gl::link_program("reference_depth_program", gl::reference_vertex_source(dialect).c_str(),
@@ -249,20 +373,55 @@ std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& cam
   auto world = [&](std::uint32_t slot, std::uint32_t node) -> const glm::mat4& {
     return state.worlds[slot * columns + static_cast<std::size_t>(state.needed_index[node])];
   };
+  if (state.keep_history) {
+    FrameInputs& latest = state.latest;
+    latest.frame = crowd.frame();
+    const auto serials = crowd.actor_serials();
+    latest.serials.assign(serials.begin(), serials.end());
+    latest.needed_index = state.needed_index;
+    latest.columns = columns;
+    latest.worlds = state.worlds;
+    latest.weights = state.weights;
+    state.has_latest = true;
+  }
+  // The velocity pass's previous frame per actor: its slot in `previous`, when it was there
+  // then and every node it needs was read.
+  if (velocity) {
+    state.previous_slot_of.clear();
+    if (state.has_previous) {
+      for (std::size_t slot = 0; slot < state.previous.serials.size(); ++slot)
+        state.previous_slot_of.emplace(state.previous.serials[slot], static_cast<std::uint32_t>(slot));
+    }
+  }
+  const auto previous_world = [&](std::uint32_t slot, std::uint32_t node) -> const glm::mat4* {
+    const std::int32_t column = state.previous.needed_index.empty() ? -1 : state.previous.needed_index[node];
+    if (column < 0) return nullptr;
+    return &state.previous.worlds[slot * state.previous.columns + static_cast<std::size_t>(column)];
+  };
 
   gl::StateCache& cache = state.cache;
   cache.invalidate();
-  const gl::MaterialUniforms& material_uniforms = depth_only ? state.depth_material_uniforms : state.material_uniforms;
-  cache.use_program(depth_only ? state.depth_program.name() : state.program.name());
-  glUniformMatrix4fv(depth_only ? state.depth_view_projection : state.view_projection, 1, GL_FALSE,
-                     glm::value_ptr(camera.projection * camera.view));
-  if (!depth_only) gl::set_lighting(cache, material_uniforms, camera);
+  const gl::MaterialUniforms& material_uniforms = depth_only ? state.depth_material_uniforms
+                                                  : velocity ? state.velocity_material_uniforms
+                                                             : state.material_uniforms;
+  cache.use_program(depth_only ? state.depth_program.name()
+                    : velocity ? state.velocity_program.name()
+                               : state.program.name());
+  glUniformMatrix4fv(depth_only ? state.depth_view_projection
+                     : velocity ? state.velocity_view_projection
+                                : state.view_projection,
+                     1, GL_FALSE, glm::value_ptr(camera.projection * camera.view));
+  if (velocity)
+    glUniformMatrix4fv(state.velocity_previous_view_projection, 1, GL_FALSE,
+                       glm::value_ptr(previous_camera->projection * previous_camera->view));
+  if (pass == Pass::color) gl::set_lighting(cache, material_uniforms, camera);
   gl::begin_frame();
   if (depth_only) glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);  // the guard restores it
+  const GLint tint_uniform = depth_only ? state.depth_tint : velocity ? state.velocity_tint : state.tint;
 
   const auto groups = crowd.primitive_groups();
   for (const bool blended_pass : {false, true}) {
-    if (blended_pass && depth_only) break;  // as CrowdRenderer::draw_depth
+    if (blended_pass && pass != Pass::color) break;  // as CrowdRenderer::draw_depth
     for (std::size_t i = 0; i < groups.size(); ++i) {
       const PrimitiveGroup& group = groups[i];
       const ReferenceDrawable& d = state.drawables[state.group_drawable[i]];
@@ -274,6 +433,7 @@ std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& cam
       const std::uint32_t weight_count = asset.weight_counts[group.source_node];
       state.deformed.resize(primitive.vertex_count());
       state.joint_matrices.resize(skin != nullptr ? skin->joints.size() : 0);
+      const GLuint vertex_array = velocity ? d.velocity_vertex_array.name() : d.vertex_array.name();
 
       bool bound = false;
       std::int32_t bound_material = -1;
@@ -283,14 +443,14 @@ std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& cam
         const std::int32_t material = primitive.material_for(state.variants[slot]);
         if (gl::is_blended(asset, material) != blended_pass) continue;
         if (!bound || material != bound_material) {
-          cache.bind_vertex_array(d.vertex_array.name());
+          cache.bind_vertex_array(vertex_array);
           gl::bind_material(cache, material_uniforms, state.textures, asset, material, !primitive.tangents.empty(),
                             false);
           gl::set_material_state(cache, asset, material);
           bound = true;
           bound_material = material;
         }
-        glUniform4fv(depth_only ? state.depth_tint : state.tint, 1, glm::value_ptr(state.tints[slot]));
+        glUniform4fv(tint_uniform, 1, glm::value_ptr(state.tints[slot]));
         const glm::mat4& node_world = world(slot, group.source_node);
         if (skin != nullptr) {
           for (std::size_t j = 0; j < skin->joints.size(); ++j) {
@@ -313,6 +473,7 @@ std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& cam
         cache.replace_vertices(state.vertices.name(),
                                static_cast<GLsizeiptr>(state.deformed.size() * sizeof(gl::DeformedVertex)),
                                state.deformed.data());
+        if (velocity) deform_previous(state, crowd, group, primitive, skin, d.primitive, slot, previous_world);
         // glTF 2.0 "Instantiation": a mirroring transform (det < 0) reverses the front-face winding.
         cache.set_front_face(glm::determinant(glm::mat3(node_world)) < 0.0f ? GL_CW : GL_CCW);
         cache.draw_elements(p.mode, static_cast<GLsizei>(std::min(group.index_count, d.index_count)));

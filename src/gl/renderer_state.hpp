@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,29 @@ struct CrowdUniforms {
         normal_block = -1, tangent_block = -1, joint_count = -1, weight_quads = -1,  // storage buffer prelude
       delta_width = -1,                                                              // texture prelude
       instance_offset = -1;                                                          // both preludes
+  GLint previous_view_projection = -1, remap_slots = -1;                             // velocity program
+};
+
+// draw_velocity (docs/spec.md §6.4): the stream set holding the previous frame. Once
+// draw_velocity was first called the renderer keeps two sets and swaps them when the crowd's
+// frame() moves, so the previous frame's arrays stay where they were written, without a copy;
+// the set that becomes current then receives the slots changed since it last was.
+struct MotionHistory {
+  std::vector<StreamGpu> streams;
+  std::uint64_t uploaded_generation = 0;  // as CrowdRenderer::State's, for this set
+  bool upload_everything = true;
+  bool valid = false;  // `streams` hold a whole earlier frame; else draw_velocity uses this one's
+  // The actors the set was written for: Crowd::actor_serials per slot, taken when
+  // Crowd::membership_generation moved.
+  std::uint64_t membership = ~std::uint64_t{0};
+  std::vector<std::uint64_t> serials;
+  // Per slot of this frame: the slot its actor had in `streams`, or kNewActor; uploaded when the
+  // sets' memberships differ (actors added or removed in between).
+  static constexpr std::uint32_t kNewActor = 0xFFFFFFFFu;
+  Object previous_slots;
+  std::size_t previous_slots_capacity = 0;
+  std::vector<std::uint32_t> remap;                          // scratch
+  std::unordered_map<std::uint64_t, std::uint32_t> slot_of;  // scratch: serial → previous slot
 };
 
 }  // namespace gltf_crowd::gl
@@ -41,6 +65,16 @@ struct CrowdRenderer::State {
   gl::Object depth_program;
   gl::CrowdUniforms depth_uniforms;
   gl::MaterialUniforms depth_material_uniforms;
+  // draw_velocity's program (crowd_velocity_vertex_source, velocity_fragment_source), built on
+  // first use together with `history`.
+  gl::Object velocity_program;
+  gl::CrowdUniforms velocity_uniforms;
+  gl::MaterialUniforms velocity_material_uniforms;
+  std::unique_ptr<gl::MotionHistory> history;
+  std::uint64_t frame = 0;  // Crowd::frame() the current set was last brought up to date at
+  // The current set's actors, as MotionHistory::membership and serials (kept once `history` is).
+  std::uint64_t membership = ~std::uint64_t{0};
+  std::vector<std::uint64_t> serials;
   gl::Object dummy;  // storage path: bound to storage bindings a draw does not read
   std::vector<gl::PrimitiveGpu> primitives;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> primitive_index;  // (mesh, prim)
@@ -74,6 +108,7 @@ struct CrowdRenderer::State {
   void for_each_object(Fn&& fn) {
     fn(program);
     fn(depth_program);
+    fn(velocity_program);
     fn(dummy);
     for (auto& p : primitives) {
       fn(p.vertices);
@@ -91,6 +126,14 @@ struct CrowdRenderer::State {
     }
     for (auto& g : groups) fn(g.instances);
     fn(tints.tints);
+    if (history) {
+      for (auto& s : history->streams) {
+        fn(s.transforms);
+        fn(s.palette);
+        fn(s.weights);
+      }
+      fn(history->previous_slots);
+    }
     if (animation) animation->for_each_object(fn);
     if (pose_reader) pose_reader->for_each_object(fn);
     for (auto& s : staging) {

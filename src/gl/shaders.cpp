@@ -372,10 +372,10 @@ void main() {
 }
 )glsl";
 
-// The depth pass (CrowdRenderer::draw_depth): no shading and no color output; only MASK
-// materials sample their base color for the cutout, and groups mixing windings cull per
-// instance as in fragment_body, so shadows and pre-pass depth have the main pass's holes.
-constexpr const char* depth_fragment_body = R"glsl(
+// The depth and velocity passes (draw_depth, draw_velocity): no shading; only MASK materials
+// sample their base color for the cutout, and groups mixing windings cull per instance as in
+// fragment_body, so shadows, pre-pass depth and motion have the main pass's holes.
+constexpr const char* cutout_fragment_body = R"glsl(
 in vec2 v_texcoord0;
 in vec2 v_texcoord1;
 in vec4 v_color;
@@ -386,12 +386,12 @@ uniform vec4 u_base_color_factor;
 uniform int u_base_color_uv;
 uniform mat3x2 u_base_color_uv_transform;
 uniform sampler2D u_base_color_texture;
-uniform int u_alpha_mode;  // 0 OPAQUE, 1 MASK (BLEND groups are not drawn in this pass)
+uniform int u_alpha_mode;  // 0 OPAQUE, 1 MASK (BLEND groups are not drawn in these passes)
 uniform float u_alpha_cutoff;
 uniform bool u_double_sided;
 uniform bool u_instance_winding;
 
-void main() {
+void cut_out() {
   bool front = gl_FrontFacing != (v_mirrored != 0);
   if (u_instance_winding && !u_double_sided && !front) discard;
   if (u_alpha_mode != 1) return;
@@ -401,6 +401,167 @@ void main() {
     alpha *= texture(u_base_color_texture, uv).a;
   }
   if (alpha < u_alpha_cutoff) discard;
+}
+)glsl";
+
+constexpr const char* depth_fragment_main = R"glsl(
+void main() { cut_out(); }
+)glsl";
+
+// Screen-space motion (docs/spec.md §6.4): this frame's position minus the previous frame's,
+// in texture coordinates of the target ([0, 1] across it), so the previous frame's pixel of a
+// fragment at uv is at uv - motion. Both clip positions are interpolated and divided per
+// fragment, which keeps the motion of a perspective-projected surface exact across a triangle.
+constexpr const char* velocity_fragment_main = R"glsl(
+in vec4 v_clip;
+in vec4 v_previous_clip;
+out vec2 frag_motion;
+
+void main() {
+  cut_out();
+  frag_motion = 0.5 * (v_clip.xy / v_clip.w - v_previous_clip.xy / v_previous_clip.w);
+}
+)glsl";
+
+// The previous frame's copies of the arrays (draw_velocity), laid out as this frame's, and
+// per slot the slot its actor had then (0xFFFFFFFF: none, the actor is new) when actors moved.
+constexpr const char* storage_previous_prelude = R"glsl(
+layout(std430, binding = 6) readonly buffer PreviousTransforms { vec4 previous_transform_rows[]; };
+layout(std430, binding = 7) readonly buffer PreviousPalette { vec4 previous_palette_rows[]; };
+layout(std430, binding = 8) readonly buffer PreviousMorphWeights { vec4 previous_morph_weight_quads[]; };
+layout(std430, binding = 9) readonly buffer PreviousSlots { uint previous_slots[]; };
+
+vec4 previous_transform_row(uint slot, uint row) { return previous_transform_rows[slot * 3u + row]; }
+vec4 previous_palette_row(uint slot, uint joint, uint row) {
+  return previous_palette_rows[(slot * u_joint_count + joint) * 3u + row];
+}
+vec4 previous_morph_weights4(uint slot, uint quad) { return previous_morph_weight_quads[slot * u_weight_quads + quad]; }
+uint previous_slot(uint slot) { return previous_slots[slot]; }
+)glsl";
+
+constexpr const char* texture_previous_prelude = R"glsl(
+uniform sampler2D u_previous_transform_texture;
+uniform sampler2D u_previous_palette_texture;
+uniform sampler2D u_previous_morph_weight_texture;
+uniform highp usampler2D u_previous_slot_texture;
+
+vec4 previous_transform_row(uint slot, uint row) {
+  return texelFetch(u_previous_transform_texture, ivec2(int(row), int(slot)), 0);
+}
+vec4 previous_palette_row(uint slot, uint joint, uint row) {
+  return texelFetch(u_previous_palette_texture, ivec2(int(joint * 3u + row), int(slot)), 0);
+}
+vec4 previous_morph_weights4(uint slot, uint quad) {
+  return texelFetch(u_previous_morph_weight_texture, ivec2(int(quad), int(slot)), 0);
+}
+uint previous_slot(uint slot) { return texelFetch(u_previous_slot_texture, ivec2(0, int(slot)), 0).r; }
+)glsl";
+
+constexpr const char* velocity_vertex_outputs = R"glsl(
+out vec2 v_texcoord0;
+out vec2 v_texcoord1;
+out vec4 v_color;
+flat out int v_mirrored;
+flat out vec4 v_tint;
+out vec4 v_clip;           // this frame's clip position
+out vec4 v_previous_clip;  // the previous frame's, through the previous camera
+)glsl";
+
+// Positions only: motion needs no normals. The same morph, skinning and instance transform as
+// crowd_vertex_body, run once with each frame's arrays.
+constexpr const char* crowd_velocity_vertex_body = R"glsl(
+layout(location = 0) in vec3 a_position;
+layout(location = 3) in vec2 a_texcoord0;
+layout(location = 4) in vec2 a_texcoord1;
+layout(location = 5) in vec4 a_color;
+layout(location = 6) in uvec4 a_joints0;
+layout(location = 7) in vec4 a_weights0;
+layout(location = 8) in uvec4 a_joints1;
+layout(location = 9) in vec4 a_weights1;
+
+uniform mat4 u_view_projection;
+uniform mat4 u_previous_view_projection;
+uniform bool u_skinned;
+uniform bool u_eight_influences;
+uniform uint u_target_count;
+uniform uint u_vertex_count;
+uniform bool u_remap_slots;  // previous_slot() maps slots; else every actor kept its slot
+
+mat4 affine(vec4 row0, vec4 row1, vec4 row2) {
+  return transpose(mat4(row0, row1, row2, vec4(0.0, 0.0, 0.0, 1.0)));
+}
+vec4 frame_transform_row(bool previous, uint slot, uint row) {
+  return previous ? previous_transform_row(slot, row) : transform_row(slot, row);
+}
+vec4 frame_palette_row(bool previous, uint slot, uint joint, uint row) {
+  return previous ? previous_palette_row(slot, joint, row) : palette_row(slot, joint, row);
+}
+vec4 frame_morph_weights4(bool previous, uint slot, uint quad) {
+  return previous ? previous_morph_weights4(slot, quad) : morph_weights4(slot, quad);
+}
+
+vec3 world_position(bool previous, uint slot) {
+  vec3 position = a_position;
+  for (uint t = 0u; t < u_target_count; ++t) {
+    float w = frame_morph_weights4(previous, slot, t / 4u)[t % 4u];
+    if (w != 0.0) position += w * morph_delta(t * u_vertex_count + uint(gl_VertexID));
+  }
+  mat4 model = affine(frame_transform_row(previous, slot, 0u), frame_transform_row(previous, slot, 1u),
+                      frame_transform_row(previous, slot, 2u));
+  if (u_skinned) {
+    vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
+    for (int k = 0; k < 8; ++k) {
+      if (k >= 4 && !u_eight_influences) break;
+      float w = k < 4 ? a_weights0[k] : a_weights1[k - 4];
+      if (w == 0.0) continue;
+      uint j = k < 4 ? a_joints0[k] : a_joints1[k - 4];
+      r0 += w * frame_palette_row(previous, slot, j, 0u);
+      r1 += w * frame_palette_row(previous, slot, j, 1u);
+      r2 += w * frame_palette_row(previous, slot, j, 2u);
+    }
+    model = model * affine(r0, r1, r2);
+  }
+  return (model * vec4(position, 1.0)).xyz;
+}
+
+void main() {
+  uint slot = instance_slot();
+  vec3 world = world_position(false, slot);
+  uint previous = u_remap_slots ? previous_slot(slot) : slot;
+  vec3 previous_world = previous == 0xFFFFFFFFu ? world : world_position(true, previous);
+  mat3 instance = mat3(transpose(mat4(transform_row(slot, 0u), transform_row(slot, 1u), transform_row(slot, 2u),
+                                      vec4(0.0, 0.0, 0.0, 1.0))));
+  v_mirrored = determinant(instance) < 0.0 ? 1 : 0;
+  v_tint = slot_tint(slot);
+  v_texcoord0 = a_texcoord0;
+  v_texcoord1 = a_texcoord1;
+  v_color = a_color;
+  v_clip = u_view_projection * vec4(world, 1.0);
+  v_previous_clip = u_previous_view_projection * vec4(previous_world, 1.0);
+  gl_Position = v_clip;
+}
+)glsl";
+
+constexpr const char* reference_velocity_vertex_body = R"glsl(
+layout(location = 0) in vec3 a_position;            // world space, this frame
+layout(location = 3) in vec2 a_texcoord0;
+layout(location = 4) in vec2 a_texcoord1;
+layout(location = 5) in vec4 a_color;
+layout(location = 10) in vec3 a_previous_position;  // world space, the previous frame
+
+uniform mat4 u_view_projection;
+uniform mat4 u_previous_view_projection;
+uniform vec4 u_tint;
+
+void main() {
+  v_tint = u_tint;
+  v_texcoord0 = a_texcoord0;
+  v_texcoord1 = a_texcoord1;
+  v_color = a_color;
+  v_mirrored = 0;  // the reference sets the winding per draw with glFrontFace
+  v_clip = u_view_projection * vec4(a_position, 1.0);
+  v_previous_clip = u_previous_view_projection * vec4(a_previous_position, 1.0);
+  gl_Position = v_clip;
 }
 )glsl";
 
@@ -427,6 +588,22 @@ std::string reference_vertex_source(ShaderDialect dialect) {
 
 std::string fragment_source(ShaderDialect dialect) { return version(dialect) + fragment_body; }
 
-std::string depth_fragment_source(ShaderDialect dialect) { return version(dialect) + depth_fragment_body; }
+std::string depth_fragment_source(ShaderDialect dialect) {
+  return version(dialect) + cutout_fragment_body + depth_fragment_main;
+}
+
+std::string crowd_velocity_vertex_source(ShaderDialect dialect, bool storage_buffers) {
+  return version(dialect) + (storage_buffers ? storage_prelude : texture_prelude) +
+         (storage_buffers ? storage_previous_prelude : texture_previous_prelude) + velocity_vertex_outputs +
+         crowd_velocity_vertex_body;
+}
+
+std::string reference_velocity_vertex_source(ShaderDialect dialect) {
+  return version(dialect) + velocity_vertex_outputs + reference_velocity_vertex_body;
+}
+
+std::string velocity_fragment_source(ShaderDialect dialect) {
+  return version(dialect) + cutout_fragment_body + velocity_fragment_main;
+}
 
 }  // namespace gltf_crowd::gl

@@ -23,22 +23,28 @@ enum class ShaderDialect : std::uint8_t {
 namespace attribute {
 inline constexpr GLuint position = 0, normal = 1, tangent = 2, texcoord0 = 3, texcoord1 = 4, color = 5, joints0 = 6,
                         weights0 = 7, joints1 = 8, weights1 = 9;
-}
+// The reference velocity pass: the vertex's world position in the previous frame.
+inline constexpr GLuint previous_position = 10;
+}  // namespace attribute
 
 // Texture units: the five material textures, then the texture palette path's data, then the
-// shadow map (Camera::shadow). Each
+// shadow map (Camera::shadow), then the previous frame's data of the velocity pass. Each
 // sampler has its own unit, since two sampler types on one unit are a draw-time error.
 namespace unit {
 inline constexpr GLint base_color = 0, metallic_roughness = 1, normal = 2, occlusion = 3, emissive = 4, transforms = 5,
-                       palette = 6, instances = 7, morph_deltas = 8, morph_weights = 9, tints = 10,
-                       shadow_map = 11;
-inline constexpr GLint count = 12;
+                       palette = 6, instances = 7, morph_deltas = 8, morph_weights = 9, tints = 10, shadow_map = 11,
+                       previous_transforms = 12, previous_palette = 13, previous_morph_weights = 14,
+                       previous_slots = 15;
+inline constexpr GLint count = 16;
 }  // namespace unit
 
 // Storage buffer bindings of the storage_buffer path (std430).
 namespace binding {
 inline constexpr GLuint transforms = 0, palette = 1, instances = 2, morph_deltas = 3, morph_weights = 4, tints = 5;
 inline constexpr GLuint count = 6;
+// The velocity pass adds the previous frame's arrays and the slot remap.
+inline constexpr GLuint previous_transforms = 6, previous_palette = 7, previous_morph_weights = 8, previous_slots = 9;
+inline constexpr GLuint velocity_count = 10;
 // The GPU evaluator's compute passes use bindings 0..compute_count-1 (gpu_animation.hpp).
 inline constexpr GLuint compute_count = 16;
 }  // namespace binding
@@ -63,5 +69,14 @@ std::string fragment_source(ShaderDialect dialect);
 // The depth pass's fragment shader (draw_depth): no color output; MASK cutouts and per-instance
 // culling as fragment_source, through the same uniform names, so bind_material serves both.
 std::string depth_fragment_source(ShaderDialect dialect);
+
+// The velocity pass (draw_velocity, docs/spec.md §6.4). The crowd's vertex shader deforms each
+// vertex twice, with this frame's and with the previous frame's palettes, instance transforms
+// and morph weights (previous_* fetches, the slot remapped through previous_slot() when actors
+// moved), and projects each with its camera; the reference's receives both world positions.
+// The fragment shader cuts out and culls as depth_fragment_source and writes the motion.
+std::string crowd_velocity_vertex_source(ShaderDialect dialect, bool storage_buffers);
+std::string reference_velocity_vertex_source(ShaderDialect dialect);
+std::string velocity_fragment_source(ShaderDialect dialect);
 
 }  // namespace gltf_crowd::gl
