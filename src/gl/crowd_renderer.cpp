@@ -450,6 +450,97 @@ void CrowdRenderer::animate(const Crowd& crowd) {
   stats_.upload_bytes = state.cache.upload_bytes();
 }
 
+GroupInputs CrowdRenderer::bind_group_inputs(const Crowd& crowd, std::size_t group, std::uint32_t program) {
+  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
+  if (!state_ || crowd.destroyed()) return {};
+  const auto groups = crowd.primitive_groups();
+  if (group >= groups.size())
+    throw Error("bind_group_inputs.group", Rule::group_index,
+                fmt::format("group {} of a crowd with {} primitive groups", group, groups.size()));
+  State& state = *state_;
+  const bool buffers = state.storage == PaletteStorage::storage_buffer;
+  const PrimitiveGroup& pg = groups[group];
+  {
+    // The slot list upload runs under the guard, at GL's unpack defaults like every upload; the
+    // bindings the application draws with are made after it restored the rest.
+    const gl::StateGuard guard(buffers, crowd.animation() == Animation::gpu);
+    sync_layout(state, crowd);
+    state.cache.invalidate();
+    if (!pg.instances.empty()) gl::upload_instances(state.cache, state.groups[group], pg.instances, state.storage);
+  }
+  state.cache.forget_bindings();
+  // draw() may have left a reordered list in the object (material variants); this call draws the
+  // group's own order, which upload_instances wrote above.
+  const gl::GroupGpu& bound = state.groups[group];
+  const gl::DrawableGpu& d = state.drawables[bound.drawable];
+  const gl::PrimitiveGpu& p = state.primitives[d.primitive];
+  const auto streams = crowd.node_streams();
+  const NodeStream& s = streams[pg.stream];
+  const gl::StreamGpu& sg = state.streams[pg.stream];
+  const gl::Object& palette = state.streams[s.palette_stream].palette;  // possibly shared
+  const bool skinned = pg.palette_kind == PaletteKind::skinned && palette && p.layout.has_influences0;
+  const bool morphed = p.target_count > 0 && p.morph_deltas && sg.weights && s.weight_stride >= p.target_count;
+
+  GLint active_unit = GL_TEXTURE0;  // the application's, put back: only the bindings stay
+  glGetIntegerv(GL_ACTIVE_TEXTURE, &active_unit);
+  glUseProgram(program);
+  const auto set_uint = [program](const char* name, std::uint32_t value) {
+    glUniform1ui(glGetUniformLocation(program, name), value);
+  };
+  glBindVertexArray(d.vertex_array.name());
+  if (buffers) {
+    const GLuint dummy = state.dummy.name();
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::transforms, sg.transforms.name());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::palette, skinned ? palette.name() : dummy);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::instances, bound.instances.name());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::morph_deltas, morphed ? p.morph_deltas.name() : dummy);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::morph_weights, morphed ? sg.weights.name() : dummy);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::tints, state.tints.tints.name());
+    set_uint("u_joint_count", s.joint_count);
+    set_uint("u_weight_quads", s.weight_stride / 4);
+  } else {
+    // texelFetch ignores filtering, but a sampler object would still decide the textures'
+    // completeness: none on the data units, as under the renderer's own draws.
+    const auto bind = [](GLint unit, GLuint texture) {
+      glActiveTexture(static_cast<GLenum>(GL_TEXTURE0 + unit));
+      glBindTexture(GL_TEXTURE_2D, texture);
+      glBindSampler(static_cast<GLuint>(unit), 0);
+    };
+    bind(gl::unit::transforms, sg.transforms.name());
+    bind(gl::unit::palette, skinned ? palette.name() : 0);
+    bind(gl::unit::instances, bound.instances.name());
+    bind(gl::unit::morph_deltas, morphed ? p.morph_deltas.name() : 0);
+    bind(gl::unit::morph_weights, morphed ? sg.weights.name() : 0);
+    bind(gl::unit::tints, state.tints.tints.name());
+    glActiveTexture(static_cast<GLenum>(active_unit));
+    set_data_units(program);
+    set_uint("u_delta_width", morphed ? p.delta_width : 1u);
+  }
+  glUniform1i(glGetUniformLocation(program, "u_skinned"), skinned ? 1 : 0);
+  glUniform1i(glGetUniformLocation(program, "u_eight_influences"), p.layout.has_influences1 ? 1 : 0);
+  set_uint("u_target_count", morphed ? p.target_count : 0u);
+  set_uint("u_vertex_count", p.vertex_count);
+  set_uint("u_normal_block", p.normal_block);
+  set_uint("u_tangent_block", p.tangent_block);
+  set_uint("u_instance_offset", 0u);
+  // Constant values of the attributes a primitive lacks, as draw() sets them (gl::begin_frame).
+  glVertexAttrib4f(gl::attribute::tangent, 1.0f, 0.0f, 0.0f, 1.0f);
+  glVertexAttrib2f(gl::attribute::texcoord0, 0.0f, 0.0f);
+  glVertexAttrib2f(gl::attribute::texcoord1, 0.0f, 0.0f);
+  glVertexAttrib4f(gl::attribute::color, 1.0f, 1.0f, 1.0f, 1.0f);
+  gl::check_gl("CrowdRenderer::bind_group_inputs");
+
+  const Primitive& primitive = crowd.asset().meshes[pg.mesh].primitives[pg.primitive];
+  GroupInputs inputs;
+  inputs.mode = p.mode;
+  inputs.index_count = static_cast<std::int32_t>(std::min(pg.index_count, d.index_count));
+  inputs.index_type = GL_UNSIGNED_INT;
+  inputs.instance_count = static_cast<std::int32_t>(pg.instances.size());
+  inputs.material = primitive.material;
+  inputs.blended = gl::is_blended(crowd.asset(), primitive.material);
+  return inputs;
+}
+
 std::vector<NodeStream> CrowdRenderer::read_node_streams(const Crowd& crowd) {
   gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
   std::vector<NodeStream> out;

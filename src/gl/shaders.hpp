@@ -1,6 +1,7 @@
 // GLSL sources of the crowd and reference programs, composed per dialect from one body each: a
-// version line (plus precisions for ES), then for the crowd vertex shader a prelude that defines
-// how palettes are fetched (storage buffers or texelFetch), then the shared body. The fragment
+// version line (plus precisions for ES), then for the crowd vertex shader the published include
+// gltf_crowd/gltf_crowd_skinning.glsl, whose define selects how palettes are fetched (storage
+// buffers or texelFetch), then the shared body. The fragment
 // shader (materials and lighting) is the same text for every program and dialect, so the
 // instanced and the reference images differ only by the vertex data they are given.
 #pragma once
@@ -49,8 +50,9 @@ inline constexpr GLuint compute_count = 16;
 ShaderDialect plain_dialect(const char* who);
 
 // Crowd vertex shader. Storage buffers need glsl430; the texture path takes glsl330 or essl300.
-// Palette rows, instance transform rows and morph weights are read through instance_slot(),
-// transform_row(), palette_row(), morph_weights4() and morph_delta(), which the prelude defines.
+// The version line, GLTF_CROWD_STORAGE_BUFFERS for storage buffers, the published include
+// (crowd_skinning_glsl(): data, attributes, morph and skinning), then the outputs the shading
+// reads.
 std::string crowd_vertex_source(ShaderDialect dialect, bool storage_buffers);
 
 // Reference vertex shader: positions, normals and tangents arrive already in world space.
