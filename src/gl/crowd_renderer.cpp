@@ -462,15 +462,14 @@ GroupInputs CrowdRenderer::bind_group_inputs(const Crowd& crowd, std::size_t gro
   const PrimitiveGroup& pg = groups[group];
   {
     // The slot list upload runs under the guard, at GL's unpack defaults like every upload; the
-    // bindings the application draws with are made after it restored the rest.
+    // bindings the application draws with are made after it restored the rest. The group's own
+    // order: draw() may have left one reordered by material variants in the object.
     const gl::StateGuard guard(buffers, crowd.animation() == Animation::gpu);
     sync_layout(state, crowd);
     state.cache.invalidate();
     if (!pg.instances.empty()) gl::upload_instances(state.cache, state.groups[group], pg.instances, state.storage);
   }
   state.cache.forget_bindings();
-  // draw() may have left a reordered list in the object (material variants); this call draws the
-  // group's own order, which upload_instances wrote above.
   const gl::GroupGpu& bound = state.groups[group];
   const gl::DrawableGpu& d = state.drawables[bound.drawable];
   const gl::PrimitiveGpu& p = state.primitives[d.primitive];
@@ -523,11 +522,7 @@ GroupInputs CrowdRenderer::bind_group_inputs(const Crowd& crowd, std::size_t gro
   set_uint("u_normal_block", p.normal_block);
   set_uint("u_tangent_block", p.tangent_block);
   set_uint("u_instance_offset", 0u);
-  // Constant values of the attributes a primitive lacks, as draw() sets them (gl::begin_frame).
-  glVertexAttrib4f(gl::attribute::tangent, 1.0f, 0.0f, 0.0f, 1.0f);
-  glVertexAttrib2f(gl::attribute::texcoord0, 0.0f, 0.0f);
-  glVertexAttrib2f(gl::attribute::texcoord1, 0.0f, 0.0f);
-  glVertexAttrib4f(gl::attribute::color, 1.0f, 1.0f, 1.0f, 1.0f);
+  gl::set_absent_attribute_values();
   gl::check_gl("CrowdRenderer::bind_group_inputs");
 
   const Primitive& primitive = crowd.asset().meshes[pg.mesh].primitives[pg.primitive];
