@@ -197,6 +197,38 @@ TEST(CustomShaderEsTest, CoversWhatDrawCoversOnOpenGlEs) {
   expect_same_coverage(make_scene(default_character(), Animation::cpu), PaletteStorage::texture, "es");
 }
 
+// The bindings stay for the application's draw; the active texture unit is the application's.
+TEST_P(CustomShaderTest, LeavesItsBindingsAndTheActiveUnit) {
+  HeadlessContext context;
+  Crowd crowd(default_character());
+  crowd.add_actor();
+  CrowdRenderer renderer(crowd, {.palette = GetParam()});
+  renderer.animate(crowd);
+  const GLuint program = flat_program(GetParam());
+  glActiveTexture(GL_TEXTURE3);
+  const GroupInputs in = renderer.bind_group_inputs(crowd, 0, program);
+  EXPECT_EQ(in.instance_count, 1);
+  EXPECT_EQ(in.index_type, static_cast<std::uint32_t>(GL_UNSIGNED_INT));
+  GLint value = 0;
+  glGetIntegerv(GL_CURRENT_PROGRAM, &value);
+  EXPECT_EQ(value, static_cast<GLint>(program));
+  glGetIntegerv(GL_VERTEX_ARRAY_BINDING, &value);
+  EXPECT_NE(value, 0);
+  glGetIntegerv(GL_ACTIVE_TEXTURE, &value);
+  EXPECT_EQ(value, GL_TEXTURE3);
+  if (GetParam() == PaletteStorage::storage_buffer) {
+    glGetIntegeri_v(GL_SHADER_STORAGE_BUFFER_BINDING, 2, &value);  // the slot list
+  } else {
+    glActiveTexture(GL_TEXTURE7);  // the slot list's unit
+    glGetIntegerv(GL_TEXTURE_BINDING_2D, &value);
+  }
+  EXPECT_NE(value, 0);
+  EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+  glUseProgram(0);
+  glBindVertexArray(0);
+  glDeleteProgram(program);
+}
+
 // The library embeds the file it installs: the text an application prepends is the file.
 TEST(CustomShaderIncludeTest, EmbeddedTextIsTheInstalledFile) {
   const std::filesystem::path file =
