@@ -3,8 +3,8 @@
 // CrowdRenderer::bind_group_inputs for every group, must cover exactly the pixels
 // CrowdRenderer::draw covers, with storage buffers, textures (OpenGL 4.5 core and ES 3.0) and
 // Animation::gpu: both run the same vertex code on the same data, so any difference would be a
-// binding or uniform bind_group_inputs got wrong. Also: the embedded text is the installed file,
-// and the errors of bind_group_inputs.
+// binding or uniform bind_group_inputs got wrong. Also: the bindings it leaves, the embedded text
+// is the installed file, and the errors of bind_group_inputs.
 #include <algorithm>
 #include <cmath>
 #include <filesystem>

@@ -7,7 +7,8 @@
 // Use: GLSL has no #include, so a vertex shader is the concatenation of
 //   1. its #version line: "#version 430 core" for storage buffers, "#version 330 core" or
 //      "#version 300 es" for textures; on ES also
-//      "precision highp float; precision highp int; precision highp sampler2D;"
+//      "precision highp float; precision highp int; precision highp sampler2D;" (sampler2D
+//      defaults to lowp there, too coarse for the RGBA32F data)
 //   2. "#define GLTF_CROWD_STORAGE_BUFFERS 1" when CrowdRenderer::palette_storage() is
 //      storage_buffer; without it this text reads the texture path;
 //   3. this text;
@@ -28,9 +29,11 @@
 // Per-slot data. A slot is an actor's index in the crowd; the instance list maps
 // gl_InstanceID to slots. An affine row triple (r0, r1, r2) maps a point p (w = 1) to
 // (dot(r0, p), dot(r1, p), dot(r2, p)).
-//   transforms     3 rows per slot: the instance transform (placement x node world)
-//   palette        3 rows per joint, u_joint_count joints per slot: joint world x inverse bind,
-//                  relative to the instance transform
+//   transforms     3 rows per slot: the instance transform (placement x world of the drawn
+//                  node; docs/spec.md 4.3)
+//   palette        3 rows per joint, u_joint_count joints per slot: inverse(world(mesh node)) x
+//                  world(joint) x inverse bind matrix, so instance x skin places the vertex
+//                  (docs/spec.md 4.2)
 //   instances      one uint slot per instance of the group
 //   morph deltas   vec4 (xyz used) per target and vertex: delta of target t for vertex v at
 //                  block * T * V + t * V + v (block 0 positions, u_normal_block normals,
@@ -68,7 +71,8 @@
 //   GltfCrowdVertex gltf_crowd_vertex()          this vertex morphed, skinned and placed
 //   vec4 gltf_crowd_tint(slot)                   the actor's tint
 //   mat4 gltf_crowd_affine(r0, r1, r2)           an affine row triple as a mat4
-// Other names this text declares start with gltf_crowd_ or GltfCrowd.
+// Besides the attributes and uniforms above, every name this text declares starts with
+// gltf_crowd_ or GltfCrowd: the application's code must not declare names of either kind.
 
 #if defined(GLTF_CROWD_STORAGE_BUFFERS)
 layout(std430, binding = 0) readonly buffer GltfCrowdTransforms { vec4 gltf_crowd_transform_rows[]; };
