@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The library as its users get it, end to end (part of scripts/test.sh):
-#  1. `cmake --install` into a clean prefix; both examples built against it with find_package
+#  1. `cmake --install` into a clean prefix; the examples built against it with find_package
 #     and run; examples/minimal also built with the pkg-config file alone.
-#  2. Both examples built inside a project that embeds the source tree with add_subdirectory,
+#  2. The examples built inside a project that embeds the source tree with add_subdirectory,
 #     as a shared library (BUILD_SHARED_LIBS=ON): only the libraries' dependencies are looked
 #     for, the libraries have a SONAME and export only the public API.
 #  3. `cpack -G DEB`: libgltf-crowd-dev and gltf-crowd installed with apt-get, examples/minimal
@@ -31,16 +31,18 @@ cmake --install "$build" --prefix "$work/prefix" >/dev/null
 for f in lib/cmake/gltf_crowd/gltf_crowdConfig.cmake lib/cmake/gltf_crowd/gltf_crowdConfigVersion.cmake \
          lib/pkgconfig/gltf_crowd.pc include/gltf_crowd/crowd.hpp include/gltf_crowd/version.hpp \
          include/gltf_crowd/gl.hpp include/gltf_crowd/gl_platform.hpp include/gltf_crowd/gl_renderers.hpp \
+         include/gltf_crowd/gltf_crowd_skinning.glsl \
          lib/libgltf_crowd_core.a lib/libgltf_crowd_gl.a; do
   [ -f "$work/prefix/$f" ] || { echo "package_test: install lacks $f" >&2; exit 1; }
 done
-for ex in minimal embed; do
+for ex in minimal embed custom_shader; do
   cmake -S examples/$ex -B "$work/find-$ex" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
   cmake --build "$work/find-$ex" -j "$jobs" >/dev/null
 done
 run_example "$work/find-minimal/gltf_crowd_minimal" find-minimal.png
 run_example "$work/find-embed/gltf_crowd_embed" find-embed.png
+run_example "$work/find-custom_shader/gltf_crowd_custom_shader" find-custom_shader.png
 # A version the package does not satisfy must be refused (SameMajorVersion).
 mkdir -p "$work/wrong-version"
 cat > "$work/wrong-version/CMakeLists.txt" <<'CMAKE'
@@ -65,6 +67,7 @@ project(embedding LANGUAGES CXX)
 add_subdirectory("$src" gltf_crowd)
 add_subdirectory("$src/examples/minimal" minimal)
 add_subdirectory("$src/examples/embed" embed)
+add_subdirectory("$src/examples/custom_shader" custom_shader)
 CMAKE
 cmake -S "$work/embedding" -B "$work/embedding/build" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DBUILD_SHARED_LIBS=ON >/dev/null
@@ -93,6 +96,7 @@ if grep -E "gltf_crowd::(affine_kernels|portable_affine_kernels|make_evaluation_
 fi
 run_example "$work/embedding/build/minimal/gltf_crowd_minimal" sub-minimal.png
 run_example "$work/embedding/build/embed/gltf_crowd_embed" sub-embed.png
+run_example "$work/embedding/build/custom_shader/gltf_crowd_custom_shader" sub-custom_shader.png
 
 echo "== 3. Debian packages"
 (cd "$work" && cpack --config "$src/$build/CPackConfig.cmake" -G DEB -B "$work/deb" >/dev/null)

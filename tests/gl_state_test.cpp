@@ -15,6 +15,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
 
+#include "gl_program.hpp"
 #include "gl_test_assets.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/gl.hpp"
@@ -60,27 +61,10 @@ Camera camera() {
   return c;
 }
 
-GLuint compile(GLenum stage, const char* source) {
-  const GLuint shader = glCreateShader(stage);
-  glShaderSource(shader, 1, &source, nullptr);
-  glCompileShader(shader);
-  return shader;
-}
-
 // A trivial linked program of the application's own.
 GLuint app_program() {
-  const GLuint vs = compile(GL_VERTEX_SHADER, "#version 330 core\nvoid main() { gl_Position = vec4(0.0); }\n");
-  const GLuint fs = compile(GL_FRAGMENT_SHADER, "#version 330 core\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n");
-  const GLuint program = glCreateProgram();
-  glAttachShader(program, vs);
-  glAttachShader(program, fs);
-  glLinkProgram(program);
-  glDeleteShader(vs);
-  glDeleteShader(fs);
-  GLint ok = GL_FALSE;
-  glGetProgramiv(program, GL_LINK_STATUS, &ok);
-  EXPECT_EQ(ok, GL_TRUE);
-  return program;
+  return test::link_program("#version 330 core\nvoid main() { gl_Position = vec4(0.0); }\n",
+                            "#version 330 core\nout vec4 c;\nvoid main() { c = vec4(1.0); }\n");
 }
 
 GLuint buffer(GLsizeiptr bytes = 1024) {

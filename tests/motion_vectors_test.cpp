@@ -10,13 +10,16 @@
 #include <string>
 #include <vector>
 
+#include <epoxy/gl.h>
 #include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/type_ptr.hpp>
 #include <gtest/gtest.h>
 
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/gl.hpp"
+#include "gl_program.hpp"
 
 namespace gltf_crowd {
 namespace {
@@ -232,6 +235,99 @@ TEST_P(MotionVectors, PreviousStreamsAreTheLastFramesStreams) {
       EXPECT_EQ(third[i].transforms, crowd.node_streams()[i].transforms) << "stream " << i;
     }
   }
+}
+
+// An application's own motion-vector shader, built on the published include with
+// GLTF_CROWD_PREVIOUS_FRAME and drawn through bind_group_inputs on a renderer that keeps the
+// previous frame from the start (CrowdRendererOptions::previous_frame, never calling
+// draw_velocity), writes the motion draw_velocity writes, also across a frame that removed and
+// added actors (the slot remap).
+constexpr const char* kMotionVertex = R"glsl(
+uniform mat4 view_projection;
+uniform mat4 previous_view_projection;
+out vec4 clip;
+out vec4 previous_clip;
+void main() {
+  GltfCrowdVertex vertex = gltf_crowd_vertex();
+  clip = view_projection * vertex.position;
+  previous_clip = previous_view_projection * gltf_crowd_previous_position(vertex.slot, vertex.position);
+  gl_Position = clip;
+}
+)glsl";
+constexpr const char* kMotionFragment = R"glsl(
+in vec4 clip;
+in vec4 previous_clip;
+out vec2 motion;
+void main() { motion = 0.5 * (clip.xy / clip.w - previous_clip.xy / previous_clip.w); }
+)glsl";
+
+TEST_P(MotionVectors, AnApplicationsShaderReadsThePreviousFrameThroughBindGroupInputs) {
+  const Mode& mode = GetParam();
+  HeadlessContext context({.debug = true});
+  Crowd crowd(character(), {.capacity = 4, .animation = mode.animation});
+  for (int i = 0; i < 3; ++i) {
+    crowd.add_actor({.id = "actor" + std::to_string(i),
+                     .clip = "Walking",
+                     .phase = 0.3f * static_cast<float>(i),
+                     .transform = glm::translate(glm::mat4(1.0f), glm::vec3(1.2f * static_cast<float>(i - 1), 0, 0))});
+  }
+  crowd.update(0.1f);
+  CrowdRenderer renderer(crowd, {.palette = mode.storage, .previous_frame = true});
+  const bool buffers = renderer.palette_storage() == PaletteStorage::storage_buffer;
+  const std::string version = buffers ? "#version 430 core\n" : "#version 330 core\n";
+  const GLuint program =
+      test::link_program(version + (buffers ? "#define GLTF_CROWD_STORAGE_BUFFERS 1\n" : "") +
+                             "#define GLTF_CROWD_PREVIOUS_FRAME 1\n" + crowd_skinning_glsl() + kMotionVertex,
+                         version + kMotionFragment);
+  const Camera camera = front_camera();
+  Camera previous_camera = camera;
+  const auto draw_own = [&] {
+    Framebuffer target({.width = width, .height = height, .color = FramebufferColor::rg16f});
+    target.clear(glm::vec4(kEmpty, 0.0f, 0.0f));
+    renderer.animate(crowd);
+    glEnable(GL_DEPTH_TEST);
+    glDepthFunc(GL_LESS);
+    for (std::size_t g = 0; g < crowd.primitive_groups().size(); ++g) {
+      const GroupInputs inputs = renderer.bind_group_inputs(crowd, g, program);
+      if (inputs.instance_count == 0 || inputs.blended) continue;
+      const glm::mat4 view_projection = camera.projection * camera.view;
+      const glm::mat4 previous_view_projection = previous_camera.projection * previous_camera.view;
+      glUniformMatrix4fv(glGetUniformLocation(program, "view_projection"), 1, GL_FALSE,
+                         glm::value_ptr(view_projection));
+      glUniformMatrix4fv(glGetUniformLocation(program, "previous_view_projection"), 1, GL_FALSE,
+                         glm::value_ptr(previous_view_projection));
+      glDrawElementsInstanced(inputs.mode, inputs.index_count, inputs.index_type, nullptr, inputs.instance_count);
+    }
+    glDisable(GL_DEPTH_TEST);
+    glBindVertexArray(0);
+    return target.read_motion();
+  };
+  const auto differing = [](const std::vector<glm::vec2>& a, const std::vector<glm::vec2>& b) {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const bool covered = a[i] != kEmpty;
+      count += covered != (b[i] != kEmpty) || (covered && glm::length(a[i] - b[i]) > kTolerance) ? 1 : 0;
+    }
+    return count;
+  };
+  draw_own();  // the first frame: the previous frame is this one
+
+  crowd.update(0.1f);  // the clock moves every actor's pose
+  previous_camera.view = camera.view * glm::translate(glm::mat4(1.0f), glm::vec3(0.1f, 0.0f, 0.0f));
+  std::vector<glm::vec2> own = draw_own();
+  std::vector<glm::vec2> velocity = draw_motion(renderer, crowd, camera, previous_camera);
+  EXPECT_GT(check_motion(velocity, glm::vec2(0.0f), kTolerance).wrong, 300u) << "nothing moved";
+  EXPECT_LE(differing(own, velocity), own.size() / 200);
+
+  ASSERT_TRUE(crowd.remove_actor("actor0"));
+  crowd.add_actor(
+      {.id = "newcomer", .clip = "Running", .transform = glm::translate(glm::mat4(1.0f), glm::vec3(-1.2f, 0, 0))});
+  crowd.update(0.1f);
+  own = draw_own();
+  velocity = draw_motion(renderer, crowd, camera, previous_camera);
+  EXPECT_LE(differing(own, velocity), own.size() / 200);
+  glDeleteProgram(program);
+  EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
 }
 
 TEST(MotionTarget, ReadingTheOtherFormatIsAnError) {

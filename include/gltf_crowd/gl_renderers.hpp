@@ -6,8 +6,9 @@
 // This header declares Crowd without including gltf_crowd/crowd.hpp: include that to build one.
 //
 // Palette storage (docs/spec.md §6): shader storage buffers on OpenGL 4.3+, else RGBA32F textures read
-// with texelFetch (OpenGL 3.3 core, OpenGL ES 3.0); both run the same GLSL body behind a small
-// per-dialect prelude (GLSL 430 core, 330 core, 300 es) and the same material code:
+// with texelFetch (OpenGL 3.3 core, OpenGL ES 3.0); both run the same GLSL body, the published
+// include gltf_crowd/gltf_crowd_skinning.glsl (crowd_skinning_glsl()) selecting the fetch code
+// per dialect (GLSL 430 core, 330 core, 300 es), and the same material code:
 // glTF metallic-roughness with base color, metallic-roughness, normal, occlusion and emissive
 // textures (TEXCOORD_0/1, the samplers' filters and wraps, KHR_texture_transform), vertex colors,
 // OPAQUE / MASK / BLEND (blended groups after all others), double-sided, one directional light
@@ -16,12 +17,13 @@
 //
 // GL state: the renderers' constructors and draw() save the state they change and restore it
 // before returning (also when they throw), one set of queries per call (about 70 glGet*), so
-// the application finds its state as it left it:
+// the application finds its state as it left it (CrowdRenderer::bind_group_inputs alone leaves
+// its bindings for the application's draw):
 //  - the current program and vertex array (with it, its element array buffer); the
 //    GL_ARRAY_BUFFER, GL_COPY_WRITE_BUFFER and GL_PIXEL_UNPACK_BUFFER bindings;
 //  - CrowdRenderer with storage buffers: the generic GL_SHADER_STORAGE_BUFFER binding and the
-//    indexed bindings 0..5 (buffer, offset and size);
-//  - the active texture unit and, on units 0..11, the GL_TEXTURE_2D binding and sampler object;
+//    indexed bindings 0..5, 0..9 with draw_velocity (buffer, offset and size);
+//  - the active texture unit and, on units 0..15, the GL_TEXTURE_2D binding and sampler object;
 //  - depth test, function and write mask; the color write mask (draw_depth turns it off);
 //    face culling, cull face mode and front face;
 //    blending, blend functions and equations (RGB and alpha);
@@ -128,6 +130,11 @@ struct CrowdRendererOptions {
   // llvmpipe runs them on the CPU, so its figure says nothing about a GPU. Inside the
   // application's own GL_TIME_ELAPSED query (queries do not nest) nothing is timed (-1).
   bool time_animation = false;
+  // Keep the previous frame's node streams from the start (docs/spec.md §6.4), for an
+  // application's own motion-vector shader drawn through bind_group_inputs
+  // (GLTF_CROWD_PREVIOUS_FRAME). The first draw_velocity turns this on in any case. Doubles the
+  // streams' GPU memory.
+  bool previous_frame = false;
 };
 
 // How many actors a CrowdRenderer can hold for one crowd on the current context.
@@ -150,6 +157,29 @@ struct CapacityLimit {
 // on the crowd's capacity or actors: a crowd of capacity 1 answers for any size. Needs a current
 // context; throws Error "gl_version" as CrowdRenderer does when the context cannot run `storage`.
 CapacityLimit crowd_capacity_limit(const Crowd& crowd, PaletteStorage storage = PaletteStorage::automatic);
+
+// The crowd vertex shader's instance fetch, morph and skinning code as GLSL text: the contents
+// of the installed gltf_crowd/gltf_crowd_skinning.glsl, embedded at build time (the library
+// never reads files at run time) and the very text CrowdRenderer's own vertex shader is built
+// from. GLSL has no #include: an application's vertex shader is its #version line, on OpenGL ES
+// the precision statements, `#define GLTF_CROWD_STORAGE_BUFFERS 1` when the renderer's
+// palette_storage() is storage_buffer (GLSL 430; without it the texture path, GLSL 330 core or
+// 300 es), then this text, then its own code. The file's header lists the storage buffer
+// bindings, texture units, attribute locations, uniforms and functions (docs/spec.md §6.8);
+// CrowdRenderer::bind_group_inputs sets them. Static storage, never null, NUL-terminated.
+const char* crowd_skinning_glsl() noexcept;
+
+// What an application's draw of one primitive group needs after
+// CrowdRenderer::bind_group_inputs: glDrawElementsInstanced(mode, index_count, index_type,
+// nullptr, instance_count) draws every instance of the group (element buffer offset 0).
+struct GroupInputs {
+  std::uint32_t mode = 0;           // GL primitive mode: GL_TRIANGLES, GL_TRIANGLE_STRIP, ...
+  std::int32_t index_count = 0;     // indices per instance (the group's level of detail)
+  std::uint32_t index_type = 0;     // GL_UNSIGNED_INT
+  std::int32_t instance_count = 0;  // the group's instances; 0: nothing to draw this frame
+  std::int32_t material = -1;       // the primitive's Asset::materials index; -1 = glTF default
+  bool blended = false;             // that material is BLEND: draw it after the opaque groups
+};
 
 // One actor's pose as the GPU evaluated it (CrowdRenderer::read_poses).
 struct GpuPose {
@@ -250,6 +280,34 @@ class CrowdRenderer {
   // hold the crowd's current poses. stats() then counts its uploads and no draws. Errors as
   // draw().
   void animate(const Crowd& crowd);
+
+  // Binds the inputs of primitive group `group` (an index into crowd.primitive_groups()) for
+  // the application's own `program`, whose vertex shader is built on crowd_skinning_glsl() for
+  // this renderer's palette_storage(), and returns what its draw call needs; the application
+  // then sets its own uniforms and state and draws (examples/custom_shader, docs/spec.md §6.8).
+  // Makes `program` current (glUseProgram) and sets the include's uniforms in it (joint count,
+  // weight quads, skinned flag, influences, morph target count, vertex count and delta blocks,
+  // instance offset 0, delta width; on the texture path the data samplers' units), binds the
+  // group's vertex array (with its element buffer) and the group's storage buffers on indexed
+  // bindings 0..5 (glBindBufferBase: the generic GL_SHADER_STORAGE_BUFFER binding too) or data
+  // textures on units 5..10 (no sampler objects there), and sets the constant values of absent
+  // attributes (tangent (1, 0, 0, 1), texture coordinates 0, color 1). Unlike every other call
+  // it leaves these bindings in place for the application's draw: the one call that does not
+  // restore GL state; everything else (active texture unit, unpack state, blending, depth,
+  // culling, framebuffer) is as the application set it. Uploads the group's slot list when it changed and reads
+  // the streams as they are: animate(crowd) (or draw) must run first in the frame to bring them
+  // up to date, for Animation::cpu and Animation::gpu alike. The instances are the group's slots
+  // in PrimitiveGroup::instances order, all with the primitive's own material (`material`):
+  // material variants (Actor::set_material_variant) are not applied, the application picks
+  // materials itself. Once the renderer keeps the previous frame (draw_velocity ran, or
+  // CrowdRendererOptions::previous_frame), it binds that frame's data too, on bindings 6..9 or
+  // units 12..15, and sets u_remap_slots, for a shader built with GLTF_CROWD_PREVIOUS_FRAME;
+  // before it has drawn a second frame, the previous frame is this one.
+  // stats() is unchanged. Errors: "wrong_crowd" as draw(); `group` past
+  // primitive_groups() is Error "group_index" (path "bind_group_inputs.group"); a destroyed
+  // crowd or renderer binds nothing and returns instance_count 0; "gl_call_failed" when GL
+  // reports an error (a `program` that is not a linked program object).
+  GroupInputs bind_group_inputs(const Crowd& crowd, std::size_t group, std::uint32_t program);
 
   // The GPU copies of the node streams, read back for slots [0, actor_count()) as a
   // NodeStream array of the crowd's layout (a sharing stream's palette is empty): what the

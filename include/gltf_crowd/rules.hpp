@@ -234,6 +234,7 @@
   X(palette_too_large, "a node stream larger than the GPU's buffer or texture limits")                     \
   X(wrong_crowd, "drawing a crowd other than the renderer's")                                              \
   X(animation_mode, "a GPU read-back of a crowd that animates on the CPU")                                 \
+  X(group_index, "an index naming no primitive group of the crowd")                                        \
   X(reference_deform, "skin data that does not match its skin, in the reference renderer")                 \
   /* The gltf-crowd command (tools) */                                                                     \
   X(write_failed, "an output file that could not be written")                                              \

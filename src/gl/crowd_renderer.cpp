@@ -249,6 +249,14 @@ std::uint64_t animate_on_gpu(CrowdRenderer::State& state, const Crowd& crowd, bo
   return uploaded;
 }
 
+// From now on, keep the previous frame (docs/spec.md §6.4); until a second frame is drawn, the
+// previous frame is this one.
+void keep_previous_frame(CrowdRenderer::State& state, const Crowd& crowd) {
+  if (state.history) return;
+  state.history = std::make_unique<gl::MotionHistory>();
+  state.frame = crowd.frame();
+}
+
 // With a motion history, a new crowd frame makes the current stream set the previous one and
 // the previous one current (docs/spec.md §6.4): swapping the sets, with what each holds. Runs
 // before sync_layout, which points the GPU evaluator's targets at the current set.
@@ -401,6 +409,7 @@ CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& opt
   try {
     state->program = make_program(*state, Pass::color, state->uniforms, state->material_uniforms);
     if (buffers) state->dummy = gl::make_dynamic_buffer(16);
+    if (options.previous_frame) keep_previous_frame(*state, crowd);
     if (!crowd.destroyed()) {
       state->textures = gl::MaterialTextures(crowd.asset());
       sync_layout(*state, crowd);
@@ -444,8 +453,7 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
     state.depth_program = make_program(state, pass, state.depth_uniforms, state.depth_material_uniforms);
   if (velocity && !state.velocity_program) {
     state.velocity_program = make_program(state, pass, state.velocity_uniforms, state.velocity_material_uniforms);
-    state.history = std::make_unique<gl::MotionHistory>();  // this frame's previous is itself
-    state.frame = crowd.frame();
+    keep_previous_frame(state, crowd);
   }
   advance_frame(state, crowd);
   sync_layout(state, crowd);
@@ -589,6 +597,115 @@ void CrowdRenderer::animate(const Crowd& crowd) {
   prepare_streams(state, crowd, time_animation_, stats_);
   gl::check_gl("CrowdRenderer::animate");
   stats_.upload_bytes = state.cache.upload_bytes();
+}
+
+GroupInputs CrowdRenderer::bind_group_inputs(const Crowd& crowd, std::size_t group, std::uint32_t program) {
+  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
+  if (!state_ || crowd.destroyed()) return {};
+  const auto groups = crowd.primitive_groups();
+  if (group >= groups.size())
+    throw Error("bind_group_inputs.group", Rule::group_index,
+                fmt::format("group {} of a crowd with {} primitive groups", group, groups.size()));
+  State& state = *state_;
+  const bool buffers = state.storage == PaletteStorage::storage_buffer;
+  const PrimitiveGroup& pg = groups[group];
+  bool remap = false;
+  {
+    // The slot list upload runs under the guard, at GL's unpack defaults like every upload; the
+    // bindings the application draws with are made after it restored the rest. The group's own
+    // order: draw() may have left one reordered by material variants in the object.
+    const gl::StateGuard guard(buffers, crowd.animation() == Animation::gpu);
+    sync_layout(state, crowd);
+    state.cache.invalidate();
+    if (!pg.instances.empty()) gl::upload_instances(state.cache, state.groups[group], pg.instances, state.storage);
+    remap = state.history && upload_previous_slots(state, crowd);
+  }
+  const std::vector<gl::StreamGpu>* previous = !state.history         ? nullptr
+                                               : state.history->valid ? &state.history->streams
+                                                                      : &state.streams;
+  state.cache.forget_bindings();
+  const gl::GroupGpu& bound = state.groups[group];
+  const gl::DrawableGpu& d = state.drawables[bound.drawable];
+  const gl::PrimitiveGpu& p = state.primitives[d.primitive];
+  const auto streams = crowd.node_streams();
+  const NodeStream& s = streams[pg.stream];
+  const gl::StreamGpu& sg = state.streams[pg.stream];
+  const gl::Object& palette = state.streams[s.palette_stream].palette;  // possibly shared
+  const bool skinned = pg.palette_kind == PaletteKind::skinned && palette && p.layout.has_influences0;
+  const bool morphed = p.target_count > 0 && p.morph_deltas && sg.weights && s.weight_stride >= p.target_count;
+
+  GLint active_unit = GL_TEXTURE0;  // the application's, put back: only the bindings stay
+  glGetIntegerv(GL_ACTIVE_TEXTURE, &active_unit);
+  glUseProgram(program);
+  const auto set_uint = [program](const char* name, std::uint32_t value) {
+    glUniform1ui(glGetUniformLocation(program, name), value);
+  };
+  glBindVertexArray(d.vertex_array.name());
+  if (buffers) {
+    const GLuint dummy = state.dummy.name();
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::transforms, sg.transforms.name());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::palette, skinned ? palette.name() : dummy);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::instances, bound.instances.name());
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::morph_deltas, morphed ? p.morph_deltas.name() : dummy);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::morph_weights, morphed ? sg.weights.name() : dummy);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::tints, state.tints.tints.name());
+    if (previous) {
+      const gl::StreamGpu& before = (*previous)[pg.stream];
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::previous_transforms, before.transforms.name());
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::previous_palette,
+                       skinned ? (*previous)[s.palette_stream].palette.name() : dummy);
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::previous_morph_weights,
+                       morphed ? before.weights.name() : dummy);
+      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::previous_slots,
+                       remap ? state.history->previous_slots.name() : dummy);
+    }
+    set_uint("u_joint_count", s.joint_count);
+    set_uint("u_weight_quads", s.weight_stride / 4);
+  } else {
+    // texelFetch ignores filtering, but a sampler object would still decide the textures'
+    // completeness: none on the data units, as under the renderer's own draws.
+    const auto bind = [](GLint unit, GLuint texture) {
+      glActiveTexture(static_cast<GLenum>(GL_TEXTURE0 + unit));
+      glBindTexture(GL_TEXTURE_2D, texture);
+      glBindSampler(static_cast<GLuint>(unit), 0);
+    };
+    bind(gl::unit::transforms, sg.transforms.name());
+    bind(gl::unit::palette, skinned ? palette.name() : 0);
+    bind(gl::unit::instances, bound.instances.name());
+    bind(gl::unit::morph_deltas, morphed ? p.morph_deltas.name() : 0);
+    bind(gl::unit::morph_weights, morphed ? sg.weights.name() : 0);
+    bind(gl::unit::tints, state.tints.tints.name());
+    if (previous) {
+      const gl::StreamGpu& before = (*previous)[pg.stream];
+      bind(gl::unit::previous_transforms, before.transforms.name());
+      bind(gl::unit::previous_palette, skinned ? (*previous)[s.palette_stream].palette.name() : 0);
+      bind(gl::unit::previous_morph_weights, morphed ? before.weights.name() : 0);
+      bind(gl::unit::previous_slots, remap ? state.history->previous_slots.name() : 0);
+    }
+    glActiveTexture(static_cast<GLenum>(active_unit));
+    set_data_units(program);
+    set_uint("u_delta_width", morphed ? p.delta_width : 1u);
+  }
+  glUniform1i(glGetUniformLocation(program, "u_skinned"), skinned ? 1 : 0);
+  glUniform1i(glGetUniformLocation(program, "u_eight_influences"), p.layout.has_influences1 ? 1 : 0);
+  set_uint("u_target_count", morphed ? p.target_count : 0u);
+  set_uint("u_vertex_count", p.vertex_count);
+  set_uint("u_normal_block", p.normal_block);
+  set_uint("u_tangent_block", p.tangent_block);
+  set_uint("u_instance_offset", 0u);
+  glUniform1i(glGetUniformLocation(program, "u_remap_slots"), remap ? 1 : 0);
+  gl::set_absent_attribute_values();
+  gl::check_gl("CrowdRenderer::bind_group_inputs");
+
+  const Primitive& primitive = crowd.asset().meshes[pg.mesh].primitives[pg.primitive];
+  GroupInputs inputs;
+  inputs.mode = p.mode;
+  inputs.index_count = static_cast<std::int32_t>(std::min(pg.index_count, d.index_count));
+  inputs.index_type = GL_UNSIGNED_INT;
+  inputs.instance_count = static_cast<std::int32_t>(pg.instances.size());
+  inputs.material = primitive.material;
+  inputs.blended = gl::is_blended(crowd.asset(), primitive.material);
+  return inputs;
 }
 
 std::vector<NodeStream> CrowdRenderer::read_node_streams(const Crowd& crowd) { return read_streams(crowd, false); }

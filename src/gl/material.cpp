@@ -221,7 +221,10 @@ void begin_frame() {
   glCullFace(GL_BACK);
   glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
   glBlendEquation(GL_FUNC_ADD);
-  // Constant values of disabled attributes are context state, not vertex array state.
+  set_absent_attribute_values();
+}
+
+void set_absent_attribute_values() {
   glVertexAttrib4f(attribute::tangent, 1.0f, 0.0f, 0.0f, 1.0f);
   glVertexAttrib2f(attribute::texcoord0, 0.0f, 0.0f);
   glVertexAttrib2f(attribute::texcoord1, 0.0f, 0.0f);

@@ -71,4 +71,8 @@ bool is_blended(const Asset& asset, std::int32_t material) noexcept;
 // mode, blend function and equation, and the constant values of absent optional attributes.
 void begin_frame();
 
+// The constant values the optional attributes read when a primitive lacks them (they are
+// context state, not vertex array state): tangent (1, 0, 0, 1), texture coordinates 0, color 1.
+void set_absent_attribute_values();
+
 }  // namespace gltf_crowd::gl

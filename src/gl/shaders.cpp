@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "gltf_crowd/error.hpp"
+#include "gltf_crowd/gl_renderers.hpp"
 
 namespace gltf_crowd::gl {
 namespace {
@@ -24,61 +25,6 @@ std::string version(ShaderDialect dialect) {
   return {};
 }
 
-// Rows as in crowd.hpp: point p maps to (dot(row0, p), dot(row1, p), dot(row2, p)), p.w = 1.
-// Morph weights are read four at a time (NodeStream::weight_stride is a multiple of 4).
-constexpr const char* storage_prelude = R"glsl(
-layout(std430, binding = 0) readonly buffer Transforms { vec4 transform_rows[]; };
-layout(std430, binding = 1) readonly buffer Palette { vec4 palette_rows[]; };
-layout(std430, binding = 2) readonly buffer Instances { uint instance_slots[]; };
-layout(std430, binding = 3) readonly buffer MorphDeltas { vec4 morph_deltas[]; };
-layout(std430, binding = 4) readonly buffer MorphWeights { vec4 morph_weight_quads[]; };
-layout(std430, binding = 5) readonly buffer Tints { vec4 tint_values[]; };
-uniform uint u_joint_count;   // palette stride per slot, in joints
-uniform uint u_weight_quads;  // weight_stride / 4
-uniform uint u_instance_offset;  // first instance of this draw in the group's slot list
-
-uint instance_slot() { return instance_slots[u_instance_offset + uint(gl_InstanceID)]; }
-vec4 slot_tint(uint slot) { return tint_values[slot]; }
-vec4 transform_row(uint slot, uint row) { return transform_rows[slot * 3u + row]; }
-vec4 palette_row(uint slot, uint joint, uint row) {
-  return palette_rows[(slot * u_joint_count + joint) * 3u + row];
-}
-vec4 morph_weights4(uint slot, uint quad) { return morph_weight_quads[slot * u_weight_quads + quad]; }
-vec3 morph_delta(uint index) { return morph_deltas[index].xyz; }
-)glsl";
-
-// Texel row = slot: 3 texels per instance transform, 3 per joint, one per 4 morph weights, one
-// tint.
-// Morph deltas are a flat texel array wrapped at u_delta_width texels per row.
-constexpr const char* texture_prelude = R"glsl(
-uniform sampler2D u_transform_texture;
-uniform sampler2D u_palette_texture;
-uniform highp usampler2D u_instance_texture;
-uniform sampler2D u_morph_delta_texture;
-uniform sampler2D u_morph_weight_texture;
-uniform sampler2D u_tint_texture;
-uniform uint u_delta_width;
-uniform uint u_instance_offset;  // first instance of this draw in the group's slot list
-
-uint instance_slot() {
-  return texelFetch(u_instance_texture, ivec2(0, int(u_instance_offset) + gl_InstanceID), 0).r;
-}
-vec4 slot_tint(uint slot) { return texelFetch(u_tint_texture, ivec2(0, int(slot)), 0); }
-vec4 transform_row(uint slot, uint row) {
-  return texelFetch(u_transform_texture, ivec2(int(row), int(slot)), 0);
-}
-vec4 palette_row(uint slot, uint joint, uint row) {
-  return texelFetch(u_palette_texture, ivec2(int(joint * 3u + row), int(slot)), 0);
-}
-vec4 morph_weights4(uint slot, uint quad) {
-  return texelFetch(u_morph_weight_texture, ivec2(int(quad), int(slot)), 0);
-}
-vec3 morph_delta(uint index) {
-  return texelFetch(u_morph_delta_texture,
-                    ivec2(int(index % u_delta_width), int(index / u_delta_width)), 0).xyz;
-}
-)glsl";
-
 constexpr const char* vertex_outputs = R"glsl(
 out vec3 v_position;    // world space
 out vec3 v_normal;      // world space, unit length
@@ -90,88 +36,22 @@ flat out int v_mirrored;  // 1 when the instance transform has det < 0
 flat out vec4 v_tint;     // the actor's base color multiplier (Crowd::tints)
 )glsl";
 
+// After crowd_skinning_glsl() (gltf_crowd/gltf_crowd_skinning.glsl), which declares the
+// attributes and data and deforms the vertex: the outputs the shading reads.
 constexpr const char* crowd_vertex_body = R"glsl(
-layout(location = 0) in vec3 a_position;
-layout(location = 1) in vec3 a_normal;
-layout(location = 2) in vec4 a_tangent;
-layout(location = 3) in vec2 a_texcoord0;
-layout(location = 4) in vec2 a_texcoord1;
-layout(location = 5) in vec4 a_color;
-layout(location = 6) in uvec4 a_joints0;
-layout(location = 7) in vec4 a_weights0;
-layout(location = 8) in uvec4 a_joints1;
-layout(location = 9) in vec4 a_weights1;
-
 uniform mat4 u_view_projection;
-uniform bool u_skinned;
-uniform bool u_eight_influences;  // JOINTS_1/WEIGHTS_1 present
-uniform uint u_target_count;      // morph targets of this primitive, 0 = none
-uniform uint u_vertex_count;
-uniform uint u_normal_block;      // delta block holding normal deltas; 0 = none (0 = positions)
-uniform uint u_tangent_block;     // delta block holding tangent deltas; 0 = none
-
-// Rows of an affine matrix as a mat4 (GLSL matrices are column-major).
-mat4 affine(vec4 row0, vec4 row1, vec4 row2) {
-  return transpose(mat4(row0, row1, row2, vec4(0.0, 0.0, 0.0, 1.0)));
-}
-
-vec3 safe_normalize(vec3 v) { return dot(v, v) > 0.0 ? normalize(v) : vec3(0.0, 0.0, 1.0); }
 
 void main() {
-  uint slot = instance_slot();
-  vec3 position = a_position;
-  vec3 normal = a_normal;
-  vec3 tangent = a_tangent.xyz;
-
-  // Morph targets: delta of target t for vertex v at block · T · V + t · V + v.
-  uint block = u_target_count * u_vertex_count;
-  for (uint t = 0u; t < u_target_count; ++t) {
-    float w = morph_weights4(slot, t / 4u)[t % 4u];
-    if (w == 0.0) continue;
-    uint v = t * u_vertex_count + uint(gl_VertexID);
-    position += w * morph_delta(v);
-    if (u_normal_block != 0u) normal += w * morph_delta(u_normal_block * block + v);
-    if (u_tangent_block != 0u) tangent += w * morph_delta(u_tangent_block * block + v);
-  }
-
-  mat4 instance = affine(transform_row(slot, 0u), transform_row(slot, 1u), transform_row(slot, 2u));
-  mat4 model = instance;
-  if (u_skinned) {
-    // Linear blend skinning: Σ wᵢ · paletteᵢ, blended row by row (docs/spec.md §4).
-    vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
-    for (int k = 0; k < 4; ++k) {
-      float w = a_weights0[k];
-      if (w == 0.0) continue;
-      uint j = a_joints0[k];
-      r0 += w * palette_row(slot, j, 0u); r1 += w * palette_row(slot, j, 1u); r2 += w * palette_row(slot, j, 2u);
-    }
-    if (u_eight_influences) {
-      for (int k = 0; k < 4; ++k) {
-        float w = a_weights1[k];
-        if (w == 0.0) continue;
-        uint j = a_joints1[k];
-        r0 += w * palette_row(slot, j, 0u); r1 += w * palette_row(slot, j, 1u); r2 += w * palette_row(slot, j, 2u);
-      }
-    }
-    model = instance * affine(r0, r1, r2);  // the instance transform applies after skinning
-  }
-
-  // Normals: the cofactor matrix is det · inverse-transpose, right for non-uniform scale; the
-  // sign of det keeps mirroring transforms from turning normals inside out. Tangents are
-  // directions (w = 0), so the linear part alone moves them.
-  vec3 c0 = model[0].xyz, c1 = model[1].xyz, c2 = model[2].xyz;
-  float handedness = dot(c0, cross(c1, c2)) < 0.0 ? -1.0 : 1.0;
-  mat3 cofactor = mat3(cross(c1, c2), cross(c2, c0), cross(c0, c1));
-  v_normal = safe_normalize(handedness * (cofactor * normal));
-  v_tangent = vec4(mat3(model) * tangent, a_tangent.w * handedness);
-  vec4 world = model * vec4(position, 1.0);
-  v_position = world.xyz;
+  GltfCrowdVertex vertex = gltf_crowd_vertex();
+  v_normal = vertex.normal;
+  v_tangent = vertex.tangent;
+  v_position = vertex.position.xyz;
   v_texcoord0 = a_texcoord0;
   v_texcoord1 = a_texcoord1;
   v_color = a_color;
-  v_mirrored = determinant(mat3(instance)) < 0.0 ? 1 : 0;
-  v_tint = slot_tint(slot);
-  gl_Position = u_view_projection * world;
+  v_mirrored = determinant(mat3(vertex.instance)) < 0.0 ? 1 : 0;
+  v_tint = gltf_crowd_tint(vertex.slot);
+  gl_Position = u_view_projection * vertex.position;
 }
 )glsl";
 
@@ -423,40 +303,6 @@ void main() {
 }
 )glsl";
 
-// The previous frame's copies of the arrays (draw_velocity), laid out as this frame's, and
-// per slot the slot its actor had then (0xFFFFFFFF: none, the actor is new) when actors moved.
-constexpr const char* storage_previous_prelude = R"glsl(
-layout(std430, binding = 6) readonly buffer PreviousTransforms { vec4 previous_transform_rows[]; };
-layout(std430, binding = 7) readonly buffer PreviousPalette { vec4 previous_palette_rows[]; };
-layout(std430, binding = 8) readonly buffer PreviousMorphWeights { vec4 previous_morph_weight_quads[]; };
-layout(std430, binding = 9) readonly buffer PreviousSlots { uint previous_slots[]; };
-
-vec4 previous_transform_row(uint slot, uint row) { return previous_transform_rows[slot * 3u + row]; }
-vec4 previous_palette_row(uint slot, uint joint, uint row) {
-  return previous_palette_rows[(slot * u_joint_count + joint) * 3u + row];
-}
-vec4 previous_morph_weights4(uint slot, uint quad) { return previous_morph_weight_quads[slot * u_weight_quads + quad]; }
-uint previous_slot(uint slot) { return previous_slots[slot]; }
-)glsl";
-
-constexpr const char* texture_previous_prelude = R"glsl(
-uniform sampler2D u_previous_transform_texture;
-uniform sampler2D u_previous_palette_texture;
-uniform sampler2D u_previous_morph_weight_texture;
-uniform highp usampler2D u_previous_slot_texture;
-
-vec4 previous_transform_row(uint slot, uint row) {
-  return texelFetch(u_previous_transform_texture, ivec2(int(row), int(slot)), 0);
-}
-vec4 previous_palette_row(uint slot, uint joint, uint row) {
-  return texelFetch(u_previous_palette_texture, ivec2(int(joint * 3u + row), int(slot)), 0);
-}
-vec4 previous_morph_weights4(uint slot, uint quad) {
-  return texelFetch(u_previous_morph_weight_texture, ivec2(int(quad), int(slot)), 0);
-}
-uint previous_slot(uint slot) { return texelFetch(u_previous_slot_texture, ivec2(0, int(slot)), 0).r; }
-)glsl";
-
 constexpr const char* velocity_vertex_outputs = R"glsl(
 out vec2 v_texcoord0;
 out vec2 v_texcoord1;
@@ -467,77 +313,23 @@ out vec4 v_clip;           // this frame's clip position
 out vec4 v_previous_clip;  // the previous frame's, through the previous camera
 )glsl";
 
-// Positions only: motion needs no normals. The same morph, skinning and instance transform as
-// crowd_vertex_body, run once with each frame's arrays.
+// After crowd_skinning_glsl() with GLTF_CROWD_PREVIOUS_FRAME: the vertex deformed with this
+// frame's data and with the previous frame's (gltf_crowd_previous_position), each projected with
+// its camera.
 constexpr const char* crowd_velocity_vertex_body = R"glsl(
-layout(location = 0) in vec3 a_position;
-layout(location = 3) in vec2 a_texcoord0;
-layout(location = 4) in vec2 a_texcoord1;
-layout(location = 5) in vec4 a_color;
-layout(location = 6) in uvec4 a_joints0;
-layout(location = 7) in vec4 a_weights0;
-layout(location = 8) in uvec4 a_joints1;
-layout(location = 9) in vec4 a_weights1;
-
 uniform mat4 u_view_projection;
 uniform mat4 u_previous_view_projection;
-uniform bool u_skinned;
-uniform bool u_eight_influences;
-uniform uint u_target_count;
-uniform uint u_vertex_count;
-uniform bool u_remap_slots;  // previous_slot() maps slots; else every actor kept its slot
-
-mat4 affine(vec4 row0, vec4 row1, vec4 row2) {
-  return transpose(mat4(row0, row1, row2, vec4(0.0, 0.0, 0.0, 1.0)));
-}
-vec4 frame_transform_row(bool previous, uint slot, uint row) {
-  return previous ? previous_transform_row(slot, row) : transform_row(slot, row);
-}
-vec4 frame_palette_row(bool previous, uint slot, uint joint, uint row) {
-  return previous ? previous_palette_row(slot, joint, row) : palette_row(slot, joint, row);
-}
-vec4 frame_morph_weights4(bool previous, uint slot, uint quad) {
-  return previous ? previous_morph_weights4(slot, quad) : morph_weights4(slot, quad);
-}
-
-vec3 world_position(bool previous, uint slot) {
-  vec3 position = a_position;
-  for (uint t = 0u; t < u_target_count; ++t) {
-    float w = frame_morph_weights4(previous, slot, t / 4u)[t % 4u];
-    if (w != 0.0) position += w * morph_delta(t * u_vertex_count + uint(gl_VertexID));
-  }
-  mat4 model = affine(frame_transform_row(previous, slot, 0u), frame_transform_row(previous, slot, 1u),
-                      frame_transform_row(previous, slot, 2u));
-  if (u_skinned) {
-    vec4 r0 = vec4(0.0), r1 = vec4(0.0), r2 = vec4(0.0);
-    for (int k = 0; k < 8; ++k) {
-      if (k >= 4 && !u_eight_influences) break;
-      float w = k < 4 ? a_weights0[k] : a_weights1[k - 4];
-      if (w == 0.0) continue;
-      uint j = k < 4 ? a_joints0[k] : a_joints1[k - 4];
-      r0 += w * frame_palette_row(previous, slot, j, 0u);
-      r1 += w * frame_palette_row(previous, slot, j, 1u);
-      r2 += w * frame_palette_row(previous, slot, j, 2u);
-    }
-    model = model * affine(r0, r1, r2);
-  }
-  return (model * vec4(position, 1.0)).xyz;
-}
 
 void main() {
-  uint slot = instance_slot();
-  vec3 world = world_position(false, slot);
-  uint previous = u_remap_slots ? previous_slot(slot) : slot;
-  vec3 previous_world = previous == 0xFFFFFFFFu ? world : world_position(true, previous);
-  mat3 instance = mat3(transpose(mat4(transform_row(slot, 0u), transform_row(slot, 1u), transform_row(slot, 2u),
-                                      vec4(0.0, 0.0, 0.0, 1.0))));
-  v_mirrored = determinant(instance) < 0.0 ? 1 : 0;
-  v_tint = slot_tint(slot);
+  GltfCrowdVertex vertex = gltf_crowd_vertex();
+  vec4 previous = gltf_crowd_previous_position(vertex.slot, vertex.position);
   v_texcoord0 = a_texcoord0;
   v_texcoord1 = a_texcoord1;
   v_color = a_color;
-  v_clip = u_view_projection * vec4(world, 1.0);
-  v_previous_clip = u_previous_view_projection * vec4(previous_world, 1.0);
+  v_mirrored = determinant(mat3(vertex.instance)) < 0.0 ? 1 : 0;
+  v_tint = gltf_crowd_tint(vertex.slot);
+  v_clip = u_view_projection * vertex.position;
+  v_previous_clip = u_previous_view_projection * previous;
   gl_Position = v_clip;
 }
 )glsl";
@@ -579,7 +371,8 @@ ShaderDialect plain_dialect(const char* who) {
 }
 
 std::string crowd_vertex_source(ShaderDialect dialect, bool storage_buffers) {
-  return version(dialect) + (storage_buffers ? storage_prelude : texture_prelude) + vertex_outputs + crowd_vertex_body;
+  return version(dialect) + (storage_buffers ? "#define GLTF_CROWD_STORAGE_BUFFERS 1\n" : "") + crowd_skinning_glsl() +
+         vertex_outputs + crowd_vertex_body;
 }
 
 std::string reference_vertex_source(ShaderDialect dialect) {
@@ -593,8 +386,8 @@ std::string depth_fragment_source(ShaderDialect dialect) {
 }
 
 std::string crowd_velocity_vertex_source(ShaderDialect dialect, bool storage_buffers) {
-  return version(dialect) + (storage_buffers ? storage_prelude : texture_prelude) +
-         (storage_buffers ? storage_previous_prelude : texture_previous_prelude) + velocity_vertex_outputs +
+  return version(dialect) + (storage_buffers ? "#define GLTF_CROWD_STORAGE_BUFFERS 1\n" : "") +
+         "#define GLTF_CROWD_PREVIOUS_FRAME 1\n" + crowd_skinning_glsl() + velocity_vertex_outputs +
          crowd_velocity_vertex_body;
 }
 

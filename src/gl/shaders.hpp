@@ -1,6 +1,7 @@
 // GLSL sources of the crowd and reference programs, composed per dialect from one body each: a
-// version line (plus precisions for ES), then for the crowd vertex shader a prelude that defines
-// how palettes are fetched (storage buffers or texelFetch), then the shared body. The fragment
+// version line (plus precisions for ES), then for the crowd vertex shader the published include
+// gltf_crowd/gltf_crowd_skinning.glsl, whose define selects how palettes are fetched (storage
+// buffers or texelFetch), then the shared body. The fragment
 // shader (materials and lighting) is the same text for every program and dialect, so the
 // instanced and the reference images differ only by the vertex data they are given.
 #pragma once
@@ -55,8 +56,9 @@ inline constexpr GLuint compute_count = 16;
 ShaderDialect plain_dialect(const char* who);
 
 // Crowd vertex shader. Storage buffers need glsl430; the texture path takes glsl330 or essl300.
-// Palette rows, instance transform rows and morph weights are read through instance_slot(),
-// transform_row(), palette_row(), morph_weights4() and morph_delta(), which the prelude defines.
+// The version line, GLTF_CROWD_STORAGE_BUFFERS for storage buffers, the published include
+// (crowd_skinning_glsl(): data, attributes, morph and skinning), then the outputs the shading
+// reads.
 std::string crowd_vertex_source(ShaderDialect dialect, bool storage_buffers);
 
 // Reference vertex shader: positions, normals and tangents arrive already in world space.
@@ -70,10 +72,11 @@ std::string fragment_source(ShaderDialect dialect);
 // culling as fragment_source, through the same uniform names, so bind_material serves both.
 std::string depth_fragment_source(ShaderDialect dialect);
 
-// The velocity pass (draw_velocity, docs/spec.md §6.4). The crowd's vertex shader deforms each
-// vertex twice, with this frame's and with the previous frame's palettes, instance transforms
-// and morph weights (previous_* fetches, the slot remapped through previous_slot() when actors
-// moved), and projects each with its camera; the reference's receives both world positions.
+// The velocity pass (draw_velocity, docs/spec.md §6.4). The crowd's vertex shader is the
+// published include with GLTF_CROWD_PREVIOUS_FRAME: it deforms each vertex with this frame's and
+// with the previous frame's palettes, instance transforms and morph weights
+// (gltf_crowd_previous_position, the slot remapped when actors moved) and projects each with its
+// camera; the reference's receives both world positions.
 // The fragment shader cuts out and culls as depth_fragment_source and writes the motion.
 std::string crowd_velocity_vertex_source(ShaderDialect dialect, bool storage_buffers);
 std::string reference_velocity_vertex_source(ShaderDialect dialect);
