@@ -26,12 +26,15 @@ using test::quoted;
 // `output` holds the tool's standard error only: the tests read its messages there.
 using Render = test::ImageRun;
 
-// Runs `gltf-crowd render <args> --out <dir>/<name>.png --stats <dir>/<name>.json`.
-Render run_render(const std::string& name, const std::vector<std::string>& args) {
+// Runs `gltf-crowd render <args> --out <dir>/<name>.png --stats <dir>/<name>.json`. The tests of
+// one feature draw the crowd alone (--no-shadows first, which a later --shadows in `args`
+// overrides), so that draws count groups and the background is the clear colour; with
+// `default_look` the tool's defaults apply (shadows and a ground plane).
+Render run_render(const std::string& name, const std::vector<std::string>& args, bool default_look = false) {
   const auto dir = test::scratch_dir("render_" + name);
   const auto png = dir / (name + ".png");
   const auto json = dir / (name + ".json");
-  std::string command = quoted(test::tool_path().string()) + " render";
+  std::string command = quoted(test::tool_path().string()) + " render" + (default_look ? "" : " --no-shadows");
   for (const auto& a : args) command += " " + quoted(a);
   command += " --out " + quoted(png.string()) + " --stats " + quoted(json.string()) + " 2>&1 >/dev/null";
   return test::run_for_image(command, png, json);
@@ -70,12 +73,20 @@ TEST(RenderTool, ZeroActorsIsRejected) {
 
 // The tool frames the crowd's padded rest-pose box from 25° above the front with a 40° vertical
 // field of view, so the 10 × 10 grid of robots fills most of the image: > 20% of the pixels
-// differ from the clear colour (about 30% measured).
+// differ from the clear colour (about 30% measured). The default look adds shadows: one depth
+// draw per opaque group, so draws = groups × 2, never a draw per actor.
 TEST(RenderTool, RobotExpressiveHundredActors) {
   GLTF_CROWD_REQUIRE_ASSETS();
-  Render r =
-      run_render("robot100", {robot(), "--actors", "100", "--seconds", "1", "--width", "256", "--height", "192"});
+  const std::vector<std::string> args = {robot(),   "--actors", "100",      "--seconds", "1",
+                                         "--width", "256",      "--height", "192"};
+  Render look = run_render("robot100_default", args, true);
+  ASSERT_EQ(look.exit_code, 0) << look.output;
+  EXPECT_EQ(look.stats.at("shadows"), true);
+  EXPECT_EQ(look.stats.at("draws"), 2 * 19);
+  EXPECT_EQ(look.stats.at("shadow_draws"), 19);
+  Render r = run_render("robot100", args);
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.stats.at("shadows"), false);
   EXPECT_EQ(r.stats.at("actors"), 100);
   EXPECT_EQ(r.stats.at("draws"), 19);  // one per primitive group, never one per actor
   EXPECT_EQ(r.stats.at("primitive_groups"), 19);
@@ -311,7 +322,7 @@ TEST(RenderTool, AnimationGpuDrawsTheCpuImage) {
   ASSERT_EQ(gpu.exit_code, 0) << gpu.output;
   ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
   EXPECT_EQ(gpu.stats["animation"], "gpu");
-  EXPECT_EQ(gpu.stats["draws"], 19);
+  EXPECT_EQ(gpu.stats["draws"], 2 * 19);  // the default look: a depth pass for the shadows, then the crowd
   ASSERT_EQ(cpu.image.rgba.size(), gpu.image.rgba.size());
   std::size_t differing = 0;
   for (std::size_t i = 0; i < cpu.image.rgba.size(); i += 4) {

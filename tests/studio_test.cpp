@@ -31,14 +31,18 @@ using StudioRun = test::ImageRun;
 
 // Runs `xvfb-run gltf-crowd studio <args> --assets <shared assets> --frames N --screenshot
 // --stats` in a fresh directory.
+// The tests of one feature draw the crowd alone (--set shadows=off first, which a later --set in
+// `args` overrides), so that draws count groups and the viewport's background is the clear
+// colour; with `default_look` the studio's defaults apply (shadows and a ground plane).
 StudioRun run_studio(const std::string& name, const std::vector<std::string>& args, int frames = 3,
-                     const std::string& size = "--width 800 --height 500") {
+                     const std::string& size = "--width 800 --height 500", bool default_look = false) {
   const auto dir = test::scratch_dir("studio_" + name);
   const auto png = dir / (name + ".png");
   const auto json = dir / (name + ".json");
+  // --set takes several values: the size options after it end its list.
   std::string command = "xvfb-run -a -s '-screen 0 1280x800x24' " + quoted(test::tool_path().string()) +
-                        " studio --assets " + quoted(test::asset_path("").string()) + " " + size + " --frames " +
-                        std::to_string(frames);
+                        " studio --assets " + quoted(test::asset_path("").string()) +
+                        (default_look ? " " : " --set shadows=off ") + size + " --frames " + std::to_string(frames);
   for (const auto& a : args) command += " " + quoted(a);
   command += " --screenshot " + quoted(png.string()) + " --stats " + quoted(json.string()) + " 2>&1";
   return test::run_for_image(command, png, json);
@@ -160,15 +164,18 @@ TEST(StudioTool, GpuAnimationSwitch) {
 }
 
 // The Shadows toggle: a depth pass per group on top of the main pass (the built-in character's
-// groups are opaque), reported in --stats; "shadows=maybe" is refused.
+// groups are opaque), reported in --stats, on in the default look; "shadows=maybe" is refused.
 TEST(StudioTool, ShadowsToggle) {
   REQUIRE_XVFB();
   const StudioRun off = run_studio("shadows_off", {"--set", "actors=4"});
   const StudioRun on = run_studio("shadows_on", {"--set", "actors=4", "--set", "shadows=on"});
+  const StudioRun look = run_studio("shadows_default", {"--set", "actors=4"}, 3, "--width 800 --height 500", true);
   ASSERT_EQ(off.exit_code, 0) << off.output;
   ASSERT_EQ(on.exit_code, 0) << on.output;
+  ASSERT_EQ(look.exit_code, 0) << look.output;
   EXPECT_EQ(off.stats["shadows"], false);
   EXPECT_EQ(on.stats["shadows"], true);
+  EXPECT_EQ(look.stats["shadows"], true) << "shadows are the default look";
   EXPECT_EQ(on.stats["draws"].get<int>(), 2 * off.stats["draws"].get<int>());
   const StudioRun bad = run_studio("shadows_bad", {"--set", "shadows=maybe"});
   EXPECT_NE(bad.exit_code, 0);

@@ -52,7 +52,7 @@ struct RenderOptions {
   std::string animation = "cpu";      // where poses are evaluated: cpu or gpu (compute passes)
   std::string gl = "4.3";             // context: 4.3, 3.3 or es3.0
   bool reference = false;             // draw every actor separately, CPU-skinned (docs/spec.md §6)
-  bool shadows = false;               // a directional shadow map and a ground plane (docs/spec.md §8)
+  bool shadows = true;                // a directional shadow map and a ground plane (docs/spec.md §8)
   std::string tints = "none";         // none or random (pastel, from tint_seed)
   std::uint32_t tint_seed = 1;
   std::string variants = "none";     // none or spread (actor i: variant i mod count)
@@ -396,10 +396,11 @@ void register_render(CLI::App& app) {
   render->add_flag("--reference", options->reference,
                    "draw every actor separately with CPU-skinned vertices (the correctness "
                    "oracle and separate-draws baseline: groups × actors draws)");
-  render->add_flag("--shadows", options->shadows,
-                   "cast shadows from the directional light onto the actors and a ground plane: one "
-                   "depth pass into a 2048² shadow map (CrowdRenderer::draw_depth, one draw per opaque "
-                   "group), sampled with 3 × 3 PCF; draws = groups × 2");
+  render->add_flag("--shadows,!--no-shadows", options->shadows,
+                   "shadows from the directional light on the actors and a ground plane, the default "
+                   "look: one depth pass into a 2048² shadow map (CrowdRenderer::draw_depth, one draw "
+                   "per opaque group), sampled with 3 × 3 PCF, so draws = groups × 2; --no-shadows "
+                   "draws the crowd alone on the clear color, groups draws");
   render
       ->add_option("--tints", options->tints,
                    "per-actor base color tints (docs/spec.md §3.12): none, or random (a pastel "

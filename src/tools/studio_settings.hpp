@@ -31,8 +31,9 @@ struct StudioSettings {
   // Root motion (docs/spec.md §3.10) of this node (translation x, z and yaw), applied to each
   // actor's placement so walk cycles walk; "" = off.
   std::string root_motion;
-  // A directional shadow map and a ground plane (docs/spec.md §8, as `render --shadows`).
-  bool shadows = false;
+  // A directional shadow map and a ground plane (docs/spec.md §8, as `render --shadows`): the
+  // default look.
+  bool shadows = true;
   // Per-actor tints and material variants (docs/spec.md §3.12), re-applied whenever the actors are
   // re-added or this changes.
   AppearanceAssignment appearance;
