@@ -447,8 +447,9 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
   State& state = *state_;
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
   const bool depth_only = pass == Pass::depth, velocity = pass == Pass::velocity;
-  // The velocity pass binds storage up to binding::velocity_count: the wider save covers it.
-  const gl::StateGuard guard(buffers, crowd.animation() == Animation::gpu || velocity);
+  // The velocity pass binds storage up to binding::velocity_count: the wider save covers it
+  // (only where storage buffers exist: the texture path may run on OpenGL 3.3 or ES 3.0).
+  const gl::StateGuard guard(buffers, crowd.animation() == Animation::gpu || (velocity && buffers));
   if (depth_only && !state.depth_program)
     state.depth_program = make_program(state, pass, state.depth_uniforms, state.depth_material_uniforms);
   if (velocity && !state.velocity_program) {

@@ -164,11 +164,13 @@ std::vector<glm::vec2> Framebuffer::read_motion() const {
   if (color_ != FramebufferColor::rg16f)
     throw Error("Framebuffer.read_motion", Rule::framebuffer_format,
                 "an RGBA8 framebuffer holds an image: read it with read_pixels()");
+  // GL_RGBA with GL_FLOAT is the pair every float color buffer can be read with (OpenGL ES
+  // allows no other; blue and alpha read 0 and 1).
   const auto values =
-      read_color<float>(objects_->resolve_framebuffer.name(), width_, height_, samples_, GL_RG, GL_FLOAT, 2);
+      read_color<float>(objects_->resolve_framebuffer.name(), width_, height_, samples_, GL_RGBA, GL_FLOAT, 4);
   bind();
-  std::vector<glm::vec2> motion(values.size() / 2);
-  for (std::size_t i = 0; i < motion.size(); ++i) motion[i] = {values[2 * i], values[2 * i + 1]};
+  std::vector<glm::vec2> motion(values.size() / 4);
+  for (std::size_t i = 0; i < motion.size(); ++i) motion[i] = {values[4 * i], values[4 * i + 1]};
   return motion;
 }
 
