@@ -607,6 +607,13 @@ class Run {
                 layer_sum);
       }
     }
+    // Serials name actors: one per slot, never two alike (docs/spec.md §5.8).
+    std::vector<std::uint64_t> serials(crowd_.actor_serials().begin(), crowd_.actor_serials().end());
+    require(serials.size() == n, "%zu serials for %zu actors", serials.size(), n);
+    std::sort(serials.begin(), serials.end());
+    require(
+        std::adjacent_find(serials.begin(), serials.end()) == serials.end() && (serials.empty() || serials.front() > 0),
+        "actor serials repeat or start at 0");
     check_groups(n);
     if (unbounded_) return;
     for (const NodeStream& s : crowd_.node_streams()) {
