@@ -42,6 +42,41 @@ std::vector<Actor> add_actors(Crowd& crowd, std::size_t count) {
   return crowd.add_actors(options);
 }
 
+// ActorOptions::tint and material_variant give new actors their appearance in the same call, and
+// a bad one rejects the whole batch (docs/spec.md §3.2): nothing is added, the clock stays.
+TEST(AppearanceValidity, ActorOptionsSetTheAppearanceOfABatchOrRejectIt) {
+  Crowd crowd(test::variant_asset(), {.capacity = 4});
+  const std::uint64_t generation = crowd.appearance_generation();
+  std::vector<ActorOptions> bad(2);
+  bad[0].id = "fine";
+  bad[1].id = "dark";
+  bad[1].tint = {0.5f, -1.0f, 0.5f, 1.0f};
+  const Error negative = error_of([&] { crowd.add_actors(bad); });
+  EXPECT_EQ(negative.path(), "add_actors[1].tint");
+  EXPECT_EQ(negative.rule(), "negative");
+  EXPECT_NE(std::string(negative.what()).find("\"dark\""), std::string::npos) << negative.what();
+  bad[1].tint = glm::vec4(1.0f);
+  bad[1].material_variant = "Purple";
+  const Error unknown = error_of([&] { crowd.add_actors(bad); });
+  EXPECT_EQ(unknown.path(), "add_actors[1].material_variant");
+  EXPECT_EQ(unknown.rule(), "unknown_variant");
+  EXPECT_NE(std::string(unknown.what()).find("\"Green\""), std::string::npos) << unknown.what();
+  EXPECT_EQ(crowd.actor_count(), 0u);
+  EXPECT_EQ(crowd.appearance_generation(), generation);
+
+  std::vector<ActorOptions> good(2);
+  good[0].tint = {0.25f, 0.5f, 1.0f, 0.75f};
+  good[1].material_variant = "Blue";
+  const std::vector<Actor> actors = crowd.add_actors(good);
+  EXPECT_EQ(actors[0].tint(), glm::vec4(0.25f, 0.5f, 1.0f, 0.75f));
+  EXPECT_EQ(actors[0].material_variant(), "");
+  EXPECT_EQ(actors[1].tint(), glm::vec4(1.0f));
+  EXPECT_EQ(actors[1].material_variant(), "Blue");
+  EXPECT_EQ(crowd.tints()[0], glm::vec4(0.25f, 0.5f, 1.0f, 0.75f));
+  EXPECT_EQ(crowd.material_variants()[1], 2u);  // Red, Green, Blue
+  EXPECT_GT(crowd.appearance_generation(), generation);
+}
+
 TEST(AppearanceValidity, BadTintsAndUnknownVariantsChangeNothing) {
   Crowd crowd(test::variant_asset(), {.capacity = 4});
   std::vector<Actor> actors = add_actors(crowd, 2);

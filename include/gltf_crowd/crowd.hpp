@@ -50,7 +50,7 @@ struct LayerAccess;
 struct CrowdLink;
 
 // Options of one new actor (docs/spec.md §3). Defaults: auto id, first clip, phase 0, speed 1, repeat,
-// unbounded repetitions, playing, identity placement.
+// unbounded repetitions, playing, identity placement, white tint, no material variant.
 struct ActorOptions {
   std::string id;             // "" = automatic "actor-N"
   std::string clip;           // clip name; "" = first clip (rest pose if none)
@@ -61,6 +61,11 @@ struct ActorOptions {
   std::uint32_t repetitions = 0;  // 0 = unbounded
   bool playing = true;
   glm::mat4 transform{1.0f};  // placement; must be finite
+  // Appearance (docs/spec.md §3.12), as Actor::set_tint and set_material_variant would set it:
+  // a linear RGBA base color multiplier, finite and >= 0 ("not_finite" / "negative"), and a
+  // KHR_materials_variants name of the asset, "" = the default materials ("unknown_variant").
+  glm::vec4 tint{1.0f};
+  std::string material_variant;
 };
 
 // Options of select_clip (docs/spec.md §3 "Controls"). Defaults: hard switch, start at time 0.

@@ -26,9 +26,29 @@ void touch(Crowd::State& st, std::uint32_t slot) noexcept { st.appearance_genera
 
 }  // namespace
 
-void reset_appearance(Crowd::State& st, std::uint32_t slot) noexcept {
-  st.tints[slot] = glm::vec4(1.0f);
-  st.variants[slot] = kNoVariant;
+void check_tint(const glm::vec4& rgba, const std::string& path, std::string_view actor) {
+  for (int c = 0; c < 4; ++c) {
+    if (std::isfinite(rgba[c]) && rgba[c] >= 0.0f) continue;
+    throw Error(path, std::isfinite(rgba[c]) ? Rule::negative : Rule::not_finite,
+                fmt::format("{}: tint ({}, {}, {}, {}) must be finite and >= 0 in every component", actor, rgba.r,
+                            rgba.g, rgba.b, rgba.a));
+  }
+}
+
+std::uint32_t variant_index(const Asset& asset, std::string_view name, const std::string& path,
+                            std::string_view actor) {
+  if (name.empty()) return kNoVariant;
+  const int variant = asset.find_material_variant(name);
+  if (variant < 0)
+    throw Error(
+        path, Rule::unknown_variant,
+        fmt::format("{}: no material variant named \"{}\"; available: {}", actor, name, variant_name_list(asset)));
+  return static_cast<std::uint32_t>(variant);
+}
+
+void set_appearance(Crowd::State& st, std::uint32_t slot, const glm::vec4& tint, std::uint32_t variant) noexcept {
+  st.tints[slot] = tint;
+  st.variants[slot] = variant;
   touch(st, slot);
 }
 
@@ -41,12 +61,7 @@ void move_appearance(Crowd::State& st, std::uint32_t from, std::uint32_t to) noe
 void Actor::set_tint(const glm::vec4& rgba) {
   const std::uint32_t s = slot();
   Crowd::State& st = *crowd().state_;
-  for (int c = 0; c < 4; ++c) {
-    if (std::isfinite(rgba[c]) && rgba[c] >= 0.0f) continue;
-    throw Error("set_tint.rgba", std::isfinite(rgba[c]) ? Rule::negative : Rule::not_finite,
-                fmt::format("actor \"{}\": tint ({}, {}, {}, {}) must be finite and >= 0 in every component", st.ids[s],
-                            rgba.r, rgba.g, rgba.b, rgba.a));
-  }
+  check_tint(rgba, "set_tint.rgba", fmt::format("actor \"{}\"", st.ids[s]));
   st.tints[s] = rgba;
   touch(st, s);
 }
@@ -59,16 +74,7 @@ glm::vec4 Actor::tint() const {
 void Actor::set_material_variant(std::string_view name) {
   const std::uint32_t s = slot();
   Crowd::State& st = *crowd().state_;
-  if (name.empty()) {
-    clear_material_variant();
-    return;
-  }
-  const int variant = st.asset.find_material_variant(name);
-  if (variant < 0)
-    throw Error("set_material_variant.name", Rule::unknown_variant,
-                fmt::format("actor \"{}\": no material variant named \"{}\"; available: {}", st.ids[s], name,
-                            variant_name_list(st.asset)));
-  st.variants[s] = static_cast<std::uint32_t>(variant);
+  st.variants[s] = variant_index(st.asset, name, "set_material_variant.name", fmt::format("actor \"{}\"", st.ids[s]));
   touch(st, s);
 }
 

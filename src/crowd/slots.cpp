@@ -19,6 +19,7 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
   // Validate everything first; nothing changes on error.
   std::vector<std::string> ids(options.size());
   std::vector<std::uint32_t> clips(options.size(), 0);
+  std::vector<std::uint32_t> variants(options.size(), kNoVariant);
   std::unordered_map<std::string, std::size_t> batch_ids;
   for (std::size_t i = 0; i < options.size(); ++i) {
     const ActorOptions& o = options[i];
@@ -47,6 +48,10 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     if (!std::isfinite(o.phase) || !std::isfinite(o.phase * duration))
       detail::throw_not_finite(path + ".phase", fmt::format("phase {} × duration {} s", o.phase, duration));
     detail::check_finite(o.transform, path + ".transform");
+    const std::string actor =
+        o.id.empty() ? fmt::format("actor {} of the batch", i) : fmt::format("actor \"{}\"", o.id);
+    check_tint(o.tint, path + ".tint", actor);
+    variants[i] = variant_index(asset, o.material_variant, path + ".material_variant", actor);
   }
   for (std::size_t i = 0; i < options.size(); ++i) {
     if (!options[i].id.empty()) {
@@ -91,7 +96,7 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     st.overrides.emplace_back();
     st.layers.emplace_back();
     st.hidden[slot] = 0;
-    reset_appearance(st, slot);
+    set_appearance(st, slot, o.tint, variants[i]);
     st.root.pending[slot] = {};
     st.placement_generation[slot] = st.generation + 1;  // evaluate_now's, below
     handles.push_back(Actor(link_, key, st.key_generation[key]));

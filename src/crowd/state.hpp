@@ -259,8 +259,14 @@ void refresh_instances(Crowd::State& st);
 void reclassify(Crowd::State& st);
 
 // --- appearance.cpp ---
-// Gives a new actor at `slot` the default appearance (white tint, no variant).
-void reset_appearance(Crowd::State& st, std::uint32_t slot) noexcept;
+// Throws Error (path `path`, rule "not_finite" or "negative") unless every component of `rgba`
+// is finite and >= 0; `actor` describes the actor in the message.
+void check_tint(const glm::vec4& rgba, const std::string& path, std::string_view actor);
+// The index of material variant `name` in the asset (kNoVariant for ""), or Error (path `path`,
+// rule "unknown_variant") listing the asset's variants.
+std::uint32_t variant_index(const Asset& asset, std::string_view name, const std::string& path, std::string_view actor);
+// Gives a new actor at `slot` its appearance.
+void set_appearance(Crowd::State& st, std::uint32_t slot, const glm::vec4& tint, std::uint32_t variant) noexcept;
 // Moves slot `from`'s appearance into `to` (removal compacting the slots).
 void move_appearance(Crowd::State& st, std::uint32_t from, std::uint32_t to) noexcept;
 
