@@ -238,6 +238,30 @@ TEST_P(CustomShaderTest, LeavesItsBindingsAndTheActiveUnit) {
   glDeleteProgram(program);
 }
 
+// The renderer's own objects that bind_group_inputs leaves bound are the application's bindings
+// at the next call; when the crowd grows that call replaces them, and its restore must not bind
+// the deleted names (GL_INVALID_OPERATION, found by a new user's review).
+TEST_P(CustomShaderTest, GrowingTheCrowdAfterBindGroupInputsLeavesNoGlError) {
+  HeadlessContext context({.debug = true});
+  Crowd crowd(default_character(), {.capacity = 2});
+  crowd.add_actor();
+  crowd.update(0.1f);
+  CrowdRenderer renderer(crowd, {.palette = GetParam()});
+  renderer.animate(crowd);
+  const GLuint program = flat_program(GetParam());
+  for (std::size_t g = 0; g < crowd.primitive_groups().size(); ++g) renderer.bind_group_inputs(crowd, g, program);
+  crowd.reserve(32);
+  crowd.add_actor();
+  crowd.update(0.1f);
+  Framebuffer target({.width = 64, .height = 48});
+  target.clear(kBackground);
+  EXPECT_GT(renderer.draw(crowd, Camera{}), 0u);
+  EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_NO_ERROR));
+  EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
+  glUseProgram(0);
+  glDeleteProgram(program);
+}
+
 // The library embeds the file it installs: the text an application prepends is the file.
 TEST(CustomShaderIncludeTest, EmbeddedTextIsTheInstalledFile) {
   const std::filesystem::path file =

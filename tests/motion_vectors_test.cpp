@@ -337,6 +337,25 @@ TEST_P(MotionVectors, AnApplicationsShaderReadsThePreviousFrameThroughBindGroupI
   EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
 }
 
+// A renderer that keeps the previous frame from construction has none before its first pass:
+// the frame the crowd advanced to before it was never drawn.
+TEST(PreviousFrame, ARendererHasNoPreviousFrameBeforeItsFirstPass) {
+  HeadlessContext context;
+  Crowd crowd(character(), {.capacity = 2});
+  crowd.add_actor({.clip = "Walking"});
+  crowd.update(0.1f);
+  CrowdRenderer renderer(crowd, {.previous_frame = true});
+  crowd.update(0.1f);
+  renderer.animate(crowd);
+  EXPECT_TRUE(renderer.read_previous_node_streams(crowd).empty());
+  const std::vector<NodeStream> first = renderer.read_node_streams(crowd);
+  crowd.update(0.1f);
+  renderer.animate(crowd);
+  const std::vector<NodeStream> previous = renderer.read_previous_node_streams(crowd);
+  ASSERT_EQ(previous.size(), first.size());
+  for (std::size_t i = 0; i < first.size(); ++i) EXPECT_EQ(previous[i].palette, first[i].palette) << "stream " << i;
+}
+
 TEST(MotionTarget, ReadingTheOtherFormatIsAnError) {
   HeadlessContext context;
   Framebuffer motion({.width = 8, .height = 8, .color = FramebufferColor::rg16f});

@@ -267,6 +267,9 @@ TEST(RenderTool, ShadowsAddOneDepthDrawPerGroupAndMatchTheReference) {
   EXPECT_EQ(instanced.stats.at("shadows"), true);
   EXPECT_EQ(instanced.stats.at("shadow_draws"), 19);
   EXPECT_EQ(instanced.stats.at("draws"), 2 * 19);
+  // The depth pass comes first and uploads the frame's streams; the main pass then uploads nothing.
+  EXPECT_GT(instanced.stats.at("upload_bytes_per_frame").get<std::uint64_t>(), 0u);
+  EXPECT_EQ(instanced.stats.at("upload_bytes_per_frame"), plain.stats.at("upload_bytes_per_frame"));
   EXPECT_EQ(reference.stats.at("shadow_draws"), 19 * 4);
   EXPECT_EQ(plain.stats.at("shadows"), false);
   EXPECT_EQ(plain.stats.at("shadow_draws"), 0);

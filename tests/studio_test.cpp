@@ -176,6 +176,9 @@ TEST(StudioTool, ShadowsToggle) {
   EXPECT_EQ(off.stats["shadows"], false);
   EXPECT_EQ(on.stats["shadows"], true);
   EXPECT_EQ(look.stats["shadows"], true) << "shadows are the default look";
+  EXPECT_EQ(on.stats["shadow_draws"], off.stats["draws"]);
+  EXPECT_EQ(off.stats["shadow_draws"], 0);
+  EXPECT_GT(on.stats["upload_bytes_per_frame"].get<std::uint64_t>(), 0u) << "the depth pass's uploads count";
   EXPECT_EQ(on.stats["draws"].get<int>(), 2 * off.stats["draws"].get<int>());
   const StudioRun bad = run_studio("shadows_bad", {"--set", "shadows=maybe"});
   EXPECT_NE(bad.exit_code, 0);

@@ -30,6 +30,8 @@
 //  - GL_UNPACK_ALIGNMENT, _ROW_LENGTH, _SKIP_ROWS and _SKIP_PIXELS;
 //  - the current values of generic vertex attributes 2..5 (the constant tangent, texture
 //    coordinates and color of primitives without them).
+// A saved binding of an object the call deleted (the renderer's own, left bound by
+// bind_group_inputs and replaced when the crowd grew) is restored as 0.
 // While a call runs, uploads and texture reads ignore the application's unpack buffer, pixel
 // store values and sampler objects (GL's defaults are set), and draws use depth test GL_LESS,
 // back-face culling, and for BLEND materials GL_SRC_ALPHA / GL_ONE_MINUS_SRC_ALPHA with
@@ -257,7 +259,9 @@ class CrowdRenderer {
   // in texture coordinates of the target ([0, 1] across its width and height; the previous
   // frame's pixel of uv is at uv − motion) into the red and green channels of the bound
   // framebuffer's first color attachment, meant to be RG16F (Framebuffer with
-  // FramebufferColor::rg16f). The previous position of each vertex is deformed with the
+  // FramebufferColor::rg16f; an RGBA8 target clamps the motion to [0, 1], and a multisampled
+  // one averages it with the background at silhouettes when resolved: draw motion single-sampled).
+  // The previous position of each vertex is deformed with the
   // previous frame's palettes, instance transforms and morph weights and projected with
   // `previous_camera`, this one's with this frame's and `camera`, so the motion of actors,
   // their animation and the camera all count; only view and projection of both cameras are

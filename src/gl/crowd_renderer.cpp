@@ -163,10 +163,11 @@ void sync_layout(CrowdRenderer::State& state, const Crowd& crowd) {
     }
   }
   if (crowd.animation() == Animation::gpu) {
+    // Before any query a context without compute shaders would reject (GL_INVALID_ENUM).
+    if (!state.animation || state.animated_streams != streams.size()) gl::require_compute("Crowd.animation");
     if (state.limits.max_storage_block_bytes == 0)
       glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &state.limits.max_storage_block_bytes);
     if (!state.animation || state.animated_streams != streams.size()) {
-      gl::require_compute("Crowd.animation");
       auto animation = std::make_unique<gl::GpuAnimation>();
       try {
         gl::build_gpu_animation(*animation, crowd);
@@ -269,7 +270,8 @@ void advance_frame(CrowdRenderer::State& state, const Crowd& crowd) {
     std::swap(state.upload_everything, history.upload_everything);
     std::swap(state.membership, history.membership);
     std::swap(state.serials, history.serials);
-    history.valid = true;  // every pass brought the set it drew up to date
+    history.valid = state.current_prepared;  // a set no pass brought up to date holds no frame
+    state.current_prepared = false;
   }
   state.frame = frame;
 }
@@ -284,6 +286,7 @@ void prepare_streams(CrowdRenderer::State& state, const Crowd& crowd, bool timed
     upload_changed_slots(state, crowd);
   }
   upload_changed_tints(state, crowd);
+  state.current_prepared = true;
   if (state.history && state.membership != crowd.membership_generation()) {
     const auto serials = crowd.actor_serials();
     state.serials.assign(serials.begin(), serials.end());
@@ -442,7 +445,10 @@ std::uint32_t CrowdRenderer::draw_velocity(const Crowd& crowd, const Camera& cam
 std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera, Pass pass,
                                        const Camera* previous_camera) {
   stats_ = {};
-  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
+  gl::require_own_crowd(crowd, crowd_,
+                        pass == Pass::color   ? "CrowdRenderer.draw"
+                        : pass == Pass::depth ? "CrowdRenderer.draw_depth"
+                                              : "CrowdRenderer.draw_velocity");
   if (!state_ || crowd.destroyed()) return 0;
   State& state = *state_;
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
@@ -588,7 +594,7 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
 
 void CrowdRenderer::animate(const Crowd& crowd) {
   stats_ = {};
-  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
+  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer.animate");
   if (!state_ || crowd.destroyed()) return;
   State& state = *state_;
   const gl::StateGuard guard(state.storage == PaletteStorage::storage_buffer, crowd.animation() == Animation::gpu);
@@ -601,7 +607,7 @@ void CrowdRenderer::animate(const Crowd& crowd) {
 }
 
 GroupInputs CrowdRenderer::bind_group_inputs(const Crowd& crowd, std::size_t group, std::uint32_t program) {
-  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
+  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer.bind_group_inputs");
   if (!state_ || crowd.destroyed()) return {};
   const auto groups = crowd.primitive_groups();
   if (group >= groups.size())
@@ -716,7 +722,8 @@ std::vector<NodeStream> CrowdRenderer::read_previous_node_streams(const Crowd& c
 }
 
 std::vector<NodeStream> CrowdRenderer::read_streams(const Crowd& crowd, bool previous_frame) {
-  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
+  gl::require_own_crowd(
+      crowd, crowd_, previous_frame ? "CrowdRenderer.read_previous_node_streams" : "CrowdRenderer.read_node_streams");
   std::vector<NodeStream> out;
   if (!state_ || crowd.destroyed()) return out;
   State& state = *state_;
@@ -726,7 +733,8 @@ std::vector<NodeStream> CrowdRenderer::read_streams(const Crowd& crowd, bool pre
   // The evaluator's staging buffers hold the current frame only: earlier ones are in textures.
   const bool staged = gpu && !previous_frame;
   if (!buffers && !staged && !epoxy_is_desktop_gl())
-    throw Error("CrowdRenderer.read_node_streams", Rule::gl_version, "reading textures back needs desktop OpenGL");
+    throw Error(previous_frame ? "CrowdRenderer.read_previous_node_streams" : "CrowdRenderer.read_node_streams",
+                Rule::gl_version, "reading textures back needs desktop OpenGL");
   const std::vector<gl::StreamGpu>& set = previous_frame ? state.history->streams : state.streams;
   const gl::StateGuard guard(buffers, gpu);
   state.cache.invalidate();  // the guard of the last call put the application's bindings back
@@ -790,7 +798,7 @@ std::vector<NodeStream> CrowdRenderer::read_streams(const Crowd& crowd, bool pre
 }
 
 std::vector<GpuPose> CrowdRenderer::read_poses(const Crowd& crowd) {
-  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer");
+  gl::require_own_crowd(crowd, crowd_, "CrowdRenderer.read_poses");
   std::vector<GpuPose> out;
   if (!state_ || crowd.destroyed()) return out;
   if (crowd.animation() != Animation::gpu)

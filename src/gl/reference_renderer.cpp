@@ -308,7 +308,10 @@ std::uint32_t ReferenceRenderer::draw_velocity(const Crowd& crowd, const Camera&
 std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& camera, Pass pass,
                                            const Camera* previous_camera) {
   stats_ = {};
-  gl::require_own_crowd(crowd, crowd_, "ReferenceRenderer");
+  gl::require_own_crowd(crowd, crowd_,
+                        pass == Pass::color   ? "ReferenceRenderer.draw"
+                        : pass == Pass::depth ? "ReferenceRenderer.draw_depth"
+                                              : "ReferenceRenderer.draw_velocity");
   if (!state_ || crowd.destroyed()) return 0;
   State& state = *state_;
   const bool depth_only = pass == Pass::depth, velocity = pass == Pass::velocity;

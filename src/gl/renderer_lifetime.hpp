@@ -39,13 +39,13 @@ void release_objects(std::unique_ptr<State>& state) noexcept {
   state.reset();
 }
 
-// Throws Error (path "<renderer>.draw(crowd)", rule "wrong_crowd") unless `crowd` is the crowd
+// Throws Error (path "<call>(crowd)", e.g. "CrowdRenderer.draw_velocity(crowd)", rule
+// "wrong_crowd") unless `crowd` is the crowd
 // the renderer was created for, `own` its link (wherever it was moved): its GPU copies describe
 // that crowd's streams and groups. The link, not the address, because moves carry them along.
-inline void require_own_crowd(const Crowd& crowd, const std::shared_ptr<const CrowdLink>& own,
-                              std::string_view renderer) {
+inline void require_own_crowd(const Crowd& crowd, const std::shared_ptr<const CrowdLink>& own, std::string_view call) {
   if (crowd.link() != own)
-    throw Error(std::string(renderer) + ".draw(crowd)", Rule::wrong_crowd,
+    throw Error(std::string(call) + "(crowd)", Rule::wrong_crowd,
                 "the crowd differs from the one this renderer was created for");
 }
 

@@ -71,7 +71,8 @@ struct CrowdRenderer::State {
   gl::CrowdUniforms velocity_uniforms;
   gl::MaterialUniforms velocity_material_uniforms;
   std::unique_ptr<gl::MotionHistory> history;
-  std::uint64_t frame = 0;  // Crowd::frame() the current set was last brought up to date at
+  std::uint64_t frame = 0;        // Crowd::frame() the current set was last brought up to date at
+  bool current_prepared = false;  // a pass brought the current set up to date since it became current
   // The current set's actors, as MotionHistory::membership and serials (kept once `history` is).
   std::uint64_t membership = ~std::uint64_t{0};
   std::vector<std::uint64_t> serials;

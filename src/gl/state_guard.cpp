@@ -20,13 +20,31 @@ void set_pixel_store(GLenum pname, GLint saved, GLint wanted) {
   if (saved != wanted) glPixelStorei(pname, wanted);
 }
 
+// Shader storage buffers exist on desktop OpenGL 4.3 and OpenGL ES 3.1: elsewhere their bindings
+// cannot even be queried (GL_INVALID_ENUM), e.g. when a crowd with Animation::gpu meets an ES
+// 3.0 context and the call is about to throw gl_version.
+bool has_storage_buffers() {
+  const int version = epoxy_gl_version();
+  return epoxy_is_desktop_gl() ? version >= 43 : version >= 31;
+}
+
+// A saved binding whose object was deleted meanwhile binds 0 instead: the application may have
+// had the renderer's own objects bound (CrowdRenderer::bind_group_inputs leaves them), which the
+// call replaced when the crowd grew, and binding a deleted name is GL_INVALID_OPERATION.
+GLuint live_buffer(GLint name) {
+  return name != 0 && glIsBuffer(static_cast<GLuint>(name)) ? static_cast<GLuint>(name) : 0;
+}
+GLuint live_texture(GLint name) {
+  return name != 0 && glIsTexture(static_cast<GLuint>(name)) ? static_cast<GLuint>(name) : 0;
+}
+
 }  // namespace
 
 StateGuard::StateGuard(bool storage_buffers, bool compute)
-    : storage_buffers_(storage_buffers || compute),
-      saved_bindings_(compute           ? binding::compute_count
-                      : storage_buffers ? binding::count
-                                        : 0) {
+    : storage_buffers_((storage_buffers || compute) && has_storage_buffers()),
+      saved_bindings_(!storage_buffers_ ? 0
+                      : compute         ? binding::compute_count
+                                        : binding::count) {
   program_ = integer(GL_CURRENT_PROGRAM);
   vertex_array_ = integer(GL_VERTEX_ARRAY_BINDING);
   array_buffer_ = integer(GL_ARRAY_BUFFER_BINDING);
@@ -82,29 +100,31 @@ StateGuard::StateGuard(bool storage_buffers, bool compute)
 
 StateGuard::~StateGuard() {
   glUseProgram(static_cast<GLuint>(program_));
-  glBindVertexArray(static_cast<GLuint>(vertex_array_));  // with it its element array buffer
+  const auto vertex_array = static_cast<GLuint>(vertex_array_);
+  glBindVertexArray(vertex_array != 0 && glIsVertexArray(vertex_array) ? vertex_array : 0);  // with its element buffer
   if (storage_buffers_) {
     for (GLuint i = 0; i < saved_bindings_; ++i) {
       const IndexedBinding& b = storage_bindings_[i];
-      if (b.size == 0) {
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, i, static_cast<GLuint>(b.buffer));
+      const GLuint buffer = live_buffer(b.buffer);
+      if (b.size == 0 || buffer == 0) {
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, i, buffer);
       } else {
-        glBindBufferRange(GL_SHADER_STORAGE_BUFFER, i, static_cast<GLuint>(b.buffer), static_cast<GLintptr>(b.start),
+        glBindBufferRange(GL_SHADER_STORAGE_BUFFER, i, buffer, static_cast<GLintptr>(b.start),
                           static_cast<GLsizeiptr>(b.size));
       }
     }
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, static_cast<GLuint>(storage_buffer_));  // the indexed binds moved it
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, live_buffer(storage_buffer_));  // the indexed binds moved it
   }
-  glBindBuffer(GL_ARRAY_BUFFER, static_cast<GLuint>(array_buffer_));
-  glBindBuffer(GL_COPY_WRITE_BUFFER, static_cast<GLuint>(copy_write_buffer_));
-  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, static_cast<GLuint>(unpack_buffer_));
+  glBindBuffer(GL_ARRAY_BUFFER, live_buffer(array_buffer_));
+  glBindBuffer(GL_COPY_WRITE_BUFFER, live_buffer(copy_write_buffer_));
+  glBindBuffer(GL_PIXEL_UNPACK_BUFFER, live_buffer(unpack_buffer_));
   glPixelStorei(GL_UNPACK_ALIGNMENT, unpack_alignment_);
   glPixelStorei(GL_UNPACK_ROW_LENGTH, unpack_row_length_);
   glPixelStorei(GL_UNPACK_SKIP_ROWS, unpack_skip_rows_);
   glPixelStorei(GL_UNPACK_SKIP_PIXELS, unpack_skip_pixels_);
   for (GLint u = 0; u < unit::count; ++u) {
     glActiveTexture(static_cast<GLenum>(GL_TEXTURE0 + u));
-    glBindTexture(GL_TEXTURE_2D, static_cast<GLuint>(textures_[static_cast<std::size_t>(u)]));
+    glBindTexture(GL_TEXTURE_2D, live_texture(textures_[static_cast<std::size_t>(u)]));
     glBindSampler(static_cast<GLuint>(u), static_cast<GLuint>(samplers_[static_cast<std::size_t>(u)]));
   }
   glActiveTexture(static_cast<GLenum>(active_texture_));

@@ -18,7 +18,9 @@ class StateGuard {
   // and data-texture reads depend on at GL's defaults for the guarded call: no pixel unpack
   // buffer, unpack alignment 4 and no row length or skips, no sampler objects on units
   // 0..unit::count-1, texture unit 0 active. With `compute` (the GPU evaluator runs), the
-  // bindings 0..binding::compute_count-1 are saved, storage buffers or not.
+  // bindings 0..binding::compute_count-1 are saved, storage buffers or not. Storage bindings are
+  // saved only where the context has storage buffers (desktop 4.3, ES 3.1). On restore, a saved
+  // binding of an object deleted meanwhile binds 0.
   explicit StateGuard(bool storage_buffers, bool compute = false);
   ~StateGuard();
   StateGuard(const StateGuard&) = delete;

@@ -139,11 +139,13 @@ std::uint32_t StudioScene::draw(const Camera& camera) {
   const auto start = std::chrono::steady_clock::now();
   std::uint32_t shadow_draws = 0;
   Camera shaded = camera;
+  shadow_stats_ = {};
   if (shadows_) {
     GLint framebuffer = 0, viewport[4] = {};
     glGetIntegerv(GL_FRAMEBUFFER_BINDING, &framebuffer);
     glGetIntegerv(GL_VIEWPORT, viewport);
     shadow_draws = shadows_->cast(*renderer_, *crowd_);
+    shadow_stats_ = renderer_->stats();
     glBindFramebuffer(GL_FRAMEBUFFER, static_cast<GLuint>(framebuffer));
     glViewport(viewport[0], viewport[1], viewport[2], viewport[3]);
     shaded = shadows_->shaded(camera);
@@ -209,12 +211,20 @@ std::vector<std::pair<std::string, std::uint32_t>> StudioScene::clip_counts() co
   return {counts.begin(), counts.end()};
 }
 
+RenderStats StudioScene::frame_stats() const {
+  RenderStats stats = renderer_->stats();
+  stats.draws += shadow_stats_.draws;
+  stats.upload_bytes += shadow_stats_.upload_bytes;
+  return stats;
+}
+
 nlohmann::json StudioScene::stats_json() const {
   const std::string label = built_->model.empty() ? std::string("built-in") : built_->model;
   nlohmann::json stats =
-      crowd_stats_json(*crowd_, label, draws_, renderer_->stats(), palette_storage_name(renderer_->palette_storage()));
+      crowd_stats_json(*crowd_, label, draws_, frame_stats(), palette_storage_name(renderer_->palette_storage()));
   const FrameStats& stages = crowd_->frame_stats();
   stats["shadows"] = shadows_.has_value();
+  stats["shadow_draws"] = shadow_stats_.draws;
   stats["frame_ms"] = times_.frame;
   stats["update_ms"] = times_.update;
   stats["draw_ms"] = times_.draw;

@@ -61,6 +61,10 @@ class StudioScene {
   const Crowd& crowd() const { return *crowd_; }
   const Layout& layout() const { return layout_; }
   const CrowdRenderer& renderer() const { return *renderer_; }
+  // The last draw()'s statistics, shadow pass included: draws and uploaded bytes of both passes
+  // (the depth pass, which comes first, does the frame's uploads), the rest the main pass's.
+  RenderStats frame_stats() const;
+  std::uint32_t shadow_draws() const { return shadow_stats_.draws; }
   const std::string& palette_error() const { return palette_error_; }
   // Why the GPU animation the settings ask for is off (no compute shaders); empty when it is not.
   const std::string& animation_error() const { return animation_error_; }
@@ -85,6 +89,7 @@ class StudioScene {
   std::string animation_error_;
   FrameTimes times_;
   std::uint32_t draws_ = 0;
+  RenderStats shadow_stats_;  // the last draw()'s depth pass; zeros without shadows
 };
 
 }  // namespace gltf_crowd::tools
