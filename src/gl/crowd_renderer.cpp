@@ -328,6 +328,91 @@ bool upload_previous_slots(CrowdRenderer::State& state, const Crowd& crowd) {
   return true;
 }
 
+// What primitive group `group`'s draw reads, and whether it skins and morphs: the stream's
+// arrays, the (possibly shared) palette, the primitive's morph deltas.
+struct GroupSources {
+  const NodeStream& stream;
+  const gl::GroupGpu& gpu;
+  const gl::DrawableGpu& drawable;
+  const gl::PrimitiveGpu& primitive;
+  const gl::StreamGpu& arrays;
+  GLuint palette;
+  bool skinned;
+  bool morphed;
+};
+
+GroupSources group_sources(const CrowdRenderer::State& state, const Crowd& crowd, std::size_t group) {
+  const PrimitiveGroup& pg = crowd.primitive_groups()[group];
+  const NodeStream& s = crowd.node_streams()[pg.stream];
+  const gl::GroupGpu& g = state.groups[group];
+  const gl::DrawableGpu& d = state.drawables[g.drawable];
+  const gl::PrimitiveGpu& p = state.primitives[d.primitive];
+  const gl::StreamGpu& sg = state.streams[pg.stream];
+  const gl::Object& palette = state.streams[s.palette_stream].palette;
+  return {s,
+          g,
+          d,
+          p,
+          sg,
+          palette.name(),
+          pg.palette_kind == PaletteKind::skinned && palette && p.layout.has_influences0,
+          p.target_count > 0 && p.morph_deltas && sg.weights && s.weight_stride >= p.target_count};
+}
+
+// Binds a group's data (docs/spec.md §6.2) on its storage bindings or texture units through
+// `bind_storage(binding, name)` / `bind_texture(unit, name)`, with `previous` (the previous
+// frame's stream set) also the previous frame's and, with `remap`, the slot map; then sets the
+// group's uniforms `u` in the current program. Shared by draw_pass and bind_group_inputs, so an
+// application's program reads exactly what the library's does.
+template <class BindStorage, class BindTexture>
+void bind_group_data(const CrowdRenderer::State& state, const GroupSources& g, std::uint32_t stream,
+                     const gl::CrowdUniforms& u, const std::vector<gl::StreamGpu>* previous, bool remap,
+                     BindStorage&& bind_storage, BindTexture&& bind_texture) {
+  const NodeStream& s = g.stream;
+  const gl::PrimitiveGpu& p = g.primitive;
+  const GLuint previous_slots = remap ? state.history->previous_slots.name() : 0;
+  if (state.storage == PaletteStorage::storage_buffer) {
+    const GLuint dummy = state.dummy.name();  // bindings a draw does not read
+    bind_storage(gl::binding::transforms, g.arrays.transforms.name());
+    bind_storage(gl::binding::palette, g.skinned ? g.palette : dummy);
+    bind_storage(gl::binding::instances, g.gpu.instances.name());
+    bind_storage(gl::binding::morph_deltas, g.morphed ? p.morph_deltas.name() : dummy);
+    bind_storage(gl::binding::morph_weights, g.morphed ? g.arrays.weights.name() : dummy);
+    bind_storage(gl::binding::tints, state.tints.tints.name());
+    if (previous) {
+      const gl::StreamGpu& before = (*previous)[stream];
+      bind_storage(gl::binding::previous_transforms, before.transforms.name());
+      bind_storage(gl::binding::previous_palette, g.skinned ? (*previous)[s.palette_stream].palette.name() : dummy);
+      bind_storage(gl::binding::previous_morph_weights, g.morphed ? before.weights.name() : dummy);
+      bind_storage(gl::binding::previous_slots, remap ? previous_slots : dummy);
+    }
+    glUniform1ui(u.joint_count, s.joint_count);
+    glUniform1ui(u.weight_quads, s.weight_stride / 4);
+  } else {
+    bind_texture(gl::unit::transforms, g.arrays.transforms.name());
+    bind_texture(gl::unit::palette, g.skinned ? g.palette : 0);
+    bind_texture(gl::unit::instances, g.gpu.instances.name());
+    bind_texture(gl::unit::morph_deltas, g.morphed ? p.morph_deltas.name() : 0);
+    bind_texture(gl::unit::morph_weights, g.morphed ? g.arrays.weights.name() : 0);
+    bind_texture(gl::unit::tints, state.tints.tints.name());
+    if (previous) {
+      const gl::StreamGpu& before = (*previous)[stream];
+      bind_texture(gl::unit::previous_transforms, before.transforms.name());
+      bind_texture(gl::unit::previous_palette, g.skinned ? (*previous)[s.palette_stream].palette.name() : 0);
+      bind_texture(gl::unit::previous_morph_weights, g.morphed ? before.weights.name() : 0);
+      bind_texture(gl::unit::previous_slots, previous_slots);
+    }
+    glUniform1ui(u.delta_width, g.morphed ? p.delta_width : 1u);
+  }
+  glUniform1i(u.skinned, g.skinned ? 1 : 0);
+  glUniform1i(u.eight_influences, p.layout.has_influences1 ? 1 : 0);
+  glUniform1ui(u.target_count, g.morphed ? p.target_count : 0u);
+  glUniform1ui(u.vertex_count, p.vertex_count);
+  glUniform1ui(u.normal_block, p.normal_block);
+  glUniform1ui(u.tangent_block, p.tangent_block);
+  glUniform1i(u.remap_slots, remap ? 1 : 0);
+}
+
 // +1 when every instance's transform keeps orientation, -1 when every one mirrors (det < 0),
 // 0 when the group mixes both.
 int group_winding(const NodeStream& stream, std::span<const std::uint32_t> instances) {
@@ -486,7 +571,6 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
   if (velocity) {
     glUniformMatrix4fv(u.previous_view_projection, 1, GL_FALSE,
                        glm::value_ptr(previous_camera->projection * previous_camera->view));
-    glUniform1i(u.remap_slots, remap ? 1 : 0);
   }
   if (pass == Pass::color) gl::set_lighting(cache, material_uniforms, camera);
   gl::begin_frame();
@@ -519,54 +603,11 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
           }))
         continue;
       const NodeStream& s = streams[group.stream];
-      const gl::StreamGpu& sg = state.streams[group.stream];
-      const gl::Object& palette = state.streams[s.palette_stream].palette;  // possibly shared
-
-      const bool skinned = group.palette_kind == PaletteKind::skinned && palette && p.layout.has_influences0;
-      const bool morphed = p.target_count > 0 && p.morph_deltas && sg.weights && s.weight_stride >= p.target_count;
       cache.bind_vertex_array(d.vertex_array.name());
-      if (buffers) {
-        const GLuint dummy = state.dummy.name();
-        cache.bind_storage(gl::binding::transforms, sg.transforms.name());
-        cache.bind_storage(gl::binding::palette, skinned ? palette.name() : dummy);
-        cache.bind_storage(gl::binding::instances, g.instances.name());
-        cache.bind_storage(gl::binding::morph_deltas, morphed ? p.morph_deltas.name() : dummy);
-        cache.bind_storage(gl::binding::morph_weights, morphed ? sg.weights.name() : dummy);
-        cache.bind_storage(gl::binding::tints, state.tints.tints.name());
-        if (velocity) {
-          const gl::StreamGpu& before = previous[group.stream];
-          cache.bind_storage(gl::binding::previous_transforms, before.transforms.name());
-          cache.bind_storage(gl::binding::previous_palette,
-                             skinned ? previous[s.palette_stream].palette.name() : dummy);
-          cache.bind_storage(gl::binding::previous_morph_weights, morphed ? before.weights.name() : dummy);
-          cache.bind_storage(gl::binding::previous_slots, remap ? state.history->previous_slots.name() : dummy);
-        }
-        glUniform1ui(u.joint_count, s.joint_count);
-        glUniform1ui(u.weight_quads, s.weight_stride / 4);
-      } else {
-        cache.bind_texture(gl::unit::transforms, sg.transforms.name());
-        cache.bind_texture(gl::unit::instances, g.instances.name());
-        cache.bind_texture(gl::unit::tints, state.tints.tints.name());
-        if (skinned) cache.bind_texture(gl::unit::palette, palette.name());
-        if (morphed) {
-          cache.bind_texture(gl::unit::morph_deltas, p.morph_deltas.name());
-          cache.bind_texture(gl::unit::morph_weights, sg.weights.name());
-          glUniform1ui(u.delta_width, p.delta_width);
-        }
-        if (velocity) {
-          const gl::StreamGpu& before = previous[group.stream];
-          cache.bind_texture(gl::unit::previous_transforms, before.transforms.name());
-          if (skinned) cache.bind_texture(gl::unit::previous_palette, previous[s.palette_stream].palette.name());
-          if (morphed) cache.bind_texture(gl::unit::previous_morph_weights, before.weights.name());
-          if (remap) cache.bind_texture(gl::unit::previous_slots, state.history->previous_slots.name());
-        }
-      }
-      glUniform1i(u.skinned, skinned ? 1 : 0);
-      glUniform1i(u.eight_influences, p.layout.has_influences1 ? 1 : 0);
-      glUniform1ui(u.target_count, morphed ? p.target_count : 0u);
-      glUniform1ui(u.vertex_count, p.vertex_count);
-      glUniform1ui(u.normal_block, p.normal_block);
-      glUniform1ui(u.tangent_block, p.tangent_block);
+      bind_group_data(
+          state, group_sources(state, crowd, i), group.stream, u, velocity ? &previous : nullptr, remap,
+          [&cache](GLuint binding, GLuint name) { cache.bind_storage(binding, name); },
+          [&cache](GLint unit, GLuint name) { cache.bind_texture(unit, name); });
 
       // One winding per draw when the instances agree; otherwise the fragment shader culls
       // each instance by the sign of its transform's determinant.
@@ -631,83 +672,34 @@ GroupInputs CrowdRenderer::bind_group_inputs(const Crowd& crowd, std::size_t gro
                                                : state.history->valid ? &state.history->streams
                                                                       : &state.streams;
   state.cache.forget_bindings();
-  const gl::GroupGpu& bound = state.groups[group];
-  const gl::DrawableGpu& d = state.drawables[bound.drawable];
-  const gl::PrimitiveGpu& p = state.primitives[d.primitive];
-  const auto streams = crowd.node_streams();
-  const NodeStream& s = streams[pg.stream];
-  const gl::StreamGpu& sg = state.streams[pg.stream];
-  const gl::Object& palette = state.streams[s.palette_stream].palette;  // possibly shared
-  const bool skinned = pg.palette_kind == PaletteKind::skinned && palette && p.layout.has_influences0;
-  const bool morphed = p.target_count > 0 && p.morph_deltas && sg.weights && s.weight_stride >= p.target_count;
+  const GroupSources sources = group_sources(state, crowd, group);
+  const gl::CrowdUniforms u = find_uniforms(program);
 
   GLint active_unit = GL_TEXTURE0;  // the application's, put back: only the bindings stay
   glGetIntegerv(GL_ACTIVE_TEXTURE, &active_unit);
   glUseProgram(program);
-  const auto set_uint = [program](const char* name, std::uint32_t value) {
-    glUniform1ui(glGetUniformLocation(program, name), value);
-  };
-  glBindVertexArray(d.vertex_array.name());
-  if (buffers) {
-    const GLuint dummy = state.dummy.name();
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::transforms, sg.transforms.name());
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::palette, skinned ? palette.name() : dummy);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::instances, bound.instances.name());
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::morph_deltas, morphed ? p.morph_deltas.name() : dummy);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::morph_weights, morphed ? sg.weights.name() : dummy);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::tints, state.tints.tints.name());
-    if (previous) {
-      const gl::StreamGpu& before = (*previous)[pg.stream];
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::previous_transforms, before.transforms.name());
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::previous_palette,
-                       skinned ? (*previous)[s.palette_stream].palette.name() : dummy);
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::previous_morph_weights,
-                       morphed ? before.weights.name() : dummy);
-      glBindBufferBase(GL_SHADER_STORAGE_BUFFER, gl::binding::previous_slots,
-                       remap ? state.history->previous_slots.name() : dummy);
-    }
-    set_uint("u_joint_count", s.joint_count);
-    set_uint("u_weight_quads", s.weight_stride / 4);
-  } else {
-    // texelFetch ignores filtering, but a sampler object would still decide the textures'
-    // completeness: none on the data units, as under the renderer's own draws.
-    const auto bind = [](GLint unit, GLuint texture) {
-      glActiveTexture(static_cast<GLenum>(GL_TEXTURE0 + unit));
-      glBindTexture(GL_TEXTURE_2D, texture);
-      glBindSampler(static_cast<GLuint>(unit), 0);
-    };
-    bind(gl::unit::transforms, sg.transforms.name());
-    bind(gl::unit::palette, skinned ? palette.name() : 0);
-    bind(gl::unit::instances, bound.instances.name());
-    bind(gl::unit::morph_deltas, morphed ? p.morph_deltas.name() : 0);
-    bind(gl::unit::morph_weights, morphed ? sg.weights.name() : 0);
-    bind(gl::unit::tints, state.tints.tints.name());
-    if (previous) {
-      const gl::StreamGpu& before = (*previous)[pg.stream];
-      bind(gl::unit::previous_transforms, before.transforms.name());
-      bind(gl::unit::previous_palette, skinned ? (*previous)[s.palette_stream].palette.name() : 0);
-      bind(gl::unit::previous_morph_weights, morphed ? before.weights.name() : 0);
-      bind(gl::unit::previous_slots, remap ? state.history->previous_slots.name() : 0);
-    }
-    glActiveTexture(static_cast<GLenum>(active_unit));
-    set_data_units(program);
-    set_uint("u_delta_width", morphed ? p.delta_width : 1u);
-  }
-  glUniform1i(glGetUniformLocation(program, "u_skinned"), skinned ? 1 : 0);
-  glUniform1i(glGetUniformLocation(program, "u_eight_influences"), p.layout.has_influences1 ? 1 : 0);
-  set_uint("u_target_count", morphed ? p.target_count : 0u);
-  set_uint("u_vertex_count", p.vertex_count);
-  set_uint("u_normal_block", p.normal_block);
-  set_uint("u_tangent_block", p.tangent_block);
-  set_uint("u_instance_offset", 0u);
-  glUniform1i(glGetUniformLocation(program, "u_remap_slots"), remap ? 1 : 0);
+  glBindVertexArray(sources.drawable.vertex_array.name());
+  // Not through the state cache, which the next call invalidates anyway. texelFetch ignores
+  // filtering, but a sampler object would still decide the textures' completeness: none on the
+  // data units, as under the renderer's own draws (the guard put the application's back).
+  bind_group_data(
+      state, sources, pg.stream, u, previous, remap,
+      [](GLuint binding, GLuint name) { glBindBufferBase(GL_SHADER_STORAGE_BUFFER, binding, name); },
+      [](GLint unit, GLuint name) {
+        glActiveTexture(static_cast<GLenum>(GL_TEXTURE0 + unit));
+        glBindTexture(GL_TEXTURE_2D, name);
+        glBindSampler(static_cast<GLuint>(unit), 0);
+      });
+  glActiveTexture(static_cast<GLenum>(active_unit));
+  if (!buffers) set_data_units(program);
+  glUniform1ui(u.instance_offset, 0u);
   gl::set_absent_attribute_values();
   gl::check_gl("CrowdRenderer::bind_group_inputs");
 
   const Primitive& primitive = crowd.asset().meshes[pg.mesh].primitives[pg.primitive];
   GroupInputs inputs;
-  inputs.mode = p.mode;
-  inputs.index_count = static_cast<std::int32_t>(std::min(pg.index_count, d.index_count));
+  inputs.mode = sources.primitive.mode;
+  inputs.index_count = static_cast<std::int32_t>(std::min(pg.index_count, sources.drawable.index_count));
   inputs.index_type = GL_UNSIGNED_INT;
   inputs.instance_count = static_cast<std::int32_t>(pg.instances.size());
   inputs.material = primitive.material;
