@@ -310,6 +310,99 @@ TEST_P(ReferenceParity, DepthPassMatchesTheReference) {
   EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
 }
 
+// The skinned-vertex cache (CrowdRendererOptions::skinned_vertex_cache, docs/spec.md §6.9) on
+// both storages, the GPU evaluator and ES 3.0: the depth pass skins into the cache and matches
+// the reference's depth; the main pass then reuses it (no vertex skinned again) and matches the
+// reference's image; after an update, and after an update with an actor's removal (the last
+// actor moves into its slot), the next pass skins again and matches the reference of that frame.
+TEST_P(ReferenceParity, SkinnedVertexCacheMatchesTheReference) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const AssetCase& c = GetParam();
+  const auto dir = test::scratch_dir(std::string("skinned_vertex_cache_") + c.name);
+  constexpr float tolerance = 1e-4f;
+  constexpr double bound = 0.005;
+  struct Frame {
+    test::Image color;
+    std::vector<float> depth;
+  };
+  // Frame 1 advances the clocks (the streams change, the slot lists do not); frame 2 also
+  // removes an actor.
+  const auto next_frame = [](Crowd& crowd, int frame) {
+    crowd.update(0.3f);
+    if (frame == 2 && crowd.actor_count() > 1) crowd.remove_actor(crowd.actors().front().id());
+  };
+  Scene scene = make_scene(c);
+  const auto reference_frame = [&](const Crowd& crowd) {
+    HeadlessContext context;
+    ReferenceRenderer renderer(crowd);
+    Frame f;
+    f.depth = draw_depth(renderer, crowd, scene.camera,
+                         static_cast<std::uint32_t>(depth_groups(crowd) * crowd.actor_count()));
+    f.color = draw(crowd, scene.camera, std::nullopt);
+    return f;
+  };
+  std::vector<Frame> frames;
+  for (int frame = 0; frame < 3; ++frame) {
+    if (frame > 0) next_frame(*scene.crowd, frame);
+    frames.push_back(reference_frame(*scene.crowd));
+  }
+  if (!scene.crowd->asset().clips.empty()) {
+    EXPECT_GT(depth_differing_fraction(frames[0].depth, frames[1].depth, tolerance), bound) << "nothing moved";
+  }
+  // Vertices the cache holds for the crowd as it is: Σ instances × primitive vertices.
+  const auto vertices = [](const Crowd& crowd) {
+    std::uint64_t n = 0;
+    for (const PrimitiveGroup& g : crowd.primitive_groups())
+      n += g.instances.size() * crowd.asset().meshes[g.mesh].primitives[g.primitive].vertex_count();
+    return n;
+  };
+  // ES reads no depth buffer back: there the depth pass only fills the cache.
+  // `skins`: the frame changed what the cache holds, so the depth pass must skin every vertex
+  // again (else it must skin none: NegativeScaleTest has no clip, an update changes nothing).
+  const auto check = [&](CrowdRenderer& renderer, const Crowd& crowd, const Frame& reference, const std::string& what,
+                         bool es, bool skins) {
+    if (es) {
+      Framebuffer depth_target({.width = width, .height = height});
+      depth_target.clear(glm::vec4(0.0f, 0.0f, 0.0f, 1.0f));
+      EXPECT_EQ(renderer.draw_depth(crowd, scene.camera), depth_groups(crowd));
+    } else {
+      EXPECT_LE(depth_differing_fraction(
+                    draw_depth(renderer, crowd, scene.camera, static_cast<std::uint32_t>(depth_groups(crowd))),
+                    reference.depth, tolerance),
+                bound)
+          << c.name << " " << what << " depth";
+    }
+    EXPECT_EQ(renderer.stats().cached_vertices, skins ? vertices(crowd) : 0u) << what << ": the depth pass's skinning";
+    Framebuffer target({.width = width, .height = height});
+    target.clear(glm::vec4(background[0], background[1], background[2], 255.0f) / 255.0f);
+    renderer.draw(crowd, scene.camera);
+    EXPECT_EQ(renderer.stats().cached_vertices, 0u) << what << ": the main pass reuses the cache";
+    EXPECT_TRUE(test::images_agree(dir, what, {width, height, target.read_pixels()}, reference.color));
+  };
+  for (const bool gpu : {false, true}) {
+    for (const GlApi api : {GlApi::gl43_core, GlApi::gles30}) {
+      for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+        if (api == GlApi::gles30 && (gpu || storage == PaletteStorage::storage_buffer)) continue;
+        Scene run = make_scene(c);  // the same crowd as `scene` had for frames[0]
+        Crowd& crowd = *run.crowd;
+        crowd.set_animation(gpu ? Animation::gpu : Animation::cpu);
+        HeadlessContext context({.api = api, .debug = true});
+        const std::string what =
+            std::string(gpu ? "gpu_" : "") + (api == GlApi::gles30 ? "es_" : "") + palette_storage_name(storage);
+        CrowdRenderer renderer(crowd, {.palette = storage, .skinned_vertex_cache = true});
+        for (int frame = 0; frame < 3; ++frame) {
+          if (frame > 0) next_frame(crowd, frame);
+          check(renderer, crowd, frames[static_cast<std::size_t>(frame)], what + "_frame" + std::to_string(frame),
+                api == GlApi::gles30, frame != 1 || !crowd.asset().clips.empty());
+        }
+        EXPECT_EQ(context.debug_error_count(), 0u)
+            << (context.debug_errors().empty() ? "" : context.debug_errors().front());
+      }
+    }
+  }
+  EXPECT_EQ(gl_object_count(), 0u);
+}
+
 // Motion vectors (docs/spec.md §6.4) of both storages and the GPU evaluator against the finite
 // difference of two frames of the reference path (ReferenceRenderer::draw_velocity), over three
 // frames: the first (no earlier frame: no motion), a second where the crowd advances, the camera

@@ -109,6 +109,9 @@ struct RenderStats {
   // Animation::gpu with CrowdRendererOptions::time_animation: GPU milliseconds of the compute
   // passes (GL_TIME_ELAPSED); -1 when not measured.
   double animation_ms = -1.0;
+  // CrowdRendererOptions::skinned_vertex_cache: vertices (instances × primitive vertices, summed
+  // over groups) this call morphed, skinned and wrote into the cache; 0 when the passes reused it.
+  std::uint64_t cached_vertices = 0;
 };
 
 // Where CrowdRenderer keeps palettes, instance transforms, slot lists, morph deltas and morph
@@ -137,6 +140,19 @@ struct CrowdRendererOptions {
   // (GLTF_CROWD_PREVIOUS_FRAME). The first draw_velocity turns this on in any case. Doubles the
   // streams' GPU memory.
   bool previous_frame = false;
+  // Skin once per frame, reuse in every pass (docs/spec.md §6.9): each group's instances'
+  // vertices are morphed, skinned and placed once, by transform feedback, into a cache of 48
+  // bytes per vertex per instance (world position, normal, tangent), and draw() and draw_depth()
+  // read them from there instead of deforming again. The cache is rebuilt by the first
+  // animate(), draw() or draw_depth() after the streams, the slot lists or the groups changed
+  // (RenderStats::cached_vertices counts it), so a frame's shadow map, depth pre-pass and main
+  // pass skin once between them. draw_velocity and bind_group_inputs deform as without it.
+  // Memory: Σ over groups of instances × the primitive's vertices × 48 bytes, all vertices even
+  // for a level of detail that draws fewer; a group past GL_MAX_SHADER_STORAGE_BLOCK_SIZE (or
+  // 4,096 × GL_MAX_TEXTURE_SIZE texels on the texture path) throws "palette_too_large" from the
+  // call that would fill it. Needs desktop OpenGL 4.0 or OpenGL ES 3.0, else the constructor
+  // throws "gl_version". Default off: a single pass per frame gains nothing from it.
+  bool skinned_vertex_cache = false;
 };
 
 // How many actors a CrowdRenderer can hold for one crowd on the current context.

@@ -53,6 +53,7 @@ gl::CrowdUniforms find_uniforms(GLuint program) {
   u.instance_offset = at("u_instance_offset");
   u.previous_view_projection = at("u_previous_view_projection");
   u.remap_slots = at("u_remap_slots");
+  u.skinned_width = at("u_skinned_width");
   return u;
 }
 
@@ -71,6 +72,7 @@ void set_data_units(GLuint program) {
   set("u_previous_palette_texture", gl::unit::previous_palette);
   set("u_previous_morph_weight_texture", gl::unit::previous_morph_weights);
   set("u_previous_slot_texture", gl::unit::previous_slots);
+  set("u_skinned_vertex_texture", gl::unit::skinned_vertices);
   gl::check_gl("glUniform1i(data samplers)");
 }
 
@@ -80,11 +82,11 @@ enum class CrowdRenderer::Pass : std::uint8_t { color, depth, velocity };
 
 namespace {
 
-// Links the program of `pass` (the crowd vertex shader with the shading or depth-pass fragment
-// shader, or the velocity pass's pair) and finds its uniforms; the texture path's samplers are
-// pointed at their units.
+// Links the program of `pass` (the crowd vertex shader, or with `cached` the skinned-vertex
+// cache's, with the shading or depth-pass fragment shader, or the velocity pass's pair) and finds
+// its uniforms; the texture path's samplers are pointed at their units.
 gl::Object make_program(const CrowdRenderer::State& state, CrowdRenderer::Pass pass, gl::CrowdUniforms& uniforms,
-                        gl::MaterialUniforms& material_uniforms) {
+                        gl::MaterialUniforms& material_uniforms, bool cached = false) {
   using Pass = CrowdRenderer::Pass;
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
   const gl::ShaderDialect dialect = buffers ? gl::ShaderDialect::glsl430 : gl::plain_dialect("CrowdRenderer");
@@ -96,10 +98,11 @@ gl::Object make_program(const CrowdRenderer::State& state, CrowdRenderer::Pass p
           "CrowdRenderer::draw_velocity", Rule::gl_version,
           fmt::format("GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS = {} < {}", vertex_blocks, gl::binding::velocity_count));
   }
-  const char* name = pass == Pass::color   ? "crowd_program"
-                     : pass == Pass::depth ? "crowd_depth_program"
-                                           : "crowd_velocity_program";
+  const char* name = pass == Pass::velocity ? "crowd_velocity_program"
+                     : cached ? (pass == Pass::color ? "crowd_cached_program" : "crowd_cached_depth_program")
+                              : (pass == Pass::color ? "crowd_program" : "crowd_depth_program");
   const std::string vertex = pass == Pass::velocity ? gl::crowd_velocity_vertex_source(dialect, buffers)
+                             : cached               ? gl::cached_vertex_source(dialect, buffers)
                                                     : gl::crowd_vertex_source(dialect, buffers);
   const std::string fragment = pass == Pass::color   ? gl::fragment_source(dialect)
                                : pass == Pass::depth ? gl::depth_fragment_source(dialect)
@@ -272,6 +275,7 @@ void advance_frame(CrowdRenderer::State& state, const Crowd& crowd) {
     std::swap(state.serials, history.serials);
     history.valid = state.current_prepared;  // a set no pass brought up to date holds no frame
     state.current_prepared = false;
+    if (state.skinned) state.skinned->stale = true;  // captured from the other set
   }
   state.frame = frame;
 }
@@ -279,13 +283,15 @@ void advance_frame(CrowdRenderer::State& state, const Crowd& crowd) {
 // Brings the GPU streams up to date: the changed slots' rows, or the GPU evaluation; with a
 // motion history, notes which actors the current set holds.
 void prepare_streams(CrowdRenderer::State& state, const Crowd& crowd, bool timed, RenderStats& stats) {
+  const std::uint64_t uploaded = state.cache.upload_bytes();
   if (crowd.animation() == Animation::gpu) {
-    animate_on_gpu(state, crowd, timed);
+    animate_on_gpu(state, crowd, timed);  // the same inputs give the same rows: new ones are uploads
     if (timed) stats.animation_ms = gl::gpu_milliseconds(*state.animation);
   } else {
     upload_changed_slots(state, crowd);
   }
-  upload_changed_tints(state, crowd);
+  if (state.skinned && state.cache.upload_bytes() != uploaded) state.skinned->stale = true;
+  upload_changed_tints(state, crowd);  // tints are read per draw, never captured
   state.current_prepared = true;
   if (state.history && state.membership != crowd.membership_generation()) {
     const auto serials = crowd.actor_serials();
@@ -427,6 +433,168 @@ int group_winding(const NodeStream& stream, std::span<const std::uint32_t> insta
   return mirrored ? -1 : 1;
 }
 
+// Splits each group's instances by material variant (docs/spec.md §5.11: one draw per material
+// its actors select) and uploads the slot lists that changed.
+void upload_group_instances(CrowdRenderer::State& state, const Crowd& crowd, RenderStats& stats) {
+  const std::uint64_t uploaded = state.cache.upload_bytes();
+  const Asset& asset = crowd.asset();
+  const auto groups = crowd.primitive_groups();
+  const auto variants = crowd.material_variants();
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const PrimitiveGroup& group = groups[i];
+    gl::GroupGpu& g = state.groups[i];
+    const Primitive& primitive = asset.meshes[group.mesh].primitives[group.primitive];
+    const auto slots = gl::partition_by_material(g, primitive, group.instances, variants);
+    if (!slots.empty()) gl::upload_instances(state.cache, g, slots, state.storage);
+    if (g.partitions.size() > 1) stats.variant_draws += static_cast<std::uint32_t>(g.partitions.size() - 1);
+  }
+  if (state.skinned && state.cache.upload_bytes() != uploaded) state.skinned->stale = true;
+}
+
+// The skinned-vertex cache (docs/spec.md §6.9): its capture program and transform feedback
+// object, and the color pass's program reading it.
+std::unique_ptr<gl::SkinnedVertexCache> make_skinned_vertex_cache(const CrowdRenderer::State& state) {
+  const bool buffers = state.storage == PaletteStorage::storage_buffer;
+  const gl::ShaderDialect dialect = buffers ? gl::ShaderDialect::glsl430 : gl::plain_dialect("CrowdRenderer");
+  auto c = std::make_unique<gl::SkinnedVertexCache>();
+  const std::string vertex = gl::skin_vertex_source(dialect, buffers);
+  const std::string fragment = gl::skin_fragment_source(dialect);
+  c->program = gl::link_program("crowd_skin_program", vertex.c_str(), fragment.c_str(), gl::skinned_outputs);
+  c->uniforms = find_uniforms(c->program.name());
+  if (!buffers) {
+    glUseProgram(c->program.name());
+    set_data_units(c->program.name());
+  }
+  c->feedback = gl::make_transform_feedback();
+  c->color_program =
+      make_program(state, CrowdRenderer::Pass::color, c->color_uniforms, c->color_material_uniforms, true);
+  GLint side = state.limits.max_texture_size;
+  c->texture_width = std::min(side, 4096);
+  return c;
+}
+
+// The program a pass draws with and its uniforms; depth, velocity and cached depth programs are
+// built on first use.
+struct PassProgram {
+  GLuint name;
+  const gl::CrowdUniforms& uniforms;
+  const gl::MaterialUniforms& material;
+};
+
+PassProgram pass_program(CrowdRenderer::State& state, CrowdRenderer::Pass pass, bool cached) {
+  using Pass = CrowdRenderer::Pass;
+  const auto built = [&](gl::Object& program, gl::CrowdUniforms& u, gl::MaterialUniforms& m, bool from_cache) {
+    if (!program) program = make_program(state, pass, u, m, from_cache);
+    return PassProgram{program.name(), u, m};
+  };
+  if (cached) {
+    gl::SkinnedVertexCache& c = *state.skinned;
+    return pass == Pass::color ? built(c.color_program, c.color_uniforms, c.color_material_uniforms, true)
+                               : built(c.depth_program, c.depth_uniforms, c.depth_material_uniforms, true);
+  }
+  if (pass == Pass::color) return built(state.program, state.uniforms, state.material_uniforms, false);
+  if (pass == Pass::depth)
+    return built(state.depth_program, state.depth_uniforms, state.depth_material_uniforms, false);
+  return built(state.velocity_program, state.velocity_uniforms, state.velocity_material_uniforms, false);
+}
+
+// Grows `out` to hold `vertices` skinned vertices of group `group`, or throws Error
+// "palette_too_large" naming the limit; `out` is unchanged then.
+void reserve_skinned(const CrowdRenderer::State& state, gl::SkinnedVertexCache& c, gl::SkinnedVertices& out,
+                     std::size_t vertices, std::size_t group) {
+  if (vertices <= out.capacity) return;
+  const std::size_t capacity = std::max(vertices, out.capacity + out.capacity / 2);
+  constexpr std::size_t kRowBytes = 3 * sizeof(glm::vec4);
+  const auto path = [group] { return fmt::format("CrowdRendererOptions.skinned_vertex_cache.groups[{}]", group); };
+  if (state.storage == PaletteStorage::storage_buffer) {
+    const auto limit = static_cast<std::size_t>(state.limits.max_storage_block_bytes);
+    if (vertices * kRowBytes > limit)
+      throw Error(path(), Rule::palette_too_large,
+                  fmt::format("{} skinned vertices need {} bytes; GL_MAX_SHADER_STORAGE_BLOCK_SIZE is {}", vertices,
+                              vertices * kRowBytes, limit));
+    const std::size_t bytes = std::min(capacity * kRowBytes, limit);
+    out.buffer = gl::make_dynamic_buffer(bytes);
+    out.capacity = bytes / kRowBytes;
+    return;
+  }
+  const auto width = static_cast<std::size_t>(c.texture_width);
+  const auto side = static_cast<std::size_t>(state.limits.max_texture_size);
+  const auto rows_for = [width](std::size_t n) { return (3 * n + width - 1) / width; };
+  if (rows_for(vertices) > side)
+    throw Error(path(), Rule::palette_too_large,
+                fmt::format("{} skinned vertices need {} rows of {} texels; GL_MAX_TEXTURE_SIZE is {}", vertices,
+                            rows_for(vertices), width, side));
+  const std::size_t rows = std::min(rows_for(capacity), side);
+  gl::Object texture = gl::make_data_texture(static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(rows));
+  glBindTexture(GL_TEXTURE_2D, 0);
+  out.buffer = gl::make_dynamic_buffer(rows * width * sizeof(glm::vec4));  // whole rows: the copy reads them
+  out.texture = std::move(texture);
+  out.capacity = rows * width / 3;
+}
+
+// Deforms every instance's vertices of every non-empty group once, by transform feedback into
+// its SkinnedVertices, when something they depend on changed (the group's instances are
+// uploaded: upload_group_instances ran); the texture path then copies the rows into the group's
+// texture. Leaves the capture program current.
+void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, RenderStats& stats) {
+  gl::SkinnedVertexCache& c = *state.skinned;
+  const auto groups = crowd.primitive_groups();
+  c.groups.resize(groups.size());
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    if (c.groups[i].primitive != state.drawables[state.groups[i].drawable].primitive) c.stale = true;
+  if (!c.stale) return;
+  gl::StateCache& cache = state.cache;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const gl::PrimitiveGpu& p = state.primitives[state.drawables[state.groups[i].drawable].primitive];
+    reserve_skinned(state, c, c.groups[i], groups[i].instances.size() * p.vertex_count, i);
+  }
+  cache.forget_bindings();  // make_data_texture bound unit 0
+  cache.use_program(c.program.name());
+  glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, c.feedback.name());
+  glEnable(GL_RASTERIZER_DISCARD);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const PrimitiveGroup& group = groups[i];
+    const gl::DrawableGpu& d = state.drawables[state.groups[i].drawable];
+    const gl::PrimitiveGpu& p = state.primitives[d.primitive];
+    gl::SkinnedVertices& out = c.groups[i];
+    out.primitive = d.primitive;
+    if (group.instances.empty() || p.vertex_count == 0) continue;
+    cache.bind_vertex_array(d.vertex_array.name());
+    bind_group_data(
+        state, group_sources(state, crowd, i), group.stream, c.uniforms, nullptr, false,
+        [&cache](GLuint binding, GLuint name) { cache.bind_storage(binding, name); },
+        [&cache](GLint unit, GLuint name) { cache.bind_texture(unit, name); });
+    glUniform1ui(c.uniforms.instance_offset, 0u);
+    glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, out.buffer.name());
+    glBeginTransformFeedback(GL_POINTS);
+    glDrawArraysInstanced(GL_POINTS, 0, static_cast<GLsizei>(p.vertex_count),
+                          static_cast<GLsizei>(group.instances.size()));
+    glEndTransformFeedback();
+    stats.cached_vertices += std::uint64_t{p.vertex_count} * group.instances.size();
+  }
+  glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0);
+  glDisable(GL_RASTERIZER_DISCARD);
+  glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, 0);
+  gl::check_gl("glDrawArraysInstanced(skinned vertex capture)");
+  if (state.storage == PaletteStorage::texture) {
+    glActiveTexture(static_cast<GLenum>(GL_TEXTURE0 + gl::unit::skinned_vertices));
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const gl::PrimitiveGpu& p = state.primitives[c.groups[i].primitive];
+      const std::size_t texels = 3 * groups[i].instances.size() * p.vertex_count;
+      if (texels == 0) continue;
+      const auto width = static_cast<std::size_t>(c.texture_width);
+      glBindBuffer(GL_PIXEL_UNPACK_BUFFER, c.groups[i].buffer.name());
+      glBindTexture(GL_TEXTURE_2D, c.groups[i].texture.name());
+      glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, c.texture_width, static_cast<GLsizei>((texels + width - 1) / width),
+                      GL_RGBA, GL_FLOAT, nullptr);
+    }
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    cache.forget_bindings();
+    gl::check_gl("glTexSubImage2D(skinned vertices)");
+  }
+  c.stale = false;
+}
+
 }  // namespace
 
 const char* palette_storage_name(PaletteStorage storage) noexcept {
@@ -492,10 +660,17 @@ CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& opt
                   fmt::format("GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS = {} < {}", vertex_blocks, gl::binding::count));
     }
   }
+  if (options.skinned_vertex_cache && epoxy_is_desktop_gl() && epoxy_gl_version() < 40) {
+    throw Error("CrowdRendererOptions.skinned_vertex_cache", Rule::gl_version,
+                fmt::format("the skinned-vertex cache needs transform feedback objects: desktop OpenGL 4.0 or "
+                            "OpenGL ES 3.0; the current context is OpenGL {}.{}",
+                            epoxy_gl_version() / 10, epoxy_gl_version() % 10));
+  }
   gl::check_gl("glGetIntegerv(limits)");
   const gl::StateGuard guard(false, crowd.animation() == Animation::gpu);
   try {
     state->program = make_program(*state, Pass::color, state->uniforms, state->material_uniforms);
+    if (options.skinned_vertex_cache) state->skinned = make_skinned_vertex_cache(*state);
     if (buffers) state->dummy = gl::make_dynamic_buffer(16);
     if (options.previous_frame) keep_previous_frame(*state, crowd);
     if (!crowd.destroyed()) {
@@ -538,15 +713,14 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
   State& state = *state_;
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
   const bool depth_only = pass == Pass::depth, velocity = pass == Pass::velocity;
-  // The velocity pass binds storage up to binding::velocity_count: the wider save covers it
-  // (only where storage buffers exist: the texture path may run on OpenGL 3.3 or ES 3.0).
-  const gl::StateGuard guard(buffers, crowd.animation() == Animation::gpu || (velocity && buffers));
-  if (depth_only && !state.depth_program)
-    state.depth_program = make_program(state, pass, state.depth_uniforms, state.depth_material_uniforms);
-  if (velocity && !state.velocity_program) {
-    state.velocity_program = make_program(state, pass, state.velocity_uniforms, state.velocity_material_uniforms);
-    keep_previous_frame(state, crowd);
-  }
+  // The velocity pass reads the previous frame's data instead of the cache (it deforms twice).
+  const bool cached = state.skinned && !velocity;
+  // The velocity pass binds storage up to binding::velocity_count and the cached passes up to
+  // binding::draw_count: the wider save covers both (only where storage buffers exist: the
+  // texture path may run on OpenGL 3.3 or ES 3.0).
+  const gl::StateGuard guard(buffers, crowd.animation() == Animation::gpu || ((velocity || cached) && buffers), cached);
+  const PassProgram program = pass_program(state, pass, cached);
+  if (velocity) keep_previous_frame(state, crowd);
   advance_frame(state, crowd);
   sync_layout(state, crowd);
 
@@ -559,37 +733,22 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
   // the camera's).
   const std::vector<gl::StreamGpu>& previous =
       state.history && state.history->valid ? state.history->streams : state.streams;
+  gl::begin_frame();
+  upload_group_instances(state, crowd, stats_);
+  if (cached) refresh_skinned_vertices(state, crowd, stats_);
 
-  const gl::CrowdUniforms& u = depth_only ? state.depth_uniforms : velocity ? state.velocity_uniforms : state.uniforms;
-  const gl::MaterialUniforms& material_uniforms = depth_only ? state.depth_material_uniforms
-                                                  : velocity ? state.velocity_material_uniforms
-                                                             : state.material_uniforms;
-  cache.use_program(depth_only ? state.depth_program.name()
-                    : velocity ? state.velocity_program.name()
-                               : state.program.name());
+  const gl::CrowdUniforms& u = program.uniforms;
+  cache.use_program(program.name);
   glUniformMatrix4fv(u.view_projection, 1, GL_FALSE, glm::value_ptr(camera.projection * camera.view));
   if (velocity) {
     glUniformMatrix4fv(u.previous_view_projection, 1, GL_FALSE,
                        glm::value_ptr(previous_camera->projection * previous_camera->view));
   }
-  if (pass == Pass::color) gl::set_lighting(cache, material_uniforms, camera);
-  gl::begin_frame();
+  if (pass == Pass::color) gl::set_lighting(cache, program.material, camera);
   if (depth_only) glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);  // the guard restores it
 
   const Asset& asset = crowd.asset();
   const auto groups = crowd.primitive_groups();
-  // Material variants (docs/spec.md §5.11): each group's instances split by the material their
-  // actors' variants select, one draw per material; a group whose primitive has no variant
-  // mappings, or whose actors all select one material, stays one draw.
-  const auto variants = crowd.material_variants();
-  for (std::size_t i = 0; i < groups.size(); ++i) {
-    const PrimitiveGroup& group = groups[i];
-    gl::GroupGpu& g = state.groups[i];
-    const Primitive& primitive = asset.meshes[group.mesh].primitives[group.primitive];
-    const auto slots = gl::partition_by_material(g, primitive, group.instances, variants);
-    if (!slots.empty()) gl::upload_instances(cache, g, slots, state.storage);
-    if (g.partitions.size() > 1) stats_.variant_draws += static_cast<std::uint32_t>(g.partitions.size() - 1);
-  }
   for (const bool blended_pass : {false, true}) {
     if (blended_pass && pass != Pass::color) break;  // BLEND surfaces write no depth in draw() either
     for (std::size_t i = 0; i < groups.size(); ++i) {
@@ -608,13 +767,22 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
           state, group_sources(state, crowd, i), group.stream, u, velocity ? &previous : nullptr, remap,
           [&cache](GLuint binding, GLuint name) { cache.bind_storage(binding, name); },
           [&cache](GLint unit, GLuint name) { cache.bind_texture(unit, name); });
+      if (cached) {
+        const gl::SkinnedVertices& skinned = state.skinned->groups[i];
+        if (buffers) {
+          cache.bind_storage(gl::binding::skinned_vertices, skinned.buffer.name());
+        } else {
+          cache.bind_texture(gl::unit::skinned_vertices, skinned.texture.name());
+          glUniform1ui(u.skinned_width, static_cast<GLuint>(state.skinned->texture_width));
+        }
+      }
 
       // One winding per draw when the instances agree; otherwise the fragment shader culls
       // each instance by the sign of its transform's determinant.
       const int winding = group_winding(s, group.instances);
       for (const gl::MaterialPartition& part : g.partitions) {
         if (part.count == 0 || gl::is_blended(asset, part.material) != blended_pass) continue;
-        gl::bind_material(cache, material_uniforms, state.textures, asset, part.material, p.layout.has_tangent,
+        gl::bind_material(cache, program.material, state.textures, asset, part.material, p.layout.has_tangent,
                           winding == 0);
         gl::set_material_state(cache, asset, part.material);
         if (winding == 0) cache.set_cull(false);
@@ -638,11 +806,18 @@ void CrowdRenderer::animate(const Crowd& crowd) {
   gl::require_own_crowd(crowd, crowd_, "CrowdRenderer.animate");
   if (!state_ || crowd.destroyed()) return;
   State& state = *state_;
-  const gl::StateGuard guard(state.storage == PaletteStorage::storage_buffer, crowd.animation() == Animation::gpu);
+  const bool buffers = state.storage == PaletteStorage::storage_buffer;
+  const bool cached = state.skinned != nullptr;
+  const gl::StateGuard guard(buffers, crowd.animation() == Animation::gpu || (cached && buffers), cached);
   advance_frame(state, crowd);
   sync_layout(state, crowd);
   state.cache.invalidate();
   prepare_streams(state, crowd, time_animation_, stats_);
+  if (cached) {  // skinned once here, the frame's passes only read
+    gl::set_absent_attribute_values();
+    upload_group_instances(state, crowd, stats_);
+    refresh_skinned_vertices(state, crowd, stats_);
+  }
   gl::check_gl("CrowdRenderer::animate");
   stats_.upload_bytes = state.cache.upload_bytes();
 }
@@ -666,6 +841,7 @@ GroupInputs CrowdRenderer::bind_group_inputs(const Crowd& crowd, std::size_t gro
     sync_layout(state, crowd);
     state.cache.invalidate();
     if (!pg.instances.empty()) gl::upload_instances(state.cache, state.groups[group], pg.instances, state.storage);
+    if (state.skinned && state.cache.upload_bytes() != 0) state.skinned->stale = true;  // the slot order changed
     remap = state.history && upload_previous_slots(state, crowd);
   }
   const std::vector<gl::StreamGpu>* previous = !state.history         ? nullptr

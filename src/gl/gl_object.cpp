@@ -54,6 +54,7 @@ void Object::reset() noexcept {
     case ObjectKind::shader: glDeleteShader(name_); break;
     case ObjectKind::program: glDeleteProgram(name_); break;
     case ObjectKind::query: glDeleteQueries(1, &name_); break;
+    case ObjectKind::transform_feedback: glDeleteTransformFeedbacks(1, &name_); break;
   }
   abandon();
 }
@@ -102,6 +103,12 @@ Object make_query() {
   GLuint name = 0;
   glGenQueries(1, &name);
   return checked(ObjectKind::query, name, "glGenQueries");
+}
+
+Object make_transform_feedback() {
+  GLuint name = 0;
+  glGenTransformFeedbacks(1, &name);
+  return checked(ObjectKind::transform_feedback, name, "glGenTransformFeedbacks");
 }
 
 void check_gl(std::string_view call) {

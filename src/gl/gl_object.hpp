@@ -20,7 +20,8 @@ enum class ObjectKind : std::uint8_t {
   renderbuffer,
   shader,
   program,
-  query
+  query,
+  transform_feedback
 };
 
 // One GL name and the kind that deletes it. Empty (name 0) after a move or reset().
@@ -63,6 +64,7 @@ Object make_renderbuffer();
 Object make_shader(GLenum stage);
 Object make_program();
 Object make_query();
+Object make_transform_feedback();  // OpenGL 4.0 / ES 3.0
 
 // Throws Error(path = call, rule "gl_call_failed") if glGetError reports an error, draining the
 // whole error queue so the next check starts clean.

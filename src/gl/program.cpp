@@ -47,9 +47,13 @@ namespace {
 
 // Links the compiled `shaders` into a program, detaching them so that deleting their objects
 // frees them now, not with the program.
-Object link(std::string_view name, std::initializer_list<const Object*> shaders) {
+Object link(std::string_view name, std::initializer_list<const Object*> shaders,
+            std::span<const char* const> captured = {}) {
   Object program = make_program();
   for (const Object* shader : shaders) glAttachShader(program.name(), shader->name());
+  if (!captured.empty())
+    glTransformFeedbackVaryings(program.name(), static_cast<GLsizei>(captured.size()), captured.data(),
+                                GL_INTERLEAVED_ATTRIBS);
   glLinkProgram(program.name());
   GLint ok = GL_FALSE;
   glGetProgramiv(program.name(), GL_LINK_STATUS, &ok);
@@ -64,10 +68,11 @@ Object link(std::string_view name, std::initializer_list<const Object*> shaders)
 
 }  // namespace
 
-Object link_program(std::string_view name, const char* vertex_source, const char* fragment_source) {
+Object link_program(std::string_view name, const char* vertex_source, const char* fragment_source,
+                    std::span<const char* const> captured) {
   const Object vertex = compile(name, "vertex", GL_VERTEX_SHADER, vertex_source);
   const Object fragment = compile(name, "fragment", GL_FRAGMENT_SHADER, fragment_source);
-  return link(name, {&vertex, &fragment});
+  return link(name, {&vertex, &fragment}, captured);
 }
 
 Object link_compute_program(std::string_view name, const char* compute_source) {

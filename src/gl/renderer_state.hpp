@@ -26,6 +26,7 @@ struct CrowdUniforms {
       delta_width = -1,                                                              // texture prelude
       instance_offset = -1;                                                          // both preludes
   GLint previous_view_projection = -1, remap_slots = -1;                             // velocity program
+  GLint skinned_width = -1;                                                          // cached programs, texture path
 };
 
 // draw_velocity (docs/spec.md §6.4): the stream set holding the previous frame. Once
@@ -50,6 +51,33 @@ struct MotionHistory {
   std::unordered_map<std::uint64_t, std::uint32_t> slot_of;  // scratch: serial → previous slot
 };
 
+// CrowdRendererOptions::skinned_vertex_cache (docs/spec.md §6.9): per primitive group, its
+// instances' vertices morphed, skinned and placed once by transform feedback, 48 bytes each
+// (shaders.hpp skinned_outputs), read by the color and depth passes until the streams, the slot
+// lists or the group's primitive change.
+struct SkinnedVertices {
+  Object buffer;                  // what transform feedback writes
+  Object texture;                 // texture path: the buffer copied into RGBA32F rows
+  std::size_t capacity = 0;       // vertices (instances × primitive vertices) the objects hold
+  std::uint32_t primitive = ~0u;  // the PrimitiveGpu the rows were captured from
+};
+
+struct SkinnedVertexCache {
+  Object program;  // skin_vertex_source: deforms and captures
+  CrowdUniforms uniforms;
+  Object feedback;  // the transform feedback object the capture binds its buffers to
+  // The cached color and depth programs (cached_vertex_source with the shading or depth-pass
+  // fragment shader), built with the passes' own.
+  Object color_program, depth_program;
+  CrowdUniforms color_uniforms, depth_uniforms;
+  MaterialUniforms color_material_uniforms, depth_material_uniforms;
+  std::vector<SkinnedVertices> groups;
+  GLsizei texture_width = 0;  // texels per row of the texture path's textures
+  // Something the captured rows depend on changed since the last capture: stream rows or the GPU
+  // evaluation, slot lists, the current stream set.
+  bool stale = true;
+};
+
 }  // namespace gltf_crowd::gl
 
 namespace gltf_crowd {
@@ -71,8 +99,9 @@ struct CrowdRenderer::State {
   gl::CrowdUniforms velocity_uniforms;
   gl::MaterialUniforms velocity_material_uniforms;
   std::unique_ptr<gl::MotionHistory> history;
-  std::uint64_t frame = 0;        // Crowd::frame() the current set was last brought up to date at
-  bool current_prepared = false;  // a pass brought the current set up to date since it became current
+  std::unique_ptr<gl::SkinnedVertexCache> skinned;  // CrowdRendererOptions::skinned_vertex_cache
+  std::uint64_t frame = 0;                          // Crowd::frame() the current set was last brought up to date at
+  bool current_prepared = false;                    // a pass brought the current set up to date since it became current
   // The current set's actors, as MotionHistory::membership and serials (kept once `history` is).
   std::uint64_t membership = ~std::uint64_t{0};
   std::vector<std::uint64_t> serials;
@@ -134,6 +163,16 @@ struct CrowdRenderer::State {
         fn(s.weights);
       }
       fn(history->previous_slots);
+    }
+    if (skinned) {
+      fn(skinned->program);
+      fn(skinned->feedback);
+      fn(skinned->color_program);
+      fn(skinned->depth_program);
+      for (auto& g : skinned->groups) {
+        fn(g.buffer);
+        fn(g.texture);
+      }
     }
     if (animation) animation->for_each_object(fn);
     if (pose_reader) pose_reader->for_each_object(fn);

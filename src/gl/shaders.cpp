@@ -357,6 +357,62 @@ void main() {
 }
 )glsl";
 
+// After crowd_skinning_glsl(): the vertex deformed once, for transform feedback.
+constexpr const char* skin_vertex_body = R"glsl(
+out vec4 c_position;
+out vec4 c_normal;
+out vec4 c_tangent;
+
+void main() {
+  GltfCrowdVertex vertex = gltf_crowd_vertex();
+  c_position = vertex.position;
+  c_normal = vec4(vertex.normal, determinant(mat3(vertex.instance)) < 0.0 ? 1.0 : 0.0);
+  c_tangent = vertex.tangent;
+  gl_Position = vertex.position;
+}
+)glsl";
+
+constexpr const char* skin_fragment_body = R"glsl(
+out vec4 frag_color;
+void main() { frag_color = vec4(0.0); }
+)glsl";
+
+// After crowd_skinning_glsl() (for the slot, tint and attribute declarations): the outputs of
+// crowd_vertex_body, read from the skinned-vertex cache instead of deforming the vertex again.
+constexpr const char* cached_vertex_body = R"glsl(
+#if defined(GLTF_CROWD_STORAGE_BUFFERS)
+layout(std430, binding = 10) readonly buffer SkinnedVertices { vec4 skinned_rows[]; };
+vec4 skinned_row(uint i) { return skinned_rows[i]; }
+#else
+uniform sampler2D u_skinned_vertex_texture;
+uniform uint u_skinned_width;
+vec4 skinned_row(uint i) {
+  return texelFetch(u_skinned_vertex_texture, ivec2(int(i % u_skinned_width), int(i / u_skinned_width)), 0);
+}
+#endif
+uniform mat4 u_view_projection;
+
+void main() {
+  uint slot = gltf_crowd_instance_slot();
+  uint row = ((u_instance_offset + uint(gl_InstanceID)) * u_vertex_count + uint(gl_VertexID)) * 3u;
+  vec4 position = skinned_row(row);
+  vec4 normal = skinned_row(row + 1u);
+  v_tangent = skinned_row(row + 2u);
+  v_normal = normal.xyz;
+  v_position = position.xyz;
+  v_texcoord0 = a_texcoord0;
+  v_texcoord1 = a_texcoord1;
+  v_color = a_color;
+  v_mirrored = normal.w > 0.5 ? 1 : 0;
+  v_tint = gltf_crowd_tint(slot);
+  gl_Position = u_view_projection * position;
+}
+)glsl";
+
+std::string storage_define(bool storage_buffers) {
+  return storage_buffers ? "#define GLTF_CROWD_STORAGE_BUFFERS 1\n" : "";
+}
+
 }  // namespace
 
 ShaderDialect plain_dialect(const char* who) {
@@ -371,8 +427,8 @@ ShaderDialect plain_dialect(const char* who) {
 }
 
 std::string crowd_vertex_source(ShaderDialect dialect, bool storage_buffers) {
-  return version(dialect) + (storage_buffers ? "#define GLTF_CROWD_STORAGE_BUFFERS 1\n" : "") + crowd_skinning_glsl() +
-         vertex_outputs + crowd_vertex_body;
+  return version(dialect) + storage_define(storage_buffers) + crowd_skinning_glsl() + vertex_outputs +
+         crowd_vertex_body;
 }
 
 std::string reference_vertex_source(ShaderDialect dialect) {
@@ -386,9 +442,8 @@ std::string depth_fragment_source(ShaderDialect dialect) {
 }
 
 std::string crowd_velocity_vertex_source(ShaderDialect dialect, bool storage_buffers) {
-  return version(dialect) + (storage_buffers ? "#define GLTF_CROWD_STORAGE_BUFFERS 1\n" : "") +
-         "#define GLTF_CROWD_PREVIOUS_FRAME 1\n" + crowd_skinning_glsl() + velocity_vertex_outputs +
-         crowd_velocity_vertex_body;
+  return version(dialect) + storage_define(storage_buffers) + "#define GLTF_CROWD_PREVIOUS_FRAME 1\n" +
+         crowd_skinning_glsl() + velocity_vertex_outputs + crowd_velocity_vertex_body;
 }
 
 std::string reference_velocity_vertex_source(ShaderDialect dialect) {
@@ -397,6 +452,17 @@ std::string reference_velocity_vertex_source(ShaderDialect dialect) {
 
 std::string velocity_fragment_source(ShaderDialect dialect) {
   return version(dialect) + cutout_fragment_body + velocity_fragment_main;
+}
+
+std::string skin_vertex_source(ShaderDialect dialect, bool storage_buffers) {
+  return version(dialect) + storage_define(storage_buffers) + crowd_skinning_glsl() + skin_vertex_body;
+}
+
+std::string skin_fragment_source(ShaderDialect dialect) { return version(dialect) + skin_fragment_body; }
+
+std::string cached_vertex_source(ShaderDialect dialect, bool storage_buffers) {
+  return version(dialect) + storage_define(storage_buffers) + crowd_skinning_glsl() + vertex_outputs +
+         cached_vertex_body;
 }
 
 }  // namespace gltf_crowd::gl

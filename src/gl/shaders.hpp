@@ -36,7 +36,9 @@ inline constexpr GLint base_color = 0, metallic_roughness = 1, normal = 2, occlu
                        palette = 6, instances = 7, morph_deltas = 8, morph_weights = 9, tints = 10, shadow_map = 11,
                        previous_transforms = 12, previous_palette = 13, previous_morph_weights = 14,
                        previous_slots = 15;
-inline constexpr GLint count = 16;
+// CrowdRendererOptions::skinned_vertex_cache on the texture path: the skinned vertices.
+inline constexpr GLint skinned_vertices = 16;
+inline constexpr GLint count = 17;
 }  // namespace unit
 
 // Storage buffer bindings of the storage_buffer path (std430).
@@ -46,6 +48,9 @@ inline constexpr GLuint count = 6;
 // The velocity pass adds the previous frame's arrays and the slot remap.
 inline constexpr GLuint previous_transforms = 6, previous_palette = 7, previous_morph_weights = 8, previous_slots = 9;
 inline constexpr GLuint velocity_count = 10;
+// CrowdRendererOptions::skinned_vertex_cache: the skinned vertices the color and depth passes read.
+inline constexpr GLuint skinned_vertices = 10;
+inline constexpr GLuint draw_count = 11;  // bindings any draw pass uses: 0..draw_count-1
 // The GPU evaluator's compute passes use bindings 0..compute_count-1 (gpu_animation.hpp).
 inline constexpr GLuint compute_count = 16;
 }  // namespace binding
@@ -81,5 +86,19 @@ std::string depth_fragment_source(ShaderDialect dialect);
 std::string crowd_velocity_vertex_source(ShaderDialect dialect, bool storage_buffers);
 std::string reference_velocity_vertex_source(ShaderDialect dialect);
 std::string velocity_fragment_source(ShaderDialect dialect);
+
+// The skinned-vertex cache (CrowdRendererOptions::skinned_vertex_cache, docs/spec.md §6.9).
+// skin_vertex_source deforms each vertex as crowd_vertex_source does and outputs, for transform
+// feedback, skinned_outputs: world position (w = 1), world normal (w = 1 when the instance
+// transform mirrors, else 0) and world tangent (w = handedness), 48 bytes per vertex. Its
+// fragment shader (skin_fragment_source) never runs: the capture discards rasterization.
+// cached_vertex_source feeds the shading and depth-pass fragment shaders from those rows
+// instead of skinning: row (instance × u_vertex_count + gl_VertexID) × 3, in a storage buffer at
+// binding::skinned_vertices or an RGBA32F texture at unit::skinned_vertices wrapped at
+// u_skinned_width texels per row.
+inline constexpr const char* skinned_outputs[] = {"c_position", "c_normal", "c_tangent"};
+std::string skin_vertex_source(ShaderDialect dialect, bool storage_buffers);
+std::string skin_fragment_source(ShaderDialect dialect);
+std::string cached_vertex_source(ShaderDialect dialect, bool storage_buffers);
 
 }  // namespace gltf_crowd::gl

@@ -38,7 +38,7 @@ class StateCache {
   void bind_vertex_array(GLuint vertex_array) {
     if (vertex_array_ != vertex_array) glBindVertexArray(vertex_array_ = vertex_array);
   }
-  // Binds a storage buffer to `index` < binding::velocity_count (the widest pass).
+  // Binds a storage buffer to `index` < binding::draw_count.
   void bind_storage(GLuint index, GLuint buffer) {
     if (storage_[index] != buffer) {
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, index, storage_[index] = buffer);
@@ -119,7 +119,7 @@ class StateCache {
   GLuint program_ = unknown;
   GLuint vertex_array_ = unknown;
   GLint active_unit_ = -1;
-  std::array<GLuint, binding::velocity_count> storage_{};
+  std::array<GLuint, binding::draw_count> storage_{};
   std::array<GLuint, unit::count> textures_{};
   int cull_ = -1;
   int blend_ = -1;

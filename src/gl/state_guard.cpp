@@ -40,11 +40,17 @@ GLuint live_texture(GLint name) {
 
 }  // namespace
 
-StateGuard::StateGuard(bool storage_buffers, bool compute)
+StateGuard::StateGuard(bool storage_buffers, bool compute, bool transform_feedback)
     : storage_buffers_((storage_buffers || compute) && has_storage_buffers()),
+      transform_feedback_(transform_feedback),
       saved_bindings_(!storage_buffers_ ? 0
                       : compute         ? binding::compute_count
                                         : binding::count) {
+  if (transform_feedback_) {
+    feedback_object_ = integer(GL_TRANSFORM_FEEDBACK_BINDING);
+    feedback_buffer_ = integer(GL_TRANSFORM_FEEDBACK_BUFFER_BINDING);
+    rasterizer_discard_ = glIsEnabled(GL_RASTERIZER_DISCARD);
+  }
   program_ = integer(GL_CURRENT_PROGRAM);
   vertex_array_ = integer(GL_VERTEX_ARRAY_BINDING);
   array_buffer_ = integer(GL_ARRAY_BUFFER_BINDING);
@@ -99,6 +105,12 @@ StateGuard::StateGuard(bool storage_buffers, bool compute)
 }
 
 StateGuard::~StateGuard() {
+  if (transform_feedback_) {
+    const auto object = static_cast<GLuint>(feedback_object_);
+    glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, object != 0 && glIsTransformFeedback(object) ? object : 0);
+    glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, live_buffer(feedback_buffer_));
+    set_enabled(GL_RASTERIZER_DISCARD, rasterizer_discard_);
+  }
   glUseProgram(static_cast<GLuint>(program_));
   const auto vertex_array = static_cast<GLuint>(vertex_array_);
   glBindVertexArray(vertex_array != 0 && glIsVertexArray(vertex_array) ? vertex_array : 0);  // with its element buffer

@@ -20,8 +20,10 @@ class StateGuard {
   // 0..unit::count-1, texture unit 0 active. With `compute` (the GPU evaluator runs), the
   // bindings 0..binding::compute_count-1 are saved, storage buffers or not. Storage bindings are
   // saved only where the context has storage buffers (desktop 4.3, ES 3.1). On restore, a saved
-  // binding of an object deleted meanwhile binds 0.
-  explicit StateGuard(bool storage_buffers, bool compute = false);
+  // binding of an object deleted meanwhile binds 0. With `transform_feedback` (the skinned-vertex
+  // cache is refreshed), also the bound transform feedback object, the generic
+  // GL_TRANSFORM_FEEDBACK_BUFFER binding and GL_RASTERIZER_DISCARD.
+  explicit StateGuard(bool storage_buffers, bool compute = false, bool transform_feedback = false);
   ~StateGuard();
   StateGuard(const StateGuard&) = delete;
   StateGuard& operator=(const StateGuard&) = delete;
@@ -37,6 +39,9 @@ class StateGuard {
                                                                 attribute::texcoord1, attribute::color};
 
   bool storage_buffers_;
+  bool transform_feedback_;
+  GLint feedback_object_ = 0, feedback_buffer_ = 0;
+  GLboolean rasterizer_discard_ = GL_FALSE;
   GLuint saved_bindings_ = 0;
   GLint program_ = 0, vertex_array_ = 0, array_buffer_ = 0, copy_write_buffer_ = 0;
   GLint storage_buffer_ = 0;
