@@ -7,10 +7,13 @@
 // framebuffer, finished with glFinish: the instanced CrowdRenderer (reference 0, one draw per
 // primitive group) against the separate-draws ReferenceRenderer (reference 1, one draw per actor
 // per group with CPU-skinned vertices), the "separate scenegraphs" baseline.
-// BM_Pass/asset/actors/pass: CrowdRenderer's draw (pass 0) against its draw_depth (pass 1) and
-// draw_velocity (pass 2, into an RG16F target, every vertex deformed with both frames), the
+// BM_Pass/asset/actors/pass/cache: CrowdRenderer's draw (pass 0) against its draw_depth (pass 1)
+// and draw_velocity (pass 2, into an RG16F target, every vertex deformed with both frames), the
 // streams uploaded before the clock starts (CrowdRenderer::animate), so the passes are compared
 // by their draws alone: what a shadow map, depth pre-pass or motion-vector pass adds to a frame.
+// With cache 1 (CrowdRendererOptions::skinned_vertex_cache) animate() also skins every vertex
+// into the cache, which the passes then read; pass 3 times animate() itself, so cache 1 minus
+// cache 0 there is the skinning the cache does once per frame.
 //
 // Arguments: asset 0 = RobotExpressive, 1 = CesiumMan, 2 = the built-in character; actors;
 // threads (0 = all cores); crossfade (1 = every actor mid-crossfade between two clips).
@@ -184,31 +187,36 @@ void BM_Pass(benchmark::State& state) {
   const int which = static_cast<int>(state.range(0));
   const auto actors = static_cast<std::size_t>(state.range(1));
   const auto pass = state.range(2);
+  const bool cache = state.range(3) != 0;
   if (!make_context_current(state)) return;
   Crowd crowd(bench_asset(which), {.capacity = actors});
   tools::populate_bench_crowd(crowd, actors, false);
   // Large enough that rasterization counts: a shadow map is usually 1024² or more.
   const Framebuffer target(
       {.width = 512, .height = 512, .color = pass == 2 ? FramebufferColor::rg16f : FramebufferColor::rgba8});
-  CrowdRenderer renderer(crowd);
+  CrowdRenderer renderer(crowd, {.skinned_vertex_cache = cache});
   const Camera camera = grid_camera(actors);
   double wall = 0;
   std::uint32_t draws = 0;
   for (auto _ : state) {
     crowd.update(bench_frame_seconds);
-    renderer.animate(crowd);
+    if (pass != 3) renderer.animate(crowd);
     target.clear(glm::vec4(0.0f, 0.0f, 0.0f, 1.0f));
     glFinish();  // neither the upload nor the clear is the pass's cost
     const auto start = Clock::now();
-    draws = pass == 1   ? renderer.draw_depth(crowd, camera)
-            : pass == 2 ? renderer.draw_velocity(crowd, camera, camera)
-                        : renderer.draw(crowd, camera);
+    switch (pass) {
+      case 0: draws = renderer.draw(crowd, camera); break;
+      case 1: draws = renderer.draw_depth(crowd, camera); break;
+      case 2: draws = renderer.draw_velocity(crowd, camera, camera); break;
+      default: renderer.animate(crowd); break;
+    }
     glFinish();
     const double seconds = seconds_since(start);
     state.SetIterationTime(seconds);
     wall += seconds;
   }
-  state.SetLabel(std::string(asset_names[which]) + (pass == 1 ? " depth" : pass == 2 ? " velocity" : " main"));
+  constexpr const char* pass_names[4] = {" main", " depth", " velocity", " animate"};
+  state.SetLabel(std::string(asset_names[which]) + pass_names[pass] + (cache ? " cached" : ""));
   state.counters["us_per_actor"] = wall * 1e6 / (static_cast<double>(state.iterations()) * static_cast<double>(actors));
   state.counters["draws"] = draws;
 }
@@ -239,8 +247,8 @@ BENCHMARK(BM_Draw)
     ->Unit(benchmark::kMicrosecond)
     ->UseManualTime();
 BENCHMARK(BM_Pass)
-    ->ArgsProduct({{0, 1, 2}, {100, 1000}, {0, 1, 2}})
-    ->ArgNames({"asset", "actors", "pass"})
+    ->ArgsProduct({{0, 1, 2}, {100, 1000}, {0, 1, 2, 3}, {0, 1}})
+    ->ArgNames({"asset", "actors", "pass", "cache"})
     ->Unit(benchmark::kMicrosecond)
     ->UseManualTime();
 

@@ -85,7 +85,9 @@ std::shared_ptr<const Asset> baked_asset() {
 
 enum class Path { storage, texture, reference };
 
-test::Image draw(const Crowd& crowd, Path path, RenderStats* stats = nullptr) {
+// `cached`: with CrowdRendererOptions::skinned_vertex_cache, whose rows follow the instances'
+// order as the variants partition it.
+test::Image draw(const Crowd& crowd, Path path, RenderStats* stats = nullptr, bool cached = false) {
   Framebuffer target({.width = width, .height = height});
   target.clear({0.0f, 0.0f, 0.0f, 1.0f});
   if (path == Path::reference) {
@@ -93,8 +95,9 @@ test::Image draw(const Crowd& crowd, Path path, RenderStats* stats = nullptr) {
     renderer.draw(crowd, camera());
     if (stats) *stats = renderer.stats();
   } else {
-    CrowdRenderer renderer(
-        crowd, {.palette = path == Path::storage ? PaletteStorage::storage_buffer : PaletteStorage::texture});
+    CrowdRenderer renderer(crowd,
+                           {.palette = path == Path::storage ? PaletteStorage::storage_buffer : PaletteStorage::texture,
+                            .skinned_vertex_cache = cached});
     renderer.draw(crowd, camera());
     if (stats) *stats = renderer.stats();
   }
@@ -127,16 +130,19 @@ TEST(AppearanceGl, TintsAndVariantsMatchTheReferenceAndABakedAsset) {
   write_png(dir / "baked.png", width, height, expected.rgba);
   EXPECT_TRUE(test::images_agree(dir, "reference_vs_baked", reference, expected));
 
-  for (const Path path : {Path::storage, Path::texture}) {
-    const std::string name = path == Path::storage ? "storage" : "texture";
-    const test::Image image = draw(crowd, path, &stats);
-    EXPECT_TRUE(test::images_agree(dir, name, image, reference));
-    EXPECT_TRUE(test::images_agree(dir, name + "_vs_baked", image, expected));
-    // Two groups (the quads); the upper one's actors select four materials (three variants and
-    // the default): three extra draws, never one per actor.
-    EXPECT_EQ(stats.draws, 5u) << name;
-    EXPECT_EQ(stats.variant_draws, 3u) << name;
-    EXPECT_EQ(stats.instances, 2 * kActors) << name;
+  for (const bool cached : {false, true}) {
+    for (const Path path : {Path::storage, Path::texture}) {
+      const std::string name = std::string(path == Path::storage ? "storage" : "texture") + (cached ? "_cached" : "");
+      const test::Image image = draw(crowd, path, &stats, cached);
+      EXPECT_TRUE(test::images_agree(dir, name, image, reference));
+      EXPECT_TRUE(test::images_agree(dir, name + "_vs_baked", image, expected));
+      // Two groups (the quads); the upper one's actors select four materials (three variants and
+      // the default): three extra draws, never one per actor.
+      EXPECT_EQ(stats.draws, 5u) << name;
+      EXPECT_EQ(stats.variant_draws, 3u) << name;
+      EXPECT_EQ(stats.instances, 2 * kActors) << name;
+      EXPECT_EQ(stats.cached_vertices, cached ? 2 * kActors * 4 : 0u) << name << ": two quads of 4 vertices per actor";
+    }
   }
   // What the variants do, by eye: actor 0's upper quad (Red, × tint (0.4, 1, 0.5): brown) is
   // mostly red, actor 1's (Green) green, actor 2's (Blue) blue.

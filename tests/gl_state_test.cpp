@@ -23,8 +23,8 @@
 namespace gltf_crowd {
 namespace {
 
-constexpr GLuint kUnits = 16;     // texture units read back (the renderers use 0..15)
-constexpr GLuint kBindings = 12;  // indexed buffer bindings read back (the renderers use 0..9)
+constexpr GLuint kUnits = 17;     // texture units read back (the renderers use 0..16)
+constexpr GLuint kBindings = 12;  // indexed buffer bindings read back (the renderers draw with 0..10)
 
 // Three quads exercising every path of a draw: all five material textures (units 0..4), a
 // skinned BLEND quad (blending, no depth writes, palette) and a morphed double-sided quad
@@ -102,6 +102,12 @@ StateValues read_state() {
   ints("draw framebuffer", GL_DRAW_FRAMEBUFFER_BINDING);
   ints("read framebuffer", GL_READ_FRAMEBUFFER_BINDING);
   ints("viewport", GL_VIEWPORT, 4);
+  ints("transform feedback", GL_TRANSFORM_FEEDBACK_BINDING);
+  ints("transform feedback buffer", GL_TRANSFORM_FEEDBACK_BUFFER_BINDING);
+  GLint64 feedback_buffer = 0;
+  glGetInteger64i_v(GL_TRANSFORM_FEEDBACK_BUFFER_BINDING, 0, &feedback_buffer);
+  out.emplace_back("transform feedback binding 0", std::vector<GLint64>{feedback_buffer});
+  flag("rasterizer discard", GL_RASTERIZER_DISCARD);
   for (const auto& [target, name] :
        {std::pair{GL_UNIFORM_BUFFER_BINDING, "uniform"}, std::pair{GL_SHADER_STORAGE_BUFFER_BINDING, "storage"}}) {
     const GLenum start = target == GL_UNIFORM_BUFFER_BINDING ? GL_UNIFORM_BUFFER_START : GL_SHADER_STORAGE_BUFFER_START;
@@ -178,7 +184,7 @@ std::vector<GLint64> value(const StateValues& state, const std::string& name) {
 
 // The application's own objects, bound with a distinctive state; deleted at the end.
 struct AppState {
-  GLuint program = 0, vertex_array = 0;
+  GLuint program = 0, vertex_array = 0, feedback = 0;
   std::vector<GLuint> buffers, textures, samplers;
 
   AppState() {
@@ -202,6 +208,10 @@ struct AppState {
     glBindBuffer(GL_UNIFORM_BUFFER, own());
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, own());
     glBindBuffer(GL_COPY_READ_BUFFER, own());
+    glGenTransformFeedbacks(1, &feedback);  // what the skinned-vertex cache's capture replaces
+    glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, feedback);
+    glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, own());
+    glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, own());
     for (GLuint u = 0; u < kUnits; ++u) {
       GLuint texture = 0, sampler = 0;
       glGenTextures(1, &texture);
@@ -226,6 +236,7 @@ struct AppState {
     glPolygonOffset(2.0f, 3.0f);
     glColorMask(GL_TRUE, GL_FALSE, GL_TRUE, GL_FALSE);
     glEnable(GL_SAMPLE_ALPHA_TO_COVERAGE);
+    glEnable(GL_RASTERIZER_DISCARD);  // the cache's capture turns it on and off
     glPixelStorei(GL_UNPACK_ALIGNMENT, 8);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, 7);
     glPixelStorei(GL_UNPACK_SKIP_ROWS, 1);
@@ -238,6 +249,8 @@ struct AppState {
     glUseProgram(0);
     glDeleteProgram(program);
     glDeleteVertexArrays(1, &vertex_array);
+    glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, 0);
+    glDeleteTransformFeedbacks(1, &feedback);
     glDeleteBuffers(static_cast<GLsizei>(buffers.size()), buffers.data());
     glDeleteTextures(static_cast<GLsizei>(textures.size()), textures.data());
     glDeleteSamplers(static_cast<GLsizei>(samplers.size()), samplers.data());
@@ -281,6 +294,22 @@ TEST_P(GlStateTest, RenderersLeaveTheApplicationStateAsItWas) {
     crowd.update(0.1f);
     renderer.draw_velocity(crowd, camera(), camera());
     expect_same(want, read_state(), "the second CrowdRenderer::draw_velocity");
+
+    // The skinned-vertex cache captures by transform feedback (with rasterizer discard on
+    // meanwhile) and draws from binding 10 or unit 16.
+    CrowdRenderer cached(crowd, {.palette = GetParam(), .skinned_vertex_cache = true});
+    expect_same(want, read_state(), "the constructor with skinned_vertex_cache");
+    cached.animate(crowd);
+    EXPECT_GT(cached.stats().cached_vertices, 0u);
+    expect_same(want, read_state(), "CrowdRenderer::animate with skinned_vertex_cache");
+    EXPECT_GT(cached.draw_depth(crowd, camera()), 0u);
+    expect_same(want, read_state(), "CrowdRenderer::draw_depth with skinned_vertex_cache");
+    crowd.add_actor();  // new slot lists: the main pass skins again
+    crowd.update(0.1f);
+    EXPECT_GT(cached.draw(crowd, camera()), 0u);
+    EXPECT_GT(cached.stats().cached_vertices, 0u);
+    expect_same(want, read_state(), "CrowdRenderer::draw with skinned_vertex_cache");
+    cached.destroy();
 
     ReferenceRenderer reference(crowd);
     expect_same(want, read_state(), "the ReferenceRenderer constructor");

@@ -279,6 +279,43 @@ TEST(RenderTool, ShadowsAddOneDepthDrawPerGroupAndMatchTheReference) {
   EXPECT_TRUE(test::images_agree(dir, "es30", es30.image, reference.image));
 }
 
+// --skinned-vertex-cache: the shadow pass skins every vertex into the cache and the main pass
+// reads it; the image is the reference's, with both storages and on ES 3.0. OpenGL 3.3 has no
+// transform feedback objects: an error naming gl_version.
+TEST(RenderTool, SkinnedVertexCacheDrawsTheReferenceImage) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const std::vector<std::string> args = {robot(),   "--actors", "4",        "--seconds", "0.5",
+                                         "--width", "128",      "--height", "96",        "--shadows"};
+  const Render reference = run_render("cache_reference", [&] {
+    auto all = args;
+    all.push_back("--reference");
+    return all;
+  }());
+  ASSERT_EQ(reference.exit_code, 0) << reference.output;
+  const auto dir = test::scratch_dir("render_cache");
+  for (const std::vector<std::string>& extra :
+       std::vector<std::vector<std::string>>{{"--palette", "storage"}, {"--palette", "texture"}, {"--gl", "es3.0"}}) {
+    auto all = args;
+    all.insert(all.end(), extra.begin(), extra.end());
+    all.push_back("--skinned-vertex-cache");
+    const std::string name = "cache_" + extra[1];
+    const Render cached = run_render(name, all);
+    ASSERT_EQ(cached.exit_code, 0) << cached.output;
+    EXPECT_EQ(cached.stats.at("draws"), 2 * 19) << name;
+    EXPECT_GT(cached.stats.at("cached_vertices").get<std::uint64_t>(), 0u) << name;
+    EXPECT_TRUE(test::images_agree(dir, name, cached.image, reference.image));
+  }
+  const Render plain = run_render("cache_off", args);
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_EQ(plain.stats.at("cached_vertices"), 0);
+  auto old = args;
+  old.insert(old.end(), {"--gl", "3.3", "--skinned-vertex-cache"});
+  const Render gl33 = run_render("cache_gl33", old);
+  EXPECT_NE(gl33.exit_code, 0);
+  EXPECT_NE(gl33.output.find("gl_version"), std::string::npos) << gl33.output;
+  EXPECT_NE(gl33.output.find("skinned_vertex_cache"), std::string::npos) << gl33.output;
+}
+
 TEST(RenderTool, PaletteAndGlOptionsAreReported) {
   Render r = run_render("texture43", {"--actors", "4", "--palette", "texture", "--width", "32", "--height", "24"});
   ASSERT_EQ(r.exit_code, 0) << r.output;

@@ -551,6 +551,7 @@ void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, R
   cache.forget_bindings();  // make_data_texture bound unit 0
   cache.use_program(c.program.name());
   glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, c.feedback.name());
+  const GLboolean discarding = glIsEnabled(GL_RASTERIZER_DISCARD);  // the application's, for the passes
   glEnable(GL_RASTERIZER_DISCARD);
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const PrimitiveGroup& group = groups[i];
@@ -573,7 +574,7 @@ void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, R
     stats.cached_vertices += std::uint64_t{p.vertex_count} * group.instances.size();
   }
   glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0);
-  glDisable(GL_RASTERIZER_DISCARD);
+  if (!discarding) glDisable(GL_RASTERIZER_DISCARD);
   glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, 0);
   gl::check_gl("glDrawArraysInstanced(skinned vertex capture)");
   if (state.storage == PaletteStorage::texture) {

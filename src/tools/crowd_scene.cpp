@@ -225,6 +225,7 @@ nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_lab
   stats["events"] = crowd.events().size();
   stats["root_motion"] = crowd.root_motion().node;
   stats["upload_bytes_per_frame"] = render_stats.upload_bytes;
+  stats["cached_vertices"] = render_stats.cached_vertices;  // skinned into the cache by the last frame
   stats["packed_bytes_per_frame"] = crowd.frame_stats().packed_bytes;
   stats["actors_evaluated"] = crowd.frame_stats().actors_evaluated;
   stats["actors_deferred"] = crowd.frame_stats().actors_deferred;

@@ -53,6 +53,7 @@ struct RenderOptions {
   std::string gl = "4.3";             // context: 4.3, 3.3 or es3.0
   bool reference = false;             // draw every actor separately, CPU-skinned (docs/spec.md §6)
   bool shadows = true;                // a directional shadow map and a ground plane (docs/spec.md §8)
+  bool skinned_vertex_cache = false;  // skin once per frame for both passes (docs/spec.md §6.9)
   std::string tints = "none";         // none or random (pastel, from tint_seed)
   std::uint32_t tint_seed = 1;
   std::string variants = "none";     // none or spread (actor i: variant i mod count)
@@ -190,7 +191,9 @@ void run_render(const RenderOptions& options) {
   if (options.reference) {
     reference = std::make_unique<ReferenceRenderer>(crowd);
   } else {
-    instanced = std::make_unique<CrowdRenderer>(crowd, CrowdRendererOptions{.palette = parse_storage(options.palette)});
+    instanced = std::make_unique<CrowdRenderer>(
+        crowd, CrowdRendererOptions{.palette = parse_storage(options.palette),
+                                    .skinned_vertex_cache = options.skinned_vertex_cache});
   }
   double update_ms = 0.0, draw_ms = 0.0;
   const auto timed_update = [&](double seconds) {
@@ -201,12 +204,14 @@ void run_render(const RenderOptions& options) {
   std::optional<ShadowStage> stage;
   if (options.shadows) stage.emplace(layout.crowd_bounds, camera.light_direction);
   std::uint32_t shadow_draws = 0;
-  std::uint64_t shadow_upload_bytes = 0;  // the depth pass comes first, so it does the frame's uploads
+  std::uint64_t shadow_upload_bytes = 0;     // the depth pass comes first, so it does the frame's uploads
+  std::uint64_t shadow_cached_vertices = 0;  // and the frame's skinning into the cache
   const auto timed_draw = [&] {
     const auto start = std::chrono::steady_clock::now();
     // The depth pass from the light first: it also brings the GPU streams up to date.
     shadow_draws = !stage ? 0 : reference ? stage->cast(*reference, crowd) : stage->cast(*instanced, crowd);
     shadow_upload_bytes = !stage ? 0 : reference ? reference->stats().upload_bytes : instanced->stats().upload_bytes;
+    shadow_cached_vertices = !stage || reference ? 0 : instanced->stats().cached_vertices;
     const Camera shaded = stage ? stage->shaded(camera) : camera;
     target.clear(glm::vec4(background_rgb[0] / 255.0f, background_rgb[1] / 255.0f, background_rgb[2] / 255.0f, 1.0f));
     if (stage) stage->draw_ground(shaded);
@@ -253,6 +258,7 @@ void run_render(const RenderOptions& options) {
   }
   RenderStats render_stats = reference ? reference->stats() : instanced->stats();
   render_stats.upload_bytes += shadow_upload_bytes;
+  render_stats.cached_vertices += shadow_cached_vertices;
   if (options.write_out) write_png(options.out, options.width, options.height, target.read_pixels());
 
   const auto groups = crowd.primitive_groups();
@@ -396,9 +402,15 @@ void register_render(CLI::App& app) {
                    "passes of the instanced renderer write them; needs OpenGL 4.3, see --gl)")
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "gpu"}));
-  render->add_flag("--reference", options->reference,
-                   "draw every actor separately with CPU-skinned vertices (the correctness "
-                   "oracle and separate-draws baseline: groups × actors draws)");
+  CLI::Option* reference = render->add_flag("--reference", options->reference,
+                                            "draw every actor separately with CPU-skinned vertices (the correctness "
+                                            "oracle and separate-draws baseline: groups × actors draws)");
+  render
+      ->add_flag("--skinned-vertex-cache", options->skinned_vertex_cache,
+                 "skin every vertex once per frame into a cache that the shadow and main passes both read "
+                 "(CrowdRendererOptions::skinned_vertex_cache, docs/spec.md §6.9; 48 bytes per vertex per "
+                 "actor; cached_vertices in --stats)")
+      ->excludes(reference);
   render->add_flag("--shadows,!--no-shadows", options->shadows,
                    "shadows from the directional light on the actors and a ground plane: on by default "
                    "(the default look); one depth pass into a 2048² shadow map (CrowdRenderer::draw_depth: "
