@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <glm/gtc/matrix_transform.hpp>
+#include <epoxy/gl.h>
 #include <gtest/gtest.h>
 
 #include "gltf_crowd/crowd.hpp"
@@ -102,6 +103,33 @@ test::Image draw(const Crowd& crowd, Path path, RenderStats* stats = nullptr, bo
     if (stats) *stats = renderer.stats();
   }
   return {width, height, target.read_pixels()};
+}
+
+// One draw_depth of `crowd` into a fresh target (cleared to depth 1), read back.
+std::vector<float> draw_depth(const Crowd& crowd, Path path, bool cached) {
+  Framebuffer target({.width = width, .height = height});
+  target.clear({0.0f, 0.0f, 0.0f, 1.0f});
+  if (path == Path::reference) {
+    ReferenceRenderer renderer(crowd);
+    renderer.draw_depth(crowd, camera());
+  } else {
+    CrowdRenderer renderer(crowd,
+                           {.palette = path == Path::storage ? PaletteStorage::storage_buffer : PaletteStorage::texture,
+                            .skinned_vertex_cache = cached});
+    renderer.draw_depth(crowd, camera());
+  }
+  std::vector<float> depth(std::size_t{width} * height);
+  target.bind();
+  glReadPixels(0, 0, static_cast<GLsizei>(width), static_cast<GLsizei>(height), GL_DEPTH_COMPONENT, GL_FLOAT,
+               depth.data());
+  return depth;
+}
+
+// The depth at the pixel of `world` (as pixel(): row 0 at the top of the image).
+float depth_at(const std::vector<float>& depth, glm::vec3 world) {
+  const auto x = static_cast<std::size_t>((world.x + 6.0f) / 12.0f * width);
+  const auto y = static_cast<std::size_t>((4.5f - world.y) / 9.0f * height);
+  return depth[(height - 1 - y) * width + x];  // glReadPixels starts at the bottom row
 }
 
 std::array<int, 3> pixel(const test::Image& image, glm::vec3 world) {
@@ -208,6 +236,17 @@ TEST(AppearanceGl, TintAlphaReachesTheMaskCutoff) {
     const test::Image image = draw(crowd, path);
     EXPECT_EQ(pixel(image, {-3, 0, 0}), (std::array<int, 3>{0, 0, 0})) << static_cast<int>(path) << ": discarded";
     EXPECT_GT(pixel(image, {3, 0, 0})[0], 100) << static_cast<int>(path) << ": kept";
+  }
+  // The depth pass cuts out the same (its shadow has the same hole), with and without the
+  // skinned-vertex cache.
+  for (const Path path : {Path::storage, Path::texture, Path::reference}) {
+    for (const bool cached : {false, true}) {
+      if (path == Path::reference && cached) continue;
+      const std::vector<float> depth = draw_depth(crowd, path, cached);
+      const std::string what = std::to_string(static_cast<int>(path)) + (cached ? " cached" : "");
+      EXPECT_EQ(depth_at(depth, {-3, 0, 0}), 1.0f) << what << ": discarded";
+      EXPECT_LT(depth_at(depth, {3, 0, 0}), 1.0f) << what << ": kept";
+    }
   }
 }
 

@@ -82,15 +82,15 @@ enum class CrowdRenderer::Pass : std::uint8_t { color, depth, velocity };
 
 namespace {
 
-// Links the program of `pass` (the crowd vertex shader, or with `cached` the skinned-vertex
-// cache's, with the shading or depth-pass fragment shader, or the velocity pass's pair) and finds
-// its uniforms; the texture path's samplers are pointed at their units.
-gl::Object make_program(const CrowdRenderer::State& state, CrowdRenderer::Pass pass, gl::CrowdUniforms& uniforms,
-                        gl::MaterialUniforms& material_uniforms, bool cached = false) {
-  using Pass = CrowdRenderer::Pass;
+// Links the crowd program of `kind` (the crowd vertex shader, or with `cached` the skinned-vertex
+// cache's, with the shading, depth-pass or velocity fragment shader; the velocity pass has its
+// own vertex shader) and finds its uniforms; the texture path's samplers are pointed at their
+// units.
+gl::CrowdProgram make_program(const CrowdRenderer::State& state, gl::ProgramKind kind, bool cached) {
+  using Kind = gl::ProgramKind;
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
   const gl::ShaderDialect dialect = buffers ? gl::ShaderDialect::glsl430 : gl::plain_dialect("CrowdRenderer");
-  if (pass == Pass::velocity && buffers) {
+  if (kind == Kind::velocity && buffers) {
     GLint vertex_blocks = 0;
     glGetIntegerv(GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS, &vertex_blocks);
     if (vertex_blocks < static_cast<GLint>(gl::binding::velocity_count))
@@ -98,20 +98,24 @@ gl::Object make_program(const CrowdRenderer::State& state, CrowdRenderer::Pass p
           "CrowdRenderer::draw_velocity", Rule::gl_version,
           fmt::format("GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS = {} < {}", vertex_blocks, gl::binding::velocity_count));
   }
-  const char* name = pass == Pass::velocity ? "crowd_velocity_program"
-                     : cached ? (pass == Pass::color ? "crowd_cached_program" : "crowd_cached_depth_program")
-                              : (pass == Pass::color ? "crowd_program" : "crowd_depth_program");
-  const std::string vertex = pass == Pass::velocity ? gl::crowd_velocity_vertex_source(dialect, buffers)
+  constexpr const char* names[gl::kProgramKinds] = {"color", "depth", "depth_opaque", "velocity"};
+  const std::string name = fmt::format("crowd_{}{}_program", cached ? "cached_" : "", names[std::size_t(kind)]);
+  const std::string vertex = kind == Kind::velocity ? gl::crowd_velocity_vertex_source(dialect, buffers)
                              : cached               ? gl::cached_vertex_source(dialect, buffers)
                                                     : gl::crowd_vertex_source(dialect, buffers);
-  const std::string fragment = pass == Pass::color   ? gl::fragment_source(dialect)
-                               : pass == Pass::depth ? gl::depth_fragment_source(dialect)
-                                                     : gl::velocity_fragment_source(dialect);
-  gl::Object program = gl::link_program(name, vertex.c_str(), fragment.c_str());
-  uniforms = find_uniforms(program.name());
-  material_uniforms = gl::find_material_uniforms(program.name());
-  if (!buffers) set_data_units(program.name());
-  return program;
+  std::string fragment;
+  switch (kind) {
+    case Kind::color: fragment = gl::fragment_source(dialect); break;
+    case Kind::depth: fragment = gl::depth_fragment_source(dialect); break;
+    case Kind::depth_opaque: fragment = gl::opaque_depth_fragment_source(dialect); break;
+    case Kind::velocity: fragment = gl::velocity_fragment_source(dialect); break;
+  }
+  gl::CrowdProgram out;
+  out.program = gl::link_program(name, vertex.c_str(), fragment.c_str());
+  out.uniforms = find_uniforms(out.program.name());
+  out.material = gl::find_material_uniforms(out.program.name());
+  if (!buffers) set_data_units(out.program.name());
+  return out;
 }
 
 // Index of the GPU copy of (mesh, primitive), uploading it on first use.
@@ -459,43 +463,33 @@ std::unique_ptr<gl::SkinnedVertexCache> make_skinned_vertex_cache(const CrowdRen
   auto c = std::make_unique<gl::SkinnedVertexCache>();
   const std::string vertex = gl::skin_vertex_source(dialect, buffers);
   const std::string fragment = gl::skin_fragment_source(dialect);
-  c->program = gl::link_program("crowd_skin_program", vertex.c_str(), fragment.c_str(), gl::skinned_outputs);
-  c->uniforms = find_uniforms(c->program.name());
+  c->capture.program = gl::link_program("crowd_skin_program", vertex.c_str(), fragment.c_str(), gl::skinned_outputs);
+  c->capture.uniforms = find_uniforms(c->capture.program.name());
   if (!buffers) {
-    glUseProgram(c->program.name());
-    set_data_units(c->program.name());
+    glUseProgram(c->capture.program.name());
+    set_data_units(c->capture.program.name());
   }
   c->feedback = gl::make_transform_feedback();
-  c->color_program =
-      make_program(state, CrowdRenderer::Pass::color, c->color_uniforms, c->color_material_uniforms, true);
+  c->programs[std::size_t(gl::ProgramKind::color)] = make_program(state, gl::ProgramKind::color, true);
   GLint side = state.limits.max_texture_size;
   c->texture_width = std::min(side, 4096);
   return c;
 }
 
-// The program a pass draws with and its uniforms; depth, velocity and cached depth programs are
-// built on first use.
-struct PassProgram {
-  GLuint name;
-  const gl::CrowdUniforms& uniforms;
-  const gl::MaterialUniforms& material;
-};
+// The program of `kind` (with `cached`, the skinned-vertex cache's), linked on first use.
+const gl::CrowdProgram& program_for(CrowdRenderer::State& state, gl::ProgramKind kind, bool cached) {
+  gl::CrowdProgram& p = cached ? state.skinned->programs[std::size_t(kind)] : state.programs[std::size_t(kind)];
+  if (!p.program) p = make_program(state, kind, cached);
+  return p;
+}
 
-PassProgram pass_program(CrowdRenderer::State& state, CrowdRenderer::Pass pass, bool cached) {
-  using Pass = CrowdRenderer::Pass;
-  const auto built = [&](gl::Object& program, gl::CrowdUniforms& u, gl::MaterialUniforms& m, bool from_cache) {
-    if (!program) program = make_program(state, pass, u, m, from_cache);
-    return PassProgram{program.name(), u, m};
-  };
-  if (cached) {
-    gl::SkinnedVertexCache& c = *state.skinned;
-    return pass == Pass::color ? built(c.color_program, c.color_uniforms, c.color_material_uniforms, true)
-                               : built(c.depth_program, c.depth_uniforms, c.depth_material_uniforms, true);
-  }
-  if (pass == Pass::color) return built(state.program, state.uniforms, state.material_uniforms, false);
-  if (pass == Pass::depth)
-    return built(state.depth_program, state.depth_uniforms, state.depth_material_uniforms, false);
-  return built(state.velocity_program, state.velocity_uniforms, state.velocity_material_uniforms, false);
+// Whether a depth or velocity pass must run the cutout fragment shader for `group`: a MASK
+// material, or instances of both windings (culled per instance in the fragment shader).
+bool cuts_out(const Asset& asset, const gl::GroupGpu& group, int winding) {
+  if (winding == 0) return true;
+  return std::any_of(group.partitions.begin(), group.partitions.end(), [&asset](const gl::MaterialPartition& part) {
+    return part.material >= 0 && asset.materials[static_cast<std::size_t>(part.material)].alpha_mode == AlphaMode::mask;
+  });
 }
 
 // Grows `out` to hold `vertices` skinned vertices of group `group`, or throws Error
@@ -549,7 +543,7 @@ void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, R
     reserve_skinned(state, c, c.groups[i], groups[i].instances.size() * p.vertex_count, i);
   }
   cache.forget_bindings();  // make_data_texture bound unit 0
-  cache.use_program(c.program.name());
+  cache.use_program(c.capture.program.name());
   glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, c.feedback.name());
   const GLboolean discarding = glIsEnabled(GL_RASTERIZER_DISCARD);  // the application's, for the passes
   glEnable(GL_RASTERIZER_DISCARD);
@@ -562,10 +556,10 @@ void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, R
     if (group.instances.empty() || p.vertex_count == 0) continue;
     cache.bind_vertex_array(d.vertex_array.name());
     bind_group_data(
-        state, group_sources(state, crowd, i), group.stream, c.uniforms, nullptr, false,
+        state, group_sources(state, crowd, i), group.stream, c.capture.uniforms, nullptr, false,
         [&cache](GLuint binding, GLuint name) { cache.bind_storage(binding, name); },
         [&cache](GLint unit, GLuint name) { cache.bind_texture(unit, name); });
-    glUniform1ui(c.uniforms.instance_offset, 0u);
+    glUniform1ui(c.capture.uniforms.instance_offset, 0u);
     glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, out.buffer.name());
     glBeginTransformFeedback(GL_POINTS);
     glDrawArraysInstanced(GL_POINTS, 0, static_cast<GLsizei>(p.vertex_count),
@@ -670,7 +664,7 @@ CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& opt
   gl::check_gl("glGetIntegerv(limits)");
   const gl::StateGuard guard(false, crowd.animation() == Animation::gpu);
   try {
-    state->program = make_program(*state, Pass::color, state->uniforms, state->material_uniforms);
+    state->programs[std::size_t(gl::ProgramKind::color)] = make_program(*state, gl::ProgramKind::color, false);
     if (options.skinned_vertex_cache) state->skinned = make_skinned_vertex_cache(*state);
     if (buffers) state->dummy = gl::make_dynamic_buffer(16);
     if (options.previous_frame) keep_previous_frame(*state, crowd);
@@ -720,7 +714,12 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
   // binding::draw_count: the wider save covers both (only where storage buffers exist: the
   // texture path may run on OpenGL 3.3 or ES 3.0).
   const gl::StateGuard guard(buffers, crowd.animation() == Animation::gpu || ((velocity || cached) && buffers), cached);
-  const PassProgram program = pass_program(state, pass, cached);
+  const gl::ProgramKind kind = depth_only ? gl::ProgramKind::depth
+                               : velocity ? gl::ProgramKind::velocity
+                                          : gl::ProgramKind::color;
+  const gl::CrowdProgram& program = program_for(state, kind, cached);
+  // The depth pass draws groups without cutouts with a fragment shader that cannot discard.
+  const gl::CrowdProgram* opaque = depth_only ? &program_for(state, gl::ProgramKind::depth_opaque, cached) : nullptr;
   if (velocity) keep_previous_frame(state, crowd);
   advance_frame(state, crowd);
   sync_layout(state, crowd);
@@ -738,11 +737,13 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
   upload_group_instances(state, crowd, stats_);
   if (cached) refresh_skinned_vertices(state, crowd, stats_);
 
-  const gl::CrowdUniforms& u = program.uniforms;
-  cache.use_program(program.name);
-  glUniformMatrix4fv(u.view_projection, 1, GL_FALSE, glm::value_ptr(camera.projection * camera.view));
+  for (const gl::CrowdProgram* p : {opaque, &program}) {
+    if (!p) continue;
+    cache.use_program(p->program.name());
+    glUniformMatrix4fv(p->uniforms.view_projection, 1, GL_FALSE, glm::value_ptr(camera.projection * camera.view));
+  }
   if (velocity) {
-    glUniformMatrix4fv(u.previous_view_projection, 1, GL_FALSE,
+    glUniformMatrix4fv(program.uniforms.previous_view_projection, 1, GL_FALSE,
                        glm::value_ptr(previous_camera->projection * previous_camera->view));
   }
   if (pass == Pass::color) gl::set_lighting(cache, program.material, camera);
@@ -762,7 +763,12 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
             return gl::is_blended(asset, part.material) == blended_pass;
           }))
         continue;
-      const NodeStream& s = streams[group.stream];
+      // One winding per draw when the instances agree; otherwise the fragment shader culls
+      // each instance by the sign of its transform's determinant.
+      const int winding = group_winding(streams[group.stream], group.instances);
+      const gl::CrowdProgram& drawn = opaque && !cuts_out(asset, g, winding) ? *opaque : program;
+      const gl::CrowdUniforms& u = drawn.uniforms;
+      cache.use_program(drawn.program.name());
       cache.bind_vertex_array(d.vertex_array.name());
       bind_group_data(
           state, group_sources(state, crowd, i), group.stream, u, velocity ? &previous : nullptr, remap,
@@ -777,13 +783,9 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
           glUniform1ui(u.skinned_width, static_cast<GLuint>(state.skinned->texture_width));
         }
       }
-
-      // One winding per draw when the instances agree; otherwise the fragment shader culls
-      // each instance by the sign of its transform's determinant.
-      const int winding = group_winding(s, group.instances);
       for (const gl::MaterialPartition& part : g.partitions) {
         if (part.count == 0 || gl::is_blended(asset, part.material) != blended_pass) continue;
-        gl::bind_material(cache, program.material, state.textures, asset, part.material, p.layout.has_tangent,
+        gl::bind_material(cache, drawn.material, state.textures, asset, part.material, p.layout.has_tangent,
                           winding == 0);
         gl::set_material_state(cache, asset, part.material);
         if (winding == 0) cache.set_cull(false);

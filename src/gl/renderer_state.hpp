@@ -1,6 +1,7 @@
 // GPU objects behind CrowdRenderer.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -27,6 +28,19 @@ struct CrowdUniforms {
       instance_offset = -1;                                                          // both preludes
   GLint previous_view_projection = -1, remap_slots = -1;                             // velocity program
   GLint skinned_width = -1;                                                          // cached programs, texture path
+};
+
+// The crowd programs: the color pass's, the depth pass's with cutouts (MASK materials, groups
+// that cull per instance) and without (every other group: no discard, so the depth test may
+// run before the fragment shader, or the shader not at all), the velocity pass's.
+enum class ProgramKind : std::uint8_t { color, depth, depth_opaque, velocity };
+inline constexpr std::size_t kProgramKinds = 4;
+
+// A linked crowd program and its uniform locations.
+struct CrowdProgram {
+  Object program;
+  CrowdUniforms uniforms;
+  MaterialUniforms material;
 };
 
 // draw_velocity (docs/spec.md §6.4): the stream set holding the previous frame. Once
@@ -63,14 +77,11 @@ struct SkinnedVertices {
 };
 
 struct SkinnedVertexCache {
-  Object program;  // skin_vertex_source: deforms and captures
-  CrowdUniforms uniforms;
-  Object feedback;  // the transform feedback object the capture binds its buffers to
-  // The cached color and depth programs (cached_vertex_source with the shading or depth-pass
-  // fragment shader), built with the passes' own.
-  Object color_program, depth_program;
-  CrowdUniforms color_uniforms, depth_uniforms;
-  MaterialUniforms color_material_uniforms, depth_material_uniforms;
+  CrowdProgram capture;  // skin_vertex_source: deforms and captures
+  Object feedback;       // the transform feedback object the capture binds its buffers to
+  // By ProgramKind (but velocity): cached_vertex_source with the pass's fragment shader, built
+  // on first use.
+  std::array<CrowdProgram, kProgramKinds - 1> programs;
   std::vector<SkinnedVertices> groups;
   GLsizei texture_width = 0;  // texels per row of the texture path's textures
   // Something the captured rows depend on changed since the last capture: stream rows or the GPU
@@ -86,18 +97,9 @@ struct CrowdRenderer::State {
   void* egl_context = nullptr;  // context current at creation
   PaletteStorage storage = PaletteStorage::storage_buffer;
   gl::StorageLimits limits;
-  gl::Object program;
-  gl::CrowdUniforms uniforms;
-  gl::MaterialUniforms material_uniforms;
-  // draw_depth's program: the same vertex shader with depth_fragment_source, built on first use.
-  gl::Object depth_program;
-  gl::CrowdUniforms depth_uniforms;
-  gl::MaterialUniforms depth_material_uniforms;
-  // draw_velocity's program (crowd_velocity_vertex_source, velocity_fragment_source), built on
-  // first use together with `history`.
-  gl::Object velocity_program;
-  gl::CrowdUniforms velocity_uniforms;
-  gl::MaterialUniforms velocity_material_uniforms;
+  // By gl::ProgramKind: the color program is built at construction, the others on first use
+  // (velocity together with `history`).
+  std::array<gl::CrowdProgram, gl::kProgramKinds> programs;
   std::unique_ptr<gl::MotionHistory> history;
   std::unique_ptr<gl::SkinnedVertexCache> skinned;  // CrowdRendererOptions::skinned_vertex_cache
   std::uint64_t frame = 0;                          // Crowd::frame() the current set was last brought up to date at
@@ -136,9 +138,7 @@ struct CrowdRenderer::State {
   // Calls fn(gl::Object&) for every owned object.
   template <class Fn>
   void for_each_object(Fn&& fn) {
-    fn(program);
-    fn(depth_program);
-    fn(velocity_program);
+    for (auto& p : programs) fn(p.program);
     fn(dummy);
     for (auto& p : primitives) {
       fn(p.vertices);
@@ -165,10 +165,9 @@ struct CrowdRenderer::State {
       fn(history->previous_slots);
     }
     if (skinned) {
-      fn(skinned->program);
+      fn(skinned->capture.program);
       fn(skinned->feedback);
-      fn(skinned->color_program);
-      fn(skinned->depth_program);
+      for (auto& p : skinned->programs) fn(p.program);
       for (auto& g : skinned->groups) {
         fn(g.buffer);
         fn(g.texture);

@@ -288,6 +288,12 @@ constexpr const char* depth_fragment_main = R"glsl(
 void main() { cut_out(); }
 )glsl";
 
+// The depth pass of groups that need no cutout: no discard, so the depth test can run before
+// the fragment shader (or a rasterizer skip it: the color mask is off).
+constexpr const char* opaque_depth_fragment = R"glsl(
+void main() {}
+)glsl";
+
 // Screen-space motion (docs/spec.md §6.4): this frame's position minus the previous frame's,
 // in texture coordinates of the target ([0, 1] across it), so the previous frame's pixel of a
 // fragment at uv is at uv - motion. Both clip positions are interpolated and divided per
@@ -440,6 +446,8 @@ std::string fragment_source(ShaderDialect dialect) { return version(dialect) + f
 std::string depth_fragment_source(ShaderDialect dialect) {
   return version(dialect) + cutout_fragment_body + depth_fragment_main;
 }
+
+std::string opaque_depth_fragment_source(ShaderDialect dialect) { return version(dialect) + opaque_depth_fragment; }
 
 std::string crowd_velocity_vertex_source(ShaderDialect dialect, bool storage_buffers) {
   return version(dialect) + storage_define(storage_buffers) + "#define GLTF_CROWD_PREVIOUS_FRAME 1\n" +

@@ -76,6 +76,9 @@ std::string fragment_source(ShaderDialect dialect);
 // The depth pass's fragment shader (draw_depth): no color output; MASK cutouts and per-instance
 // culling as fragment_source, through the same uniform names, so bind_material serves both.
 std::string depth_fragment_source(ShaderDialect dialect);
+// The depth pass's fragment shader for groups needing neither cutout nor per-instance culling
+// (OPAQUE materials, one winding): empty, so nothing keeps the depth test from running early.
+std::string opaque_depth_fragment_source(ShaderDialect dialect);
 
 // The velocity pass (draw_velocity, docs/spec.md §6.4). The crowd's vertex shader is the
 // published include with GLTF_CROWD_PREVIOUS_FRAME: it deforms each vertex with this frame's and
