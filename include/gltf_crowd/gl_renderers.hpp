@@ -297,8 +297,9 @@ class CrowdRenderer {
 
   // What draw() does before its draws: uploads the changed slots (Animation::cpu) or the changed
   // records and placements followed by the compute passes (Animation::gpu), so the GPU streams
-  // hold the crowd's current poses. stats() then counts its uploads and no draws. Errors as
-  // draw().
+  // hold the crowd's current poses; with CrowdRendererOptions::skinned_vertex_cache also the
+  // slot lists and the cache's skinning, so the frame's passes only read. stats() then counts its
+  // uploads, RenderStats::cached_vertices and no draws. Errors as draw().
   void animate(const Crowd& crowd);
 
   // Binds the inputs of primitive group `group` (an index into crowd.primitive_groups()) for

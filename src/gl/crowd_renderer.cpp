@@ -439,7 +439,7 @@ int group_winding(const NodeStream& stream, std::span<const std::uint32_t> insta
 
 // Splits each group's instances by material variant (docs/spec.md §5.11: one draw per material
 // its actors select) and uploads the slot lists that changed.
-void upload_group_instances(CrowdRenderer::State& state, const Crowd& crowd, RenderStats& stats) {
+void upload_group_instances(CrowdRenderer::State& state, const Crowd& crowd) {
   const std::uint64_t uploaded = state.cache.upload_bytes();
   const Asset& asset = crowd.asset();
   const auto groups = crowd.primitive_groups();
@@ -450,7 +450,6 @@ void upload_group_instances(CrowdRenderer::State& state, const Crowd& crowd, Ren
     const Primitive& primitive = asset.meshes[group.mesh].primitives[group.primitive];
     const auto slots = gl::partition_by_material(g, primitive, group.instances, variants);
     if (!slots.empty()) gl::upload_instances(state.cache, g, slots, state.storage);
-    if (g.partitions.size() > 1) stats.variant_draws += static_cast<std::uint32_t>(g.partitions.size() - 1);
   }
   if (state.skinned && state.cache.upload_bytes() != uploaded) state.skinned->stale = true;
 }
@@ -734,7 +733,9 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
   const std::vector<gl::StreamGpu>& previous =
       state.history && state.history->valid ? state.history->streams : state.streams;
   gl::begin_frame();
-  upload_group_instances(state, crowd, stats_);
+  upload_group_instances(state, crowd);
+  for (const gl::GroupGpu& g : state.groups)
+    if (g.partitions.size() > 1) stats_.variant_draws += static_cast<std::uint32_t>(g.partitions.size() - 1);
   if (cached) refresh_skinned_vertices(state, crowd, stats_);
 
   for (const gl::CrowdProgram* p : {opaque, &program}) {
@@ -818,7 +819,7 @@ void CrowdRenderer::animate(const Crowd& crowd) {
   prepare_streams(state, crowd, time_animation_, stats_);
   if (cached) {  // skinned once here, the frame's passes only read
     gl::set_absent_attribute_values();
-    upload_group_instances(state, crowd, stats_);
+    upload_group_instances(state, crowd);
     refresh_skinned_vertices(state, crowd, stats_);
   }
   gl::check_gl("CrowdRenderer::animate");
