@@ -20,6 +20,7 @@
 
 #include <epoxy/gl.h>
 #include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/quaternion.hpp>
 #include <gtest/gtest.h>
 
 #include "gltf_crowd/asset.hpp"
@@ -358,7 +359,8 @@ TEST_P(ReferenceParity, SkinnedVertexCacheMatchesTheReference) {
   };
   // ES reads no depth buffer back: there the depth pass only fills the cache.
   // `skins`: the frame changed what the cache holds, so the depth pass must skin every vertex
-  // again (else it must skin none: NegativeScaleTest has no clip, an update changes nothing).
+  // again (else it must skin none: NegativeScaleTest has no clip, an update changes no row; the
+  // GPU evaluator runs again after any update, and the cache follows it).
   const auto check = [&](CrowdRenderer& renderer, const Crowd& crowd, const Frame& reference, const std::string& what,
                          bool es, bool skins) {
     if (es) {
@@ -393,7 +395,7 @@ TEST_P(ReferenceParity, SkinnedVertexCacheMatchesTheReference) {
         for (int frame = 0; frame < 3; ++frame) {
           if (frame > 0) next_frame(crowd, frame);
           check(renderer, crowd, frames[static_cast<std::size_t>(frame)], what + "_frame" + std::to_string(frame),
-                api == GlApi::gles30, frame != 1 || !crowd.asset().clips.empty());
+                api == GlApi::gles30, frame != 1 || !crowd.asset().clips.empty() || gpu);
         }
         EXPECT_EQ(context.debug_error_count(), 0u)
             << (context.debug_errors().empty() ? "" : context.debug_errors().front());
@@ -401,6 +403,37 @@ TEST_P(ReferenceParity, SkinnedVertexCacheMatchesTheReference) {
     }
   }
   EXPECT_EQ(gl_object_count(), 0u);
+}
+
+// With Animation::gpu a pose override changes the evaluated poses without an update or any row
+// upload: the cache must be skinned again and show it, as a renderer without the cache does.
+TEST(SkinnedVertexCache, GpuPoseOverridesReachTheCache) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  Scene scene = make_scene(cesium_man);
+  Crowd& crowd = *scene.crowd;
+  crowd.set_animation(Animation::gpu);
+  HeadlessContext context({.debug = true});
+  const auto dir = test::scratch_dir("skinned_vertex_cache_override");
+  for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+    CrowdRenderer cached(crowd, {.palette = storage, .skinned_vertex_cache = true});
+    CrowdRenderer plain(crowd, {.palette = storage});
+    const auto image = [&](CrowdRenderer& renderer) {
+      Framebuffer target({.width = width, .height = height});
+      target.clear(glm::vec4(background[0], background[1], background[2], 255.0f) / 255.0f);
+      renderer.draw(crowd, scene.camera);
+      return test::Image{width, height, target.read_pixels()};
+    };
+    const test::Image before = image(cached);
+    const std::uint32_t hips = crowd.asset().skins.at(0).joints.at(1);
+    for (Actor actor : crowd.actors())
+      actor.set_local_transform(hips, {.rotation = glm::angleAxis(glm::radians(90.0f), glm::vec3(1, 0, 0))});
+    const test::Image after = image(cached);
+    EXPECT_GT(cached.stats().cached_vertices, 0u) << "the override's evaluation skinned again";
+    EXPECT_GT(test::differing_fraction(after, before), 0.01) << "the override changed nothing";
+    EXPECT_TRUE(test::images_agree(dir, palette_storage_name(storage), after, image(plain)));
+    for (Actor actor : crowd.actors()) actor.clear_local_transform(hips);
+  }
+  EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
 }
 
 // Motion vectors (docs/spec.md §6.4) of both storages and the GPU evaluator against the finite

@@ -147,9 +147,11 @@ struct CrowdRendererOptions {
   // animate(), draw() or draw_depth() after the streams, the slot lists or the groups changed
   // (RenderStats::cached_vertices counts it), so a frame's shadow map, depth pre-pass and main
   // pass skin once between them. draw_velocity and bind_group_inputs deform as without it.
-  // Memory: Σ over groups of instances × the primitive's vertices × 48 bytes, all vertices even
-  // for a level of detail that draws fewer; a group past GL_MAX_SHADER_STORAGE_BLOCK_SIZE (or
-  // 4,096 × GL_MAX_TEXTURE_SIZE texels on the texture path) throws "palette_too_large" from the
+  // Memory: Σ over groups of instances × the primitive's vertices × 48 bytes (twice that on the
+  // texture path: the captured buffer and its texture copy), all vertices even for a level of
+  // detail that draws fewer; it grows by half again when outgrown and never shrinks. A group
+  // past GL_MAX_SHADER_STORAGE_BLOCK_SIZE (texture path: 3 texels per vertex past
+  // min(4,096, GL_MAX_TEXTURE_SIZE) × GL_MAX_TEXTURE_SIZE) throws "palette_too_large" from the
   // call that would fill it. Needs desktop OpenGL 4.0 or OpenGL ES 3.0, else the constructor
   // throws "gl_version". Default off: a single pass per frame gains nothing from it.
   bool skinned_vertex_cache = false;

@@ -287,14 +287,18 @@ void advance_frame(CrowdRenderer::State& state, const Crowd& crowd) {
 // Brings the GPU streams up to date: the changed slots' rows, or the GPU evaluation; with a
 // motion history, notes which actors the current set holds.
 void prepare_streams(CrowdRenderer::State& state, const Crowd& crowd, bool timed, RenderStats& stats) {
-  const std::uint64_t uploaded = state.cache.upload_bytes();
+  bool changed = false;
   if (crowd.animation() == Animation::gpu) {
-    animate_on_gpu(state, crowd, timed);  // the same inputs give the same rows: new ones are uploads
+    const std::uint64_t evaluations = state.animation->evaluations;
+    animate_on_gpu(state, crowd, timed);
     if (timed) stats.animation_ms = gl::gpu_milliseconds(*state.animation);
+    changed = state.animation->evaluations != evaluations;  // the passes rewrote the streams
   } else {
+    const std::uint64_t uploaded = state.cache.upload_bytes();
     upload_changed_slots(state, crowd);
+    changed = state.cache.upload_bytes() != uploaded;
   }
-  if (state.skinned && state.cache.upload_bytes() != uploaded) state.skinned->stale = true;
+  if (state.skinned && changed) state.skinned->stale = true;
   upload_changed_tints(state, crowd);  // tints are read per draw, never captured
   state.current_prepared = true;
   if (state.history && state.membership != crowd.membership_generation()) {
@@ -487,7 +491,8 @@ const gl::CrowdProgram& program_for(CrowdRenderer::State& state, gl::ProgramKind
 bool cuts_out(const Asset& asset, const gl::GroupGpu& group, int winding) {
   if (winding == 0) return true;
   return std::any_of(group.partitions.begin(), group.partitions.end(), [&asset](const gl::MaterialPartition& part) {
-    return part.material >= 0 && asset.materials[static_cast<std::size_t>(part.material)].alpha_mode == AlphaMode::mask;
+    return part.material >= 0 && static_cast<std::size_t>(part.material) < asset.materials.size() &&
+           asset.materials[static_cast<std::size_t>(part.material)].alpha_mode == AlphaMode::mask;
   });
 }
 
@@ -533,15 +538,21 @@ void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, R
   gl::SkinnedVertexCache& c = *state.skinned;
   const auto groups = crowd.primitive_groups();
   c.groups.resize(groups.size());
-  for (std::size_t i = 0; i < groups.size(); ++i)
-    if (c.groups[i].primitive != state.drawables[state.groups[i].drawable].primitive) c.stale = true;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const gl::SkinnedVertices& rows = c.groups[i];
+    if (rows.primitive != state.drawables[state.groups[i].drawable].primitive || rows.stream != groups[i].stream)
+      c.stale = true;
+  }
   if (!c.stale) return;
   gl::StateCache& cache = state.cache;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const gl::PrimitiveGpu& p = state.primitives[state.drawables[state.groups[i].drawable].primitive];
     reserve_skinned(state, c, c.groups[i], groups[i].instances.size() * p.vertex_count, i);
   }
-  cache.forget_bindings();  // make_data_texture bound unit 0
+  // make_dynamic_buffer left the last new buffer on GL_COPY_WRITE_BUFFER: not while transform
+  // feedback writes it; make_data_texture bound (then unbound) a texture on the active unit.
+  glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
+  cache.forget_bindings();
   cache.use_program(c.capture.program.name());
   glBindTransformFeedback(GL_TRANSFORM_FEEDBACK, c.feedback.name());
   const GLboolean discarding = glIsEnabled(GL_RASTERIZER_DISCARD);  // the application's, for the passes
@@ -551,8 +562,12 @@ void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, R
     const gl::DrawableGpu& d = state.drawables[state.groups[i].drawable];
     const gl::PrimitiveGpu& p = state.primitives[d.primitive];
     gl::SkinnedVertices& out = c.groups[i];
-    out.primitive = d.primitive;
-    if (group.instances.empty() || p.vertex_count == 0) continue;
+    // An empty group holds no rows: when instances return, it must be captured (its slot list
+    // may come back unchanged, uploading nothing).
+    const bool empty = group.instances.empty() || p.vertex_count == 0;
+    out.primitive = empty ? ~0u : d.primitive;
+    out.stream = group.stream;
+    if (empty) continue;
     cache.bind_vertex_array(d.vertex_array.name());
     bind_group_data(
         state, group_sources(state, crowd, i), group.stream, c.capture.uniforms, nullptr, false,

@@ -375,6 +375,7 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
       std::ranges::equal(targets, gpu.evaluated_targets))
     return uploaded;
   gpu.evaluated = true;
+  ++gpu.evaluations;
   gpu.evaluated_generations = generations;
   gpu.evaluated_live = live;
   gpu.evaluated_root_node = root_node;

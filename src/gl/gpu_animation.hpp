@@ -68,6 +68,7 @@ struct GpuAnimation {
   std::array<std::uint64_t, 3> evaluated_generations{};  // packed, overrides, layer tables
   std::uint32_t evaluated_live = 0, evaluated_root_node = 0, evaluated_root_flags = 0;
   std::vector<AnimationTargets> evaluated_targets;
+  std::uint64_t evaluations = 0;  // passes run so far: a change means the targets were rewritten
   std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // scratch: [first, end) slot runs
   Object timer;                                               // GL_TIME_ELAPSED query
   bool timer_pending = false;

@@ -73,7 +73,8 @@ struct SkinnedVertices {
   Object buffer;                  // what transform feedback writes
   Object texture;                 // texture path: the buffer copied into RGBA32F rows
   std::size_t capacity = 0;       // vertices (instances × primitive vertices) the objects hold
-  std::uint32_t primitive = ~0u;  // the PrimitiveGpu the rows were captured from
+  std::uint32_t primitive = ~0u;  // the PrimitiveGpu the rows were captured from (~0u: none)
+  std::uint32_t stream = ~0u;     // and the node stream (transforms, palette, weights)
 };
 
 struct SkinnedVertexCache {
@@ -84,7 +85,7 @@ struct SkinnedVertexCache {
   std::array<CrowdProgram, kProgramKinds - 1> programs;
   std::vector<SkinnedVertices> groups;
   GLsizei texture_width = 0;  // texels per row of the texture path's textures
-  // Something the captured rows depend on changed since the last capture: stream rows or the GPU
+  // Something the captured rows depend on changed since the last capture: stream rows or a GPU
   // evaluation, slot lists, the current stream set.
   bool stale = true;
 };
