@@ -588,9 +588,9 @@ void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, R
   if (state.storage == PaletteStorage::texture) {
     glActiveTexture(static_cast<GLenum>(GL_TEXTURE0 + gl::unit::skinned_vertices));
     for (std::size_t i = 0; i < groups.size(); ++i) {
+      if (c.groups[i].primitive == ~0u) continue;  // empty: no rows
       const gl::PrimitiveGpu& p = state.primitives[c.groups[i].primitive];
       const std::size_t texels = 3 * groups[i].instances.size() * p.vertex_count;
-      if (texels == 0) continue;
       const auto width = static_cast<std::size_t>(c.texture_width);
       glBindBuffer(GL_PIXEL_UNPACK_BUFFER, c.groups[i].buffer.name());
       glBindTexture(GL_TEXTURE_2D, c.groups[i].texture.name());
