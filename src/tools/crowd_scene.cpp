@@ -185,6 +185,13 @@ void apply_appearance(Crowd& crowd, const AppearanceAssignment& assignment) {
   }
 }
 
+RenderStats with_shadow_pass(RenderStats main, const RenderStats& shadow) {
+  main.draws += shadow.draws;
+  main.upload_bytes += shadow.upload_bytes;
+  main.cached_vertices += shadow.cached_vertices;
+  return main;
+}
+
 nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label, std::uint32_t draws,
                                 const RenderStats& render_stats, const std::string& palette) {
   const auto groups = crowd.primitive_groups();

@@ -204,14 +204,12 @@ void run_render(const RenderOptions& options) {
   std::optional<ShadowStage> stage;
   if (options.shadows) stage.emplace(layout.crowd_bounds, camera.light_direction);
   std::uint32_t shadow_draws = 0;
-  std::uint64_t shadow_upload_bytes = 0;     // the depth pass comes first, so it does the frame's uploads
-  std::uint64_t shadow_cached_vertices = 0;  // and the frame's skinning into the cache
+  RenderStats shadow_stats;  // the last frame's depth pass (with_shadow_pass)
   const auto timed_draw = [&] {
     const auto start = std::chrono::steady_clock::now();
     // The depth pass from the light first: it also brings the GPU streams up to date.
     shadow_draws = !stage ? 0 : reference ? stage->cast(*reference, crowd) : stage->cast(*instanced, crowd);
-    shadow_upload_bytes = !stage ? 0 : reference ? reference->stats().upload_bytes : instanced->stats().upload_bytes;
-    shadow_cached_vertices = !stage || reference ? 0 : instanced->stats().cached_vertices;
+    shadow_stats = !stage ? RenderStats{} : reference ? reference->stats() : instanced->stats();
     const Camera shaded = stage ? stage->shaded(camera) : camera;
     target.clear(glm::vec4(background_rgb[0] / 255.0f, background_rgb[1] / 255.0f, background_rgb[2] / 255.0f, 1.0f));
     if (stage) stage->draw_ground(shaded);
@@ -256,9 +254,7 @@ void run_render(const RenderOptions& options) {
     if (rest > 1e-6 || steps == 0) timed_update(std::max(rest, 0.0));
     draws = timed_draw();
   }
-  RenderStats render_stats = reference ? reference->stats() : instanced->stats();
-  render_stats.upload_bytes += shadow_upload_bytes;
-  render_stats.cached_vertices += shadow_cached_vertices;
+  const RenderStats render_stats = with_shadow_pass(reference ? reference->stats() : instanced->stats(), shadow_stats);
   if (options.write_out) write_png(options.out, options.width, options.height, target.read_pixels());
 
   const auto groups = crowd.primitive_groups();

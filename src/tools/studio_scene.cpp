@@ -211,12 +211,7 @@ std::vector<std::pair<std::string, std::uint32_t>> StudioScene::clip_counts() co
   return {counts.begin(), counts.end()};
 }
 
-RenderStats StudioScene::frame_stats() const {
-  RenderStats stats = renderer_->stats();
-  stats.draws += shadow_stats_.draws;
-  stats.upload_bytes += shadow_stats_.upload_bytes;
-  return stats;
-}
+RenderStats StudioScene::frame_stats() const { return with_shadow_pass(renderer_->stats(), shadow_stats_); }
 
 nlohmann::json StudioScene::stats_json() const {
   const std::string label = built_->model.empty() ? std::string("built-in") : built_->model;

@@ -61,10 +61,8 @@ class StudioScene {
   const Crowd& crowd() const { return *crowd_; }
   const Layout& layout() const { return layout_; }
   const CrowdRenderer& renderer() const { return *renderer_; }
-  // The last draw()'s statistics, shadow pass included: draws and uploaded bytes of both passes
-  // (the depth pass, which comes first, does the frame's uploads), the rest the main pass's.
+  // The last draw()'s statistics, shadow pass included (with_shadow_pass).
   RenderStats frame_stats() const;
-  std::uint32_t shadow_draws() const { return shadow_stats_.draws; }
   const std::string& palette_error() const { return palette_error_; }
   // Why the GPU animation the settings ask for is off (no compute shaders); empty when it is not.
   const std::string& animation_error() const { return animation_error_; }
