@@ -22,8 +22,11 @@
 //  - the current program and vertex array (with it, its element array buffer); the
 //    GL_ARRAY_BUFFER, GL_COPY_WRITE_BUFFER and GL_PIXEL_UNPACK_BUFFER bindings;
 //  - CrowdRenderer with storage buffers: the generic GL_SHADER_STORAGE_BUFFER binding and the
-//    indexed bindings 0..5, 0..9 with draw_velocity (buffer, offset and size);
-//  - the active texture unit and, on units 0..15, the GL_TEXTURE_2D binding and sampler object;
+//    indexed bindings 0..5, 0..9 with draw_velocity, 0..10 with the skinned-vertex cache
+//    (buffer, offset and size);
+//  - with the skinned-vertex cache: the bound transform feedback object, the generic
+//    GL_TRANSFORM_FEEDBACK_BUFFER binding and GL_RASTERIZER_DISCARD;
+//  - the active texture unit and, on units 0..16, the GL_TEXTURE_2D binding and sampler object;
 //  - depth test, function and write mask; the color write mask (draw_depth turns it off);
 //    face culling, cull face mode and front face;
 //    blending, blend functions and equations (RGB and alpha);
