@@ -351,6 +351,15 @@ const Case kCases[] = {
     {"PNG with a header and no pixels", Format::gltf,
      [](Document& d) { add_texture(d, "data:image/png;base64," + test::base64(png_header(4, 4))); }, nullptr,
      "image_decode", "images[0]"},
+    {"PNG chunk longer than the file", Format::gltf,
+     [](Document& d) {
+       // PNG §5.3: length, type, data, CRC. This IDAT claims 2^31 - 16 bytes and holds 16.
+       std::vector<std::uint8_t> png = png_header(1, 1);
+       png.insert(png.end(), {0x7F, 0xFF, 0xFF, 0xF0, 'I', 'D', 'A', 'T'});
+       png.resize(png.size() + 16);
+       add_texture(d, "data:image/png;base64," + test::base64(png));
+     },
+     nullptr, "image_decode", "images[0]"},
     {"image with uri and bufferView", Format::gltf,
      [](Document& d) {
        add_texture(d, "data:image/png;base64," + test::base64(png_header(1, 1)));
@@ -467,6 +476,23 @@ TEST(MalformedInput, CorruptingAnyByteNeverEscapesAsAnotherFailure) {
   }
   // 0x80 and 0xFF turn any JSON byte into invalid UTF-8, and the JSON is most of the file.
   EXPECT_GT(errors, glb.size());
+}
+
+// stb_image would reserve the 2 GiB an IDAT claims before finding 16 bytes, so the loader checks
+// the chunk framing first and names the chunk (PNG §5.3: the IHDR chunk ends at byte 8 + 12 + 13).
+TEST(MalformedInput, PngChunkPastTheEndIsRejectedBeforeDecoding) {
+  std::vector<std::uint8_t> png = png_header(1, 1);
+  png.insert(png.end(), {0x7F, 0xFF, 0xFF, 0xF0, 'I', 'D', 'A', 'T'});
+  png.resize(png.size() + 16);
+  Document d = test::skinned_triangle();
+  add_texture(d, "data:image/png;base64," + test::base64(png));
+  try {
+    load_asset_from_memory(d.gltf());
+    ADD_FAILURE() << "loaded a PNG whose chunk runs past its end";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.rule(), "image_decode");
+    EXPECT_NE(std::string(e.what()).find("chunk at byte 33 claims 2147483632 bytes"), std::string::npos) << e.what();
+  }
 }
 
 TEST(MalformedInput, MissingExternalBufferNamesTheBuffer) {

@@ -1,8 +1,8 @@
-// The image callback tinygltf calls for every image: size caps before decoding, then stb_image
-// (through tinygltf's default decoder) to RGBA8.
+// The image callback tinygltf calls for every image: size caps and PNG chunk framing checked
+// before decoding, then stb_image (through tinygltf's default decoder) to RGBA8.
 //
-// Based on: glTF 2.0 §3.8.3 (images are PNG or JPEG), the PNG specification §11.2.2 (IHDR
-// follows the 8-byte signature) and ITU T.81 Annex B (JPEG marker segments; SOFn carries the frame
+// Based on: glTF 2.0 §3.8.3 (images are PNG or JPEG), the PNG specification §5.3 (chunk layout)
+// and §11.2.2 (IHDR follows the 8-byte signature) and ITU T.81 Annex B (JPEG marker segments; SOFn carries the frame
 // size). Reading the size from the header first means a 60-byte file cannot ask for gigabytes.
 #include <algorithm>
 #include <cstring>
@@ -63,6 +63,20 @@ std::optional<ImageSize> jpeg_size(const unsigned char* p, std::size_t size) noe
   return std::nullopt;
 }
 
+// PNG §5.3: a chunk is its length, type, data and CRC. stb_image grows its IDAT buffer to the
+// length a chunk claims before it reads the data, so a chunk longer than the bytes left would
+// allocate up to 4 GiB for a file of a few bytes.
+std::optional<std::string> png_chunk_overrun(const unsigned char* p, std::size_t size) {
+  for (std::size_t at = 8; at + 12 <= size;) {
+    const std::size_t length = big_endian(p + at, 4);
+    if (length > size - at - 12)
+      return fmt::format("PNG chunk at byte {} claims {} bytes of data; {} are left", at, length, size - at - 12);
+    if (std::equal(p + at + 4, p + at + 8, "IEND")) break;
+    at += 12 + length;
+  }
+  return std::nullopt;
+}
+
 bool fail(ImageDecoding& state, int index, Rule rule, std::string message) {
   state.failed_path = fmt::format("images[{}]", index);
   state.failed_rule = rule_id(rule);
@@ -88,7 +102,11 @@ bool load_image(tinygltf::Image* image, int index, std::string* err, std::string
   ImageDecoding& state = *static_cast<ImageDecoding*>(user_data);
   const auto length = static_cast<std::size_t>(size > 0 ? size : 0);
   std::optional<ImageSize> header = png_size(bytes, length);
-  if (!header) header = jpeg_size(bytes, length);
+  if (header) {
+    if (auto overrun = png_chunk_overrun(bytes, length)) return fail(state, index, Rule::image_decode, *overrun);
+  } else {
+    header = jpeg_size(bytes, length);
+  }
   if (!header) {
     state.warnings.push_back(make_warning(fmt::format("images[{}]", index), Rule::image_not_decoded,
                                           "not a PNG or JPEG image; left undecoded"));
