@@ -207,6 +207,84 @@ TEST(KernelsTest, HierarchyComposesRandomPosesLikeGlm) {
   }
 }
 
+// hierarchy_lanes against hierarchy run on each pose alone: 1 to 8 poses of one random tree,
+// each with its own TRS, and marks where some nodes are animated in every pose (the lanes'
+// registers), some in a few, and some chains in none (rest_world), with and without a root
+// transform. Each pose's world and moved flags must be what hierarchy gives it: the same
+// operations in the same order, so equal as floats (only a zero's sign may differ).
+TEST(KernelsTest, HierarchyLanesEqualTheHierarchyOfEachPose) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  constexpr std::size_t kNodes = 40;
+  std::vector<std::int32_t> parent(kNodes);
+  std::vector<Affine> rest(kNodes), rest_world(kNodes);
+  for (std::size_t n = 0; n < kNodes; ++n) {
+    parent[n] = n % 13 == 0 ? -1 : static_cast<std::int32_t>(rng() % n);
+    rest[n] = random_affine(rng);
+  }
+  struct Pose {
+    std::vector<glm::vec3> translations = std::vector<glm::vec3>(kNodes), scales = std::vector<glm::vec3>(kNodes);
+    std::vector<glm::quat> rotations = std::vector<glm::quat>(kNodes);
+    std::vector<std::uint32_t> mark = std::vector<std::uint32_t>(kNodes);
+    std::uint32_t stamp = 0;
+  };
+  std::vector<Pose> poses(kHierarchyLanes);
+  for (std::size_t l = 0; l < poses.size(); ++l) {
+    Pose& p = poses[l];
+    p.stamp = static_cast<std::uint32_t>(3 + l);
+    for (std::size_t n = 0; n < kNodes; ++n) {
+      p.translations[n] = {u(rng), u(rng), u(rng)};
+      p.rotations[n] = glm::normalize(glm::quat(u(rng), u(rng), u(rng), u(rng)));
+      p.scales[n] = {0.5f + 0.5f * std::abs(u(rng)), 1.0f + 0.2f * u(rng), 0.25f + std::abs(u(rng))};
+      // Nodes 13–25 (a root's subtree among them) rest in every pose; every 5th node is animated
+      // in even lanes only; the rest in all lanes.
+      const bool animated = (n < 13 || n > 25) && (n % 5 != 4 || l % 2 == 0);
+      p.mark[n] = animated ? p.stamp : p.stamp - 1;
+    }
+  }
+  for (const AffineKernels* k : kernel_sets()) {
+    SCOPED_TRACE(k->name);
+    for (std::size_t n = 0; n < kNodes; ++n)
+      rest_world[n] = rest[n];  // an input here: both paths copy it where a chain is at rest
+    const Affine frame = random_affine(rng);
+    for (const Affine* root : {static_cast<const Affine*>(nullptr), &frame}) {
+      for (std::size_t lanes = 1; lanes <= kHierarchyLanes; ++lanes) {
+        SCOPED_TRACE(::testing::Message() << lanes << " lanes, root " << (root != nullptr));
+        std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
+        LanesScratch scratch(kNodes);
+        HierarchyLanes pass{kNodes, parent.data(), rest.data(), root, rest_world.data(), lanes};
+        for (std::size_t l = 0; l < lanes; ++l) {
+          pass.translations[l] = poses[l].translations.data();
+          pass.rotations[l] = poses[l].rotations.data();
+          pass.scales[l] = poses[l].scales.data();
+          pass.mark[l] = poses[l].mark.data();
+          pass.stamp[l] = poses[l].stamp;
+          pass.world[l] = world[l].data();
+        }
+        pass.lanes_world = scratch.world.data();
+        pass.in_lanes = scratch.in_lanes.data();
+        pass.moved_lanes = scratch.moved_lanes.data();
+        k->hierarchy_lanes(pass);
+        for (std::size_t l = 0; l < lanes; ++l) {
+          const Pose& p = poses[l];
+          std::vector<Affine> want(kNodes);
+          std::vector<std::uint8_t> want_moved(kNodes);
+          k->hierarchy({kNodes, parent.data(), rest.data(), p.translations.data(), p.rotations.data(), p.scales.data(),
+                        p.mark.data(), p.stamp, root, rest_world.data(), want_moved.data()},
+                       want.data());
+          for (std::size_t n = 0; n < kNodes; ++n) {
+            EXPECT_EQ((scratch.moved_lanes[n] >> l) & 1u, want_moved[n]) << "lane " << l << ", node " << n;
+            for (int r = 0; r < 3; ++r)
+              for (int c = 0; c < 4; ++c)
+                ASSERT_EQ(world[l][n].rows[r][c], want[n].rows[r][c])
+                    << "lane " << l << ", node " << n << ", row " << r << ", column " << c;
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(KernelsTest, GroupSamplerMatchesDoublePrecisionSampling) {
   const std::vector<test::HandmadeChannel> channels = sampler_channels();
   nlohmann::json nodes = nlohmann::json::array();

@@ -1,5 +1,6 @@
 #include "anim/kernels.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -45,6 +46,21 @@ inline bool any_below(F8 a, float x) noexcept {
   return _mm_movemask_ps(_mm_or_ps(_mm_cmplt_ps(a.lo, v), _mm_cmplt_ps(a.hi, v))) != 0;
 }
 #include "anim/sample_kernels.inl"
+inline F8 add(F8 a, F8 b) noexcept { return {_mm_add_ps(a.lo, b.lo), _mm_add_ps(a.hi, b.hi)}; }
+inline F8 join(__m128 lo, __m128 hi) noexcept { return {lo, hi}; }
+// All bits set in lane l where bit l of `bits` is set.
+inline F8 lane_mask(unsigned bits) noexcept {
+  const __m128i b = _mm_set1_epi32(static_cast<int>(bits));
+  const __m128i lo = _mm_setr_epi32(1, 2, 4, 8), hi = _mm_setr_epi32(16, 32, 64, 128);
+  return {_mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(b, lo), lo)),
+          _mm_castsi128_ps(_mm_cmpeq_epi32(_mm_and_si128(b, hi), hi))};
+}
+// a where `mask` is set, else b.
+inline F8 select(F8 mask, F8 a, F8 b) noexcept {
+  return {_mm_or_ps(_mm_and_ps(mask.lo, a.lo), _mm_andnot_ps(mask.lo, b.lo)),
+          _mm_or_ps(_mm_and_ps(mask.hi, a.hi), _mm_andnot_ps(mask.hi, b.hi))};
+}
+#include "anim/hierarchy_lanes.inl"
 }  // namespace kernels_sse2
 
 // Everything defined from here to the pop is compiled for AVX2 + FMA, and only called after
@@ -80,6 +96,15 @@ inline bool any_below(F8 a, float x) noexcept {
   return _mm256_movemask_ps(_mm256_cmp_ps(a.v, _mm256_set1_ps(x), _CMP_LT_OQ)) != 0;
 }
 #include "anim/sample_kernels.inl"
+inline F8 add(F8 a, F8 b) noexcept { return {_mm256_add_ps(a.v, b.v)}; }
+inline F8 join(__m128 lo, __m128 hi) noexcept { return {_mm256_set_m128(hi, lo)}; }
+inline F8 lane_mask(unsigned bits) noexcept {
+  const __m256i lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  return {_mm256_castsi256_ps(
+      _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lanes), lanes))};
+}
+inline F8 select(F8 mask, F8 a, F8 b) noexcept { return {_mm256_blendv_ps(b.v, a.v, mask.v)}; }
+#include "anim/hierarchy_lanes.inl"
 }  // namespace kernels_fma
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -89,10 +114,15 @@ inline bool any_below(F8 a, float x) noexcept {
 
 namespace {
 
-constexpr AffineKernels kPortable{"sse2", kernels_sse2::sample, kernels_sse2::hierarchy, kernels_sse2::palette,
+constexpr AffineKernels kPortable{"sse2",
+                                  kernels_sse2::sample,
+                                  kernels_sse2::hierarchy,
+                                  kernels_sse2::hierarchy_lanes,
+                                  kernels_sse2::palette,
                                   kernels_sse2::multiply};
-constexpr AffineKernels kFma{"avx2+fma", kernels_fma::sample, kernels_fma::hierarchy, kernels_fma::palette,
-                             kernels_fma::multiply};
+constexpr AffineKernels kFma{
+    "avx2+fma",           kernels_fma::sample,  kernels_fma::hierarchy, kernels_fma::hierarchy_lanes,
+    kernels_fma::palette, kernels_fma::multiply};
 
 }  // namespace
 

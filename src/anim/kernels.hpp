@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include <glm/glm.hpp>
 #include <glm/gtc/quaternion.hpp>
@@ -52,10 +53,46 @@ struct SamplePass {
   float* weights = nullptr;
 };
 
+// The hierarchy pass of up to kHierarchyLanes poses of one rig at once, one pose per lane of
+// an 8-wide register, with each pose's results exactly those of `hierarchy` for it (the same
+// operations in the same order, so only the sign of a zero may differ). Every node that some
+// lane moves is composed and multiplied in registers across lanes (structure of arrays), lanes
+// that do not animate it taking rest_local and lanes whose chain is at rest rest_world by
+// selection. Lanes past `lanes` are not read or written.
+constexpr std::size_t kHierarchyLanes = 8;
+struct HierarchyLanes {
+  std::size_t count = 0;  // rig nodes, as HierarchyPass
+  const std::int32_t* parent = nullptr;
+  const Affine* rest_local = nullptr;
+  const Affine* root = nullptr;
+  const Affine* rest_world = nullptr;
+  std::size_t lanes = 0;  // poses, 1..kHierarchyLanes
+  const glm::vec3* translations[kHierarchyLanes] = {};
+  const glm::quat* rotations[kHierarchyLanes] = {};  // unit length where marked
+  const glm::vec3* scales[kHierarchyLanes] = {};
+  const std::uint32_t* mark[kHierarchyLanes] = {};
+  std::uint32_t stamp[kHierarchyLanes] = {};
+  Affine* world[kHierarchyLanes] = {};  // count entries each, written
+  // Scratch, written: per node, its world as 12 components × 8 lanes (96 floats, any alignment),
+  // whether lanes_world holds it, and hierarchy's `moved` flag of each lane as bit l (count
+  // entries each).
+  float* lanes_world = nullptr;
+  std::uint8_t* in_lanes = nullptr;
+  std::uint8_t* moved_lanes = nullptr;
+};
+
+// The scratch arrays of hierarchy_lanes for a rig of `nodes` nodes.
+struct LanesScratch {
+  explicit LanesScratch(std::size_t nodes) : world(96 * nodes), in_lanes(nodes), moved_lanes(nodes) {}
+  std::vector<float> world;
+  std::vector<std::uint8_t> in_lanes, moved_lanes;
+};
+
 struct AffineKernels {
   const char* name;  // "sse2" or "avx2+fma"
   void (*sample)(const SamplePass& pass) noexcept;
   void (*hierarchy)(const HierarchyPass& pass, Affine* world) noexcept;
+  void (*hierarchy_lanes)(const HierarchyLanes& pass) noexcept;
   // rows[3j..3j+2] = left × world[joints[j]] × inverse_binds[j]; null left = identity. 16-byte
   // aligned rows are written with non-temporal stores, fenced before returning.
   void (*palette)(std::span<const std::uint32_t> joints, std::span<const Affine> inverse_binds,

@@ -146,23 +146,31 @@ void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Pl
   if (st.overridden != 0 && !st.overrides[slot].empty()) apply_overrides(compiled, st.overrides[slot], s);
 }
 
-void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed) noexcept {
-  const Asset& asset = st.asset;
-  const Rig& rig = st.draw.rig;
-  StageClock clock(timed);
+namespace {
+
+// The slot's local pose into scratch (evaluate_actor_pose with its layers).
+void pose_slot(Crowd::State& st, std::uint32_t slot, Scratch& s) noexcept {
   // A crowd without layers reads no per-slot layer list (one test, as for overrides).
   const std::span<LayerState> layers = st.layered != 0 ? std::span(st.layers[slot]) : std::span<LayerState>();
   evaluate_actor_pose(st, st.draw, st.playback[slot], layers, slot, s);
-  clock.lap(s.ticks[0]);
-  LocalToModelJob{&rig, s.translations, s.rotations, s.scales, s.mark, s.stamp, s.moved, s.world}.run();
-  clock.lap(s.ticks[1]);
+}
+
+// The slot's joint palettes from scratch's model-space pose into its rows of every stream.
+void write_palettes(Crowd::State& st, std::uint32_t slot, Scratch& s) noexcept {
+  const Rig& rig = st.draw.rig;
   for (std::size_t k = 0; k < rig.skins.size(); ++k) {
     NodeStream& stream = st.streams[rig.skins[k].drawn];
     const std::size_t rows = std::size_t{stream.joint_count} * 3;
     s.palettes[k] = std::span(stream.palette).subspan(std::size_t{slot} * rows, rows);
   }
   PaletteJob{&rig, s.world, s.palettes}.run();
-  clock.lap(s.ticks[2]);
+}
+
+// The slot's instance transforms and morph weights into every stream, stamped with the current
+// generation.
+void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s) noexcept {
+  const Asset& asset = st.asset;
+  const Rig& rig = st.draw.rig;
   const AffineProduct multiply = affine_product();
   const Affine placement = to_affine(st.placements[slot]);
   Affine framed_placement = placement;
@@ -195,7 +203,51 @@ void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed)
   st.stale[slot] = 0;
   st.packed_frame[slot] = st.frames;
   st.packed_generation[slot] = st.generation;
+}
+
+}  // namespace
+
+void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed) noexcept {
+  const Rig& rig = st.draw.rig;
+  StageClock clock(timed);
+  pose_slot(st, slot, s);
+  clock.lap(s.ticks[0]);
+  LocalToModelJob{&rig, s.translations, s.rotations, s.scales, s.mark, s.stamp, s.moved, s.world}.run();
+  clock.lap(s.ticks[1]);
+  write_palettes(st, slot, s);
+  clock.lap(s.ticks[2]);
+  pack_instances(st, slot, s);
   clock.lap(s.ticks[3]);
+}
+
+void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std::span<Scratch> lanes,
+                    LanesScratch& lanes_scratch, bool timed) noexcept {
+  const Rig& rig = st.draw.rig;
+  std::array<std::uint64_t, 4>& ticks = lanes[0].ticks;
+  StageClock clock(timed);
+  for (std::size_t l = 0; l < slots.size(); ++l) pose_slot(st, slots[l], lanes[l]);
+  clock.lap(ticks[0]);
+  HierarchyLanes pass{rig.node_count(),      rig.parent.data(),
+                      rig.rest_local.data(), rig.framed ? &rig.frame : nullptr,
+                      rig.rest_world.data(), slots.size()};
+  for (std::size_t l = 0; l < slots.size(); ++l) {
+    Scratch& s = lanes[l];
+    pass.translations[l] = s.translations.data();
+    pass.rotations[l] = s.rotations.data();
+    pass.scales[l] = s.scales.data();
+    pass.mark[l] = s.mark.data();
+    pass.stamp[l] = s.stamp;
+    pass.world[l] = s.world.data();
+  }
+  pass.lanes_world = lanes_scratch.world.data();
+  pass.in_lanes = lanes_scratch.in_lanes.data();
+  pass.moved_lanes = lanes_scratch.moved_lanes.data();
+  affine_kernels().hierarchy_lanes(pass);
+  clock.lap(ticks[1]);
+  for (std::size_t l = 0; l < slots.size(); ++l) write_palettes(st, slots[l], lanes[l]);
+  clock.lap(ticks[2]);
+  for (std::size_t l = 0; l < slots.size(); ++l) pack_instances(st, slots[l], lanes[l]);
+  clock.lap(ticks[3]);
 }
 
 }  // namespace gltf_crowd

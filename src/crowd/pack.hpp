@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "anim/kernels.hpp"
 #include "crowd/state.hpp"
 #include "gltf_crowd/jobs.hpp"
 
@@ -77,6 +78,13 @@ void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Pl
 // Evaluates the pose of one slot and packs it into every stream, stamping it with the current
 // generation. `timed` adds each stage's ticks to scratch.ticks.
 void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed = false) noexcept;
+
+// evaluate_slot for up to kHierarchyLanes slots (anim/kernels.hpp) with one hierarchy pass over
+// all of their poses (hierarchy_lanes: each pose's result is what LocalToModelJob gives it):
+// slots[l] is evaluated in lanes[l], with `lanes_scratch` sized for the draw rig. `timed` adds
+// the whole batch's stage ticks to lanes[0].ticks.
+void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std::span<Scratch> lanes,
+                    LanesScratch& lanes_scratch, bool timed) noexcept;
 
 // Prefetches a slot's instance rows and playback ahead of its evaluation (inline: it runs for
 // every slot of the parallel loop).

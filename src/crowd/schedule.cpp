@@ -15,7 +15,10 @@ namespace gltf_crowd {
 // update (controls, add_actors) run on the caller's thread and use scratch[0].
 struct WorkerPool {
   tbb::task_arena arena;
+  // kHierarchyLanes per worker: worker w evaluates up to that many slots at once in
+  // scratch[w × kHierarchyLanes ...], with lanes[w] for their hierarchy pass.
   std::vector<Scratch> scratch;
+  std::vector<LanesScratch> lanes;
 };
 
 // Here, where WorkerPool is complete.
@@ -29,7 +32,11 @@ void make_workers(Crowd::State& st) {
   }
   WorkerPool& pool = *st.workers;
   pool.scratch.clear();
-  for (int i = 0; i < pool.arena.max_concurrency(); ++i) pool.scratch.emplace_back(st.draw);
+  pool.lanes.clear();
+  for (int i = 0; i < pool.arena.max_concurrency(); ++i) {
+    for (std::size_t l = 0; l < kHierarchyLanes; ++l) pool.scratch.emplace_back(st.draw);
+    pool.lanes.emplace_back(st.draw.rig.node_count());
+  }
 }
 
 void evaluate_now(Crowd::State& st, std::uint32_t slot) { evaluate_now(st, std::span(&slot, 1)); }
@@ -91,28 +98,43 @@ void run_update(Crowd::State& st, float delta_seconds) {
     s.chunk_ticks = 0;
   }
   // Evaluate in parallel chunks; each task writes only its own slots, so results do not depend
-  // on the thread count. Actors not advanced this frame keep their packed rows. Every 64th slot
-  // is timed per stage (frame_timer.hpp): four counter reads per 64 actors cost nothing
-  // measurable. A crowd that fits one chunk runs on the caller's thread: handing one chunk to
-  // the arena costs more than a small crowd's evaluation.
+  // on the thread count. Actors not advanced this frame keep their packed rows. Due slots go in
+  // batches of kHierarchyLanes, whose hierarchy is one pass across their poses (each pose's
+  // result is the same as alone, so batching does not change results either). A batch holding
+  // one of every 64 slots is timed per stage (frame_timer.hpp): four counter reads per 64 actors
+  // cost nothing measurable. A crowd that fits one chunk runs on the caller's thread: handing
+  // one chunk to the arena costs more than a small crowd's evaluation.
   constexpr std::uint32_t kChunk = 32;
-  const auto evaluate_range = [&st, n](std::uint32_t begin, std::uint32_t end, Scratch& scratch) {
+  const auto evaluate_range = [&st, &pool, n](std::uint32_t begin, std::uint32_t end, std::size_t worker) {
+    const std::span<Scratch> lanes = std::span(pool.scratch).subspan(worker * kHierarchyLanes, kHierarchyLanes);
+    LanesScratch& lanes_scratch = pool.lanes[worker];
+    std::array<std::uint32_t, kHierarchyLanes> batch;
+    std::size_t size = 0;
+    bool timed = false;
     const std::uint64_t start = ticks();
     for (std::uint32_t slot = begin; slot != end; ++slot) {
       if (slot + 1 < n) prefetch_rows(st, slot + 1);
-      if (st.due[slot]) evaluate_slot(st, slot, scratch, (slot & 63u) == 0);
+      if (!st.due[slot]) continue;
+      batch[size++] = slot;
+      timed |= (slot & 63u) == 0;
+      if (size == kHierarchyLanes) {
+        evaluate_slots(st, std::span(batch.data(), size), lanes, lanes_scratch, timed);
+        size = 0;
+        timed = false;
+      }
     }
-    scratch.chunk_ticks += ticks() - start;
+    if (size > 0) evaluate_slots(st, std::span(batch.data(), size), lanes, lanes_scratch, timed);
+    lanes[0].chunk_ticks += ticks() - start;
   };
   if (n <= kChunk) {
-    evaluate_range(0, n, pool.scratch[0]);
+    evaluate_range(0, n, 0);
   } else {
     pool.arena.execute([&] {
-      tbb::parallel_for(
-          tbb::blocked_range<std::uint32_t>(0, n, kChunk), [&](const tbb::blocked_range<std::uint32_t>& range) {
-            evaluate_range(range.begin(), range.end(),
-                           pool.scratch[static_cast<std::size_t>(tbb::this_task_arena::current_thread_index())]);
-          });
+      tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, kChunk),
+                        [&](const tbb::blocked_range<std::uint32_t>& range) {
+                          evaluate_range(range.begin(), range.end(),
+                                         static_cast<std::size_t>(tbb::this_task_arena::current_thread_index()));
+                        });
     });
   }
   std::array<std::uint64_t, 4> stage{};
