@@ -16,6 +16,7 @@
 #include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/gl.hpp"
 #include "gltf_crowd/version.hpp"
+#include "handmade_gltf.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -69,6 +70,72 @@ TEST(CliTool, NonFiniteNumbersAreRejectedNamingTheOption) {
     EXPECT_TRUE(contains(r.out, c.option + ": '")) << c.arguments << ": " << r.out;
     EXPECT_TRUE(contains(r.out, "finite")) << c.arguments << ": " << r.out;
   }
+}
+
+// Options that could not take effect as given (one that needs another, empty names, an output
+// folder that does not exist) fail before any work, naming the option, and write nothing.
+TEST(CliTool, OptionsThatCannotTakeEffectFailBeforeAnyWork) {
+  const auto dir = test::scratch_dir("cli_no_effect");
+  const std::string asset = quoted(character_file(dir));
+  const std::string out = (dir / "x.png").string();
+  const std::string missing_folder = (dir / "absent" / "x.png").string();
+  struct Case {
+    std::string arguments;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"render --lod-bias 2", "--lod-bias requires --lod"},
+      {"render --min-coverage 0", "--min-coverage requires --lod"},
+      {"render --vertex-budget 1", "--vertex-budget requires --lod"},
+      {"render --tint-seed 7", "--tint-seed requires --tints"},
+      {"render --tints none --tint-seed 7", "--tint-seed: it seeds --tints random; --tints is none"},
+      {"render --reference --palette texture", "excludes"},
+      {"render --reference --animation gpu", "excludes"},
+      {"render --reference --actors 10001 --out " + quoted(out),
+       "--actors: 10001 actors: --reference draws each actor separately"},
+      {"render --msaa 3", "--msaa: 3 not in {0,2,4,8,16}"},
+      {"render --video '' --frames 3", "--video: it must be a file name, not empty"},
+      {"render --stats ''", "--stats: it must be a file name, not empty"},
+      {"render ''", "it must not be empty"},
+      {"render --out " + quoted(missing_folder), "--out: folder '" + (dir / "absent").string() + "' does not exist"},
+      {"render --out " + quoted(dir.string()), "is a folder, not a file"},
+      {"render --seconds 3601", "--seconds: '3601' is out of range"},
+      {"pose " + asset + " --clip ''", "--clip: it must not be empty"},
+      {"pose " + asset + " --script " + quoted(dir.string()), "--script: File is actually a directory"},
+      {"bench --layer-mask Spine", "--layer-mask requires --layer"},
+      {"studio --frames 1 --assets " + quoted((dir / "absent").string()), "--assets: Directory does not exist"},
+      {"studio --screenshot " + quoted(out), "--screenshot requires --frames"},
+      {"export-default --out " + quoted(missing_folder), "--out: folder"},
+  };
+  for (const Case& c : cases) {
+    const std::string arguments = c.arguments.rfind("render", 0) == 0 && c.arguments.find("--out") == std::string::npos
+                                      ? c.arguments + " --actors 1 --out " + quoted(out)
+                                      : c.arguments;
+    const CommandOutput r = tool(arguments);
+    EXPECT_GT(r.exit_code, 0) << arguments << ": " << r.out;
+    EXPECT_NE(r.exit_code, 124) << arguments << " hung";
+    EXPECT_TRUE(contains(r.out, c.message)) << arguments << ": " << r.out;
+    EXPECT_FALSE(std::filesystem::exists(out)) << arguments << " rendered";
+  }
+}
+
+// `pose --animation gpu` selects the clip by name, as actors do: a clip whose name is an earlier
+// clip's (here two unnamed clips) cannot be posed that way, and says so instead of posing clip 0.
+TEST(CliTool, GpuPoseRefusesAClipWithoutAUniqueName) {
+  const auto dir = test::scratch_dir("cli_gpu_pose_names");
+  const nlohmann::json nodes = nlohmann::json::array({{{"name", "a"}}, {{"name", "b"}}});
+  const auto file = dir / "unnamed.gltf";
+  const std::vector<std::uint8_t> gltf =
+      test::handmade_gltf(nodes, {{"", {{0, "translation", "LINEAR", {0.0f, 1.0f}, {0, 0, 0, 1, 0, 0}}}},
+                                  {"", {{1, "translation", "LINEAR", {0.0f, 1.0f}, {0, 0, 0, 0, 2, 0}}}}});
+  std::ofstream(file, std::ios::binary)
+      .write(reinterpret_cast<const char*>(gltf.data()), static_cast<std::streamsize>(gltf.size()));
+  const CommandOutput r = tool("pose " + quoted(file.string()) + " --clip 1 --time 1 --json --animation gpu");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "--clip: clip 1 has no name of its own")) << r.out;
+  EXPECT_TRUE(contains(r.out, "[unknown_clip]")) << r.out;
+  const CommandOutput cpu = tool("pose " + quoted(file.string()) + " --clip 1 --time 1 --json");
+  EXPECT_EQ(cpu.exit_code, 0) << cpu.out;
 }
 
 TEST(CliTool, MissingAssetGivesOneMessageAndExitCodeEverywhere) {

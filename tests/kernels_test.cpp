@@ -251,7 +251,7 @@ TEST(KernelsTest, HierarchyLanesEqualTheHierarchyOfEachPose) {
       for (std::size_t lanes = 1; lanes <= kHierarchyLanes; ++lanes) {
         SCOPED_TRACE(::testing::Message() << lanes << " lanes, root " << (root != nullptr));
         std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
-        LanesScratch scratch(kNodes);
+        LanesScratch scratch(kNodes, 0);
         HierarchyLanes pass{kNodes, parent.data(), rest.data(), root, rest_world.data(), lanes};
         for (std::size_t l = 0; l < lanes; ++l) {
           pass.translations[l] = poses[l].translations.data();
@@ -278,6 +278,80 @@ TEST(KernelsTest, HierarchyLanesEqualTheHierarchyOfEachPose) {
               for (int c = 0; c < 4; ++c)
                 ASSERT_EQ(world[l][n].rows[r][c], want[n].rows[r][c])
                     << "lane " << l << ", node " << n << ", row " << r << ", column " << c;
+          }
+        }
+      }
+    }
+  }
+}
+
+// palette_lanes after hierarchy_lanes against palette on each pose's world: a skin of 12 joints
+// (some at rest in every lane, so gathered), with and without a left transform, 1 to 8 lanes,
+// into aligned (streamed) and unaligned rows. Equal as floats, as for the hierarchy.
+TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  constexpr std::size_t kNodes = 16, kJoints = 12;
+  std::vector<std::int32_t> parent(kNodes);
+  std::vector<Affine> rest(kNodes);
+  for (std::size_t n = 0; n < kNodes; ++n) {
+    // Nodes 13–15 hang from the root at rest, so no lane moves them and no moved child makes
+    // hierarchy_lanes gather them: palette_lanes must.
+    parent[n] = n == 0    ? -1
+                : n >= 13 ? static_cast<std::int32_t>(n == 13 ? 0 : 13)
+                          : static_cast<std::int32_t>(rng() % n);
+    rest[n] = random_affine(rng);
+  }
+  const std::vector<std::uint32_t> joints{15, 1, 2, 3, 5, 7, 8, 9, 11, 12, 13, 0};
+  std::vector<Affine> inverse_binds(kJoints);
+  for (Affine& m : inverse_binds) m = random_affine(rng);
+  const Affine correction = random_affine(rng);
+  std::vector<std::vector<glm::vec3>> translations(kHierarchyLanes, std::vector<glm::vec3>(kNodes)),
+      scales(kHierarchyLanes, std::vector<glm::vec3>(kNodes));
+  std::vector<std::vector<glm::quat>> rotations(kHierarchyLanes, std::vector<glm::quat>(kNodes));
+  std::vector<std::vector<std::uint32_t>> mark(kHierarchyLanes, std::vector<std::uint32_t>(kNodes));
+  for (std::size_t l = 0; l < kHierarchyLanes; ++l)
+    for (std::size_t n = 0; n < kNodes; ++n) {
+      translations[l][n] = {u(rng), u(rng), u(rng)};
+      rotations[l][n] = glm::normalize(glm::quat(u(rng), u(rng), u(rng), u(rng)));
+      scales[l][n] = {1.0f + 0.2f * u(rng), 1.0f, 0.5f + 0.1f * std::abs(u(rng))};
+      mark[l][n] = n == 0 || n > 12 ? 0u : 1u;  // nodes 0, 13–15 rest in every lane (0 is the root)
+    }
+  for (const AffineKernels* k : kernel_sets()) {
+    SCOPED_TRACE(k->name);
+    for (const Affine* left : {static_cast<const Affine*>(nullptr), &correction}) {
+      for (std::size_t lanes = 1; lanes <= kHierarchyLanes; ++lanes) {
+        for (const std::size_t misalign : {std::size_t{0}, std::size_t{1}}) {
+          SCOPED_TRACE(::testing::Message()
+                       << lanes << " lanes, left " << (left != nullptr) << ", misaligned " << misalign);
+          std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
+          // glm::vec4 rows are 16-byte aligned; one float off makes every row unaligned.
+          std::vector<std::vector<glm::vec4>> storage(lanes, std::vector<glm::vec4>(3 * kJoints + 1));
+          LanesScratch scratch(kNodes, kJoints);
+          HierarchyLanes pass{kNodes, parent.data(), rest.data(), nullptr, rest.data(), lanes};
+          PaletteLanes palettes{joints, inverse_binds, left, lanes};
+          for (std::size_t l = 0; l < lanes; ++l) {
+            pass.translations[l] = translations[l].data();
+            pass.rotations[l] = rotations[l].data();
+            pass.scales[l] = scales[l].data();
+            pass.mark[l] = mark[l].data();
+            pass.stamp[l] = 1;
+            pass.world[l] = world[l].data();
+            palettes.world[l] = world[l].data();
+            palettes.rows[l] = reinterpret_cast<glm::vec4*>(&storage[l][0].x + misalign);
+          }
+          pass.lanes_world = palettes.lanes_world = scratch.world.data();
+          pass.in_lanes = palettes.in_lanes = scratch.in_lanes.data();
+          pass.moved_lanes = scratch.moved_lanes.data();
+          palettes.staging = scratch.staging.data();
+          k->hierarchy_lanes(pass);
+          k->palette_lanes(palettes);
+          for (std::size_t l = 0; l < lanes; ++l) {
+            std::vector<glm::vec4> want(3 * kJoints);
+            k->palette(joints, inverse_binds, world[l], left, want.data());
+            const float* got = &palettes.rows[l][0].x;
+            for (std::size_t i = 0; i < 12 * kJoints; ++i)
+              ASSERT_EQ(got[i], (&want[0].x)[i]) << "lane " << l << ", joint " << i / 12 << ", float " << i % 12;
           }
         }
       }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -40,8 +41,10 @@ StudioRun run_studio(const std::string& name, const std::vector<std::string>& ar
   const auto png = dir / (name + ".png");
   const auto json = dir / (name + ".json");
   // --set takes several values: the size options after it end its list.
-  std::string command = "xvfb-run -a -s '-screen 0 1280x800x24' " + quoted(test::tool_path().string()) +
-                        " studio --assets " + quoted(test::asset_path("").string()) +
+  // --assets must name a folder; without the shared assets the model menu holds the built-in one.
+  const std::filesystem::path assets = test::asset_path("");
+  std::string command = "xvfb-run -a -s '-screen 0 1280x800x24' " + quoted(test::tool_path().string()) + " studio" +
+                        (std::filesystem::is_directory(assets) ? " --assets " + quoted(assets.string()) : "") +
                         (default_look ? " " : " --set shadows=off ") + size + " --frames " + std::to_string(frames);
   for (const auto& a : args) command += " " + quoted(a);
   command += " --screenshot " + quoted(png.string()) + " --stats " + quoted(json.string()) + " 2>&1";

@@ -118,11 +118,16 @@ constexpr AffineKernels kPortable{"sse2",
                                   kernels_sse2::sample,
                                   kernels_sse2::hierarchy,
                                   kernels_sse2::hierarchy_lanes,
+                                  kernels_sse2::palette_lanes,
                                   kernels_sse2::palette,
                                   kernels_sse2::multiply};
-constexpr AffineKernels kFma{
-    "avx2+fma",           kernels_fma::sample,  kernels_fma::hierarchy, kernels_fma::hierarchy_lanes,
-    kernels_fma::palette, kernels_fma::multiply};
+constexpr AffineKernels kFma{"avx2+fma",
+                             kernels_fma::sample,
+                             kernels_fma::hierarchy,
+                             kernels_fma::hierarchy_lanes,
+                             kernels_fma::palette_lanes,
+                             kernels_fma::palette,
+                             kernels_fma::multiply};
 
 }  // namespace
 

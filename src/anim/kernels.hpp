@@ -81,11 +81,31 @@ struct HierarchyLanes {
   std::uint8_t* moved_lanes = nullptr;
 };
 
-// The scratch arrays of hierarchy_lanes for a rig of `nodes` nodes.
+// The joint palettes of one rig skin for up to kHierarchyLanes poses after their hierarchy_lanes
+// pass: rows[l][3j..3j+2] = left × world[l][joints[j]] × inverse_binds[j], exactly as `palette`
+// computes each (only a zero's sign may differ), `left` shared by all lanes (null = identity).
+// Reads the pass's lanes_world, gathering into it the joints it does not hold. 16-byte aligned
+// rows are written with non-temporal stores, fenced before returning.
+struct PaletteLanes {
+  std::span<const std::uint32_t> joints;
+  std::span<const Affine> inverse_binds;
+  const Affine* left = nullptr;
+  std::size_t lanes = 0;  // poses, 1..kHierarchyLanes
+  const Affine* world[kHierarchyLanes] = {};
+  glm::vec4* rows[kHierarchyLanes] = {};  // 3 × joints.size() each, written
+  float* lanes_world = nullptr;           // HierarchyLanes::lanes_world and in_lanes, after the pass
+  std::uint8_t* in_lanes = nullptr;
+  glm::vec4* staging = nullptr;  // scratch, 3 × joints.size() × kHierarchyLanes rows
+};
+
+// The scratch arrays of hierarchy_lanes and palette_lanes for a rig of `nodes` nodes.
 struct LanesScratch {
-  explicit LanesScratch(std::size_t nodes) : world(96 * nodes), in_lanes(nodes), moved_lanes(nodes) {}
+  // `joints`: the most joints of any skin (palette_lanes' staging).
+  LanesScratch(std::size_t nodes, std::size_t joints)
+      : world(96 * nodes), in_lanes(nodes), moved_lanes(nodes), staging(3 * joints * kHierarchyLanes) {}
   std::vector<float> world;
   std::vector<std::uint8_t> in_lanes, moved_lanes;
+  std::vector<glm::vec4> staging;
 };
 
 struct AffineKernels {
@@ -93,6 +113,7 @@ struct AffineKernels {
   void (*sample)(const SamplePass& pass) noexcept;
   void (*hierarchy)(const HierarchyPass& pass, Affine* world) noexcept;
   void (*hierarchy_lanes)(const HierarchyLanes& pass) noexcept;
+  void (*palette_lanes)(const PaletteLanes& pass) noexcept;
   // rows[3j..3j+2] = left × world[joints[j]] × inverse_binds[j]; null left = identity. 16-byte
   // aligned rows are written with non-temporal stores, fenced before returning.
   void (*palette)(std::span<const std::uint32_t> joints, std::span<const Affine> inverse_binds,

@@ -244,7 +244,26 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
   pass.moved_lanes = lanes_scratch.moved_lanes.data();
   affine_kernels().hierarchy_lanes(pass);
   clock.lap(ticks[1]);
-  for (std::size_t l = 0; l < slots.size(); ++l) write_palettes(st, slots[l], lanes[l]);
+  // Palettes across lanes where every skin's mesh is static (one left transform for all lanes);
+  // an animated mesh's palette is relative to each pose's own model transform (PaletteJob).
+  if (std::all_of(rig.skins.begin(), rig.skins.end(), [](const RigSkin& skin) { return skin.static_mesh; })) {
+    for (const RigSkin& skin : rig.skins) {
+      NodeStream& stream = st.streams[skin.drawn];
+      const std::size_t rows = std::size_t{stream.joint_count} * 3;
+      PaletteLanes palettes{skin.joints, skin.inverse_binds, skin.identity_correction ? nullptr : &skin.correction,
+                            slots.size()};
+      for (std::size_t l = 0; l < slots.size(); ++l) {
+        palettes.world[l] = lanes[l].world.data();
+        palettes.rows[l] = stream.palette.data() + std::size_t{slots[l]} * rows;
+      }
+      palettes.lanes_world = pass.lanes_world;
+      palettes.in_lanes = pass.in_lanes;
+      palettes.staging = lanes_scratch.staging.data();
+      affine_kernels().palette_lanes(palettes);
+    }
+  } else {
+    for (std::size_t l = 0; l < slots.size(); ++l) write_palettes(st, slots[l], lanes[l]);
+  }
   clock.lap(ticks[2]);
   for (std::size_t l = 0; l < slots.size(); ++l) pack_instances(st, slots[l], lanes[l]);
   clock.lap(ticks[3]);

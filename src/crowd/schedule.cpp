@@ -1,6 +1,8 @@
 // The crowd's frame (docs/architecture.md "One frame"): clocks, LOD classification, the
 // update-rate schedule, then the parallel loop that runs the anim jobs for every due slot into
 // the packed streams. The only file of the crowd that sees oneTBB.
+#include <algorithm>
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
@@ -35,7 +37,9 @@ void make_workers(Crowd::State& st) {
   pool.lanes.clear();
   for (int i = 0; i < pool.arena.max_concurrency(); ++i) {
     for (std::size_t l = 0; l < kHierarchyLanes; ++l) pool.scratch.emplace_back(st.draw);
-    pool.lanes.emplace_back(st.draw.rig.node_count());
+    std::size_t joints = 0;
+    for (const RigSkin& skin : st.draw.rig.skins) joints = std::max(joints, skin.joints.size());
+    pool.lanes.emplace_back(st.draw.rig.node_count(), joints);
   }
 }
 

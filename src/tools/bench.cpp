@@ -257,7 +257,8 @@ void register_bench(CLI::App& app) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* bench =
       app.add_subcommand("bench", "Measure the CPU cost of Crowd::update per actor for one configuration");
-  bench->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb); default: the built-in character");
+  bench->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb); default: the built-in character")
+      ->check(non_empty());
   bench->add_option("--actors,-n", options->actors, "number of actors")
       ->capture_default_str()
       ->check(integer_in(1, 1'000'000));
@@ -277,16 +278,22 @@ void register_bench(CLI::App& app) {
   bench->add_flag("--local-pose", options->local_pose,
                   "every actor has an application-driven pose over every node at weight 0.5 (set once; each "
                   "evaluation blends it over the clips)");
-  bench->add_option("--root-motion", options->root_motion,
-                    "extract root motion (translation x, z and yaw; docs/spec.md §3.10) from this node, e.g. "
-                    "Hips for the built-in character; the cost with none is today's");
   bench
-      ->add_option("--layer", options->layer,
-                   "every actor also plays an animation layer (docs/spec.md §3.11) in this mode: clip (i + 2) "
-                   "mod C at weight 1 over its base clip")
-      ->check(CLI::IsMember({"override", "additive"}));
-  bench->add_option("--layer-mask", options->layer_mask,
-                    "mask the layer to this node and its descendants, e.g. Spine (an upper body)");
+      ->add_option("--root-motion", options->root_motion,
+                   "extract root motion (translation x, z and yaw; docs/spec.md §3.10) from this node, e.g. "
+                   "Hips for the built-in character; the cost with none is today's")
+      ->check(non_empty());
+  CLI::Option* layer =
+      bench
+          ->add_option("--layer", options->layer,
+                       "every actor also plays an animation layer (docs/spec.md §3.11) in this mode: clip (i + 2) "
+                       "mod C at weight 1 over its base clip")
+          ->check(CLI::IsMember({"override", "additive"}));
+  bench
+      ->add_option("--layer-mask", options->layer_mask,
+                   "mask the layer to this node and its descendants, e.g. Spine (an upper body)")
+      ->check(non_empty())
+      ->needs(layer);
   bench
       ->add_option("--animation", options->animation,
                    "where poses are evaluated: cpu (Crowd::update) or gpu (compute passes of a headless "

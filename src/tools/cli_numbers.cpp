@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <string>
@@ -79,6 +80,27 @@ CLI::Validator finite_above(double min) {
 
 CLI::Validator finite_at_least(double min) {
   return finite_validator(fmt::format("finite and >= {}", min), [=](double x) { return x >= min; });
+}
+
+CLI::Validator non_empty() {
+  return CLI::Validator(
+      [](std::string& text) { return text.empty() ? std::string("it must not be empty") : std::string(); }, "TEXT");
+}
+
+CLI::Validator output_file() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        if (text.empty()) return "it must be a file name, not empty";
+        const std::filesystem::path file(text);
+        std::error_code error;
+        if (std::filesystem::is_directory(file, error)) return fmt::format("'{}' is a folder, not a file", text);
+        const std::filesystem::path folder = file.parent_path();
+        if (!folder.empty() && !std::filesystem::is_directory(folder, error))
+          return std::filesystem::exists(folder, error) ? fmt::format("'{}' is not a folder", folder.string())
+                                                        : fmt::format("folder '{}' does not exist", folder.string());
+        return {};
+      },
+      "FILE");
 }
 
 }  // namespace gltf_crowd::tools

@@ -1,4 +1,4 @@
-// CLI11 validators for the tools' numeric options (issue 14). CLI11's own Range and
+// CLI11 validators for the tools' numeric options (issue 14) and file names. CLI11's own Range and
 // PositiveNumber let "nan" through (every comparison with NaN is false), call a word "not in
 // range" and print their bounds as 309-digit numbers; these say in words what is wrong. CLI11
 // prefixes each message with the option's name ("--actors: 'abc' is not an integer; ...").
@@ -21,5 +21,13 @@ CLI::Validator finite_number();                    // any finite value
 CLI::Validator finite_in(double min, double max);  // min <= x <= max
 CLI::Validator finite_above(double min);           // x > min
 CLI::Validator finite_at_least(double min);        // x >= min
+
+// Any text but the empty string, which would otherwise read as "not given" and silently pick a
+// default: "it must not be empty".
+CLI::Validator non_empty();
+
+// A file to write: not empty, not a folder, in a folder that exists, so that a command fails
+// before its work rather than after: "folder '/nonexistent' does not exist".
+CLI::Validator output_file();
 
 }  // namespace gltf_crowd::tools

@@ -2,13 +2,13 @@
 // so it can be inspected with `gltf-crowd info` or checked with the Khronos glTF-Validator.
 #include <fstream>
 #include <memory>
-#include <stdexcept>
 #include <string>
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "gltf_crowd/default_character.hpp"
+#include "gltf_crowd/error.hpp"
+#include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
 
 namespace gltf_crowd::tools {
@@ -19,7 +19,7 @@ void run_export_default(const std::string& out) {
   std::ofstream file(out, std::ios::binary | std::ios::trunc);
   file.write(reinterpret_cast<const char*>(glb.data()), static_cast<std::streamsize>(glb.size()));
   file.close();
-  if (!file) throw std::runtime_error(fmt::format("{}: cannot write the file", out));
+  if (!file) throw Error(out, Rule::write_failed, "could not write the output file");
 }
 
 }  // namespace
@@ -27,7 +27,7 @@ void run_export_default(const std::string& out) {
 void register_export_default(CLI::App& app) {
   auto out = std::make_shared<std::string>();
   CLI::App* command = app.add_subcommand("export-default", "Write the built-in character as a GLB file");
-  command->add_option("--out,-o", *out, "GLB file to write")->required();
+  command->add_option("--out,-o", *out, "GLB file to write")->required()->check(output_file());
   command->callback([out] { run_export_default(*out); });
 }
 

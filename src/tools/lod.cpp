@@ -78,7 +78,7 @@ void register_lod(CLI::App& app) {
       ->capture_default_str()
       ->check(finite_number());
   lod->add_flag("--preserve-boundary", options->preserve_boundary, "keep open mesh borders in place");
-  lod->add_option("--out,-o", options->out, "GLB file to write")->required();
+  lod->add_option("--out,-o", options->out, "GLB file to write")->required()->check(output_file());
   lod->callback([options] { run_lod(*options); });
 }
 

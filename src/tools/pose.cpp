@@ -189,6 +189,13 @@ void run_single_gpu(const std::shared_ptr<const Asset>& asset, const PoseOptions
     throw Error("--animation", Rule::animation_mode, "gpu prints a clip's pose: give --clip (or --script)");
   detail::check_finite(o.time, "--time");
   const std::uint32_t clip = resolve_clip(*asset, o.clip);
+  // Actors select clips by name; an unnamed clip, or one sharing its name with an earlier clip,
+  // would silently pose another clip.
+  if (asset->find_clip(asset->clips[clip].name) != static_cast<int>(clip))
+    throw Error("--clip", Rule::unknown_clip,
+                fmt::format("clip {} has no name of its own (\"{}\" is clip {}'s), and actors select clips by name: "
+                            "use --animation cpu",
+                            clip, asset->clips[clip].name, asset->find_clip(asset->clips[clip].name)));
   Crowd crowd(asset, {.capacity = 1, .animation = Animation::gpu});
   ActorOptions actor;
   actor.clip = asset->clips[clip].name;
@@ -658,23 +665,27 @@ void register_pose(CLI::App& app) {
   CLI::App* pose = app.add_subcommand(
       "pose", "Print a clip's pose (or the rest pose) for checking against other glTF implementations");
   pose->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb)")->required();
-  CLI::Option* clip = pose->add_option("--clip", options->clip, "clip name, or index when no clip has that name");
+  CLI::Option* clip =
+      pose->add_option("--clip", options->clip, "clip name, or index when no clip has that name")->check(non_empty());
   pose->add_option("--time", options->time, "clip time in seconds, sampled directly: no wrapping, clamped to the keys")
       ->needs(clip)
       ->check(finite_number());
-  pose->add_flag(
+  CLI::Option* json = pose->add_flag(
       "--json", options->json,
       "print JSON: {\"clip\", \"clip_index\", \"time\", \"nodes\": [{\"index\", \"name\", \"translation\": [3], "
       "\"rotation\": [x, y, z, w], \"scale\": [3], \"world\": [16 column-major]}], \"skins\": [{\"index\", "
       "\"joint_matrices\": [[16], ...] = world(joint) · IBM}], \"morph_weights\": [{\"node\", \"weights\"}]}");
-  pose->add_option("--script", options->script, "run actor operations from FILE and print JSON lines (see below)")
-      ->excludes(clip);
+  CLI::Option* script =
+      pose->add_option("--script", options->script, "run actor operations from FILE and print JSON lines (see below)")
+          ->check(CLI::ExistingFile)
+          ->excludes(clip);
   pose->add_option("--animation", options->animation,
                    "cpu, or gpu: the poses are evaluated by the instanced renderer's compute passes on a "
                    "headless OpenGL 4.3 context and read back (local TRS, world matrices; joint matrices = "
                    "those worlds · IBM); needs --clip or --script")
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "gpu"}));
+  script->excludes(json);  // a script always prints JSON lines
   pose->footer(kScriptHelp);
   pose->callback([options] { run_pose(*options); });
 }

@@ -155,6 +155,10 @@ void report_progress(std::uint64_t done, std::uint64_t total, bool terminal) {
 }
 
 void run_render(const RenderOptions& options) {
+  // The reference path draws and skins every actor separately: about a millisecond per actor.
+  if (options.reference && options.actors > 10'000)
+    throw Error("--actors", Rule::too_many_actors,
+                fmt::format("{} actors: --reference draws each actor separately, at most 10000", options.actors));
   const bool video = !options.video.empty();
   if (video) check_video_options(options);
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
@@ -309,31 +313,35 @@ void register_render(CLI::App& app) {
   auto options = std::make_shared<RenderOptions>();
   CLI::App* render =
       app.add_subcommand("render", "Render a crowd headless (EGL) to a PNG, with optional JSON statistics");
-  render->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb); default: the built-in character");
+  render->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb); default: the built-in character")
+      ->check(non_empty());
   render
       ->add_option("--actors,-n", options->actors,
                    "number of actors, at most 1000000 and what the palette storage holds for the "
                    "asset, checked before the crowd is built: storage buffers hold "
                    "GL_MAX_SHADER_STORAGE_BLOCK_SIZE / (48 bytes × the largest skin's joints) "
-                   "actors, textures GL_MAX_TEXTURE_SIZE actors")
+                   "actors, textures GL_MAX_TEXTURE_SIZE actors; with --reference at most 10000")
       ->capture_default_str()
       ->check(integer_in(1, 1'000'000));
   CLI::Option* seconds =
       render->add_option("--seconds,-t", options->seconds, "animation time to advance, in 1/30 s steps")
           ->capture_default_str()
-          ->check(finite_in(0.0, 1.0e6));
+          ->check(finite_in(0.0, 3600.0));
   CLI::Option* out =
       render->add_option("--out,-o", options->out, "PNG file to write (with --video: the last frame, only when given)")
-          ->capture_default_str();
+          ->capture_default_str()
+          ->check(output_file());
   CLI::Option* video =
-      render->add_option("--video", options->video,
-                         std::string("video file to write: --frames frames, 1 / --fps s apart, frame k at animation "
-                                     "time k / --fps (from 0; not with --seconds). The extension picks the format: "
-                                     ".mp4 (H.264, else MPEG-4 part 2), .webm (VP9), .mkv (VP9, H.264 or MPEG-4 part "
-                                     "2); --width and --height must be even") +
-                             (video_available() ? ""
-                                                : ". UNAVAILABLE in this build: built without FFmpeg "
-                                                  "(libavcodec-dev, libavformat-dev, libswscale-dev)"));
+      render
+          ->add_option("--video", options->video,
+                       std::string("video file to write: --frames frames, 1 / --fps s apart, frame k at animation "
+                                   "time k / --fps (from 0; not with --seconds). The extension picks the format: "
+                                   ".mp4 (H.264, else MPEG-4 part 2), .webm (VP9), .mkv (VP9, H.264 or MPEG-4 part "
+                                   "2); --width and --height must be even") +
+                           (video_available() ? ""
+                                              : ". UNAVAILABLE in this build: built without FFmpeg "
+                                                "(libavcodec-dev, libavformat-dev, libswscale-dev)"))
+          ->check(output_file());
   seconds->excludes(video);
   render->add_option("--frames", options->frames, "number of video frames (with --video)")
       ->capture_default_str()
@@ -350,41 +358,46 @@ void register_render(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "libx264", "libvpx-vp9", "mpeg4"}))
       ->needs(video);
-  render->add_option("--stats", options->stats, "JSON statistics file to write");
+  render->add_option("--stats", options->stats, "JSON statistics file to write")->check(output_file());
   render->add_option("--width", options->width, "image width in pixels")
       ->capture_default_str()
       ->check(integer_in(1, 16384));
   render->add_option("--height", options->height, "image height in pixels")
       ->capture_default_str()
       ->check(integer_in(1, 16384));
-  render->add_option("--msaa", options->msaa, "samples per pixel (0 = off; llvmpipe allows 4)")
+  render->add_option("--msaa", options->msaa, "samples per pixel: 0 (off), 2, 4, 8 or 16 (llvmpipe allows 4)")
       ->capture_default_str()
-      ->check(integer_in(0, 16));
-  render->add_flag("--lod", options->lod,
-                   "levels of detail (docs/spec.md §7): the asset's MSFT_lod levels, else generated ones; "
-                   "actors outside the view or below the smallest screen coverage are culled "
-                   "(counts printed)");
+      ->check(CLI::IsMember({0u, 2u, 4u, 8u, 16u}));
+  CLI::Option* lod =
+      render->add_flag("--lod", options->lod,
+                       "levels of detail (docs/spec.md §7): the asset's MSFT_lod levels, else generated ones; "
+                       "actors outside the view or below the smallest screen coverage are culled "
+                       "(counts printed)");
   render->add_option("--lod-bias", options->lod_bias, "coverage multiplier; > 1 keeps detail longer (with --lod)")
       ->capture_default_str()
-      ->check(finite_above(0.0));
+      ->check(finite_above(0.0))
+      ->needs(lod);
   render
       ->add_option("--min-coverage", options->min_coverage,
                    "screen coverage (projected size / the image's smaller side) below which an "
                    "actor is culled, instead of the last LOD threshold (0.01 by default); 0 = "
                    "never cull for size (with --lod)")
-      ->check(finite_at_least(0.0));
+      ->check(finite_at_least(0.0))
+      ->needs(lod);
   render
       ->add_option("--vertex-budget", options->vertex_budget,
                    "maximum submitted index references per frame, 0 = unlimited (with --lod)")
       ->capture_default_str()
-      ->check(integer_in(0, ~std::uint64_t{0}));
-  render
-      ->add_option("--palette", options->palette,
-                   "palette storage of the instanced renderer (docs/spec.md §6): storage (shader storage "
-                   "buffers, OpenGL 4.3), texture (RGBA32F textures, OpenGL 3.3 / ES 3.0) or "
-                   "auto (by capability)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"storage", "texture", "auto"}));
+      ->check(integer_in(0, ~std::uint64_t{0}))
+      ->needs(lod);
+  CLI::Option* palette =
+      render
+          ->add_option("--palette", options->palette,
+                       "palette storage of the instanced renderer (docs/spec.md §6): storage (shader storage "
+                       "buffers, OpenGL 4.3), texture (RGBA32F textures, OpenGL 3.3 / ES 3.0) or "
+                       "auto (by capability)")
+          ->capture_default_str()
+          ->check(CLI::IsMember({"storage", "texture", "auto"}));
   render
       ->add_option("--gl", options->gl,
                    "context to render with: 4.3 (core), 3.3 (core) or es3.0; on Mesa 3.3 and "
@@ -392,12 +405,13 @@ void register_render(CLI::App& app) {
                    "MESA_GLES_VERSION_OVERRIDE unless already set")
       ->capture_default_str()
       ->check(CLI::IsMember({"4.3", "3.3", "es3.0"}));
-  render
-      ->add_option("--animation", options->animation,
-                   "where poses are evaluated: cpu (Crowd::update packs every palette) or gpu (compute "
-                   "passes of the instanced renderer write them; needs OpenGL 4.3, see --gl)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"cpu", "gpu"}));
+  CLI::Option* animation =
+      render
+          ->add_option("--animation", options->animation,
+                       "where poses are evaluated: cpu (Crowd::update packs every palette) or gpu (compute "
+                       "passes of the instanced renderer write them; needs OpenGL 4.3, see --gl)")
+          ->capture_default_str()
+          ->check(CLI::IsMember({"cpu", "gpu"}));
   CLI::Option* reference = render->add_flag("--reference", options->reference,
                                             "draw every actor separately with CPU-skinned vertices (the correctness "
                                             "oracle and separate-draws baseline: groups × actors draws)");
@@ -407,20 +421,22 @@ void register_render(CLI::App& app) {
                  "(CrowdRendererOptions::skinned_vertex_cache, docs/spec.md §6.9; 48 bytes per vertex per "
                  "actor; cached_vertices in --stats)")
       ->excludes(reference);
+  reference->excludes(palette)->excludes(animation);
   render->add_flag("--shadows,!--no-shadows", options->shadows,
                    "shadows from the directional light on the actors and a ground plane: on by default "
                    "(the default look); one depth pass into a 2048² shadow map (CrowdRenderer::draw_depth: "
                    "one more draw per drawn opaque group, shadow_draws in --stats), sampled with 3 × 3 "
                    "PCF; --no-shadows draws the crowd alone on the clear color");
-  render
-      ->add_option("--tints", options->tints,
-                   "per-actor base color tints (docs/spec.md §3.12): none, or random (a pastel "
-                   "multiplier per actor, each channel in [0.55, 1], drawn from --tint-seed)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"none", "random"}));
-  render->add_option("--tint-seed", options->tint_seed, "seed of --tints random")
-      ->capture_default_str()
-      ->check(integer_in(0, 0xFFFFFFFFu));
+  CLI::Option* tints = render
+                           ->add_option("--tints", options->tints,
+                                        "per-actor base color tints (docs/spec.md §3.12): none, or random (a pastel "
+                                        "multiplier per actor, each channel in [0.55, 1], drawn from --tint-seed)")
+                           ->capture_default_str()
+                           ->check(CLI::IsMember({"none", "random"}));
+  CLI::Option* tint_seed = render->add_option("--tint-seed", options->tint_seed, "seed of --tints random")
+                               ->capture_default_str()
+                               ->check(integer_in(0, 0xFFFFFFFFu))
+                               ->needs(tints);
   render
       ->add_option("--variants", options->variants,
                    "material variants (KHR_materials_variants): none (the default materials), or "
@@ -431,7 +447,9 @@ void register_render(CLI::App& app) {
   render->footer(
       "Time step: the animation advances in fixed 1/30 s steps (bench uses 1/60 s); with --video, "
       "in steps of 1 / --fps.");
-  render->callback([options, out, video] {
+  render->callback([options, out, video, tint_seed] {
+    if (tint_seed->count() > 0 && options->tints != "random")
+      throw CLI::ValidationError("--tint-seed", "it seeds --tints random; --tints is " + options->tints);
     options->write_out = video->count() == 0 || out->count() > 0;
     run_render(*options);
   });

@@ -256,28 +256,37 @@ void register_studio(CLI::App& app) {
       app.add_subcommand("studio",
                          "Interactive crowd window (GLFW + Dear ImGui) with controls, live statistics and "
                          "an actor table; --frames runs it headless for screenshots and tests");
-  studio->add_option("asset", options->asset,
-                     "glTF 2.0 file to open; default: RobotExpressive from --assets, else the "
-                     "built-in character");
-  studio->add_option("--assets", options->assets_dir,
-                     "folder whose animated glTF/GLB files fill the model menu (default: "
-                     "../shared/assets when present)");
+  studio
+      ->add_option("asset", options->asset,
+                   "glTF 2.0 file to open; default: RobotExpressive from --assets, else the "
+                   "built-in character")
+      ->check(non_empty());
+  studio
+      ->add_option("--assets", options->assets_dir,
+                   "folder whose animated glTF/GLB files fill the model menu (default: "
+                   "../shared/assets when present)")
+      ->check(CLI::ExistingDirectory);
   studio->add_option("--capacity", options->capacity, "crowd capacity: the actors slider's maximum")
       ->capture_default_str()
       ->check(integer_in(1, 1'000'000));
-  studio->add_option("--frames", options->frames, "run this many 1/30 s frames, then exit (0 = interactive)")
-      ->capture_default_str()
-      ->check(integer_in(0, 0xFFFFFFFFu));
-  studio->add_option("--screenshot", options->screenshot,
-                     "PNG of the whole window after the last frame (with --frames)");
-  studio->add_option("--stats", options->stats,
-                     "JSON statistics at exit (render's keys plus models, window, viewport, "
-                     "panel, frame_ms, update_ms, stage_ms, clip_counts)");
+  CLI::Option* frames =
+      studio->add_option("--frames", options->frames, "run this many 1/30 s frames, then exit (0 = interactive)")
+          ->capture_default_str()
+          ->check(integer_in(0, 0xFFFFFFFFu));
+  studio
+      ->add_option("--screenshot", options->screenshot, "PNG of the whole window after the last frame (with --frames)")
+      ->check(output_file())
+      ->needs(frames);
+  studio
+      ->add_option("--stats", options->stats,
+                   "JSON statistics at exit (render's keys plus models, window, viewport, "
+                   "panel, frame_ms, update_ms, stage_ms, clip_counts)")
+      ->check(output_file());
   studio
       ->add_option(
           "--set", options->sets,
           "key=value applied as if the control were used, in order: model, actors, "
-          "capacity, clips, clip, seed, phase_spread, speed_spread, animation, orbit, "
+          "capacity, clips, clip, seed, phase_spread, speed_spread, tints, tint_seed, variants, animation, orbit, "
           "lod, bias, budget, update_rate, palette, evaluation, root_motion (a node or none), shadows, azimuth, "
           "elevation, zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, "
           "actor.visible, actor.layer.clip, actor.layer.weight, actor.layer.mode, actor.layer.mask (a "
