@@ -253,8 +253,8 @@ inline void palette_lanes(const PaletteLanes& pass) noexcept {
       _mm_storeu_ps(&staging[static_cast<std::size_t>(l) * stride + static_cast<std::size_t>(r)].x, row);
     });
   }
-  // Each pose's rows in one sequential run: non-temporal stores to 8 places at once would leave
-  // partial lines in the write-combining buffers (RobotExpressive: 25 % slower than this copy).
+  // Each pose's rows in one sequential run: non-temporal stores to 8 places at once leave partial
+  // lines in the write-combining buffers (docs/architecture.md, "Palettes").
   const std::size_t floats = 12 * pass.joints.size();
   for (std::size_t l = 0; l < pass.lanes; ++l) {
     const float* from = &pass.staging[l * 3 * pass.joints.size()].x;

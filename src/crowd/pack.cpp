@@ -222,6 +222,13 @@ void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed)
 
 void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std::span<Scratch> lanes,
                     LanesScratch& lanes_scratch, bool timed) noexcept {
+  // The lanes' passes cost what about five poses alone cost (every lane is computed, used or
+  // not): fewer poses go one by one, with the same results.
+  constexpr std::size_t kFewest = 5;
+  if (slots.size() < kFewest) {
+    for (std::size_t l = 0; l < slots.size(); ++l) evaluate_slot(st, slots[l], lanes[l], timed);
+    return;
+  }
   const Rig& rig = st.draw.rig;
   std::array<std::uint64_t, 4>& ticks = lanes[0].ticks;
   StageClock clock(timed);

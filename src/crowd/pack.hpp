@@ -80,7 +80,8 @@ void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Pl
 void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed = false) noexcept;
 
 // evaluate_slot for up to kHierarchyLanes slots (anim/kernels.hpp) with one hierarchy pass over
-// all of their poses (hierarchy_lanes: each pose's result is what LocalToModelJob gives it):
+// all of their poses (hierarchy_lanes: each pose's result is what LocalToModelJob gives it), and
+// one palette pass where every skin's mesh is static; fewer than 5 slots go one by one:
 // slots[l] is evaluated in lanes[l], with `lanes_scratch` sized for the draw rig. `timed` adds
 // the whole batch's stage ticks to lanes[0].ticks.
 void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std::span<Scratch> lanes,
