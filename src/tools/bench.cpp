@@ -309,7 +309,10 @@ void register_bench(CLI::App& app) {
                   "(wall time per update / actors), stages {sampling, hierarchy, palettes, packing} "
                   "(CPU us per actor), bytes_per_frame, packing {bytes_per_frame, bytes_per_second, "
                   "memcpy_bytes_per_second} (the packing stage's rate per thread and a plain memcpy's of "
-                  "the same bytes), draws");
+                  "the same bytes), draws. With --animation gpu, instead of stages, bytes_per_frame and packing: "
+                  "animation, animate_us_per_actor (the renderer's compute passes, wall time), "
+                  "upload_bytes_per_frame, gpu_ms_per_frame, gpu_time_meaningful (false on a software "
+                  "renderer) and gl_renderer");
   bench->footer(
       "Time step: every update advances 1/60 s, a 60 Hz frame (render and studio step "
       "1/30 s).");

@@ -159,6 +159,14 @@ void run_render(const RenderOptions& options) {
   if (options.reference && options.actors > 10'000)
     throw Error("--actors", Rule::too_many_actors,
                 fmt::format("{} actors: --reference draws each actor separately, at most 10000", options.actors));
+  // What the chosen context cannot do, named by option (the library names its own fields).
+  if (options.gl != "4.3" && options.animation == "gpu")
+    throw Error("--animation", Rule::gl_version, "gpu needs compute shaders: --gl 4.3");
+  if (options.gl != "4.3" && options.palette == "storage")
+    throw Error("--palette", Rule::gl_version, "storage needs shader storage buffers: --gl 4.3");
+  if (options.gl == "3.3" && options.skinned_vertex_cache)
+    throw Error("--skinned-vertex-cache", Rule::gl_version,
+                "the cache needs transform feedback objects: --gl 4.3 or es3.0");
   const bool video = !options.video.empty();
   if (video) check_video_options(options);
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);

@@ -39,9 +39,14 @@ std::vector<ModelEntry> scan_models(const std::filesystem::path& folder) {
   std::error_code error;
   if (folder.empty() || !std::filesystem::is_directory(folder, error)) return models;
   std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(folder, error)) {
-    const std::string ext = entry.path().extension().string();
-    if (entry.is_regular_file() && (ext == ".gltf" || ext == ".glb")) files.push_back(entry.path());
+  // Unreadable entries are skipped (their error codes), never thrown: one folder without
+  // permission must not close the studio.
+  std::filesystem::recursive_directory_iterator it(folder, std::filesystem::directory_options::skip_permission_denied,
+                                                   error);
+  for (const std::filesystem::recursive_directory_iterator end; !error && it != end; it.increment(error)) {
+    const std::string ext = it->path().extension().string();
+    std::error_code status;
+    if (it->is_regular_file(status) && (ext == ".gltf" || ext == ".glb")) files.push_back(it->path());
   }
   std::sort(files.begin(), files.end());
   for (const auto& file : files) {
