@@ -4,6 +4,7 @@
 // deletes every GL object. Images are tiny; failures write the actual PNG.
 #include "gltf_crowd/gl.hpp"
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
@@ -149,6 +150,27 @@ TEST(HeadlessContextTest, DebugContextCountsGlErrors) {
   glEnable(no_capability);
   EXPECT_EQ(glGetError(), static_cast<GLenum>(GL_INVALID_ENUM));
   EXPECT_EQ(quiet.debug_error_count(), 0u);
+}
+
+// The skinned-vertex cache needs transform feedback objects, which desktop OpenGL has from 4.0:
+// on a 3.3 context (Mesa capped by MESA_GL_VERSION_OVERRIDE, as `render --gl 3.3` does) the
+// renderer refuses it, naming the option, and allocates nothing.
+TEST(HeadlessContextTest, Gl33RefusesTheSkinnedVertexCache) {
+  setenv("MESA_GL_VERSION_OVERRIDE", "3.3", 1);
+  HeadlessContext context({.api = GlApi::gl33_core, .debug = true});
+  unsetenv("MESA_GL_VERSION_OVERRIDE");
+  if (epoxy_gl_version() >= 40) GTEST_SKIP() << "the driver gave " << context.version() << ", not 3.3";
+  Crowd crowd(test::red_quad(), {.capacity = 1});
+  crowd.add_actor();
+  try {
+    CrowdRenderer renderer(crowd, {.skinned_vertex_cache = true});
+    FAIL() << "a 3.3 context has no transform feedback objects";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.rule(), "gl_version");
+    EXPECT_EQ(e.path(), "CrowdRendererOptions.skinned_vertex_cache");
+  }
+  EXPECT_EQ(gl_object_count(), 0u);
+  EXPECT_EQ(context.debug_error_count(), 0u);
 }
 
 // An OpenGL ES 3.0 context has no vertex storage buffers: automatic storage picks textures,

@@ -315,7 +315,7 @@ TEST(RenderTool, SkinnedVertexCacheDrawsTheReferenceImage) {
   const Render gl33 = run_render("cache_gl33", old);
   EXPECT_NE(gl33.exit_code, 0);
   EXPECT_NE(gl33.output.find("gl_version"), std::string::npos) << gl33.output;
-  EXPECT_NE(gl33.output.find("skinned_vertex_cache"), std::string::npos) << gl33.output;
+  EXPECT_NE(gl33.output.find("--skinned-vertex-cache"), std::string::npos) << gl33.output;
 }
 
 TEST(RenderTool, PaletteAndGlOptionsAreReported) {
