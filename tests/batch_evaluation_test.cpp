@@ -1,8 +1,10 @@
 // Crowd::update evaluates due actors in batches of eight, their hierarchy and palettes one pose
 // per lane (docs/architecture.md "Evaluation"), and must pack exactly what each actor evaluated
-// alone packs: the same crowd of 13 actors (a batch of 8, then one of 5) against 13 crowds of
-// one actor each (evaluated one by one), with crossfades, an application-driven pose and
-// placements, compared float for float.
+// alone packs: a crowd of 13 actors (a batch of 8, then one of 5, on the caller's thread) and one
+// of 70 (chunks of 32 over the worker threads) against as many crowds of one actor each
+// (evaluated one by one), with crossfades, an application-driven pose and placements: instance
+// transforms, palettes and morph weights compared bit for bit.
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,8 +18,6 @@
 
 namespace gltf_crowd {
 namespace {
-
-constexpr std::size_t kActors = 13;
 
 ActorOptions options_of(const Asset& asset, std::size_t i) {
   ActorOptions o;
@@ -36,10 +36,13 @@ void drive(const Asset& asset, std::size_t i, Actor actor) {
   if (i == 4) actor.set_local_transform(asset.hierarchy_order.back(), {.translation = {0.1f, 0.2f, 0.3f}}, 0.5f);
 }
 
-void expect_batches_pack_as_one_by_one(const std::shared_ptr<const Asset>& asset) {
-  Crowd together(asset, {.capacity = kActors});
+bool same_bits(const float* a, const float* b, std::size_t count) { return std::memcmp(a, b, 4 * count) == 0; }
+
+void expect_batches_pack_as_one_by_one(const std::shared_ptr<const Asset>& asset, std::size_t actors) {
+  SCOPED_TRACE(::testing::Message() << actors << " actors");
+  Crowd together(asset, {.capacity = actors});
   std::vector<std::unique_ptr<Crowd>> alone;
-  for (std::size_t i = 0; i < kActors; ++i) {
+  for (std::size_t i = 0; i < actors; ++i) {
     drive(*asset, i, together.add_actor(options_of(*asset, i)));
     alone.push_back(std::make_unique<Crowd>(asset, CrowdOptions{.capacity = 1}));
     drive(*asset, i, alone[i]->add_actor(options_of(*asset, i)));
@@ -49,39 +52,40 @@ void expect_batches_pack_as_one_by_one(const std::shared_ptr<const Asset>& asset
     for (auto& crowd : alone) crowd->update(1.0f / 30.0f);
   }
   const auto streams = together.node_streams();
-  for (std::size_t i = 0; i < kActors; ++i) {
+  for (std::size_t i = 0; i < actors; ++i) {
     const auto own = alone[i]->node_streams();
     ASSERT_EQ(own.size(), streams.size());
     for (std::size_t d = 0; d < streams.size(); ++d) {
       const NodeStream& a = streams[d];
       const NodeStream& b = own[d];
-      for (std::size_t r = 0; r < 3; ++r)
-        for (int c = 0; c < 4; ++c)
-          ASSERT_EQ(a.transforms[3 * i + r][c], b.transforms[r][c]) << "actor " << i << ", stream " << d;
+      ASSERT_TRUE(same_bits(&a.transforms[3 * i].x, &b.transforms[0].x, 12)) << "actor " << i << ", stream " << d;
       const std::size_t rows = 3 * std::size_t{a.joint_count};
-      if (a.palette.empty()) continue;
-      for (std::size_t r = 0; r < rows; ++r)
-        for (int c = 0; c < 4; ++c)
-          ASSERT_EQ(a.palette[rows * i + r][c], b.palette[r][c])
-              << "actor " << i << ", stream " << d << ", palette row " << r;
+      if (!a.palette.empty()) {
+        ASSERT_TRUE(same_bits(&a.palette[rows * i].x, &b.palette[0].x, 4 * rows)) << "actor " << i << ", stream " << d;
+      }
+      if (a.weight_stride > 0) {
+        ASSERT_TRUE(same_bits(&a.weights[a.weight_stride * i], &b.weights[0], a.weight_stride))
+            << "actor " << i << ", stream " << d;
+      }
     }
   }
 }
 
 TEST(BatchEvaluation, BuiltInCharacterPacksAsOneByOne) {
-  expect_batches_pack_as_one_by_one(std::make_shared<const Asset>(load_asset_from_memory(default_character_glb())));
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  for (std::size_t actors : {13, 70}) expect_batches_pack_as_one_by_one(asset, actors);
 }
 
 TEST(BatchEvaluation, RobotExpressivePacksAsOneByOne) {
   GLTF_CROWD_REQUIRE_ASSETS();
-  expect_batches_pack_as_one_by_one(
-      std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb"))));
+  const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
+  for (std::size_t actors : {13, 70}) expect_batches_pack_as_one_by_one(asset, actors);
 }
 
 TEST(BatchEvaluation, CesiumManPacksAsOneByOne) {
   GLTF_CROWD_REQUIRE_ASSETS();
-  expect_batches_pack_as_one_by_one(
-      std::make_shared<const Asset>(load_asset(test::asset_path("khronos/CesiumMan.glb"))));
+  const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("khronos/CesiumMan.glb")));
+  for (std::size_t actors : {13, 70}) expect_batches_pack_as_one_by_one(asset, actors);
 }
 
 }  // namespace

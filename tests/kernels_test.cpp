@@ -1,6 +1,7 @@
 // The kernels (src/anim/kernels.hpp) of the portable SSE2 set and, on CPUs with AVX2 and FMA,
 // the fused set: the affine products against glm's 4×4 products, the group sampler against a
 // double-precision evaluation of glTF 2.0 Appendix C written here.
+#include <bit>
 #include <cmath>
 #include <random>
 #include <vector>
@@ -211,7 +212,7 @@ TEST(KernelsTest, HierarchyComposesRandomPosesLikeGlm) {
 // each with its own TRS, and marks where some nodes are animated in every pose (the lanes'
 // registers), some in a few, and some chains in none (rest_world), with and without a root
 // transform. Each pose's world and moved flags must be what hierarchy gives it: the same
-// operations in the same order, so equal as floats (only a zero's sign may differ).
+// operations in the same order, so the same bits. One scratch serves every pass, as in a crowd.
 TEST(KernelsTest, HierarchyLanesEqualTheHierarchyOfEachPose) {
   std::mt19937 rng(23);
   std::uniform_real_distribution<float> u(-2.0f, 2.0f);
@@ -242,6 +243,7 @@ TEST(KernelsTest, HierarchyLanesEqualTheHierarchyOfEachPose) {
       p.mark[n] = animated ? p.stamp : p.stamp - 1;
     }
   }
+  LanesScratch scratch(kNodes, 0);
   for (const AffineKernels* k : kernel_sets()) {
     SCOPED_TRACE(k->name);
     for (std::size_t n = 0; n < kNodes; ++n)
@@ -251,7 +253,6 @@ TEST(KernelsTest, HierarchyLanesEqualTheHierarchyOfEachPose) {
       for (std::size_t lanes = 1; lanes <= kHierarchyLanes; ++lanes) {
         SCOPED_TRACE(::testing::Message() << lanes << " lanes, root " << (root != nullptr));
         std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
-        LanesScratch scratch(kNodes, 0);
         HierarchyLanes pass{kNodes, parent.data(), rest.data(), root, rest_world.data(), lanes};
         for (std::size_t l = 0; l < lanes; ++l) {
           pass.translations[l] = poses[l].translations.data();
@@ -276,7 +277,8 @@ TEST(KernelsTest, HierarchyLanesEqualTheHierarchyOfEachPose) {
             EXPECT_EQ((scratch.moved_lanes[n] >> l) & 1u, want_moved[n]) << "lane " << l << ", node " << n;
             for (int r = 0; r < 3; ++r)
               for (int c = 0; c < 4; ++c)
-                ASSERT_EQ(world[l][n].rows[r][c], want[n].rows[r][c])
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(world[l][n].rows[r][c]),
+                          std::bit_cast<std::uint32_t>(want[n].rows[r][c]))
                     << "lane " << l << ", node " << n << ", row " << r << ", column " << c;
           }
         }
@@ -287,7 +289,8 @@ TEST(KernelsTest, HierarchyLanesEqualTheHierarchyOfEachPose) {
 
 // palette_lanes after hierarchy_lanes against palette on each pose's world: a skin of 12 joints
 // (some at rest in every lane, so gathered), with and without a left transform, 1 to 8 lanes,
-// into aligned (streamed) and unaligned rows. Equal as floats, as for the hierarchy.
+// into aligned (streamed) and unaligned rows. The same bits, as for the hierarchy; one scratch
+// serves every pass.
 TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
   std::mt19937 rng(29);
   std::uniform_real_distribution<float> u(-2.0f, 2.0f);
@@ -317,6 +320,7 @@ TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
       scales[l][n] = {1.0f + 0.2f * u(rng), 1.0f, 0.5f + 0.1f * std::abs(u(rng))};
       mark[l][n] = n == 0 || n > 12 ? 0u : 1u;  // nodes 0, 13–15 rest in every lane (0 is the root)
     }
+  LanesScratch scratch(kNodes, kJoints);
   for (const AffineKernels* k : kernel_sets()) {
     SCOPED_TRACE(k->name);
     for (const Affine* left : {static_cast<const Affine*>(nullptr), &correction}) {
@@ -327,7 +331,6 @@ TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
           std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
           // glm::vec4 rows are 16-byte aligned; one float off makes every row unaligned.
           std::vector<std::vector<glm::vec4>> storage(lanes, std::vector<glm::vec4>(3 * kJoints + 1));
-          LanesScratch scratch(kNodes, kJoints);
           HierarchyLanes pass{kNodes, parent.data(), rest.data(), nullptr, rest.data(), lanes};
           PaletteLanes palettes{joints, inverse_binds, left, lanes};
           for (std::size_t l = 0; l < lanes; ++l) {
@@ -351,7 +354,8 @@ TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
             k->palette(joints, inverse_binds, world[l], left, want.data());
             const float* got = &palettes.rows[l][0].x;
             for (std::size_t i = 0; i < 12 * kJoints; ++i)
-              ASSERT_EQ(got[i], (&want[0].x)[i]) << "lane " << l << ", joint " << i / 12 << ", float " << i % 12;
+              ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>((&want[0].x)[i]))
+                  << "lane " << l << ", joint " << i / 12 << ", float " << i % 12;
           }
         }
       }

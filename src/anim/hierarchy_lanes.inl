@@ -7,9 +7,9 @@
 // lane moves runs compose_rows and product_rows element by element across lanes, with the same
 // operations in the same order (madd with a zero addend where they add a masked-out lane);
 // lanes that do not animate it select rest_local before the product, lanes whose chain is at
-// rest select rest_world after it, as `hierarchy` branches. Only the sign of a zero may differ
-// (compose_rows adds +0 to cross terms that are −0 here). kernels.cpp is compiled without
-// contraction of multiplies and adds, which would fuse the two paths differently.
+// rest select rest_world after it, as `hierarchy` branches, so the results are the same bits.
+// kernels.cpp is compiled without contraction of multiplies and adds, which would fuse the two
+// paths differently.
 
 // One affine per lane, by component: c[4r + k] is row r, column k. In HierarchyLanes::lanes_world
 // (unaligned) a node's 12 components are 96 consecutive floats.
@@ -96,15 +96,15 @@ inline void compose_lanes(const F8 t[3], const F8 q[4], const F8 s[3], F8 m[12])
   m[0] = madd(madd(x, x2, diagonal), s[0], zero);
   m[1] = madd(madd(x, y2, negate(wz2)), s[1], zero);
   m[2] = madd(madd(x, z2, wy2), s[2], zero);
-  m[3] = t[0];
+  m[3] = add(zero, t[0]);  // compose_rows adds the translation to +0: −0 becomes +0
   m[4] = madd(madd(y, x2, wz2), s[0], zero);
   m[5] = madd(madd(y, y2, diagonal), s[1], zero);
   m[6] = madd(madd(y, z2, negate(wx2)), s[2], zero);
-  m[7] = t[1];
+  m[7] = add(zero, t[1]);  // compose_rows adds the translation to +0: −0 becomes +0
   m[8] = madd(madd(z, x2, negate(wy2)), s[0], zero);
   m[9] = madd(madd(z, y2, wx2), s[1], zero);
   m[10] = madd(madd(z, z2, diagonal), s[2], zero);
-  m[11] = t[2];
+  m[11] = add(zero, t[2]);  // compose_rows adds the translation to +0: −0 becomes +0
 }
 
 // product_rows(up, local) across lanes, row by row (`up` from lanes_world).
@@ -124,6 +124,7 @@ inline void broadcast(const Affine& affine, Affine8& out) noexcept {
 }
 
 inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
+  if (pass.lanes == 0 || pass.lanes > 8) return;
   Lanes8 in;
   for (std::size_t l = 0; l < 8; ++l) {
     const std::size_t from = l < pass.lanes ? l : 0;
@@ -212,6 +213,7 @@ inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
 }
 
 inline void palette_lanes(const PaletteLanes& pass) noexcept {
+  if (pass.lanes == 0 || pass.lanes > 8) return;
   const Affine* world[8];
   glm::vec4* rows[8];
   bool aligned = true;

@@ -54,11 +54,11 @@ struct SamplePass {
 };
 
 // The hierarchy pass of up to kHierarchyLanes poses of one rig at once, one pose per lane of
-// an 8-wide register, with each pose's results exactly those of `hierarchy` for it (the same
-// operations in the same order, so only the sign of a zero may differ). Every node that some
+// an 8-wide register, with each pose's results exactly those of `hierarchy` for it, bit for bit
+// (the same operations in the same order). Every node that some
 // lane moves is composed and multiplied in registers across lanes (structure of arrays), lanes
 // that do not animate it taking rest_local and lanes whose chain is at rest rest_world by
-// selection. Lanes past `lanes` are not read or written.
+// selection. Lanes past `lanes` are not read or written; `lanes` outside 1..8 does nothing.
 constexpr std::size_t kHierarchyLanes = 8;
 struct HierarchyLanes {
   std::size_t count = 0;  // rig nodes, as HierarchyPass
@@ -83,7 +83,8 @@ struct HierarchyLanes {
 
 // The joint palettes of one rig skin for up to kHierarchyLanes poses after their hierarchy_lanes
 // pass: rows[l][3j..3j+2] = left × world[l][joints[j]] × inverse_binds[j], exactly as `palette`
-// computes each (only a zero's sign may differ), `left` shared by all lanes (null = identity).
+// computes each, bit for bit, `left` shared by all lanes (null = identity); `lanes` outside 1..8
+// does nothing.
 // Reads the pass's lanes_world, gathering into it the joints it does not hold. 16-byte aligned
 // rows are written with non-temporal stores, fenced before returning.
 struct PaletteLanes {
