@@ -164,6 +164,14 @@ test::Image draw(const Crowd& crowd, const Camera& camera, std::optional<Palette
   return {width, height, target.read_pixels()};
 }
 
+// One main pass of an existing renderer into a fresh target cleared to the background.
+test::Image draw_with(CrowdRenderer& renderer, const Crowd& crowd, const Camera& camera) {
+  Framebuffer target({.width = width, .height = height});
+  target.clear(glm::vec4(background[0], background[1], background[2], 255.0f) / 255.0f);
+  renderer.draw(crowd, camera);
+  return {width, height, target.read_pixels()};
+}
+
 // Window-space depth of the bound target (desktop OpenGL: glReadPixels of the depth buffer).
 std::vector<float> read_depth(const Framebuffer& target) {
   target.bind();
@@ -417,12 +425,7 @@ TEST(SkinnedVertexCache, GpuPoseOverridesReachTheCache) {
   for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
     CrowdRenderer cached(crowd, {.palette = storage, .skinned_vertex_cache = true});
     CrowdRenderer plain(crowd, {.palette = storage});
-    const auto image = [&](CrowdRenderer& renderer) {
-      Framebuffer target({.width = width, .height = height});
-      target.clear(glm::vec4(background[0], background[1], background[2], 255.0f) / 255.0f);
-      renderer.draw(crowd, scene.camera);
-      return test::Image{width, height, target.read_pixels()};
-    };
+    const auto image = [&](CrowdRenderer& renderer) { return draw_with(renderer, crowd, scene.camera); };
     const test::Image before = image(cached);
     const std::uint32_t hips = crowd.asset().skins.at(0).joints.at(1);
     for (Actor actor : crowd.actors())
@@ -448,12 +451,7 @@ TEST(SkinnedVertexCache, GroupsThatWereEmptyAreCapturedAgain) {
   for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
     CrowdRenderer cached(crowd, {.palette = storage, .skinned_vertex_cache = true});
     CrowdRenderer plain(crowd, {.palette = storage});
-    const auto image = [&](CrowdRenderer& renderer) {
-      Framebuffer target({.width = width, .height = height});
-      target.clear(glm::vec4(background[0], background[1], background[2], 255.0f) / 255.0f);
-      renderer.draw(crowd, scene.camera);
-      return test::Image{width, height, target.read_pixels()};
-    };
+    const auto image = [&](CrowdRenderer& renderer) { return draw_with(renderer, crowd, scene.camera); };
     {
       Framebuffer motion({.width = width, .height = height, .color = FramebufferColor::rg16f});
       cached.draw_velocity(crowd, scene.camera, scene.camera);

@@ -123,6 +123,13 @@ inline void broadcast(const Affine& affine, Affine8& out) noexcept {
   for (int k = 0; k < 12; ++k) out.c[k] = splat((&affine.rows[0].x)[k]);
 }
 
+// `affine` in all 8 lanes, stored as lanes_world holds a node (96 floats).
+inline void store_broadcast(const Affine& affine, float* lanes) noexcept {
+  Affine8 broadcasted;
+  broadcast(affine, broadcasted);
+  store_affine8(lanes, broadcasted);
+}
+
 inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
   if (pass.lanes == 0 || pass.lanes > 8) return;
   Lanes8 in;
@@ -141,11 +148,7 @@ inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
   std::uint8_t* moved_lanes = pass.moved_lanes;
   // The root transform as lanes_world holds a node: each component in all 8 lanes.
   float root[96];
-  if (pass.root != nullptr) {
-    Affine8 broadcasted;
-    broadcast(*pass.root, broadcasted);
-    store_affine8(root, broadcasted);
-  }
+  if (pass.root != nullptr) store_broadcast(*pass.root, root);
   for (std::size_t n = 0, count = pass.count; n < count; ++n) {
     const std::int32_t parent = parents[n];
     // Bit l: lane l animates node n; moved: it or an ancestor is animated (hierarchy's `moved`).
@@ -224,11 +227,7 @@ inline void palette_lanes(const PaletteLanes& pass) noexcept {
     aligned &= reinterpret_cast<std::uintptr_t>(rows[l]) % 16 == 0;
   }
   float left[96];
-  if (pass.left != nullptr) {
-    Affine8 broadcasted;
-    broadcast(*pass.left, broadcasted);
-    store_affine8(left, broadcasted);
-  }
+  if (pass.left != nullptr) store_broadcast(*pass.left, left);
   for (std::size_t j = 0; j < pass.joints.size(); ++j) {
     const std::size_t node = pass.joints[j];
     float* model = pass.lanes_world + 96 * node;

@@ -53,12 +53,12 @@ struct SamplePass {
   float* weights = nullptr;
 };
 
-// The hierarchy pass of up to kHierarchyLanes poses of one rig at once, one pose per lane of
-// an 8-wide register, with each pose's results exactly those of `hierarchy` for it, bit for bit
-// (the same operations in the same order). Every node that some
-// lane moves is composed and multiplied in registers across lanes (structure of arrays), lanes
-// that do not animate it taking rest_local and lanes whose chain is at rest rest_world by
-// selection. Lanes past `lanes` are not read or written; `lanes` outside 1..8 does nothing.
+// The hierarchy pass of up to kHierarchyLanes poses of one rig at once, one pose per lane of an
+// 8-wide register, each pose's result bit for bit that of `hierarchy` for it (the same
+// operations in the same order). Every node some lane moves is composed and multiplied across
+// lanes (structure of arrays); lanes that do not animate it select rest_local, lanes whose chain
+// is at rest select rest_world. Lanes past `lanes` are not read or written; `lanes` outside
+// 1..8 does nothing.
 constexpr std::size_t kHierarchyLanes = 8;
 struct HierarchyLanes {
   std::size_t count = 0;  // rig nodes, as HierarchyPass
@@ -82,11 +82,10 @@ struct HierarchyLanes {
 };
 
 // The joint palettes of one rig skin for up to kHierarchyLanes poses after their hierarchy_lanes
-// pass: rows[l][3j..3j+2] = left × world[l][joints[j]] × inverse_binds[j], exactly as `palette`
-// computes each, bit for bit, `left` shared by all lanes (null = identity); `lanes` outside 1..8
-// does nothing.
-// Reads the pass's lanes_world, gathering into it the joints it does not hold. 16-byte aligned
-// rows are written with non-temporal stores, fenced before returning.
+// pass: rows[l][3j..3j+2] = left × world[l][joints[j]] × inverse_binds[j], bit for bit as
+// `palette` computes each, with `left` shared by all lanes (null = identity); `lanes` outside
+// 1..8 does nothing. Reads the pass's lanes_world, gathering into it the joints it does not
+// hold. 16-byte aligned rows are written with non-temporal stores, fenced before returning.
 struct PaletteLanes {
   std::span<const std::uint32_t> joints;
   std::span<const Affine> inverse_binds;
@@ -113,8 +112,8 @@ struct AffineKernels {
   const char* name;  // "sse2" or "avx2+fma"
   void (*sample)(const SamplePass& pass) noexcept;
   void (*hierarchy)(const HierarchyPass& pass, Affine* world) noexcept;
-  void (*hierarchy_lanes)(const HierarchyLanes& pass) noexcept;
-  void (*palette_lanes)(const PaletteLanes& pass) noexcept;
+  void (*hierarchy_lanes)(const HierarchyLanes& pass) noexcept;  // see HierarchyLanes
+  void (*palette_lanes)(const PaletteLanes& pass) noexcept;      // see PaletteLanes
   // rows[3j..3j+2] = left × world[joints[j]] × inverse_binds[j]; null left = identity. 16-byte
   // aligned rows are written with non-temporal stores, fenced before returning.
   void (*palette)(std::span<const std::uint32_t> joints, std::span<const Affine> inverse_binds,

@@ -35,10 +35,10 @@ void make_workers(Crowd::State& st) {
   WorkerPool& pool = *st.workers;
   pool.scratch.clear();
   pool.lanes.clear();
+  std::size_t joints = 0;  // the most of any skin: palette_lanes' staging
+  for (const RigSkin& skin : st.draw.rig.skins) joints = std::max(joints, skin.joints.size());
   for (int i = 0; i < pool.arena.max_concurrency(); ++i) {
     for (std::size_t l = 0; l < kHierarchyLanes; ++l) pool.scratch.emplace_back(st.draw);
-    std::size_t joints = 0;
-    for (const RigSkin& skin : st.draw.rig.skins) joints = std::max(joints, skin.joints.size());
     pool.lanes.emplace_back(st.draw.rig.node_count(), joints);
   }
 }
