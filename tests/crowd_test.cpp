@@ -8,6 +8,7 @@
 #include <tbb/global_control.h>
 
 #include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/pose.hpp"
 #include "scalar_pose.hpp"
 #include "test_support.hpp"
@@ -304,6 +305,48 @@ TEST(CrowdTest, NodeWorldOfTheHandEqualsAnIndependentParentChain) {
     for (int r = 0; r < 4; ++r) EXPECT_NEAR(got[c][r], want[c][r], 1e-4f);
   EXPECT_EQ(actor.node_world(asset->nodes[static_cast<std::size_t>(hand)].name), got);
   EXPECT_THROW(actor.node_world(100000u), Error);
+}
+
+// Stage times are opt-in (docs/spec.md §5.8): 0 unless asked for, measured when asked, and the
+// packed rows do not depend on it.
+TEST(CrowdTest, StageTimesAreMeasuredOnlyWhenAskedFor) {
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  const auto stage_sum = [](const FrameStats& s) {
+    return s.sampling_ms + s.hierarchy_ms + s.palettes_ms + s.packing_ms;
+  };
+  Crowd quiet(asset, {.capacity = 200});
+  Crowd timed(asset, {.capacity = 200, .time_stages = true});
+  EXPECT_FALSE(quiet.stage_timing());
+  EXPECT_TRUE(timed.stage_timing());
+  for (Crowd* crowd : {&quiet, &timed}) {
+    std::vector<ActorOptions> actors(200);
+    for (std::size_t i = 0; i < actors.size(); ++i) actors[i].time = 0.01f * static_cast<float>(i);
+    crowd->add_actors(actors);
+  }
+  for (int frame = 0; frame < 3; ++frame) {
+    quiet.update(1.0f / 60.0f);
+    timed.update(1.0f / 60.0f);
+    const FrameStats& q = quiet.frame_stats();
+    EXPECT_EQ(q.sampling_ms, 0.0);
+    EXPECT_EQ(q.hierarchy_ms, 0.0);
+    EXPECT_EQ(q.palettes_ms, 0.0);
+    EXPECT_EQ(q.packing_ms, 0.0);
+    const FrameStats& t = timed.frame_stats();
+    EXPECT_GT(t.sampling_ms, 0.0);
+    EXPECT_GT(stage_sum(t), 0.0);
+    EXPECT_EQ(q.actors_evaluated, t.actors_evaluated);
+  }
+  for (std::size_t d = 0; d < quiet.node_streams().size(); ++d) {
+    EXPECT_EQ(quiet.node_streams()[d].transforms, timed.node_streams()[d].transforms) << d;
+    EXPECT_EQ(quiet.node_streams()[d].palette, timed.node_streams()[d].palette) << d;
+  }
+  // Switched off again: back to 0 from the next update.
+  timed.set_stage_timing(false);
+  timed.update(1.0f / 60.0f);
+  EXPECT_EQ(stage_sum(timed.frame_stats()), 0.0);
+  timed.destroy();
+  EXPECT_FALSE(timed.stage_timing());
+  EXPECT_THROW(timed.set_stage_timing(true), Error);
 }
 
 }  // namespace

@@ -27,6 +27,7 @@ Crowd::Crowd(std::shared_ptr<const Asset> asset, CrowdOptions options) : asset_(
   auto st = std::make_unique<State>(*asset_);
   st->capacity = options.capacity;
   st->update_rate = options.update_rate;
+  st->time_stages = options.time_stages;
   st->lod.options = options.lod;
   st->animation = options.animation;
   for (const Clip& clip : asset_->clips) {
@@ -106,6 +107,10 @@ const FrameStats& Crowd::frame_stats() const noexcept {
   static const FrameStats none;
   return state_ ? state_->stats : none;
 }
+
+void Crowd::set_stage_timing(bool on) { live().time_stages = on; }
+
+bool Crowd::stage_timing() const noexcept { return state_ && state_->time_stages; }
 
 const LodStats& Crowd::lod_stats() const noexcept {
   static const LodStats none;

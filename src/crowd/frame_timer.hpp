@@ -1,11 +1,12 @@
-// Timing of Crowd::update by the time-stamp counter: every chunk is timed whole, and a sample of
-// actors is also timed per stage, which splits the chunks' total by stage (reading the counter
-// four times per actor would cost about 5% of an evaluation). FrameStats gets the result.
+// Timing of Crowd::update (only with Crowd::set_stage_timing on) by the time-stamp counter: every chunk is timed whole,
+// and a sample of actors is also timed per stage, which splits the chunks' total by stage (reading the counter four
+// times per actor would cost about 5% of an evaluation). FrameStats gets the result.
 #pragma once
 
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 
 #include "gltf_crowd/crowd.hpp"
 
@@ -44,5 +45,12 @@ class FrameTimer {
   std::chrono::steady_clock::time_point wall0_;
   std::uint64_t tick0_;
 };
+
+// timer->finish, or stage times of 0 for an update that measured none (no timer).
+inline void finish_stage_times(const std::optional<FrameTimer>& timer, const std::array<std::uint64_t, 4>& stage_ticks,
+                               std::uint64_t chunk_ticks, FrameStats& stats) noexcept {
+  if (timer) return timer->finish(stage_ticks, chunk_ticks, stats);
+  stats.sampling_ms = stats.hierarchy_ms = stats.palettes_ms = stats.packing_ms = 0.0;
+}
 
 }  // namespace gltf_crowd

@@ -2,6 +2,7 @@
 // update-rate schedule, then the parallel loop that runs the anim jobs for every due slot into
 // the packed streams. The only file of the crowd that sees oneTBB.
 #include <algorithm>
+#include <optional>
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -58,7 +59,7 @@ namespace {
 
 // Animation::gpu: every advanced actor gets a new record (cheap, so update-rate LOD is moot);
 // nothing is sampled or packed.
-void record_update(Crowd::State& st, const FrameTimer& timer) {
+void record_update(Crowd::State& st, const std::optional<FrameTimer>& timer) {
   const auto n = static_cast<std::uint32_t>(st.size());
   std::uint32_t written = 0, tails = 0;
   for (std::uint32_t slot = 0; slot < n; ++slot) {
@@ -67,7 +68,7 @@ void record_update(Crowd::State& st, const FrameTimer& timer) {
     ++written;
     tails += st.playback[slot].count > kRecordContributors;
   }
-  timer.finish({}, 0, st.stats);
+  finish_stage_times(timer, {}, 0, st.stats);
   st.stats.actors_evaluated = written;
   st.stats.actors_deferred = 0;
   // A renderer uploads a written slot's layer records with its record (docs/spec.md §3.11).
@@ -79,7 +80,8 @@ void record_update(Crowd::State& st, const FrameTimer& timer) {
 }  // namespace
 
 void run_update(Crowd::State& st, float delta_seconds) {
-  const FrameTimer timer;
+  std::optional<FrameTimer> timer;  // only when asked: the clocks cost a small crowd ~10 %
+  if (st.time_stages) timer.emplace();
   ++st.frames;
   ++st.generation;
   // Advance every clock (serial and cheap): clocks stay exact whether or not the pose is
@@ -104,23 +106,24 @@ void run_update(Crowd::State& st, float delta_seconds) {
   // Evaluate in parallel chunks; each task writes only its own slots, so results do not depend
   // on the thread count. Actors not advanced this frame keep their packed rows. Due slots go in
   // batches of kHierarchyLanes, whose hierarchy is one pass across their poses (each pose's
-  // result is the same as alone, so batching does not change results either). A batch holding
-  // one of every 64 slots is timed per stage (frame_timer.hpp): four counter reads per 64 actors
-  // cost nothing measurable. A crowd that fits one chunk runs on the caller's thread: handing
-  // one chunk to the arena costs more than a small crowd's evaluation.
+  // result is the same as alone, so batching does not change results either). With stage
+  // timing on, a batch holding one of every 64 slots is timed per stage (frame_timer.hpp): four
+  // counter reads per 64 actors cost nothing measurable. A crowd that fits one chunk runs on the caller's thread:
+  // handing one chunk to the arena costs more than a small crowd's evaluation.
   constexpr std::uint32_t kChunk = 32;
-  const auto evaluate_range = [&st, &pool, n](std::uint32_t begin, std::uint32_t end, std::size_t worker) {
+  const bool timing = st.time_stages;
+  const auto evaluate_range = [&st, &pool, n, timing](std::uint32_t begin, std::uint32_t end, std::size_t worker) {
     const std::span<Scratch> lanes = std::span(pool.scratch).subspan(worker * kHierarchyLanes, kHierarchyLanes);
     LanesScratch& lanes_scratch = pool.lanes[worker];
     std::array<std::uint32_t, kHierarchyLanes> batch;
     std::size_t size = 0;
     bool timed = false;
-    const std::uint64_t start = ticks();
+    const std::uint64_t start = timing ? ticks() : 0;
     for (std::uint32_t slot = begin; slot != end; ++slot) {
       if (slot + 1 < n) prefetch_rows(st, slot + 1);
       if (!st.due[slot]) continue;
       batch[size++] = slot;
-      timed |= (slot & 63u) == 0;
+      timed |= timing && (slot & 63u) == 0;
       if (size == kHierarchyLanes) {
         evaluate_slots(st, std::span(batch.data(), size), lanes, lanes_scratch, timed);
         size = 0;
@@ -128,7 +131,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
       }
     }
     if (size > 0) evaluate_slots(st, std::span(batch.data(), size), lanes, lanes_scratch, timed);
-    lanes[0].chunk_ticks += ticks() - start;
+    if (timing) lanes[0].chunk_ticks += ticks() - start;
   };
   if (n <= kChunk) {
     evaluate_range(0, n, 0);
@@ -147,7 +150,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
     for (std::size_t i = 0; i < 4; ++i) stage[i] += s.ticks[i];
     chunks += s.chunk_ticks;
   }
-  timer.finish(stage, chunks, st.stats);
+  finish_stage_times(timer, stage, chunks, st.stats);
   st.stats.actors_evaluated = evaluated;
   st.stats.actors_deferred = deferred;
   std::uint64_t bytes_per_actor = 0;

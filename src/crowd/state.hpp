@@ -220,6 +220,7 @@ struct Crowd::State {
   LodState lod;
   LodStats lod_stats;
   UpdateRateOptions update_rate;
+  bool time_stages = false;      // Crowd::set_stage_timing
   std::uint64_t generation = 0;  // see Crowd::packed_generation()
   std::uint64_t frames = 0;      // updates so far: the update-rate schedule's clock
 

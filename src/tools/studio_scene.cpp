@@ -76,7 +76,8 @@ void StudioScene::sync(const StudioSettings& settings) {
     LodOptions lod;
     lod.enabled = settings.lod;
     lod.auto_generate = true;  // so Auto LOD has levels for assets without MSFT_lod
-    crowd_ = std::make_unique<Crowd>(std::move(asset), CrowdOptions{.capacity = settings.capacity, .lod = lod});
+    crowd_ = std::make_unique<Crowd>(std::move(asset),
+                                     CrowdOptions{.capacity = settings.capacity, .lod = lod, .time_stages = true});
   } else if (crowd_->capacity() < settings.capacity) {
     crowd_->reserve(settings.capacity);
   }
