@@ -5,10 +5,25 @@
 
 #include <algorithm>
 
+#include <immintrin.h>
+
 #include "crowd/frame_timer.hpp"
 
 namespace gltf_crowd {
 namespace {
+
+// to_affine by a 4×4 transpose in registers: its scalar stores, read back as rows by the
+// product, stall store forwarding (a tenth of a one-actor update).
+Affine placement_rows(const glm::mat4& m) noexcept {
+  __m128 c0 = _mm_loadu_ps(&m[0].x), c1 = _mm_loadu_ps(&m[1].x), c2 = _mm_loadu_ps(&m[2].x);
+  __m128 c3 = _mm_loadu_ps(&m[3].x);
+  _MM_TRANSPOSE4_PS(c0, c1, c2, c3);
+  Affine a;
+  _mm_storeu_ps(&a.rows[0].x, c0);
+  _mm_storeu_ps(&a.rows[1].x, c1);
+  _mm_storeu_ps(&a.rows[2].x, c2);
+  return a;
+}
 
 // A crossfade: every contributor's pose is its clip over the rest pose; the blend is their
 // weighted sum with rotations sign-aligned to the first contributor, then normalized.
@@ -172,7 +187,7 @@ void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s) noex
   const Asset& asset = st.asset;
   const Rig& rig = st.draw.rig;
   const AffineProduct multiply = affine_product();
-  const Affine placement = to_affine(st.placements[slot]);
+  const Affine placement = placement_rows(st.placements[slot]);
   Affine framed_placement = placement;
   if (rig.framed) multiply(placement, rig.unframe, framed_placement);
   const std::size_t tw = asset.total_weights;

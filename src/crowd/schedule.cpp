@@ -99,10 +99,11 @@ void run_update(Crowd::State& st, float delta_seconds) {
     deferred += st.stale[slot] && !st.due[slot];
   }
   WorkerPool& pool = *st.workers;
-  for (Scratch& s : pool.scratch) {
-    s.ticks = {};
-    s.chunk_ticks = 0;
-  }
+  if (timer)
+    for (Scratch& s : pool.scratch) {
+      s.ticks = {};
+      s.chunk_ticks = 0;
+    }
   // Evaluate in parallel chunks; each task writes only its own slots, so results do not depend
   // on the thread count. Actors not advanced this frame keep their packed rows. Due slots go in
   // batches of kHierarchyLanes, whose hierarchy is one pass across their poses (each pose's
@@ -146,10 +147,11 @@ void run_update(Crowd::State& st, float delta_seconds) {
   }
   std::array<std::uint64_t, 4> stage{};
   std::uint64_t chunks = 0;
-  for (const Scratch& s : pool.scratch) {
-    for (std::size_t i = 0; i < 4; ++i) stage[i] += s.ticks[i];
-    chunks += s.chunk_ticks;
-  }
+  if (timer)
+    for (const Scratch& s : pool.scratch) {
+      for (std::size_t i = 0; i < 4; ++i) stage[i] += s.ticks[i];
+      chunks += s.chunk_ticks;
+    }
   finish_stage_times(timer, stage, chunks, st.stats);
   st.stats.actors_evaluated = evaluated;
   st.stats.actors_deferred = deferred;
