@@ -45,6 +45,8 @@ inline bool any_below(F8 a, float x) noexcept {
   const __m128 v = _mm_set1_ps(x);
   return _mm_movemask_ps(_mm_or_ps(_mm_cmplt_ps(a.lo, v), _mm_cmplt_ps(a.hi, v))) != 0;
 }
+inline __m128 low(F8 a) noexcept { return a.lo; }
+inline __m128 high(F8 a) noexcept { return a.hi; }
 #include "anim/sample_kernels.inl"
 inline F8 add(F8 a, F8 b) noexcept { return {_mm_add_ps(a.lo, b.lo), _mm_add_ps(a.hi, b.hi)}; }
 inline F8 join(__m128 lo, __m128 hi) noexcept { return {lo, hi}; }
@@ -95,6 +97,8 @@ inline F8 abs_value(F8 a) noexcept { return {_mm256_andnot_ps(_mm256_set1_ps(-0.
 inline bool any_below(F8 a, float x) noexcept {
   return _mm256_movemask_ps(_mm256_cmp_ps(a.v, _mm256_set1_ps(x), _CMP_LT_OQ)) != 0;
 }
+inline __m128 low(F8 a) noexcept { return _mm256_castps256_ps128(a.v); }
+inline __m128 high(F8 a) noexcept { return _mm256_extractf128_ps(a.v, 1); }
 #include "anim/sample_kernels.inl"
 inline F8 add(F8 a, F8 b) noexcept { return {_mm256_add_ps(a.v, b.v)}; }
 inline F8 join(__m128 lo, __m128 hi) noexcept { return {_mm256_set_m128(hi, lo)}; }

@@ -1,26 +1,29 @@
 // The group sampler of kernels.cpp (SamplePass), included once per instruction set inside a
 // namespace that defines F8 (kGroupLanes floats) with load, store, splat, sub, mul, madd
 // (a × b + c), div, sqrt, max, flip_sign (b with the sign bits of a's negative lanes flipped),
-// abs_value and any_below. No include guard on purpose.
+// abs_value, any_below, and low and high (lanes 0–3 and 4–7 as SSE registers). No include guard
+// on purpose.
 
-// Writes the group's lanes from a structure-of-arrays block (component c of lane l at
-// soa[c × kGroupLanes + l]), four lanes at a time transposed into (x, y, z, w) registers. All
-// eight lanes are stored, unconditionally: an unused lane repeats lane 0's keys and target, so
-// it writes lane 0's value again.
+// Writes the group's lanes from their components (v[c] holds component c of every lane), four
+// lanes at a time transposed in registers into (x, y, z, w): going through memory would read
+// back halves of 8-wide stores, which store forwarding does not serve. All eight lanes are
+// stored, unconditionally: an unused lane repeats lane 0's keys and target, so it writes lane
+// 0's value again.
 template <bool kQuat>
-inline void scatter_vectors(const std::uint32_t* targets, const float* soa, float* out) noexcept {
+inline void scatter_vectors(const std::uint32_t* targets, const F8* v, float* out) noexcept {
   for (std::uint32_t first = 0; first < kGroupLanes; first += 4) {
-    __m128 x = _mm_loadu_ps(soa + first), y = _mm_loadu_ps(soa + kGroupLanes + first);
-    __m128 z = _mm_loadu_ps(soa + 2 * kGroupLanes + first);
-    __m128 w = kQuat ? _mm_loadu_ps(soa + 3 * kGroupLanes + first) : _mm_setzero_ps();
+    const bool lo = first == 0;
+    __m128 x = lo ? low(v[0]) : high(v[0]), y = lo ? low(v[1]) : high(v[1]);
+    __m128 z = lo ? low(v[2]) : high(v[2]);
+    __m128 w = kQuat ? (lo ? low(v[3]) : high(v[3])) : _mm_setzero_ps();
     _MM_TRANSPOSE4_PS(x, y, z, w);
-    const auto put = [out](std::uint32_t target, __m128 v) {
+    const auto put = [out](std::uint32_t target, __m128 r) {
       if constexpr (kQuat) {
-        _mm_storeu_ps(out + std::size_t{target} * 4, v);
+        _mm_storeu_ps(out + std::size_t{target} * 4, r);
       } else {  // 12 bytes: the fourth float belongs to the next node
         float* p = out + std::size_t{target} * 3;
-        _mm_storel_pi(reinterpret_cast<__m64*>(p), v);
-        _mm_store_ss(p + 2, _mm_movehl_ps(v, v));
+        _mm_storel_pi(reinterpret_cast<__m64*>(p), r);
+        _mm_store_ss(p + 2, _mm_movehl_ps(r, r));
       }
     };
     put(targets[first], x);
@@ -30,14 +33,17 @@ inline void scatter_vectors(const std::uint32_t* targets, const float* soa, floa
   }
 }
 
-inline void scatter(const ChannelGroup& g, const float* soa, const SamplePass& pass) noexcept {
+inline void scatter(const ChannelGroup& g, const F8* v, const SamplePass& pass) noexcept {
   switch (g.path) {
-    case ChannelPath::translation: scatter_vectors<false>(g.targets, soa, &pass.translations[0].x); break;
-    case ChannelPath::rotation: scatter_vectors<true>(g.targets, soa, &pass.rotations[0].x); break;  // x, y, z, w
-    case ChannelPath::scale: scatter_vectors<false>(g.targets, soa, &pass.scales[0].x); break;
-    case ChannelPath::weights:
-      for (std::uint32_t l = 0; l < kGroupLanes; ++l) pass.weights[g.targets[l]] = soa[l];
+    case ChannelPath::translation: scatter_vectors<false>(g.targets, v, &pass.translations[0].x); break;
+    case ChannelPath::rotation: scatter_vectors<true>(g.targets, v, &pass.rotations[0].x); break;  // x, y, z, w
+    case ChannelPath::scale: scatter_vectors<false>(g.targets, v, &pass.scales[0].x); break;
+    case ChannelPath::weights: {
+      alignas(32) float w[kGroupLanes];
+      store(w, v[0]);
+      for (std::uint32_t l = 0; l < kGroupLanes; ++l) pass.weights[g.targets[l]] = w[l];
       break;
+    }
   }
 }
 
@@ -48,8 +54,7 @@ inline void normalize_lanes(F8* q) noexcept {
   for (int c = 0; c < 4; ++c) q[c] = div(q[c], len);
 }
 
-inline void slerp_lanes(const float* k0, const float* k1, float t, const float* ca, const float* cb,
-                        float* out) noexcept {
+inline void slerp_lanes(const float* k0, const float* k1, float t, const float* ca, const float* cb, F8* q) noexcept {
   F8 a[4], b[4];
   for (int c = 0; c < 4; ++c) {
     a[c] = load(k0 + c * kGroupLanes);
@@ -75,14 +80,11 @@ inline void slerp_lanes(const float* k0, const float* k1, float t, const float* 
     wa = load(sa);
     wb = load(sb);
   }
-  F8 q[4];
   for (int c = 0; c < 4; ++c) q[c] = madd(wa, a[c], mul(wb, b[c]));
   normalize_lanes(q);
-  for (int c = 0; c < 4; ++c) store(out + c * kGroupLanes, q[c]);
 }
 
 inline void sample(const SamplePass& pass) noexcept {
-  alignas(32) float out[4 * kGroupLanes];
   float ca[kSlerpTerms] = {}, cb[kSlerpTerms] = {};  // slerp series coefficients of 1 - t and t
   const KeyPosition* coefficients_of = nullptr;
   for (std::size_t gi = 0; gi < pass.count; ++gi) {
@@ -91,8 +93,11 @@ inline void sample(const SamplePass& pass) noexcept {
     const std::uint32_t n = lane_components(g.path);
     const bool cubic = g.interpolation == Interpolation::cubic_spline;
     const float* k0 = pass.key_rows + g.values_offset + std::size_t{key.k} * g.key_stride;
+    F8 v[4];
     if (key.k == key.next || g.interpolation == Interpolation::step) {
-      scatter(g, cubic ? k0 + n * kGroupLanes : k0, pass);
+      const float* value = cubic ? k0 + n * kGroupLanes : k0;
+      for (std::uint32_t c = 0; c < n; ++c) v[c] = load(value + c * kGroupLanes);
+      scatter(g, v, pass);
       continue;
     }
     const float* k1 = pass.key_rows + g.values_offset + std::size_t{key.next} * g.key_stride;
@@ -104,12 +109,12 @@ inline void sample(const SamplePass& pass) noexcept {
           slerp_series_coefficients(t, cb);
           coefficients_of = &key;
         }
-        slerp_lanes(k0, k1, t, ca, cb, out);
+        slerp_lanes(k0, k1, t, ca, cb, v);
       } else {
         const F8 tv = splat(t);
         for (std::uint32_t c = 0; c < n; ++c) {
           const F8 v0 = load(k0 + c * kGroupLanes);
-          store(out + c * kGroupLanes, madd(sub(load(k1 + c * kGroupLanes), v0), tv, v0));
+          v[c] = madd(sub(load(k1 + c * kGroupLanes), v0), tv, v0);
         }
       }
     } else {
@@ -117,15 +122,13 @@ inline void sample(const SamplePass& pass) noexcept {
       const float t2 = t * t, t3 = t2 * t, d = key.interval;
       const F8 h00 = splat(2 * t3 - 3 * t2 + 1), h10 = splat((t3 - 2 * t2 + t) * d);
       const F8 h01 = splat(-2 * t3 + 3 * t2), h11 = splat((t3 - t2) * d);
-      F8 v[4];
       for (std::uint32_t c = 0; c < n; ++c) {
         const F8 v0 = load(k0 + (n + c) * kGroupLanes), b0 = load(k0 + (2 * n + c) * kGroupLanes);
         const F8 v1 = load(k1 + (n + c) * kGroupLanes), a1 = load(k1 + c * kGroupLanes);
         v[c] = madd(h00, v0, madd(h10, b0, madd(h01, v1, mul(h11, a1))));
       }
       if (g.path == ChannelPath::rotation) normalize_lanes(v);
-      for (std::uint32_t c = 0; c < n; ++c) store(out + c * kGroupLanes, v[c]);
     }
-    scatter(g, out, pass);
+    scatter(g, v, pass);
   }
 }
