@@ -21,7 +21,8 @@ ClipTime contributor_time(const Asset& asset, const Playback& p, const Contribut
 
 void refresh_finished(const Asset& asset, Playback& p) noexcept {
   p.finished = false;
-  if (p.count != 1) return;
+  // Looping without a repetition count never finishes (clip_time): no division per frame.
+  if (p.count != 1 || (p.loop != LoopMode::once && p.repetitions == 0)) return;
   ContributorState& active = p.contributors[0];
   if (!contributor_time(asset, p, active).finished) return;
   p.finished = true;
