@@ -3,12 +3,14 @@
 // LocalToModelJob and PaletteJob give what the specification's formulas give; invalid spans
 // are refused without writing.
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "anim/blend_pair.hpp"
 #include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/jobs.hpp"
 #include "gltf_crowd/pose.hpp"
@@ -196,6 +198,54 @@ TEST_F(JobsTest, BlendJobIsTheNormalizedSignAlignedWeightedSum) {
     float want = 0.0f;
     for (std::size_t l = 0; l < layers.size(); ++l) want += layer_weights[l] * layers[l].w[k];
     EXPECT_NEAR(out.w[k], want, 1e-5f);
+  }
+}
+
+// The crossfade's fused two-layer blend is BlendJob run twice, bit for bit: over every node (flat
+// arrays, with scalar tails) and over a node list, with layers of opposite sign and a first
+// layer at weight 0 (a fade's first frame).
+TEST_F(JobsTest, BlendPairIsTwoBlendJobRunsBitForBit) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const std::size_t n = 7, weights = 5;
+  const auto random_layer = [&](bool flip) {
+    Buffers b(rig, 0);
+    b.t.resize(n);
+    b.r.resize(n);
+    b.s.resize(n);
+    b.w.resize(weights);
+    for (std::size_t i = 0; i < n; ++i) {
+      b.t[i] = {u(rng), u(rng), u(rng)};
+      b.s[i] = {1 + u(rng) * 0.1f, 1 + u(rng) * 0.1f, 1.0f};
+      b.r[i] = glm::normalize(glm::quat(u(rng), u(rng), u(rng), u(rng)));
+      if (flip && i % 2 == 0) b.r[i] = -b.r[i];
+    }
+    for (float& x : b.w) x = u(rng);
+    return b;
+  };
+  const auto sized = [&]() {
+    Buffers b(rig, 0);
+    b.t.assign(n, glm::vec3(9.0f));
+    b.r.assign(n, glm::quat(9.0f, 9.0f, 9.0f, 9.0f));
+    b.s.assign(n, glm::vec3(9.0f));
+    b.w.assign(weights, 9.0f);
+    return b;
+  };
+  const std::vector<std::uint32_t> some{0, 2, 3, 6};
+  for (const std::span<const std::uint32_t> nodes : {std::span<const std::uint32_t>(), std::span(some)}) {
+    for (const float wa : {0.37f, 0.0f}) {
+      Buffers a = random_layer(false), b = random_layer(true);
+      const float wb = 1.0f - wa;
+      Buffers want = sized(), got = sized();
+      ASSERT_TRUE((BlendJob{a.pose(), wa, true, false, nodes, a.r, want.pose()}.run()));
+      ASSERT_TRUE((BlendJob{b.pose(), wb, false, true, nodes, a.r, want.pose()}.run()));
+      blend_pair(a.pose(), wa, b.pose(), wb, nodes, got.pose());
+      const std::string what = std::string(nodes.empty() ? "every node" : "node list") + ", wa " + std::to_string(wa);
+      EXPECT_EQ(std::memcmp(got.t.data(), want.t.data(), n * sizeof(glm::vec3)), 0) << what;
+      EXPECT_EQ(std::memcmp(got.r.data(), want.r.data(), n * sizeof(glm::quat)), 0) << what;
+      EXPECT_EQ(std::memcmp(got.s.data(), want.s.data(), n * sizeof(glm::vec3)), 0) << what;
+      EXPECT_EQ(std::memcmp(got.w.data(), want.w.data(), weights * sizeof(float)), 0) << what;
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <immintrin.h>
 
+#include "anim/blend_pair.hpp"
 #include "anim/kernels.hpp"
 #include "gltf_crowd/pose.hpp"
 
@@ -156,7 +157,56 @@ void weigh_floats(const float* in, float w, bool first, std::size_t n, float* ou
 
 static_assert(sizeof(glm::vec3) == 3 * sizeof(float), "vec3 arrays are flat float arrays");
 
+// out = a × wa + b × wb over n floats: weigh_floats<true> on a, then weigh_floats<false> on b.
+void weigh_pair(const float* a, float wa, const float* b, float wb, std::size_t n, float* out) noexcept {
+  const __m128 wav = _mm_set1_ps(wa), wbv = _mm_set1_ps(wb);
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4)
+    _mm_storeu_ps(out + i, _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(a + i), wav), _mm_mul_ps(_mm_loadu_ps(b + i), wbv)));
+  for (; i < n; ++i) {
+    const float first = a[i] * wa;
+    out[i] = first + b[i] * wb;
+  }
+}
+
+// blend_layer's first pass on a and last pass on b, fused: b's rotation is weighted by -wb
+// where it points away from a's.
+template <bool kVectors, typename Index>
+void blend_pair_nodes(const RigPose& a, float wa, const RigPose& b, float wb, std::size_t count, Index index,
+                      const RigPose& output) noexcept {
+  const __m128 wav = _mm_set1_ps(wa), wbv = _mm_set1_ps(wb), sign_bit = _mm_set1_ps(-0.0f);
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::uint32_t n = index(i);
+    if constexpr (kVectors) {
+      const glm::vec3 t = a.translations[n] * wa, s = a.scales[n] * wa;
+      output.translations[n] = t + b.translations[n] * wb;
+      output.scales[n] = s + b.scales[n] * wb;
+    }
+    const __m128 qa = load_quat(a.rotations[n]), qb = load_quat(b.rotations[n]);
+    const __m128 away = _mm_cmplt_ps(dot4(qb, qa), _mm_setzero_ps());
+    const __m128 signed_w = _mm_xor_ps(wbv, _mm_and_ps(away, sign_bit));
+    store_normalized(_mm_add_ps(_mm_mul_ps(qa, wav), _mm_mul_ps(qb, signed_w)), output.rotations[n]);
+  }
+}
+
 }  // namespace
+
+void blend_pair(const RigPose& a, float wa, const RigPose& b, float wb, std::span<const std::uint32_t> nodes,
+                const RigPose& output) noexcept {
+  if (nodes.empty()) {
+    const std::size_t n = output.translations.size();
+    const auto flat = [](std::span<glm::vec3> v) { return reinterpret_cast<float*>(v.data()); };
+    weigh_pair(flat(a.translations), wa, flat(b.translations), wb, 3 * n, flat(output.translations));
+    weigh_pair(flat(a.scales), wa, flat(b.scales), wb, 3 * n, flat(output.scales));
+    blend_pair_nodes<false>(
+        a, wa, b, wb, n, [](std::size_t i) { return static_cast<std::uint32_t>(i); }, output);
+  } else {
+    const std::uint32_t* list = nodes.data();
+    blend_pair_nodes<true>(
+        a, wa, b, wb, nodes.size(), [list](std::size_t i) { return list[i]; }, output);
+  }
+  weigh_pair(a.weights.data(), wa, b.weights.data(), wb, output.weights.size(), output.weights.data());
+}
 
 bool BlendJob::run() const noexcept {
   if (!validate()) return false;

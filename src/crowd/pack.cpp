@@ -7,6 +7,7 @@
 
 #include <immintrin.h>
 
+#include "anim/blend_pair.hpp"
 #include "crowd/frame_timer.hpp"
 
 namespace gltf_crowd {
@@ -65,25 +66,35 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
   // later ones read), every later one into one_*, so the reference needs no copy.
   const RigPose first{s.first_translations, s.reference, s.first_scales, s.first_weights};
   const RigPose one{s.one_translations, s.one_rotations, s.one_scales, s.one_weights};
-  for (std::uint32_t i = 0; i < p.count; ++i) {
-    if (!used(i)) continue;
+  const auto sample = [&](std::uint32_t i, const RigPose& layer) {
     ContributorState& c = p.contributors[i];
-    const RigPose& layer = i == 0 ? first : one;
     // Nodes another contributor animates are at rest in this one.
     if (!one_node_set) rest_where_not_animated(rig, compiled.animates[c.clip].data(), touched, layer);
     // Marked above (touched); from the rest pose: the rest of what the clip's channels leave.
-    SampleJob sample{
-        &rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys, {}, 0, true, layer};
-    sample.run();
-    if (contiguous) {  // nodes [front, back]: the job blends subspans as flat arrays
-      const auto sub = [&](const RigPose& pose) {
-        return RigPose{pose.translations.subspan(front, touched.size()), pose.rotations.subspan(front, touched.size()),
-                       pose.scales.subspan(front, touched.size()), pose.weights};
-      };
-      BlendJob{sub(layer), c.weight, i == 0, i == last, {}, reference, sub(s.pose())}.run();
-    } else {
-      BlendJob{layer, c.weight, i == 0, i == last, touched, s.reference, s.pose()}.run();
-    }
+    SampleJob{&rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys, {}, 0, true,
+              layer}
+        .run();
+  };
+  // Nodes [front, back] are blended as flat arrays (subspans), others node by node.
+  const auto blended = [&](const RigPose& pose) {
+    if (!contiguous) return pose;
+    return RigPose{pose.translations.subspan(front, touched.size()), pose.rotations.subspan(front, touched.size()),
+                   pose.scales.subspan(front, touched.size()), pose.weights};
+  };
+  const std::span<const std::uint32_t> nodes = contiguous ? std::span<const std::uint32_t>() : touched;
+  std::uint32_t second = 1;
+  while (second < p.count && !used(second)) ++second;
+  if (second == last) {  // two layers, the usual crossfade: one pass writes the output
+    sample(0, first);
+    sample(last, one);
+    return blend_pair(blended(first), p.contributors[0].weight, blended(one), p.contributors[last].weight, nodes,
+                      blended(s.pose()));
+  }
+  for (std::uint32_t i = 0; i < p.count; ++i) {
+    if (!used(i)) continue;
+    const RigPose& layer = i == 0 ? first : one;
+    sample(i, layer);
+    BlendJob{blended(layer), p.contributors[i].weight, i == 0, i == last, nodes, reference, blended(s.pose())}.run();
   }
 }
 

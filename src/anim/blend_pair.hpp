@@ -1,0 +1,18 @@
+// Internal to the library: the two-layer blend of a crossfade in one pass.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "gltf_crowd/jobs.hpp"
+
+namespace gltf_crowd {
+
+// BlendJob run on `a` (first, weight wa) and then on `b` (last, weight wb), with a's rotations as
+// the sign reference, over `nodes` (every node of `output` when empty, as BlendJob): the same
+// result bit for bit (the same products and sums in the same order), but the output is written
+// once instead of written, read back and written again. Spans as BlendJob's; not validated.
+void blend_pair(const RigPose& a, float wa, const RigPose& b, float wb, std::span<const std::uint32_t> nodes,
+                const RigPose& output) noexcept;
+
+}  // namespace gltf_crowd
