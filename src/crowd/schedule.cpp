@@ -112,7 +112,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
   // counter reads per 64 actors cost nothing measurable. A crowd that fits one chunk runs on the caller's thread:
   // handing one chunk to the arena costs more than a small crowd's evaluation.
   constexpr std::uint32_t kChunk = 32;
-  const bool timing = st.time_stages;
+  const bool timing = timer.has_value();
   const auto evaluate_range = [&st, &pool, n, timing](std::uint32_t begin, std::uint32_t end, std::size_t worker) {
     const std::span<Scratch> lanes = std::span(pool.scratch).subspan(worker * kHierarchyLanes, kHierarchyLanes);
     LanesScratch& lanes_scratch = pool.lanes[worker];

@@ -143,7 +143,7 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
 
 struct Measurement {
   double update_seconds = 0.0;  // wall time summed over the timed updates
-  double sampling_ms = 0.0;     // frame_stats stages summed over the timed updates
+  double sampling_ms = 0.0;     // frame_stats stages summed over the stage_frames updates that follow
   double hierarchy_ms = 0.0;
   double palettes_ms = 0.0;
   double packing_ms = 0.0;
