@@ -199,8 +199,19 @@ void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s) noex
   const Rig& rig = st.draw.rig;
   const AffineProduct multiply = affine_product();
   const Affine placement = placement_rows(st.placements[slot]);
-  Affine framed_placement = placement;
-  if (rig.framed) multiply(placement, rig.unframe, framed_placement);
+  // placement × unframe, computed when a drawn node first needs it (static meshes do not).
+  Affine framed_placement;
+  bool framed_ready = false;
+  const auto framed = [&]() -> const Affine& {
+    if (!framed_ready) {
+      if (rig.framed)
+        multiply(placement, rig.unframe, framed_placement);
+      else
+        framed_placement = placement;
+      framed_ready = true;
+    }
+    return framed_placement;
+  };
   const std::size_t tw = asset.total_weights;
   std::copy_n(s.weights.begin(), tw, st.weights.begin() + slot * tw);
   for (std::size_t d = 0; d < st.streams.size(); ++d) {
@@ -209,15 +220,15 @@ void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s) noex
     Affine* instance = reinterpret_cast<Affine*>(stream.transforms.data() + std::size_t{slot} * 3);
     const Affine& model = s.world[drawn.node];
     switch (drawn.rule) {
-      case InstanceRule::rigid: multiply(framed_placement, model, *instance); break;
+      case InstanceRule::rigid: multiply(framed(), model, *instance); break;
       case InstanceRule::static_mesh:
         multiply(placement, rig.skins[static_cast<std::size_t>(drawn.skin)].mesh_world, *instance);
         break;
       case InstanceRule::animated_mesh:  // a singular world: the palette carries it (PaletteJob)
         if (abs_determinant(model) > 1e-12f)
-          multiply(framed_placement, model, *instance);
+          multiply(framed(), model, *instance);
         else
-          *instance = framed_placement;
+          *instance = framed();
         break;
     }
     if (stream.weight_stride > 0) {
