@@ -3,6 +3,7 @@
 // double-precision evaluation of glTF 2.0 Appendix C written here.
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -249,41 +250,54 @@ TEST(KernelsTest, HierarchyLanesEqualTheHierarchyOfEachPose) {
     for (std::size_t n = 0; n < kNodes; ++n)
       rest_world[n] = rest[n];  // an input here: both paths copy it where a chain is at rest
     const Affine frame = random_affine(rng);
-    for (const Affine* root : {static_cast<const Affine*>(nullptr), &frame}) {
-      for (std::size_t lanes = 1; lanes <= kHierarchyLanes; ++lanes) {
-        SCOPED_TRACE(::testing::Message() << lanes << " lanes, root " << (root != nullptr));
-        std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
-        HierarchyLanes pass{kNodes, parent.data(), rest.data(), root, rest_world.data(), lanes};
-        for (std::size_t l = 0; l < lanes; ++l) {
-          pass.translations[l] = poses[l].translations.data();
-          pass.rotations[l] = poses[l].rotations.data();
-          pass.scales[l] = poses[l].scales.data();
-          pass.mark[l] = poses[l].mark.data();
-          pass.stamp[l] = poses[l].stamp;
-          pass.world[l] = world[l].data();
-        }
-        pass.lanes_world = scratch.world.data();
-        pass.in_lanes = scratch.in_lanes.data();
-        pass.moved_lanes = scratch.moved_lanes.data();
-        k->hierarchy_lanes(pass);
-        for (std::size_t l = 0; l < lanes; ++l) {
-          const Pose& p = poses[l];
-          std::vector<Affine> want(kNodes);
-          std::vector<std::uint8_t> want_moved(kNodes);
-          k->hierarchy({kNodes, parent.data(), rest.data(), p.translations.data(), p.rotations.data(), p.scales.data(),
-                        p.mark.data(), p.stamp, root, rest_world.data(), want_moved.data()},
-                       want.data());
-          for (std::size_t n = 0; n < kNodes; ++n) {
-            EXPECT_EQ((scratch.moved_lanes[n] >> l) & 1u, want_moved[n]) << "lane " << l << ", node " << n;
-            for (int r = 0; r < 3; ++r)
-              for (int c = 0; c < 4; ++c)
-                ASSERT_EQ(std::bit_cast<std::uint32_t>(world[l][n].rows[r][c]),
-                          std::bit_cast<std::uint32_t>(want[n].rows[r][c]))
-                    << "lane " << l << ", node " << n << ", row " << r << ", column " << c;
+    // keep_world: every node (null), or every third node. Elsewhere a moved node's world stays
+    // as it was (a sentinel here); a node at rest in every lane gets its rest world.
+    std::vector<std::uint8_t> every_third(kNodes);
+    for (std::size_t n = 0; n < kNodes; ++n) every_third[n] = n % 3 == 0;
+    const Affine sentinel{{glm::vec4(7.0f), glm::vec4(7.0f), glm::vec4(7.0f)}};
+    for (const std::uint8_t* keep :
+         {static_cast<const std::uint8_t*>(nullptr), static_cast<const std::uint8_t*>(every_third.data())})
+      for (const Affine* root : {static_cast<const Affine*>(nullptr), &frame}) {
+        for (std::size_t lanes = 1; lanes <= kHierarchyLanes; ++lanes) {
+          SCOPED_TRACE(::testing::Message() << lanes << " lanes, root " << (root != nullptr) << ", keep "
+                                            << (keep != nullptr ? "every third" : "all"));
+          std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes, sentinel));
+          HierarchyLanes pass{kNodes, parent.data(), rest.data(), root, rest_world.data(), lanes};
+          pass.keep_world = keep;
+          for (std::size_t l = 0; l < lanes; ++l) {
+            pass.translations[l] = poses[l].translations.data();
+            pass.rotations[l] = poses[l].rotations.data();
+            pass.scales[l] = poses[l].scales.data();
+            pass.mark[l] = poses[l].mark.data();
+            pass.stamp[l] = poses[l].stamp;
+            pass.world[l] = world[l].data();
+          }
+          pass.lanes_world = scratch.world.data();
+          pass.in_lanes = scratch.in_lanes.data();
+          pass.moved_lanes = scratch.moved_lanes.data();
+          k->hierarchy_lanes(pass);
+          for (std::size_t l = 0; l < lanes; ++l) {
+            const Pose& p = poses[l];
+            std::vector<Affine> want(kNodes);
+            std::vector<std::uint8_t> want_moved(kNodes);
+            k->hierarchy({kNodes, parent.data(), rest.data(), p.translations.data(), p.rotations.data(),
+                          p.scales.data(), p.mark.data(), p.stamp, root, rest_world.data(), want_moved.data()},
+                         want.data());
+            for (std::size_t n = 0; n < kNodes; ++n) {
+              EXPECT_EQ((scratch.moved_lanes[n] >> l) & 1u, want_moved[n]) << "lane " << l << ", node " << n;
+              if (keep != nullptr && !keep[n] && scratch.moved_lanes[n] != 0) {
+                EXPECT_EQ(std::memcmp(&world[l][n], &sentinel, sizeof(Affine)), 0) << "lane " << l << ", node " << n;
+                continue;
+              }
+              for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 4; ++c)
+                  ASSERT_EQ(std::bit_cast<std::uint32_t>(world[l][n].rows[r][c]),
+                            std::bit_cast<std::uint32_t>(want[n].rows[r][c]))
+                      << "lane " << l << ", node " << n << ", row " << r << ", column " << c;
+            }
           }
         }
       }
-    }
   }
 }
 
@@ -323,43 +337,52 @@ TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
   LanesScratch scratch(kNodes, kJoints);
   for (const AffineKernels* k : kernel_sets()) {
     SCOPED_TRACE(k->name);
-    for (const Affine* left : {static_cast<const Affine*>(nullptr), &correction}) {
-      for (std::size_t lanes = 1; lanes <= kHierarchyLanes; ++lanes) {
-        for (const std::size_t misalign : {std::size_t{0}, std::size_t{1}}) {
-          SCOPED_TRACE(::testing::Message()
-                       << lanes << " lanes, left " << (left != nullptr) << ", misaligned " << misalign);
-          std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
-          // glm::vec4 rows are 16-byte aligned; one float off makes every row unaligned.
-          std::vector<std::vector<glm::vec4>> storage(lanes, std::vector<glm::vec4>(3 * kJoints + 1));
-          HierarchyLanes pass{kNodes, parent.data(), rest.data(), nullptr, rest.data(), lanes};
-          PaletteLanes palettes{joints, inverse_binds, left, lanes};
-          for (std::size_t l = 0; l < lanes; ++l) {
-            pass.translations[l] = translations[l].data();
-            pass.rotations[l] = rotations[l].data();
-            pass.scales[l] = scales[l].data();
-            pass.mark[l] = mark[l].data();
-            pass.stamp[l] = 1;
-            pass.world[l] = world[l].data();
-            palettes.world[l] = world[l].data();
-            palettes.rows[l] = reinterpret_cast<glm::vec4*>(&storage[l][0].x + misalign);
-          }
-          pass.lanes_world = palettes.lanes_world = scratch.world.data();
-          pass.in_lanes = palettes.in_lanes = scratch.in_lanes.data();
-          pass.moved_lanes = scratch.moved_lanes.data();
-          palettes.staging = scratch.staging.data();
-          k->hierarchy_lanes(pass);
-          k->palette_lanes(palettes);
-          for (std::size_t l = 0; l < lanes; ++l) {
-            std::vector<glm::vec4> want(3 * kJoints);
-            k->palette(joints, inverse_binds, world[l], left, want.data());
-            const float* got = &palettes.rows[l][0].x;
-            for (std::size_t i = 0; i < 12 * kJoints; ++i)
-              ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>((&want[0].x)[i]))
-                  << "lane " << l << ", joint " << i / 12 << ", float " << i % 12;
+    // Keeping no world in `world` (as a crowd of static skinned meshes does) changes no palette.
+    const std::vector<std::uint8_t> keep_none(kNodes, 0);
+    for (const std::uint8_t* keep : {static_cast<const std::uint8_t*>(nullptr), keep_none.data()})
+      for (const Affine* left : {static_cast<const Affine*>(nullptr), &correction}) {
+        for (std::size_t lanes = 1; lanes <= kHierarchyLanes; ++lanes) {
+          for (const std::size_t misalign : {std::size_t{0}, std::size_t{1}}) {
+            SCOPED_TRACE(::testing::Message() << lanes << " lanes, left " << (left != nullptr) << ", misaligned "
+                                              << misalign << ", keep " << (keep != nullptr ? "none" : "all"));
+            std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
+            // glm::vec4 rows are 16-byte aligned; one float off makes every row unaligned.
+            std::vector<std::vector<glm::vec4>> storage(lanes, std::vector<glm::vec4>(3 * kJoints + 1));
+            HierarchyLanes pass{kNodes, parent.data(), rest.data(), nullptr, rest.data(), lanes};
+            pass.keep_world = keep;
+            PaletteLanes palettes{joints, inverse_binds, left, lanes};
+            for (std::size_t l = 0; l < lanes; ++l) {
+              pass.translations[l] = translations[l].data();
+              pass.rotations[l] = rotations[l].data();
+              pass.scales[l] = scales[l].data();
+              pass.mark[l] = mark[l].data();
+              pass.stamp[l] = 1;
+              pass.world[l] = world[l].data();
+              palettes.world[l] = world[l].data();
+              palettes.rows[l] = reinterpret_cast<glm::vec4*>(&storage[l][0].x + misalign);
+            }
+            pass.lanes_world = palettes.lanes_world = scratch.world.data();
+            pass.in_lanes = palettes.in_lanes = scratch.in_lanes.data();
+            pass.moved_lanes = scratch.moved_lanes.data();
+            palettes.staging = scratch.staging.data();
+            k->hierarchy_lanes(pass);
+            k->palette_lanes(palettes);
+            for (std::size_t l = 0; l < lanes; ++l) {
+              std::vector<Affine> want_world(kNodes);
+              std::vector<std::uint8_t> moved(kNodes);
+              k->hierarchy({kNodes, parent.data(), rest.data(), translations[l].data(), rotations[l].data(),
+                            scales[l].data(), mark[l].data(), 1, nullptr, rest.data(), moved.data()},
+                           want_world.data());
+              std::vector<glm::vec4> want(3 * kJoints);
+              k->palette(joints, inverse_binds, want_world, left, want.data());
+              const float* got = &palettes.rows[l][0].x;
+              for (std::size_t i = 0; i < 12 * kJoints; ++i)
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>((&want[0].x)[i]))
+                    << "lane " << l << ", joint " << i / 12 << ", float " << i % 12;
+            }
           }
         }
       }
-    }
   }
 }
 

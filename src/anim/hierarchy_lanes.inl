@@ -211,7 +211,8 @@ inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
     float* out_lanes = lanes_world + 96 * n;
     store_affine8(out_lanes, out);
     in_lanes[n] = 1;
-    scatter_affine(out_lanes, [&in, n](int l, int r, __m128 row) { _mm_storeu_ps(&in.world[l][n].rows[r].x, row); });
+    if (pass.keep_world == nullptr || pass.keep_world[n])
+      scatter_affine(out_lanes, [&in, n](int l, int r, __m128 row) { _mm_storeu_ps(&in.world[l][n].rows[r].x, row); });
   }
 }
 

@@ -72,7 +72,11 @@ struct HierarchyLanes {
   const glm::vec3* scales[kHierarchyLanes] = {};
   const std::uint32_t* mark[kHierarchyLanes] = {};
   std::uint32_t stamp[kHierarchyLanes] = {};
-  Affine* world[kHierarchyLanes] = {};  // count entries each, written
+  Affine* world[kHierarchyLanes] = {};  // count entries each, written where keep_world
+  // Per node: 1 where world[l][n] must be written; null = every node. Elsewhere world[l][n] is
+  // left as it was, except that nodes at rest in every lane always get their rest world (a later
+  // gather reads them there); lanes_world holds every other node.
+  const std::uint8_t* keep_world = nullptr;
   // Scratch, written: per node, its world as 12 components × 8 lanes (96 floats, any alignment),
   // whether lanes_world holds it, and hierarchy's `moved` flag of each lane as bit l (count
   // entries each).

@@ -123,6 +123,12 @@ CompiledRig compile_rig(const Asset& asset, std::span<const std::uint32_t> drawn
     std::sort(weights.begin(), weights.end());
     weights.erase(std::unique(weights.begin(), weights.end()), weights.end());
   }
+  const Rig& rig = compiled.rig;
+  const bool static_skins =
+      std::all_of(rig.skins.begin(), rig.skins.end(), [](const RigSkin& skin) { return skin.static_mesh; });
+  compiled.keep_world.assign(rig.node_count(), static_skins ? 0 : 1);
+  for (const RigDrawn& d : rig.drawn)
+    if (d.rule != InstanceRule::static_mesh) compiled.keep_world[d.node] = 1;
   compiled.weight_node.resize(asset.total_weights);
   for (std::uint32_t n = 0; n < asset.nodes.size(); ++n)
     for (std::uint32_t i = 0; i < asset.weight_counts[n]; ++i) compiled.weight_node[asset.weight_offsets[n] + i] = n;

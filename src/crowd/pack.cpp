@@ -283,6 +283,7 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
     pass.stamp[l] = s.stamp;
     pass.world[l] = s.world.data();
   }
+  pass.keep_world = st.draw.keep_world.data();
   pass.lanes_world = lanes_scratch.world.data();
   pass.in_lanes = lanes_scratch.in_lanes.data();
   pass.moved_lanes = lanes_scratch.moved_lanes.data();
