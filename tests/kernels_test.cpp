@@ -339,50 +339,54 @@ TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
     SCOPED_TRACE(k->name);
     // Keeping no world in `world` (as a crowd of static skinned meshes does) changes no palette.
     const std::vector<std::uint8_t> keep_none(kNodes, 0);
-    for (const std::uint8_t* keep : {static_cast<const std::uint8_t*>(nullptr), keep_none.data()})
-      for (const Affine* left : {static_cast<const Affine*>(nullptr), &correction}) {
-        for (std::size_t lanes = 1; lanes <= kHierarchyLanes; ++lanes) {
-          for (const std::size_t misalign : {std::size_t{0}, std::size_t{1}}) {
-            SCOPED_TRACE(::testing::Message() << lanes << " lanes, left " << (left != nullptr) << ", misaligned "
-                                              << misalign << ", keep " << (keep != nullptr ? "none" : "all"));
-            std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
-            // glm::vec4 rows are 16-byte aligned; one float off makes every row unaligned.
-            std::vector<std::vector<glm::vec4>> storage(lanes, std::vector<glm::vec4>(3 * kJoints + 1));
-            HierarchyLanes pass{kNodes, parent.data(), rest.data(), nullptr, rest.data(), lanes};
-            pass.keep_world = keep;
-            PaletteLanes palettes{joints, inverse_binds, left, lanes};
-            for (std::size_t l = 0; l < lanes; ++l) {
-              pass.translations[l] = translations[l].data();
-              pass.rotations[l] = rotations[l].data();
-              pass.scales[l] = scales[l].data();
-              pass.mark[l] = mark[l].data();
-              pass.stamp[l] = 1;
-              pass.world[l] = world[l].data();
-              palettes.world[l] = world[l].data();
-              palettes.rows[l] = reinterpret_cast<glm::vec4*>(&storage[l][0].x + misalign);
-            }
-            pass.lanes_world = palettes.lanes_world = scratch.world.data();
-            pass.in_lanes = palettes.in_lanes = scratch.in_lanes.data();
-            pass.moved_lanes = scratch.moved_lanes.data();
-            palettes.staging = scratch.staging.data();
-            k->hierarchy_lanes(pass);
-            k->palette_lanes(palettes);
-            for (std::size_t l = 0; l < lanes; ++l) {
-              std::vector<Affine> want_world(kNodes);
-              std::vector<std::uint8_t> moved(kNodes);
-              k->hierarchy({kNodes, parent.data(), rest.data(), translations[l].data(), rotations[l].data(),
-                            scales[l].data(), mark[l].data(), 1, nullptr, rest.data(), moved.data()},
-                           want_world.data());
-              std::vector<glm::vec4> want(3 * kJoints);
-              k->palette(joints, inverse_binds, want_world, left, want.data());
-              const float* got = &palettes.rows[l][0].x;
-              for (std::size_t i = 0; i < 12 * kJoints; ++i)
-                ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>((&want[0].x)[i]))
-                    << "lane " << l << ", joint " << i / 12 << ", float " << i % 12;
+    // Plain or streaming stores write the same rows.
+    for (const bool stream : {true, false})
+      for (const std::uint8_t* keep : {static_cast<const std::uint8_t*>(nullptr), keep_none.data()})
+        for (const Affine* left : {static_cast<const Affine*>(nullptr), &correction}) {
+          for (std::size_t lanes = 1; lanes <= kHierarchyLanes; ++lanes) {
+            for (const std::size_t misalign : {std::size_t{0}, std::size_t{1}}) {
+              SCOPED_TRACE(::testing::Message()
+                           << lanes << " lanes, left " << (left != nullptr) << ", misaligned " << misalign << ", keep "
+                           << (keep != nullptr ? "none" : "all") << ", stream " << stream);
+              std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
+              // glm::vec4 rows are 16-byte aligned; one float off makes every row unaligned.
+              std::vector<std::vector<glm::vec4>> storage(lanes, std::vector<glm::vec4>(3 * kJoints + 1));
+              HierarchyLanes pass{kNodes, parent.data(), rest.data(), nullptr, rest.data(), lanes};
+              pass.keep_world = keep;
+              PaletteLanes palettes{joints, inverse_binds, left, lanes};
+              palettes.stream = stream;
+              for (std::size_t l = 0; l < lanes; ++l) {
+                pass.translations[l] = translations[l].data();
+                pass.rotations[l] = rotations[l].data();
+                pass.scales[l] = scales[l].data();
+                pass.mark[l] = mark[l].data();
+                pass.stamp[l] = 1;
+                pass.world[l] = world[l].data();
+                palettes.world[l] = world[l].data();
+                palettes.rows[l] = reinterpret_cast<glm::vec4*>(&storage[l][0].x + misalign);
+              }
+              pass.lanes_world = palettes.lanes_world = scratch.world.data();
+              pass.in_lanes = palettes.in_lanes = scratch.in_lanes.data();
+              pass.moved_lanes = scratch.moved_lanes.data();
+              palettes.staging = scratch.staging.data();
+              k->hierarchy_lanes(pass);
+              k->palette_lanes(palettes);
+              for (std::size_t l = 0; l < lanes; ++l) {
+                std::vector<Affine> want_world(kNodes);
+                std::vector<std::uint8_t> moved(kNodes);
+                k->hierarchy({kNodes, parent.data(), rest.data(), translations[l].data(), rotations[l].data(),
+                              scales[l].data(), mark[l].data(), 1, nullptr, rest.data(), moved.data()},
+                             want_world.data());
+                std::vector<glm::vec4> want(3 * kJoints);
+                k->palette(joints, inverse_binds, want_world, left, want.data());
+                const float* got = &palettes.rows[l][0].x;
+                for (std::size_t i = 0; i < 12 * kJoints; ++i)
+                  ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>((&want[0].x)[i]))
+                      << "lane " << l << ", joint " << i / 12 << ", float " << i % 12;
+              }
             }
           }
         }
-      }
   }
 }
 

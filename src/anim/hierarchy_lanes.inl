@@ -220,12 +220,12 @@ inline void palette_lanes(const PaletteLanes& pass) noexcept {
   if (pass.lanes == 0 || pass.lanes > 8) return;
   const Affine* world[8];
   glm::vec4* rows[8];
-  bool aligned = true;
+  bool stream = pass.stream;  // non-temporal stores, which need every row 16-byte aligned
   for (std::size_t l = 0; l < 8; ++l) {
     const std::size_t from = l < pass.lanes ? l : 0;
     world[l] = pass.world[from];
     rows[l] = pass.rows[from];
-    aligned &= reinterpret_cast<std::uintptr_t>(rows[l]) % 16 == 0;
+    stream &= reinterpret_cast<std::uintptr_t>(rows[l]) % 16 == 0;
   }
   float left[96];
   if (pass.left != nullptr) store_broadcast(*pass.left, left);
@@ -262,11 +262,11 @@ inline void palette_lanes(const PaletteLanes& pass) noexcept {
     const float* from = &pass.staging[l * 3 * pass.joints.size()].x;
     float* to = &rows[l][0].x;
     for (std::size_t i = 0; i < floats; i += 4) {
-      if (aligned)
+      if (stream)
         _mm_stream_ps(to + i, _mm_loadu_ps(from + i));
       else
         _mm_storeu_ps(to + i, _mm_loadu_ps(from + i));
     }
   }
-  if (aligned) _mm_sfence();
+  if (stream) _mm_sfence();
 }

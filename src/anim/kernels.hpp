@@ -89,7 +89,8 @@ struct HierarchyLanes {
 // pass: rows[l][3j..3j+2] = left × world[l][joints[j]] × inverse_binds[j], bit for bit as
 // `palette` computes each, with `left` shared by all lanes (null = identity); `lanes` outside
 // 1..8 does nothing. Reads the pass's lanes_world, gathering into it the joints it does not
-// hold. 16-byte aligned rows are written with non-temporal stores, fenced before returning.
+// hold. With `stream`, 16-byte aligned rows are written with non-temporal stores, fenced before
+// returning; otherwise with plain stores, which leave them in the cache.
 struct PaletteLanes {
   std::span<const std::uint32_t> joints;
   std::span<const Affine> inverse_binds;
@@ -100,6 +101,7 @@ struct PaletteLanes {
   float* lanes_world = nullptr;           // HierarchyLanes::lanes_world and in_lanes, after the pass
   std::uint8_t* in_lanes = nullptr;
   glm::vec4* staging = nullptr;  // scratch, 3 × joints.size() × kHierarchyLanes rows
+  bool stream = true;
 };
 
 // The scratch arrays of hierarchy_lanes and palette_lanes for a rig of `nodes` nodes.
