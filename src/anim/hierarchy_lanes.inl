@@ -249,24 +249,26 @@ inline void palette_lanes(const PaletteLanes& pass) noexcept {
       product_lanes(left, m.c, product.c);
       store_affine8(out, product);
     }
+    if (!stream) {  // plain stores: straight into each pose's rows (lanes past `lanes` repeat lane 0's)
+      scatter_affine(out, [&rows, j](int l, int r, __m128 row) {
+        _mm_storeu_ps(&rows[l][3 * j + static_cast<std::size_t>(r)].x, row);
+      });
+      continue;
+    }
     glm::vec4* staging = pass.staging + 3 * j;
     const std::size_t stride = 3 * pass.joints.size();
     scatter_affine(out, [staging, stride](int l, int r, __m128 row) {
       _mm_storeu_ps(&staging[static_cast<std::size_t>(l) * stride + static_cast<std::size_t>(r)].x, row);
     });
   }
+  if (!stream) return;
   // Each pose's rows in one sequential run: non-temporal stores to 8 places at once leave partial
   // lines in the write-combining buffers (docs/architecture.md, "Palettes").
   const std::size_t floats = 12 * pass.joints.size();
   for (std::size_t l = 0; l < pass.lanes; ++l) {
     const float* from = &pass.staging[l * 3 * pass.joints.size()].x;
     float* to = &rows[l][0].x;
-    for (std::size_t i = 0; i < floats; i += 4) {
-      if (stream)
-        _mm_stream_ps(to + i, _mm_loadu_ps(from + i));
-      else
-        _mm_storeu_ps(to + i, _mm_loadu_ps(from + i));
-    }
+    for (std::size_t i = 0; i < floats; i += 4) _mm_stream_ps(to + i, _mm_loadu_ps(from + i));
   }
-  if (stream) _mm_sfence();
+  _mm_sfence();
 }

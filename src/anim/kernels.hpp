@@ -100,7 +100,7 @@ struct PaletteLanes {
   glm::vec4* rows[kHierarchyLanes] = {};  // 3 × joints.size() each, written
   float* lanes_world = nullptr;           // HierarchyLanes::lanes_world and in_lanes, after the pass
   std::uint8_t* in_lanes = nullptr;
-  glm::vec4* staging = nullptr;  // scratch, 3 × joints.size() × kHierarchyLanes rows
+  glm::vec4* staging = nullptr;  // scratch, 3 × joints.size() × kHierarchyLanes rows (streaming only)
   bool stream = true;
 };
 
