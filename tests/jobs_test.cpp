@@ -56,6 +56,26 @@ struct Buffers {
   RigPose pose() { return {t, r, s, w}; }
 };
 
+// A layer of n nodes and `weights` morph weights with random values: unit rotations, scales near 1.
+// With flip_every > 0, the rotation of every flip_every-th node is negated (the same rotation of
+// opposite sign, which a blend must align, not cancel).
+Buffers random_layer(const Rig& rig, std::mt19937& rng, std::size_t n, std::size_t weights, std::size_t flip_every) {
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  Buffers b(rig, 0);
+  b.t.resize(n);
+  b.r.resize(n);
+  b.s.resize(n);
+  b.w.resize(weights);
+  for (std::size_t i = 0; i < n; ++i) {
+    b.t[i] = {u(rng), u(rng), u(rng)};
+    b.s[i] = {1 + u(rng) * 0.1f, 1 + u(rng) * 0.1f, 1.0f};
+    b.r[i] = glm::normalize(glm::quat(u(rng), u(rng), u(rng), u(rng)));
+    if (flip_every > 0 && i % flip_every == 0) b.r[i] = -b.r[i];
+  }
+  for (float& x : b.w) x = u(rng);
+  return b;
+}
+
 class JobsTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -141,28 +161,12 @@ TEST_F(JobsTest, SampleJobMatchesScalarSampling) {
 
 TEST_F(JobsTest, BlendJobIsTheNormalizedSignAlignedWeightedSum) {
   std::mt19937 rng(3);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   const std::size_t n = 6, weights = 3;
   const std::vector<float> layer_weights{0.5f, 0.3f, 0.2f};
   std::vector<Buffers> layers;
-  for (std::size_t l = 0; l < layer_weights.size(); ++l) {
-    std::vector<glm::vec3> t(n), s(n);
-    std::vector<glm::quat> r(n);
-    std::vector<float> w(weights);
-    layers.emplace_back(rig, 0);
-    Buffers& b = layers.back();
-    b.t.resize(n);
-    b.r.resize(n);
-    b.s.resize(n);
-    b.w.resize(weights);
-    for (std::size_t i = 0; i < n; ++i) {
-      b.t[i] = {u(rng), u(rng), u(rng)};
-      b.s[i] = {1 + u(rng) * 0.1f, 1.0f, 1.0f};
-      b.r[i] = glm::normalize(glm::quat(u(rng), u(rng), u(rng), u(rng)));
-      if (l == 2) b.r[i] = -b.r[i];  // opposite sign: must still blend, not cancel
-    }
-    for (float& x : b.w) x = u(rng);
-  }
+  // The last layer's rotations all point away from the first's.
+  for (std::size_t l = 0; l < layer_weights.size(); ++l)
+    layers.push_back(random_layer(rig, rng, n, weights, l == 2 ? 1 : 0));
   Buffers out(rig, 0);
   out.t.resize(n);
   out.r.resize(n);
@@ -206,23 +210,7 @@ TEST_F(JobsTest, BlendJobIsTheNormalizedSignAlignedWeightedSum) {
 // layer at weight 0 (a fade's first frame).
 TEST_F(JobsTest, BlendPairIsTwoBlendJobRunsBitForBit) {
   std::mt19937 rng(11);
-  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   const std::size_t n = 7, weights = 5;
-  const auto random_layer = [&](bool flip) {
-    Buffers b(rig, 0);
-    b.t.resize(n);
-    b.r.resize(n);
-    b.s.resize(n);
-    b.w.resize(weights);
-    for (std::size_t i = 0; i < n; ++i) {
-      b.t[i] = {u(rng), u(rng), u(rng)};
-      b.s[i] = {1 + u(rng) * 0.1f, 1 + u(rng) * 0.1f, 1.0f};
-      b.r[i] = glm::normalize(glm::quat(u(rng), u(rng), u(rng), u(rng)));
-      if (flip && i % 2 == 0) b.r[i] = -b.r[i];
-    }
-    for (float& x : b.w) x = u(rng);
-    return b;
-  };
   const auto sized = [&]() {
     Buffers b(rig, 0);
     b.t.assign(n, glm::vec3(9.0f));
@@ -234,7 +222,7 @@ TEST_F(JobsTest, BlendPairIsTwoBlendJobRunsBitForBit) {
   const std::vector<std::uint32_t> some{0, 2, 3, 6};
   for (const std::span<const std::uint32_t> nodes : {std::span<const std::uint32_t>(), std::span(some)}) {
     for (const float wa : {0.37f, 0.0f}) {
-      Buffers a = random_layer(false), b = random_layer(true);
+      Buffers a = random_layer(rig, rng, n, weights, 0), b = random_layer(rig, rng, n, weights, 2);
       const float wb = 1.0f - wa;
       Buffers want = sized(), got = sized();
       ASSERT_TRUE((BlendJob{a.pose(), wa, true, false, nodes, a.r, want.pose()}.run()));

@@ -124,9 +124,10 @@ CompiledRig compile_rig(const Asset& asset, std::span<const std::uint32_t> drawn
     weights.erase(std::unique(weights.begin(), weights.end()), weights.end());
   }
   const Rig& rig = compiled.rig;
-  const bool static_skins =
+  compiled.static_skins =
       std::all_of(rig.skins.begin(), rig.skins.end(), [](const RigSkin& skin) { return skin.static_mesh; });
-  compiled.keep_world.assign(rig.node_count(), static_skins ? 0 : 1);
+  for (const RigSkin& skin : rig.skins) compiled.palette_joints += skin.joints.size();
+  compiled.keep_world.assign(rig.node_count(), compiled.static_skins ? 0 : 1);
   for (const RigDrawn& d : rig.drawn)
     if (d.rule != InstanceRule::static_mesh) compiled.keep_world[d.node] = 1;
   compiled.weight_node.resize(asset.total_weights);

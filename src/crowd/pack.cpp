@@ -291,14 +291,13 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
   clock.lap(ticks[1]);
   // Palettes across lanes where every skin's mesh is static (one left transform for all lanes);
   // an animated mesh's palette is relative to each pose's own model transform (PaletteJob).
-  if (std::all_of(rig.skins.begin(), rig.skins.end(), [](const RigSkin& skin) { return skin.static_mesh; })) {
+  if (st.draw.static_skins) {
     // Streaming stores (past the cache) pay only when the frame's palettes would not stay in
-    // it: measured on a Zen 4 VM (32 MiB L3), plain stores were 1–5 % faster at 1–4 MB of
-    // palettes per frame and streaming 7–11 % faster at 9–41 MB (docs/benchmarks.md).
+    // it: measured on a Zen 4 VM (32 MiB L3), plain stores straight from the registers were
+    // 8–11 % faster at 1–4 MB of palettes per frame, streaming level or faster at 9–41 MB
+    // (docs/benchmarks.md).
     constexpr std::size_t kStreamPalettesAbove = std::size_t{8} << 20;
-    std::size_t joints = 0;
-    for (const RigSkin& skin : rig.skins) joints += skin.joints.size();
-    const bool stream_rows = st.size() * joints * sizeof(Affine) > kStreamPalettesAbove;
+    const bool stream_rows = st.size() * st.draw.palette_joints * sizeof(Affine) > kStreamPalettesAbove;
     for (const RigSkin& skin : rig.skins) {
       NodeStream& stream = st.streams[skin.drawn];
       const std::size_t rows = std::size_t{stream.joint_count} * 3;

@@ -146,6 +146,10 @@ struct CompiledRig {
   // Per clip: clips with equal ClipTracks::animated lists share a number, so a crossfade between
   // them (the same nodes in every layer) needs no union of node lists and no rest fill.
   std::vector<std::uint32_t> node_set;
+  // Every skin's mesh is static, so a batch's palettes run across lanes (palette_lanes, one left
+  // transform for all poses); and the joints of all skins together, a slot's palette rows / 3.
+  bool static_skins = false;
+  std::size_t palette_joints = 0;
   // Per rig node: 1 where packing reads a batch's world in a Scratch after hierarchy_lanes
   // (HierarchyLanes::keep_world): the drawn nodes whose instance transform multiplies it, or
   // every node when some skin's palette is computed per pose (PaletteJob reads the worlds).
