@@ -2,8 +2,9 @@
 // per lane (docs/architecture.md "Evaluation"), and must pack exactly what each actor evaluated
 // alone packs: a crowd of 13 actors (a batch of 8, then one of 5, on the caller's thread) and one
 // of 70 (chunks of 32 over the worker threads) against as many crowds of one actor each
-// (evaluated one by one), with crossfades, an application-driven pose and placements: instance
-// transforms, palettes and morph weights compared bit for bit.
+// (evaluated one by one), with crossfades, an application-driven pose and placements, and again
+// with every actor playing one clip alone (sampled across lanes): instance transforms, palettes
+// and morph weights compared bit for bit.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -19,9 +20,15 @@
 namespace gltf_crowd {
 namespace {
 
-ActorOptions options_of(const Asset& asset, std::size_t i) {
+// mixed: clips, crossfades and an override differ between the lanes of a batch, so each pose is
+// sampled alone; one_clip: every actor plays `clip` alone at its own time, and crossfade: every
+// actor crossfades from `clip` into the next clip (itself when it is the only one), so batches
+// sample and blend across lanes (kernels.hpp, SampleLanes and BlendLanes).
+enum class Drive { mixed, one_clip, crossfade };
+
+ActorOptions options_of(const Asset& asset, std::size_t i, Drive mode, std::size_t clip) {
   ActorOptions o;
-  o.clip = asset.clips[i % asset.clips.size()].name;
+  o.clip = asset.clips[mode == Drive::mixed ? i % asset.clips.size() : clip].name;
   o.phase = 0.071f * static_cast<float>(i);
   o.speed = 0.8f + 0.1f * static_cast<float>(i % 5);
   o.transform = glm::translate(glm::mat4(1.0f), glm::vec3(2.0f * static_cast<float>(i), 0.0f, 0.5f)) *
@@ -30,7 +37,17 @@ ActorOptions options_of(const Asset& asset, std::size_t i) {
 }
 
 // What every crowd goes through, actor i the same way in both.
-void drive(const Asset& asset, std::size_t i, Actor actor) {
+void drive(const Asset& asset, std::size_t i, Actor actor, Drive mode) {
+  if (mode == Drive::one_clip) return;
+  if (mode == Drive::crossfade) {
+    // Into the next clip (the same one when there is one): clips that animate other nodes.
+    std::size_t next = 0;
+    while (asset.clips[next].name != actor.active_clip()) ++next;
+    next = (next + 1) % asset.clips.size();
+    actor.select_clip(asset.clips[next].name, {.crossfade_seconds = 0.5f + 0.01f * static_cast<float>(i),
+                                               .phase = 0.05f * static_cast<float>(i)});
+    return;
+  }
   if (i % 3 == 1)
     actor.select_clip(asset.clips[(i + 1) % asset.clips.size()].name, {.crossfade_seconds = 0.5f, .phase = 0.3f});
   if (i == 4) actor.set_local_transform(asset.hierarchy_order.back(), {.translation = {0.1f, 0.2f, 0.3f}}, 0.5f);
@@ -38,14 +55,19 @@ void drive(const Asset& asset, std::size_t i, Actor actor) {
 
 bool same_bits(const float* a, const float* b, std::size_t count) { return std::memcmp(a, b, 4 * count) == 0; }
 
-void expect_batches_pack_as_one_by_one(const std::shared_ptr<const Asset>& asset, std::size_t actors) {
-  SCOPED_TRACE(::testing::Message() << actors << " actors");
+void expect_batches_pack_as_one_by_one(const std::shared_ptr<const Asset>& asset, std::size_t actors,
+                                       Drive mode = Drive::mixed, std::size_t clip = 0) {
+  SCOPED_TRACE(::testing::Message() << actors << " actors"
+                                    << (mode == Drive::mixed ? ""
+                                        : mode == Drive::one_clip
+                                            ? ", all playing " + asset->clips[clip].name
+                                            : ", all crossfading from " + asset->clips[clip].name));
   Crowd together(asset, {.capacity = actors});
   std::vector<std::unique_ptr<Crowd>> alone;
   for (std::size_t i = 0; i < actors; ++i) {
-    drive(*asset, i, together.add_actor(options_of(*asset, i)));
+    drive(*asset, i, together.add_actor(options_of(*asset, i, mode, clip)), mode);
     alone.push_back(std::make_unique<Crowd>(asset, CrowdOptions{.capacity = 1}));
-    drive(*asset, i, alone[i]->add_actor(options_of(*asset, i)));
+    drive(*asset, i, alone[i]->add_actor(options_of(*asset, i, mode, clip)), mode);
   }
   for (int frame = 0; frame < 4; ++frame) {
     together.update(1.0f / 30.0f);
@@ -71,21 +93,31 @@ void expect_batches_pack_as_one_by_one(const std::shared_ptr<const Asset>& asset
   }
 }
 
+// Mixed crowds of 13 and 70 actors, then 13 actors playing, and crossfading from, each clip in
+// turn (clips differ in which properties of their animated nodes they leave at rest).
+void expect_all_ways(const std::shared_ptr<const Asset>& asset) {
+  for (std::size_t actors : {13, 70}) expect_batches_pack_as_one_by_one(asset, actors);
+  for (std::size_t clip = 0; clip < asset->clips.size(); ++clip)
+    for (Drive mode : {Drive::one_clip, Drive::crossfade}) expect_batches_pack_as_one_by_one(asset, 13, mode, clip);
+  expect_batches_pack_as_one_by_one(asset, 70, Drive::one_clip, 0);
+  expect_batches_pack_as_one_by_one(asset, 70, Drive::crossfade, 0);
+}
+
 TEST(BatchEvaluation, BuiltInCharacterPacksAsOneByOne) {
   const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
-  for (std::size_t actors : {13, 70}) expect_batches_pack_as_one_by_one(asset, actors);
+  expect_all_ways(asset);
 }
 
 TEST(BatchEvaluation, RobotExpressivePacksAsOneByOne) {
   GLTF_CROWD_REQUIRE_ASSETS();
   const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
-  for (std::size_t actors : {13, 70}) expect_batches_pack_as_one_by_one(asset, actors);
+  expect_all_ways(asset);
 }
 
 TEST(BatchEvaluation, CesiumManPacksAsOneByOne) {
   GLTF_CROWD_REQUIRE_ASSETS();
   const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("khronos/CesiumMan.glb")));
-  for (std::size_t actors : {13, 70}) expect_batches_pack_as_one_by_one(asset, actors);
+  expect_all_ways(asset);
 }
 
 }  // namespace

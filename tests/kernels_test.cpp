@@ -166,6 +166,23 @@ std::vector<test::HandmadeChannel> sampler_channels() {
   return out;
 }
 
+// sampler_channels() on 12 nodes, compiled.
+struct SamplerClip {
+  std::vector<test::HandmadeChannel> channels = sampler_channels();
+  Rig rig;
+  ClipTracks tracks;
+};
+
+SamplerClip sampler_clip() {
+  SamplerClip out;
+  nlohmann::json nodes = nlohmann::json::array();
+  for (int i = 0; i < 12; ++i) nodes.push_back({{"name", "n" + std::to_string(i)}});
+  const Asset asset = load_asset_from_memory(test::handmade_gltf(nodes, {{"clip", out.channels}}));
+  out.rig = build_rig(asset, {}, {.all_nodes = true, .frame = false});
+  out.tracks = build_clip_tracks(asset, out.rig)[0];
+  return out;
+}
+
 // Random trees, rotations (a half turn about each axis among them) and non-uniform scales,
 // with and without a root transform: every marked node's T × R × S against glm's.
 TEST(KernelsTest, HierarchyComposesRandomPosesLikeGlm) {
@@ -391,12 +408,10 @@ TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
 }
 
 TEST(KernelsTest, GroupSamplerMatchesDoublePrecisionSampling) {
-  const std::vector<test::HandmadeChannel> channels = sampler_channels();
-  nlohmann::json nodes = nlohmann::json::array();
-  for (int i = 0; i < 12; ++i) nodes.push_back({{"name", "n" + std::to_string(i)}});
-  const Asset asset = load_asset_from_memory(test::handmade_gltf(nodes, {{"clip", channels}}));
-  const Rig rig = build_rig(asset, {}, {.all_nodes = true, .frame = false});
-  const ClipTracks tracks = build_clip_tracks(asset, rig)[0];
+  const SamplerClip clip = sampler_clip();
+  const std::vector<test::HandmadeChannel>& channels = clip.channels;
+  const Rig& rig = clip.rig;
+  const ClipTracks& tracks = clip.tracks;
   ASSERT_EQ(tracks.timelines.size(), 5u);
   EXPECT_EQ(tracks.channels.size(), channels.size());
   for (const AffineKernels* set : kernel_sets()) {
@@ -419,6 +434,59 @@ TEST(KernelsTest, GroupSamplerMatchesDoublePrecisionSampling) {
               << set->name << " " << c.interpolation << " " << c.path << " of node " << c.node << " at " << seconds
               << " s, component " << i;
       }
+    }
+  }
+}
+
+// sample_lanes against `sample` run on each pose alone: 1 to 8 poses of the sampler's clip, each
+// at its own time (STEP, LINEAR and CUBICSPLINE over five timelines), bit for bit, in the layout
+// hierarchy_lanes reads; lanes past `lanes` repeat lane 0 and nodes no group targets are untouched.
+TEST(KernelsTest, SampleLanesEqualTheSamplerOfEachPose) {
+  const SamplerClip clip = sampler_clip();
+  const std::vector<test::HandmadeChannel>& channels = clip.channels;
+  const Rig& rig = clip.rig;
+  const ClipTracks& tracks = clip.tracks;
+  const float times[kSampleLanes] = {1.2f, -0.5f, 0.3f, 0.77f, 2.5f, 0.0f, 1.9f, 0.5f};
+  constexpr float kUntouched = -99.0f;
+  for (const AffineKernels* set : kernel_sets()) {
+    for (std::size_t lanes = 1; lanes <= kSampleLanes; ++lanes) {
+      SCOPED_TRACE(::testing::Message() << set->name << ", " << lanes << " lanes");
+      std::vector<std::vector<KeyPosition>> keys(lanes);
+      SampleLanes pass{tracks.key_rows.data(), tracks.groups.data(), tracks.groups.size(), lanes};
+      std::vector<float> pose(kPoseLaneComponents * kSampleLanes * 12, kUntouched);
+      pass.pose = pose.data();
+      for (std::size_t l = 0; l < lanes; ++l) {
+        for (const Timeline& tl : tracks.timelines) {
+          std::uint16_t cursor = 0;
+          keys[l].push_back(
+              locate_key(std::span(tracks.times.data() + tl.times_offset, tl.key_count), times[l], cursor));
+        }
+        pass.keys[l] = keys[l].data();
+      }
+      set->sample_lanes(pass);
+      std::vector<bool> targeted(12 * kPoseLaneComponents, false);  // per node and component
+      for (std::size_t lane = 0; lane < kSampleLanes; ++lane) {
+        const std::size_t from = lane < lanes ? lane : 0;
+        std::vector<glm::vec3> t(12, glm::vec3(kUntouched)), s(12, glm::vec3(kUntouched));
+        std::vector<glm::quat> r(12, glm::quat(kUntouched, kUntouched, kUntouched, kUntouched));
+        set->sample({tracks.key_rows.data(), tracks.groups.data(), tracks.groups.size(), keys[from].data(), t.data(),
+                     r.data(), s.data(), nullptr});
+        for (const test::HandmadeChannel& c : channels) {
+          const std::uint32_t node = rig.rig_node[static_cast<std::size_t>(c.node)];
+          const std::size_t first = c.path == "translation" ? 0 : c.path == "rotation" ? 3 : 7;
+          const float* want = c.path == "rotation" ? &r[node].x : c.path == "scale" ? &s[node].x : &t[node].x;
+          for (std::size_t k = 0; k < (c.path == "rotation" ? 4u : 3u); ++k) {
+            targeted[node * kPoseLaneComponents + first + k] = true;
+            const float got = pose[(node * kPoseLaneComponents + first + k) * kSampleLanes + lane];
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(got), std::bit_cast<std::uint32_t>(want[k]))
+                << c.path << " of node " << c.node << ", lane " << lane << ", component " << k;
+          }
+        }
+      }
+      for (std::size_t i = 0; i < pose.size(); ++i)
+        if (!targeted[i / kSampleLanes]) {
+          ASSERT_EQ(pose[i], kUntouched) << "component " << i / kSampleLanes;
+        }
     }
   }
 }

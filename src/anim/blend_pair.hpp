@@ -15,4 +15,7 @@ namespace gltf_crowd {
 void blend_pair(const RigPose& a, float wa, const RigPose& b, float wb, std::span<const std::uint32_t> nodes,
                 const RigPose& output) noexcept;
 
+// out = a × wa + b × wb over n floats, as blend_pair weighs morph weights (out may be a or b).
+void weigh_pair(const float* a, float wa, const float* b, float wb, std::size_t n, float* out) noexcept;
+
 }  // namespace gltf_crowd

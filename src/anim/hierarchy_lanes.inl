@@ -153,7 +153,10 @@ inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
     const std::int32_t parent = parents[n];
     // Bit l: lane l animates node n; moved: it or an ancestor is animated (hierarchy's `moved`).
     unsigned animated = 0;
-    for (int l = 0; l < 8; ++l) animated |= unsigned{in.mark[l][n] == in.stamp[l]} << l;
+    if (pass.pose != nullptr)
+      animated = pass.animated[n] != 0 ? 0xFFu : 0u;
+    else
+      for (int l = 0; l < 8; ++l) animated |= unsigned{in.mark[l][n] == in.stamp[l]} << l;
     const unsigned moved = animated | (parent >= 0 ? moved_lanes[parent] : 0u);
     moved_lanes[n] = static_cast<std::uint8_t>(moved);
     if (moved == 0) {  // every lane's chain is at rest; lanes_world is gathered if a child needs it
@@ -166,16 +169,23 @@ inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
     if (animated == 0) {
       broadcast(pass.rest_local[n], local);
     } else {
-      const bool last = n + 1 == count;
       F8 t[3], s[3], q[4];
-      gather_vec3(in.translations, n, last, t);
-      gather_vec3(in.scales, n, last, s);
-      __m128 lo[4], hi[4];
-      for (int l = 0; l < 4; ++l) {
-        lo[l] = _mm_loadu_ps(&in.rotations[l][n].x);
-        hi[l] = _mm_loadu_ps(&in.rotations[l + 4][n].x);
+      if (pass.pose != nullptr) {  // SampleLanes' layout: t, q, s, 8 lanes each
+        const float* p = pass.pose + n * (kPoseLaneComponents * 8);
+        for (int k = 0; k < 3; ++k) t[k] = load(p + 8 * k);
+        for (int k = 0; k < 4; ++k) q[k] = load(p + 8 * (3 + k));
+        for (int k = 0; k < 3; ++k) s[k] = load(p + 8 * (7 + k));
+      } else {
+        const bool last = n + 1 == count;
+        gather_vec3(in.translations, n, last, t);
+        gather_vec3(in.scales, n, last, s);
+        __m128 lo[4], hi[4];
+        for (int l = 0; l < 4; ++l) {
+          lo[l] = _mm_loadu_ps(&in.rotations[l][n].x);
+          hi[l] = _mm_loadu_ps(&in.rotations[l + 4][n].x);
+        }
+        gather4(lo, hi, q);
       }
-      gather4(lo, hi, q);
       compose_lanes(t, q, s, local.c);
       if (animated != 0xFFu) {
         Affine8 rest;

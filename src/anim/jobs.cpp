@@ -8,6 +8,7 @@
 
 #include "anim/blend_pair.hpp"
 #include "anim/kernels.hpp"
+#include "anim/locate_keys.hpp"
 #include "gltf_crowd/pose.hpp"
 
 namespace gltf_crowd {
@@ -44,12 +45,7 @@ bool SampleJob::run() const noexcept {
     for (std::uint32_t a : c.rest_scales) output.scales[a] = rig->rest_scale[a];
     if (c.rest_weights) std::copy(rig->rest_weights.begin(), rig->rest_weights.end(), output.weights.begin());
   }
-  for (std::size_t i = 0; i < c.timelines.size(); ++i) {
-    std::uint16_t no_hint = 0;
-    std::uint16_t& cursor = i < cursors.size() ? cursors[i] : no_hint;
-    const Timeline& timeline = c.timelines[i];
-    keys[i] = locate_key(std::span(c.times.data() + timeline.times_offset, timeline.key_count), seconds, cursor);
-  }
+  locate_keys(c, seconds, cursors, keys.data());
   affine_kernels().sample({c.key_rows.data(), c.groups.data(), c.groups.size(), keys.data(), output.translations.data(),
                            output.rotations.data(), output.scales.data(), output.weights.data()});
   return true;
@@ -157,6 +153,8 @@ void weigh_floats(const float* in, float w, bool first, std::size_t n, float* ou
 
 static_assert(sizeof(glm::vec3) == 3 * sizeof(float), "vec3 arrays are flat float arrays");
 
+}  // namespace
+
 // out = a × wa + b × wb over n floats: weigh_floats<true> on a, then weigh_floats<false> on b.
 void weigh_pair(const float* a, float wa, const float* b, float wb, std::size_t n, float* out) noexcept {
   const __m128 wav = _mm_set1_ps(wa), wbv = _mm_set1_ps(wb);
@@ -168,6 +166,8 @@ void weigh_pair(const float* a, float wa, const float* b, float wb, std::size_t 
     out[i] = first + b[i] * wb;
   }
 }
+
+namespace {
 
 // blend_layer's first pass on a and last pass on b, fused: b's rotation is weighted by -wb
 // where it points away from a's.

@@ -47,6 +47,21 @@ inline bool any_below(F8 a, float x) noexcept {
 }
 inline __m128 low(F8 a) noexcept { return a.lo; }
 inline __m128 high(F8 a) noexcept { return a.hi; }
+// rows[i] lane j becomes rows[j] lane i.
+inline void transpose8(F8* rows) noexcept {
+  __m128 a[4] = {rows[0].lo, rows[1].lo, rows[2].lo, rows[3].lo},
+         b[4] = {rows[4].lo, rows[5].lo, rows[6].lo, rows[7].lo};
+  __m128 c[4] = {rows[0].hi, rows[1].hi, rows[2].hi, rows[3].hi},
+         d[4] = {rows[4].hi, rows[5].hi, rows[6].hi, rows[7].hi};
+  _MM_TRANSPOSE4_PS(a[0], a[1], a[2], a[3]);
+  _MM_TRANSPOSE4_PS(b[0], b[1], b[2], b[3]);
+  _MM_TRANSPOSE4_PS(c[0], c[1], c[2], c[3]);
+  _MM_TRANSPOSE4_PS(d[0], d[1], d[2], d[3]);
+  for (int k = 0; k < 4; ++k) {
+    rows[k] = {a[k], b[k]};
+    rows[4 + k] = {c[k], d[k]};
+  }
+}
 #include "anim/sample_kernels.inl"
 inline F8 add(F8 a, F8 b) noexcept { return {_mm_add_ps(a.lo, b.lo), _mm_add_ps(a.hi, b.hi)}; }
 inline F8 join(__m128 lo, __m128 hi) noexcept { return {lo, hi}; }
@@ -62,7 +77,9 @@ inline F8 select(F8 mask, F8 a, F8 b) noexcept {
   return {_mm_or_ps(_mm_and_ps(mask.lo, a.lo), _mm_andnot_ps(mask.lo, b.lo)),
           _mm_or_ps(_mm_and_ps(mask.hi, a.hi), _mm_andnot_ps(mask.hi, b.hi))};
 }
+inline F8 below(F8 a, F8 b) noexcept { return {_mm_cmplt_ps(a.lo, b.lo), _mm_cmplt_ps(a.hi, b.hi)}; }
 #include "anim/hierarchy_lanes.inl"
+#include "anim/blend_lanes.inl"
 }  // namespace kernels_sse2
 
 // Everything defined from here to the pop is compiled for AVX2 + FMA, and only called after
@@ -99,6 +116,24 @@ inline bool any_below(F8 a, float x) noexcept {
 }
 inline __m128 low(F8 a) noexcept { return _mm256_castps256_ps128(a.v); }
 inline __m128 high(F8 a) noexcept { return _mm256_extractf128_ps(a.v, 1); }
+// rows[i] lane j becomes rows[j] lane i.
+inline void transpose8(F8* rows) noexcept {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(rows[i].v, rows[i + 1].v);
+    t[i + 1] = _mm256_unpackhi_ps(rows[i].v, rows[i + 1].v);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int k = 0; k < 4; ++k) {
+    rows[k].v = _mm256_permute2f128_ps(u[k], u[4 + k], 0x20);
+    rows[4 + k].v = _mm256_permute2f128_ps(u[k], u[4 + k], 0x31);
+  }
+}
 #include "anim/sample_kernels.inl"
 inline F8 add(F8 a, F8 b) noexcept { return {_mm256_add_ps(a.v, b.v)}; }
 inline F8 join(__m128 lo, __m128 hi) noexcept { return {_mm256_set_m128(hi, lo)}; }
@@ -108,7 +143,9 @@ inline F8 lane_mask(unsigned bits) noexcept {
       _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lanes), lanes))};
 }
 inline F8 select(F8 mask, F8 a, F8 b) noexcept { return {_mm256_blendv_ps(b.v, a.v, mask.v)}; }
+inline F8 below(F8 a, F8 b) noexcept { return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ)}; }
 #include "anim/hierarchy_lanes.inl"
+#include "anim/blend_lanes.inl"
 }  // namespace kernels_fma
 #if defined(__clang__)
 #pragma clang attribute pop
@@ -120,6 +157,8 @@ namespace {
 
 constexpr AffineKernels kPortable{"sse2",
                                   kernels_sse2::sample,
+                                  kernels_sse2::sample_lanes,
+                                  kernels_sse2::blend_lanes,
                                   kernels_sse2::hierarchy,
                                   kernels_sse2::hierarchy_lanes,
                                   kernels_sse2::palette_lanes,
@@ -127,6 +166,8 @@ constexpr AffineKernels kPortable{"sse2",
                                   kernels_sse2::multiply};
 constexpr AffineKernels kFma{"avx2+fma",
                              kernels_fma::sample,
+                             kernels_fma::sample_lanes,
+                             kernels_fma::blend_lanes,
                              kernels_fma::hierarchy,
                              kernels_fma::hierarchy_lanes,
                              kernels_fma::palette_lanes,

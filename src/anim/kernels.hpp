@@ -53,6 +53,37 @@ struct SamplePass {
   float* weights = nullptr;
 };
 
+// The local poses of up to kSampleLanes poses playing one clip, sampled by SamplePass's groups,
+// each pose at its own keys, into structure-of-arrays lanes for hierarchy_lanes: per rig node,
+// kPoseLaneComponents components (translation x, y, z; rotation x, y, z, w; scale x, y, z), each
+// as kSampleLanes floats, one per pose. Each value is bit for bit what `sample` gives that pose;
+// only the groups' targets are written. Morph weights go to each pose's own array. Lanes past
+// `lanes` hold lane 0's values; `lanes` outside 1..kSampleLanes does nothing.
+constexpr std::size_t kSampleLanes = 8;
+constexpr std::size_t kPoseLaneComponents = 10;
+struct SampleLanes {
+  const float* key_rows = nullptr;
+  const ChannelGroup* groups = nullptr;
+  std::size_t count = 0;
+  std::size_t lanes = 0;
+  const KeyPosition* keys[kSampleLanes] = {};  // per lane, per timeline
+  float* pose = nullptr;                       // kPoseLaneComponents × kSampleLanes floats per rig node
+  float* weights[kSampleLanes] = {};
+};
+
+// A two-layer crossfade of SampleLanes poses, each lane as blend_pair blends one pose (bit for
+// bit): out = a × wa + b × wb for translations and scales; rotations a × wa + b × ±wb (minus where
+// b·a < 0), normalized, the identity where that sum is zero. Only `nodes` are written; `out` may
+// be `a` or `b`.
+struct BlendLanes {
+  const float* a = nullptr;  // SampleLanes::pose layouts
+  const float* b = nullptr;
+  float wa[kSampleLanes] = {}, wb[kSampleLanes] = {};
+  const std::uint32_t* nodes = nullptr;
+  std::size_t count = 0;
+  float* out = nullptr;
+};
+
 // The hierarchy pass of up to kHierarchyLanes poses of one rig at once, one pose per lane of an
 // 8-wide register, each pose's result bit for bit that of `hierarchy` for it (the same
 // operations in the same order). Every node some lane moves is composed and multiplied across
@@ -72,6 +103,10 @@ struct HierarchyLanes {
   const glm::vec3* scales[kHierarchyLanes] = {};
   const std::uint32_t* mark[kHierarchyLanes] = {};
   std::uint32_t stamp[kHierarchyLanes] = {};
+  // Instead of the arrays above: every lane's local pose from SampleLanes::pose, where
+  // animated[n] != 0 (the same in every lane; translations, rotations, scales and mark unread).
+  const float* pose = nullptr;
+  const std::uint8_t* animated = nullptr;
   Affine* world[kHierarchyLanes] = {};  // count entries each, written where keep_world
   // Per node: 1 where world[l][n] must be written; null = every node. Elsewhere world[l][n] is
   // left as it was, except that nodes at rest in every lane always get their rest world (a later
@@ -108,15 +143,31 @@ struct PaletteLanes {
 struct LanesScratch {
   // `joints`: the most joints of any skin (palette_lanes' staging).
   LanesScratch(std::size_t nodes, std::size_t joints)
-      : world(96 * nodes), in_lanes(nodes), moved_lanes(nodes), staging(3 * joints * kHierarchyLanes) {}
+      : world(96 * nodes),
+        in_lanes(nodes),
+        moved_lanes(nodes),
+        staging(3 * joints * kHierarchyLanes),
+        pose(kPoseLaneComponents * kSampleLanes * nodes),
+        second_pose(kPoseLaneComponents * kSampleLanes * nodes),
+        animated(nodes) {
+    blend_nodes.reserve(nodes);
+  }
   std::vector<float> world;
   std::vector<std::uint8_t> in_lanes, moved_lanes;
   std::vector<glm::vec4> staging;
+  // sample_lanes' output and the nodes its clips animate (HierarchyLanes::pose and animated);
+  // a crossfade's second clip is sampled into second_pose, then blended into pose over
+  // blend_nodes (reserved for every node, so filling it does not allocate).
+  std::vector<float> pose, second_pose;
+  std::vector<std::uint8_t> animated;
+  std::vector<std::uint32_t> blend_nodes;
 };
 
 struct AffineKernels {
   const char* name;  // "sse2" or "avx2+fma"
   void (*sample)(const SamplePass& pass) noexcept;
+  void (*sample_lanes)(const SampleLanes& pass) noexcept;  // see SampleLanes
+  void (*blend_lanes)(const BlendLanes& pass) noexcept;    // see BlendLanes
   void (*hierarchy)(const HierarchyPass& pass, Affine* world) noexcept;
   void (*hierarchy_lanes)(const HierarchyLanes& pass) noexcept;  // see HierarchyLanes
   void (*palette_lanes)(const PaletteLanes& pass) noexcept;      // see PaletteLanes

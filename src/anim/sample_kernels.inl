@@ -84,51 +84,93 @@ inline void slerp_lanes(const float* k0, const float* k1, float t, const float* 
   normalize_lanes(q);
 }
 
+// Slerp series coefficients of one key position (slerp.hpp), computed when a rotation group
+// first needs them and shared by the groups sampled at the same key.
+struct SlerpCoefficients {
+  const KeyPosition* of = nullptr;
+  float a[kSlerpTerms] = {}, b[kSlerpTerms] = {};  // of 1 - t and of t
+};
+
+// One group of one pose at its key: v[c] holds component c of every channel lane.
+inline void sample_group(const ChannelGroup& g, const KeyPosition& key, const float* key_rows, SlerpCoefficients& cache,
+                         F8* v) noexcept {
+  const std::uint32_t n = lane_components(g.path);
+  const bool cubic = g.interpolation == Interpolation::cubic_spline;
+  const float* k0 = key_rows + g.values_offset + std::size_t{key.k} * g.key_stride;
+  if (key.k == key.next || g.interpolation == Interpolation::step) {
+    const float* value = cubic ? k0 + n * kGroupLanes : k0;
+    for (std::uint32_t c = 0; c < n; ++c) v[c] = load(value + c * kGroupLanes);
+    return;
+  }
+  const float* k1 = key_rows + g.values_offset + std::size_t{key.next} * g.key_stride;
+  const float t = key.t;
+  if (!cubic) {
+    if (g.path == ChannelPath::rotation) {
+      if (cache.of != &key) {
+        slerp_series_coefficients(1.0f - t, cache.a);
+        slerp_series_coefficients(t, cache.b);
+        cache.of = &key;
+      }
+      slerp_lanes(k0, k1, t, cache.a, cache.b, v);
+    } else {
+      const F8 tv = splat(t);
+      for (std::uint32_t c = 0; c < n; ++c) {
+        const F8 v0 = load(k0 + c * kGroupLanes);
+        v[c] = madd(sub(load(k1 + c * kGroupLanes), v0), tv, v0);
+      }
+    }
+    return;
+  }
+  // Hermite basis with tangents scaled by the key interval (glTF 2.0 Appendix C).
+  const float t2 = t * t, t3 = t2 * t, d = key.interval;
+  const F8 h00 = splat(2 * t3 - 3 * t2 + 1), h10 = splat((t3 - 2 * t2 + t) * d);
+  const F8 h01 = splat(-2 * t3 + 3 * t2), h11 = splat((t3 - t2) * d);
+  for (std::uint32_t c = 0; c < n; ++c) {
+    const F8 v0 = load(k0 + (n + c) * kGroupLanes), b0 = load(k0 + (2 * n + c) * kGroupLanes);
+    const F8 v1 = load(k1 + (n + c) * kGroupLanes), a1 = load(k1 + c * kGroupLanes);
+    v[c] = madd(h00, v0, madd(h10, b0, madd(h01, v1, mul(h11, a1))));
+  }
+  if (g.path == ChannelPath::rotation) normalize_lanes(v);
+}
+
 inline void sample(const SamplePass& pass) noexcept {
-  float ca[kSlerpTerms] = {}, cb[kSlerpTerms] = {};  // slerp series coefficients of 1 - t and t
-  const KeyPosition* coefficients_of = nullptr;
+  SlerpCoefficients cache;
   for (std::size_t gi = 0; gi < pass.count; ++gi) {
     const ChannelGroup& g = pass.groups[gi];
-    const KeyPosition& key = pass.keys[g.timeline];
-    const std::uint32_t n = lane_components(g.path);
-    const bool cubic = g.interpolation == Interpolation::cubic_spline;
-    const float* k0 = pass.key_rows + g.values_offset + std::size_t{key.k} * g.key_stride;
     F8 v[4];
-    if (key.k == key.next || g.interpolation == Interpolation::step) {
-      const float* value = cubic ? k0 + n * kGroupLanes : k0;
-      for (std::uint32_t c = 0; c < n; ++c) v[c] = load(value + c * kGroupLanes);
-      scatter(g, v, pass);
+    sample_group(g, pass.keys[g.timeline], pass.key_rows, cache, v);
+    scatter(g, v, pass);
+  }
+}
+
+// SampleLanes: each pose's groups as `sample` computes them, then every component turned from
+// 8 channels of one pose into 8 poses of one channel (an 8 × 8 transpose in registers).
+inline void sample_lanes(const SampleLanes& pass) noexcept {
+  if (pass.lanes == 0 || pass.lanes > kSampleLanes) return;
+  SlerpCoefficients cache[kSampleLanes];
+  for (std::size_t gi = 0; gi < pass.count; ++gi) {
+    const ChannelGroup& g = pass.groups[gi];
+    F8 v[kSampleLanes][4];
+    for (std::size_t l = 0; l < pass.lanes; ++l)
+      sample_group(g, pass.keys[l][g.timeline], pass.key_rows, cache[l], v[l]);
+    const std::uint32_t n = lane_components(g.path);
+    if (g.path == ChannelPath::weights) {
+      for (std::size_t l = 0; l < pass.lanes; ++l) {
+        alignas(32) float w[kGroupLanes];
+        store(w, v[l][0]);
+        for (std::uint32_t j = 0; j < g.lanes; ++j) pass.weights[l][g.targets[j]] = w[j];
+      }
       continue;
     }
-    const float* k1 = pass.key_rows + g.values_offset + std::size_t{key.next} * g.key_stride;
-    const float t = key.t;
-    if (!cubic) {
-      if (g.path == ChannelPath::rotation) {
-        if (coefficients_of != &key) {
-          slerp_series_coefficients(1.0f - t, ca);
-          slerp_series_coefficients(t, cb);
-          coefficients_of = &key;
-        }
-        slerp_lanes(k0, k1, t, ca, cb, v);
-      } else {
-        const F8 tv = splat(t);
-        for (std::uint32_t c = 0; c < n; ++c) {
-          const F8 v0 = load(k0 + c * kGroupLanes);
-          v[c] = madd(sub(load(k1 + c * kGroupLanes), v0), tv, v0);
-        }
-      }
-    } else {
-      // Hermite basis with tangents scaled by the key interval (glTF 2.0 Appendix C).
-      const float t2 = t * t, t3 = t2 * t, d = key.interval;
-      const F8 h00 = splat(2 * t3 - 3 * t2 + 1), h10 = splat((t3 - 2 * t2 + t) * d);
-      const F8 h01 = splat(-2 * t3 + 3 * t2), h11 = splat((t3 - t2) * d);
-      for (std::uint32_t c = 0; c < n; ++c) {
-        const F8 v0 = load(k0 + (n + c) * kGroupLanes), b0 = load(k0 + (2 * n + c) * kGroupLanes);
-        const F8 v1 = load(k1 + (n + c) * kGroupLanes), a1 = load(k1 + c * kGroupLanes);
-        v[c] = madd(h00, v0, madd(h10, b0, madd(h01, v1, mul(h11, a1))));
-      }
-      if (g.path == ChannelPath::rotation) normalize_lanes(v);
+    for (std::size_t l = pass.lanes; l < kSampleLanes; ++l)  // unused lanes repeat lane 0
+      for (std::uint32_t c = 0; c < n; ++c) v[l][c] = v[0][c];
+    const std::size_t first = g.path == ChannelPath::translation ? 0 : g.path == ChannelPath::rotation ? 3 : 7;
+    for (std::uint32_t c = 0; c < n; ++c) {
+      F8 rows[kSampleLanes];
+      for (std::size_t l = 0; l < kSampleLanes; ++l) rows[l] = v[l][c];
+      transpose8(rows);
+      for (std::uint32_t j = 0; j < g.lanes; ++j)
+        store(pass.pose + (std::size_t{g.targets[j]} * kPoseLaneComponents + first + c) * kSampleLanes, rows[j]);
     }
-    scatter(g, v, pass);
   }
 }

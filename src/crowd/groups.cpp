@@ -173,6 +173,8 @@ void resize_streams(Crowd::State& st) {
   st.lod.resize(capacity);
   st.weights.resize(capacity * st.asset.total_weights);
   st.due.resize(capacity);
+  st.order.resize(capacity);
+  st.order_starts.resize(order_keys(st.asset) + 1);
   st.stale.resize(capacity);
   st.hidden.resize(capacity);
   st.tints.resize(capacity, glm::vec4(1.0f));

@@ -8,6 +8,7 @@
 #include <immintrin.h>
 
 #include "anim/blend_pair.hpp"
+#include "anim/locate_keys.hpp"
 #include "crowd/frame_timer.hpp"
 
 namespace gltf_crowd {
@@ -257,19 +258,130 @@ void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed)
   clock.lap(s.ticks[3]);
 }
 
+namespace {
+
+// The clips that every slot of a batch plays with nothing on top (no root motion, layer or
+// override): one alone (second < 0), or a crossfade of two (weight > 0 each). Such a batch
+// samples across lanes.
+struct SharedClips {
+  std::int64_t first = -1, second = -1;
+};
+
+SharedClips shared_clips(const Crowd::State& st, std::span<const std::uint32_t> slots) noexcept {
+  if (st.root.enabled()) return {};
+  const Playback& lead = st.playback[slots[0]];
+  if (lead.count == 0 || lead.count > 2) return {};
+  const std::uint32_t first = lead.contributors[0].clip, second = lead.contributors[1].clip;
+  for (std::uint32_t slot : slots) {
+    const Playback& p = st.playback[slot];
+    if (p.count != lead.count || p.contributors[0].clip != first) return {};
+    if (p.count == 2 && (p.contributors[1].clip != second || !(p.contributors[1].weight > 0.0f))) return {};
+    if (st.layered != 0 && !st.layers[slot].empty()) return {};
+    if (st.overridden != 0 && !st.overrides[slot].empty()) return {};
+  }
+  return {first, lead.count == 2 ? std::int64_t{second} : -1};
+}
+
+// Contributor i of every slot, all playing one clip, sampled across lanes into `pose`
+// (SampleLanes) with each slot's morph weights into weights(scratch), as SampleJob from the rest
+// pose samples each; `nodes` that the clip does not animate take their rest TRS, as
+// blend_contributors' rest_where_not_animated.
+template <typename Weights>
+void sample_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, std::uint32_t i,
+                       std::span<const std::uint32_t> nodes, std::span<Scratch> lanes, float* pose,
+                       Weights weights) noexcept {
+  const Rig& rig = st.draw.rig;
+  const std::uint32_t clip = st.playback[slots[0]].contributors[i].clip;
+  const ClipTracks& c = st.draw.clips[clip];
+  SampleLanes pass{c.key_rows.data(), c.groups.data(), c.groups.size(), slots.size()};
+  for (std::size_t l = 0; l < slots.size(); ++l) {
+    Playback& p = st.playback[slots[l]];
+    ContributorState& contributor = p.contributors[i];
+    Scratch& s = lanes[l];
+    locate_keys(c, contributor_time(st.asset, p, contributor).seconds, contributor.cursors, s.keys.data());
+    pass.keys[l] = s.keys.data();
+    pass.weights[l] = weights(s).data();
+    if (c.rest_weights) std::copy(rig.rest_weights.begin(), rig.rest_weights.end(), pass.weights[l]);
+  }
+  // Animated nodes' properties that no channel moves, as SampleJob's from_rest writes them.
+  const auto rest = [pose](std::uint32_t node, std::size_t first, const float* value, std::size_t n) {
+    for (std::size_t k = 0; k < n; ++k)
+      std::fill_n(pose + (node * kPoseLaneComponents + first + k) * kSampleLanes, kSampleLanes, value[k]);
+  };
+  for (std::uint32_t a : c.rest_translations) rest(a, 0, &rig.rest_translation[a].x, 3);
+  for (std::uint32_t a : c.rest_rotations) rest(a, 3, &rig.rest_rotation[a].x, 4);
+  for (std::uint32_t a : c.rest_scales) rest(a, 7, &rig.rest_scale[a].x, 3);
+  const std::uint8_t* animates = st.draw.animates[clip].data();
+  for (std::uint32_t a : nodes) {
+    if (animates[a]) continue;
+    rest(a, 0, &rig.rest_translation[a].x, 3);
+    rest(a, 3, &rig.rest_rotation[a].x, 4);
+    rest(a, 7, &rig.rest_scale[a].x, 3);
+  }
+  pass.pose = pose;
+  affine_kernels().sample_lanes(pass);
+}
+
+// The local poses of a batch of SharedClips into lanes_scratch.pose and each slot's weights, as
+// evaluate_local_pose computes each (blend_contributors' blend_pair for a crossfade).
+void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, const SharedClips& clips,
+                     std::span<Scratch> lanes, LanesScratch& lanes_scratch) noexcept {
+  std::vector<std::uint8_t>& animated = lanes_scratch.animated;
+  std::fill(animated.begin(), animated.end(), std::uint8_t{0});
+  const std::vector<std::uint32_t>& first = st.draw.clips[static_cast<std::size_t>(clips.first)].animated;
+  for (std::uint32_t a : first) animated[a] = 1;
+  float* pose = lanes_scratch.pose.data();
+  if (clips.second < 0) {
+    sample_clip_lanes(st, slots, 0, {}, lanes, pose, [](Scratch& s) { return std::span(s.weights); });
+    return;
+  }
+  // The nodes either clip animates, ascending: where only one does, the other is at rest.
+  std::span<const std::uint32_t> nodes = first;
+  if (st.draw.node_set[static_cast<std::size_t>(clips.first)] !=
+      st.draw.node_set[static_cast<std::size_t>(clips.second)]) {
+    for (std::uint32_t a : st.draw.clips[static_cast<std::size_t>(clips.second)].animated) animated[a] = 1;
+    lanes_scratch.blend_nodes.clear();
+    for (std::uint32_t a = 0; a < animated.size(); ++a)
+      if (animated[a]) lanes_scratch.blend_nodes.push_back(a);
+    nodes = lanes_scratch.blend_nodes;
+  }
+  sample_clip_lanes(st, slots, 0, nodes, lanes, pose, [](Scratch& s) { return std::span(s.first_weights); });
+  float* second = lanes_scratch.second_pose.data();
+  sample_clip_lanes(st, slots, 1, nodes, lanes, second, [](Scratch& s) { return std::span(s.one_weights); });
+  BlendLanes blend{pose, second};
+  for (std::size_t l = 0; l < kSampleLanes; ++l) {  // lanes past the slots repeat lane 0
+    const Playback& p = st.playback[slots[l < slots.size() ? l : 0]];
+    blend.wa[l] = p.contributors[0].weight;
+    blend.wb[l] = p.contributors[1].weight;
+  }
+  blend.nodes = nodes.data();
+  blend.count = nodes.size();
+  blend.out = pose;
+  affine_kernels().blend_lanes(blend);
+  for (std::size_t l = 0; l < slots.size(); ++l) {
+    Scratch& s = lanes[l];
+    weigh_pair(s.first_weights.data(), blend.wa[l], s.one_weights.data(), blend.wb[l], s.weights.size(),
+               s.weights.data());
+  }
+}
+
+}  // namespace
+
 void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std::span<Scratch> lanes,
                     LanesScratch& lanes_scratch, bool timed) noexcept {
-  // The lanes' passes cost what about five poses alone cost (every lane is computed, used or
-  // not): fewer poses go one by one, with the same results.
-  constexpr std::size_t kFewest = 5;
-  if (slots.size() < kFewest) {
+  if (slots.size() < kFewestLanes) {  // with the same results
     for (std::size_t l = 0; l < slots.size(); ++l) evaluate_slot(st, slots[l], lanes[l], timed);
     return;
   }
   const Rig& rig = st.draw.rig;
   std::array<std::uint64_t, 4>& ticks = lanes[0].ticks;
   StageClock clock(timed);
-  for (std::size_t l = 0; l < slots.size(); ++l) pose_slot(st, slots[l], lanes[l]);
+  // Slots that play one clip alone are sampled across lanes, in the layout the hierarchy reads.
+  const SharedClips clips = shared_clips(st, slots);
+  if (clips.first >= 0)
+    pose_clip_lanes(st, slots, clips, lanes, lanes_scratch);
+  else
+    for (std::size_t l = 0; l < slots.size(); ++l) pose_slot(st, slots[l], lanes[l]);
   clock.lap(ticks[0]);
   HierarchyLanes pass{rig.node_count(),      rig.parent.data(),
                       rig.rest_local.data(), rig.framed ? &rig.frame : nullptr,
@@ -282,6 +394,10 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
     pass.mark[l] = s.mark.data();
     pass.stamp[l] = s.stamp;
     pass.world[l] = s.world.data();
+  }
+  if (clips.first >= 0) {
+    pass.pose = lanes_scratch.pose.data();
+    pass.animated = lanes_scratch.animated.data();
   }
   pass.keep_world = st.draw.keep_world.data();
   pass.lanes_world = lanes_scratch.world.data();

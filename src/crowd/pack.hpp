@@ -79,11 +79,16 @@ void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Pl
 // generation. `timed` adds each stage's ticks to scratch.ticks.
 void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed = false) noexcept;
 
+// The fewest slots that evaluate_slots runs across lanes: the lanes' passes cost what about five
+// poses alone cost (every lane is computed, used or not), so fewer go one by one.
+inline constexpr std::size_t kFewestLanes = 5;
+
 // evaluate_slot for up to kHierarchyLanes slots (anim/kernels.hpp) with one hierarchy pass over
 // all of their poses (hierarchy_lanes: each pose's result is what LocalToModelJob gives it), and
-// one palette pass where every skin's mesh is static; fewer than 5 slots go one by one:
-// slots[l] is evaluated in lanes[l], with `lanes_scratch` sized for the draw rig. `timed` adds
-// the whole batch's stage ticks to lanes[0].ticks.
+// one palette pass where every skin's mesh is static; slots that all play one clip, or one
+// crossfade, with nothing on top are sampled (and blended) across lanes too. Fewer than
+// kFewestLanes slots go one by one: slots[l] is evaluated in lanes[l], with `lanes_scratch`
+// sized for the draw rig. `timed` adds the whole batch's stage ticks to lanes[0].ticks.
 void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std::span<Scratch> lanes,
                     LanesScratch& lanes_scratch, bool timed) noexcept;
 

@@ -92,53 +92,70 @@ void run_update(Crowd::State& st, float delta_seconds) {
   refresh_instances(st);
   if (st.animation == Animation::gpu) return record_update(st, timer);
   std::uint32_t evaluated = 0, deferred = 0;
+  std::vector<std::uint32_t>& starts = st.order_starts;
+  std::fill(starts.begin(), starts.end(), 0u);
   for (std::uint32_t slot = 0; slot < n; ++slot) {
     // Hidden actors are evaluated when shown again (set_visible).
     st.due[slot] = st.stale[slot] && (st.hidden_count == 0 || !st.hidden[slot]) && scheduled(st, slot);
     evaluated += st.due[slot];
     deferred += st.stale[slot] && !st.due[slot];
+    if (st.due[slot]) ++starts[order_key(st.asset, st.playback[slot]) + 1];
   }
+  // Due slots grouped by what they play (a counting sort, slot order within a group), so that
+  // batches of actors playing one clip sample across lanes (evaluate_slots).
+  for (std::size_t k = 1; k < starts.size(); ++k) starts[k] += starts[k - 1];
+  for (std::uint32_t slot = 0; slot < n; ++slot)
+    if (st.due[slot]) st.order[starts[order_key(st.asset, st.playback[slot])]++] = slot;
   WorkerPool& pool = *st.workers;
   if (timer)
     for (Scratch& s : pool.scratch) {
       s.ticks = {};
       s.chunk_ticks = 0;
     }
-  // Evaluate in parallel chunks; each task writes only its own slots, so results do not depend
-  // on the thread count. Actors not advanced this frame keep their packed rows. Due slots go in
-  // batches of kHierarchyLanes, whose hierarchy is one pass across their poses (each pose's
-  // result is the same as alone, so batching does not change results either). With stage
-  // timing on, a batch holding one of every 64 slots is timed per stage (frame_timer.hpp): four
-  // counter reads per 64 actors cost nothing measurable. A crowd that fits one chunk runs on the caller's thread:
-  // handing one chunk to the arena costs more than a small crowd's evaluation.
+  // Evaluate in parallel chunks of `order`; each task writes only its own slots, so results do
+  // not depend on the thread count. Actors not advanced this frame keep their packed rows. Due
+  // slots go in batches of kHierarchyLanes, whose hierarchy is one pass across their poses (each
+  // pose's result is the same as alone, so batching does not change results either). With stage
+  // timing on, a batch holding one of every 64 due slots is timed per stage (frame_timer.hpp):
+  // four counter reads per 64 actors cost nothing measurable. When the due slots fit one chunk,
+  // they run on the caller's thread: handing one chunk to the arena costs more than a small
+  // crowd's evaluation.
   constexpr std::uint32_t kChunk = 32;
   const bool timing = timer.has_value();
-  const auto evaluate_range = [&st, &pool, n, timing](std::uint32_t begin, std::uint32_t end, std::size_t worker) {
+  const auto evaluate_range = [&st, &pool, evaluated, timing](std::uint32_t begin, std::uint32_t end,
+                                                              std::size_t worker) {
     const std::span<Scratch> lanes = std::span(pool.scratch).subspan(worker * kHierarchyLanes, kHierarchyLanes);
     LanesScratch& lanes_scratch = pool.lanes[worker];
     std::array<std::uint32_t, kHierarchyLanes> batch;
     std::size_t size = 0;
+    std::uint32_t batch_key = 0;
     bool timed = false;
     const std::uint64_t start = timing ? ticks() : 0;
-    for (std::uint32_t slot = begin; slot != end; ++slot) {
-      if (slot + 1 < n) prefetch_rows(st, slot + 1);
-      if (!st.due[slot]) continue;
+    const auto flush = [&] {
+      evaluate_slots(st, std::span(batch.data(), size), lanes, lanes_scratch, timed);
+      size = 0;
+      timed = false;
+    };
+    for (std::uint32_t i = begin; i != end; ++i) {
+      if (i + 1 < evaluated) prefetch_rows(st, st.order[i + 1]);
+      const std::uint32_t slot = st.order[i];
+      // A new group ends a batch that can already run across lanes on its own; a smaller one
+      // takes the next group's slots (mixed, but still one pass for all).
+      const std::uint32_t key = order_key(st.asset, st.playback[slot]);
+      if (size >= kFewestLanes && key != batch_key) flush();
+      if (size == 0) batch_key = key;
       batch[size++] = slot;
-      timed |= timing && (slot & 63u) == 0;
-      if (size == kHierarchyLanes) {
-        evaluate_slots(st, std::span(batch.data(), size), lanes, lanes_scratch, timed);
-        size = 0;
-        timed = false;
-      }
+      timed |= timing && (i & 63u) == 0;
+      if (size == kHierarchyLanes) flush();
     }
-    if (size > 0) evaluate_slots(st, std::span(batch.data(), size), lanes, lanes_scratch, timed);
+    if (size > 0) flush();
     if (timing) lanes[0].chunk_ticks += ticks() - start;
   };
-  if (n <= kChunk) {
-    evaluate_range(0, n, 0);
+  if (evaluated <= kChunk) {
+    evaluate_range(0, evaluated, 0);
   } else {
     pool.arena.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, n, kChunk),
+      tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, evaluated, kChunk),
                         [&](const tbb::blocked_range<std::uint32_t>& range) {
                           evaluate_range(range.begin(), range.end(),
                                          static_cast<std::size_t>(tbb::this_task_arena::current_thread_index()));

@@ -183,6 +183,11 @@ struct Crowd::State {
   std::uint64_t overrides_generation = 0;  // Crowd::overrides_generation
   std::vector<float> weights;              // asset.total_weights per slot
   std::vector<std::uint8_t> due;           // per slot, this update: evaluate now
+  // This update's due slots in evaluation order (the first actors_evaluated), grouped by
+  // order_key so that a batch's slots mostly play one clip; order_starts: the counting sort's
+  // offsets, order_keys(asset) + 1 entries. Sized for capacity.
+  std::vector<std::uint32_t> order;
+  std::vector<std::uint32_t> order_starts;
   // Per slot: advanced (or changed) since its rows were last packed; frame (`frames`) of that
   // packing; generation (`generation`) of the rows. Sized for capacity.
   std::vector<std::uint8_t> stale;
@@ -349,6 +354,17 @@ float active_time(const Asset& asset, const Playback& p) noexcept;
 
 // Time of contributor c under the actor's loop rules.
 ClipTime contributor_time(const Asset& asset, const Playback& p, const ContributorState& c) noexcept;
+
+// How many evaluation groups order_key has for `asset`.
+inline std::size_t order_keys(const Asset& asset) noexcept { return 2 * asset.clips.size() + 1; }
+
+// An actor's evaluation group (State::order): its clip while it plays one alone, the clip count
+// plus its incoming clip during a crossfade, the last group without a clip.
+inline std::uint32_t order_key(const Asset& asset, const Playback& p) noexcept {
+  const auto clips = static_cast<std::uint32_t>(asset.clips.size());
+  if (p.count == 0) return 2 * clips;
+  return p.contributors[0].clip + (p.count > 1 ? clips : 0u);
+}
 // Recomputes p.finished from the active clip's clock (false during a crossfade) and, when it is
 // finished, settles its clock at the end (settle_elapsed).
 void refresh_finished(const Asset& asset, Playback& p) noexcept;
