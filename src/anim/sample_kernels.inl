@@ -143,6 +143,38 @@ inline void sample(const SamplePass& pass) noexcept {
   }
 }
 
+// The LINEAR translations and scales (kN = 3) or rotations (kN = 4) of every lane of a
+// SampleLanes pass: sample_group's arithmetic, with the group's kind decided once, not per lane.
+template <std::uint32_t kN>
+inline void sample_linear_lanes(const ChannelGroup& g, const SampleLanes& pass, SlerpCoefficients* cache,
+                                F8 (*v)[4]) noexcept {
+  const float* key_rows = pass.key_rows + g.values_offset;
+  for (std::size_t l = 0; l < pass.lanes; ++l) {
+    const KeyPosition& key = pass.keys[l][g.timeline];
+    const float* k0 = key_rows + std::size_t{key.k} * g.key_stride;
+    if (key.k == key.next) {
+      for (std::uint32_t c = 0; c < kN; ++c) v[l][c] = load(k0 + c * kGroupLanes);
+      continue;
+    }
+    const float* k1 = key_rows + std::size_t{key.next} * g.key_stride;
+    if constexpr (kN == 4) {
+      SlerpCoefficients& coefficients = cache[l];
+      if (coefficients.of != &key) {
+        slerp_series_coefficients(1.0f - key.t, coefficients.a);
+        slerp_series_coefficients(key.t, coefficients.b);
+        coefficients.of = &key;
+      }
+      slerp_lanes(k0, k1, key.t, coefficients.a, coefficients.b, v[l]);
+    } else {
+      const F8 tv = splat(key.t);
+      for (std::uint32_t c = 0; c < kN; ++c) {
+        const F8 v0 = load(k0 + c * kGroupLanes);
+        v[l][c] = madd(sub(load(k1 + c * kGroupLanes), v0), tv, v0);
+      }
+    }
+  }
+}
+
 // SampleLanes: each pose's groups as `sample` computes them, then every component turned from
 // 8 channels of one pose into 8 poses of one channel (an 8 × 8 transpose in registers).
 inline void sample_lanes(const SampleLanes& pass) noexcept {
@@ -151,8 +183,13 @@ inline void sample_lanes(const SampleLanes& pass) noexcept {
   for (std::size_t gi = 0; gi < pass.count; ++gi) {
     const ChannelGroup& g = pass.groups[gi];
     F8 v[kSampleLanes][4];
-    for (std::size_t l = 0; l < pass.lanes; ++l)
-      sample_group(g, pass.keys[l][g.timeline], pass.key_rows, cache[l], v[l]);
+    if (g.interpolation == Interpolation::linear && g.path == ChannelPath::rotation)
+      sample_linear_lanes<4>(g, pass, cache, v);
+    else if (g.interpolation == Interpolation::linear && g.path != ChannelPath::weights)
+      sample_linear_lanes<3>(g, pass, cache, v);
+    else
+      for (std::size_t l = 0; l < pass.lanes; ++l)
+        sample_group(g, pass.keys[l][g.timeline], pass.key_rows, cache[l], v[l]);
     const std::uint32_t n = lane_components(g.path);
     if (g.path == ChannelPath::weights) {
       for (std::size_t l = 0; l < pass.lanes; ++l) {
@@ -164,13 +201,20 @@ inline void sample_lanes(const SampleLanes& pass) noexcept {
     }
     for (std::size_t l = pass.lanes; l < kSampleLanes; ++l)  // unused lanes repeat lane 0
       for (std::uint32_t c = 0; c < n; ++c) v[l][c] = v[0][c];
+    // Where each channel's first component goes; the next ones follow 8 floats apart.
     const std::size_t first = g.path == ChannelPath::translation ? 0 : g.path == ChannelPath::rotation ? 3 : 7;
+    float* to[kGroupLanes];
+    for (std::uint32_t j = 0; j < kGroupLanes; ++j)
+      to[j] = pass.pose + (std::size_t{g.targets[j]} * kPoseLaneComponents + first) * kSampleLanes;
     for (std::uint32_t c = 0; c < n; ++c) {
       F8 rows[kSampleLanes];
       for (std::size_t l = 0; l < kSampleLanes; ++l) rows[l] = v[l][c];
       transpose8(rows);
-      for (std::uint32_t j = 0; j < g.lanes; ++j)
-        store(pass.pose + (std::size_t{g.targets[j]} * kPoseLaneComponents + first + c) * kSampleLanes, rows[j]);
+      if (g.lanes == kGroupLanes) {
+        for (std::uint32_t j = 0; j < kGroupLanes; ++j) store(to[j] + c * kSampleLanes, rows[j]);
+      } else {
+        for (std::uint32_t j = 0; j < g.lanes; ++j) store(to[j] + c * kSampleLanes, rows[j]);
+      }
     }
   }
 }

@@ -358,6 +358,7 @@ void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, con
   blend.count = nodes.size();
   blend.out = pose;
   affine_kernels().blend_lanes(blend);
+  if (lanes[0].weights.empty()) return;  // no morph weights
   for (std::size_t l = 0; l < slots.size(); ++l) {
     Scratch& s = lanes[l];
     weigh_pair(s.first_weights.data(), blend.wa[l], s.one_weights.data(), blend.wb[l], s.weights.size(),

@@ -154,10 +154,13 @@ void run_update(Crowd::State& st, float delta_seconds) {
   if (evaluated <= kChunk) {
     evaluate_range(0, evaluated, 0);
   } else {
+    // Chunks split at whole batches: a range of 25 slots would end in a batch of one, which
+    // goes alone.
+    constexpr std::uint32_t kLanes = kHierarchyLanes;
     pool.arena.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, evaluated, kChunk),
+      tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, (evaluated + kLanes - 1) / kLanes, kChunk / kLanes),
                         [&](const tbb::blocked_range<std::uint32_t>& range) {
-                          evaluate_range(range.begin(), range.end(),
+                          evaluate_range(range.begin() * kLanes, std::min(range.end() * kLanes, evaluated),
                                          static_cast<std::size_t>(tbb::this_task_arena::current_thread_index()));
                         });
     });
