@@ -73,6 +73,16 @@ void expect_batches_pack_as_one_by_one(const std::shared_ptr<const Asset>& asset
     together.update(1.0f / 30.0f);
     for (auto& crowd : alone) crowd->update(1.0f / 30.0f);
   }
+  // One clip (or crossfade) for everyone: 13 actors are one batch of 8 and one of 5, both
+  // sampled across lanes; 70 actors are split between chunks, most of them so.
+  const std::uint32_t batched = together.frame_stats().actors_batched_by_clip;
+  if (mode != Drive::mixed) {
+    if (actors == 13)
+      EXPECT_EQ(batched, actors);
+    else
+      EXPECT_GT(batched, actors / 2);
+  }
+  for (const auto& crowd : alone) EXPECT_EQ(crowd->frame_stats().actors_batched_by_clip, 0u);
   const auto streams = together.node_streams();
   for (std::size_t i = 0; i < actors; ++i) {
     const auto own = alone[i]->node_streams();

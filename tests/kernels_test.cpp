@@ -11,6 +11,7 @@
 #include <glm/gtc/quaternion.hpp>
 #include <gtest/gtest.h>
 
+#include "anim/blend_pair.hpp"
 #include "anim/kernels.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "handmade_gltf.hpp"
@@ -487,6 +488,74 @@ TEST(KernelsTest, SampleLanesEqualTheSamplerOfEachPose) {
         if (!targeted[i / kSampleLanes]) {
           ASSERT_EQ(pose[i], kUntouched) << "component " << i / kSampleLanes;
         }
+    }
+  }
+}
+
+// blend_lanes against blend_pair run on each lane's pose alone, bit for bit: random poses with
+// b pointing away from a in some lanes (the sign flip), a zero sum in one (the identity), a
+// node list that skips nodes (left untouched), and the output written over `a`.
+TEST(KernelsTest, BlendLanesEqualTheBlendOfEachPose) {
+  constexpr std::size_t kNodes = 5;
+  constexpr std::size_t kFloats = kNodes * kPoseLaneComponents * kSampleLanes;
+  const std::vector<std::uint32_t> nodes{0, 2, 3};
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> a(kFloats), b(kFloats);
+  for (float& x : a) x = u(rng);
+  for (float& x : b) x = u(rng);
+  const auto at = [](std::size_t node, std::size_t component, std::size_t lane) {
+    return (node * kPoseLaneComponents + component) * kSampleLanes + lane;
+  };
+  BlendLanes pass;
+  for (std::size_t l = 0; l < kSampleLanes; ++l) {
+    pass.wa[l] = 0.5f + 0.4f * u(rng);
+    pass.wb[l] = 1.0f - pass.wa[l];
+  }
+  for (std::size_t c = 3; c < 7; ++c) {
+    b[at(2, c, 1)] = -a[at(2, c, 1)];  // lane 1, node 2: b = -a, the same rotation
+    b[at(3, c, 5)] = 0.0f;             // lane 5, node 3: with wa = 0 the sum is zero
+  }
+  pass.wa[5] = 0.0f;
+  pass.nodes = nodes.data();
+  pass.count = nodes.size();
+  for (const AffineKernels* set : kernel_sets()) {
+    for (const bool over_a : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << set->name << (over_a ? ", over a" : ""));
+      std::vector<float> lanes_a = a, out(kFloats, -99.0f);
+      pass.a = lanes_a.data();
+      pass.b = b.data();
+      pass.out = over_a ? lanes_a.data() : out.data();
+      set->blend_lanes(pass);
+      const std::vector<float>& got = over_a ? lanes_a : out;
+      for (std::size_t l = 0; l < kSampleLanes; ++l) {
+        // Lane l's poses as blend_pair takes them.
+        const auto pose = [&](const std::vector<float>& lanes, std::vector<glm::vec3>& t, std::vector<glm::quat>& r,
+                              std::vector<glm::vec3>& s) {
+          for (std::size_t n = 0; n < kNodes; ++n) {
+            t[n] = {lanes[at(n, 0, l)], lanes[at(n, 1, l)], lanes[at(n, 2, l)]};
+            r[n] = glm::quat(lanes[at(n, 6, l)], lanes[at(n, 3, l)], lanes[at(n, 4, l)], lanes[at(n, 5, l)]);
+            s[n] = {lanes[at(n, 7, l)], lanes[at(n, 8, l)], lanes[at(n, 9, l)]};
+          }
+        };
+        std::vector<glm::vec3> ta(kNodes), sa(kNodes), tb(kNodes), sb(kNodes), to(kNodes), so(kNodes);
+        std::vector<glm::quat> ra(kNodes), rb(kNodes), ro(kNodes);
+        pose(a, ta, ra, sa);
+        pose(b, tb, rb, sb);
+        blend_pair({ta, ra, sa, {}}, pass.wa[l], {tb, rb, sb, {}}, pass.wb[l], nodes, {to, ro, so, {}});
+        for (std::size_t n = 0; n < kNodes; ++n) {
+          const bool blended = n == 0 || n == 2 || n == 3;
+          const float want[kPoseLaneComponents] = {to[n].x, to[n].y, to[n].z, ro[n].x, ro[n].y,
+                                                   ro[n].z, ro[n].w, so[n].x, so[n].y, so[n].z};
+          for (std::size_t c = 0; c < kPoseLaneComponents; ++c) {
+            const float untouched = over_a ? a[at(n, c, l)] : -99.0f;
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(got[at(n, c, l)]),
+                      std::bit_cast<std::uint32_t>(blended ? want[c] : untouched))
+                << "lane " << l << ", node " << n << ", component " << c;
+          }
+        }
+      }
+      EXPECT_EQ(got[at(3, 6, 5)], 1.0f) << "a zero sum blends to the identity";
     }
   }
 }

@@ -427,10 +427,14 @@ struct NodeStream {
 struct FrameStats {
   std::uint32_t actors_evaluated = 0;  // poses evaluated and packed by this update
   std::uint32_t actors_deferred = 0;   // advanced but left to a later frame (update-rate LOD)
-  std::uint64_t packed_bytes = 0;      // bytes written into node streams this frame (Animation::gpu: records,
-                                       // tails and layer records of the slots written)
-  std::uint32_t draws = 0;             // non-empty primitive groups
-  std::uint32_t hidden_actors = 0;     // actors with Actor::visible() false (never evaluated)
+  // Of actors_evaluated, those evaluated in a batch (of 5 to 8) whose actors all played one clip
+  // alone, or one crossfade of the same two clips, with nothing on top: their clips were sampled
+  // for the whole batch at once (docs/spec.md §5.8). The rest were sampled one by one.
+  std::uint32_t actors_batched_by_clip = 0;
+  std::uint64_t packed_bytes = 0;   // bytes written into node streams this frame (Animation::gpu: records,
+                                    // tails and layer records of the slots written)
+  std::uint32_t draws = 0;          // non-empty primitive groups
+  std::uint32_t hidden_actors = 0;  // actors with Actor::visible() false (never evaluated)
   // Milliseconds per stage, summed over worker threads (time-stamp ticks while a worker ran a
   // chunk, so time it was switched out counts): the chunks' total split by stage in proportion
   // to a sample of every 64th slot, timed per stage. 0 unless Crowd::set_stage_timing is on.

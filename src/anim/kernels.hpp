@@ -74,7 +74,7 @@ struct SampleLanes {
 // A two-layer crossfade of SampleLanes poses, each lane as blend_pair blends one pose (bit for
 // bit): out = a × wa + b × wb for translations and scales; rotations a × wa + b × ±wb (minus where
 // b·a < 0), normalized, the identity where that sum is zero. Only `nodes` are written; `out` may
-// be `a` or `b`.
+// be `a` or `b`. Every lane is computed: for lanes past a batch's poses, give lane 0's weights.
 struct BlendLanes {
   const float* a = nullptr;  // SampleLanes::pose layouts
   const float* b = nullptr;
@@ -88,8 +88,8 @@ struct BlendLanes {
 // 8-wide register, each pose's result bit for bit that of `hierarchy` for it (the same
 // operations in the same order). Every node some lane moves is composed and multiplied across
 // lanes (structure of arrays); lanes that do not animate it select rest_local, lanes whose chain
-// is at rest select rest_world. Lanes past `lanes` are not read or written; `lanes` outside
-// 1..8 does nothing.
+// is at rest select rest_world. Lanes past `lanes` of the pose arrays are not read or written;
+// `lanes` outside 1..8 does nothing.
 constexpr std::size_t kHierarchyLanes = 8;
 struct HierarchyLanes {
   std::size_t count = 0;  // rig nodes, as HierarchyPass
@@ -105,6 +105,8 @@ struct HierarchyLanes {
   std::uint32_t stamp[kHierarchyLanes] = {};
   // Instead of the arrays above: every lane's local pose from SampleLanes::pose, where
   // animated[n] != 0 (the same in every lane; translations, rotations, scales and mark unread).
+  // All 8 lanes are read: lanes past `lanes` must hold lane 0's values (as SampleLanes and
+  // BlendLanes leave them), since their worlds are stored where lane 0's go.
   const float* pose = nullptr;
   const std::uint8_t* animated = nullptr;
   Affine* world[kHierarchyLanes] = {};  // count entries each, written where keep_world

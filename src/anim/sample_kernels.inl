@@ -1,8 +1,9 @@
-// The group sampler of kernels.cpp (SamplePass), included once per instruction set inside a
-// namespace that defines F8 (kGroupLanes floats) with load, store, splat, sub, mul, madd
-// (a × b + c), div, sqrt, max, flip_sign (b with the sign bits of a's negative lanes flipped),
-// abs_value, any_below, and low and high (lanes 0–3 and 4–7 as SSE registers). No include guard
-// on purpose.
+// The group samplers of kernels.cpp (SamplePass for one pose, SampleLanes for up to 8 poses of
+// one clip), included once per instruction set inside a namespace that defines F8 (kGroupLanes
+// floats) with load, store, splat, sub, mul, madd (a × b + c), div, sqrt, max, flip_sign (b with
+// the sign bits of a's negative lanes flipped), abs_value, any_below, low and high (lanes 0–3 and
+// 4–7 as SSE registers), and transpose8 (8 F8 as an 8 × 8 matrix, transposed in place). No
+// include guard on purpose.
 
 // Writes the group's lanes from their components (v[c] holds component c of every lane), four
 // lanes at a time transposed in registers into (x, y, z, w): going through memory would read

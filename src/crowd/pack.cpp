@@ -379,10 +379,12 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
   StageClock clock(timed);
   // Slots that play one clip alone are sampled across lanes, in the layout the hierarchy reads.
   const SharedClips clips = shared_clips(st, slots);
-  if (clips.first >= 0)
+  if (clips.first >= 0) {
     pose_clip_lanes(st, slots, clips, lanes, lanes_scratch);
-  else
+    lanes[0].batched_by_clip += static_cast<std::uint32_t>(slots.size());
+  } else {
     for (std::size_t l = 0; l < slots.size(); ++l) pose_slot(st, slots[l], lanes[l]);
+  }
   clock.lap(ticks[0]);
   HierarchyLanes pass{rig.node_count(),      rig.parent.data(),
                       rig.rest_local.data(), rig.framed ? &rig.frame : nullptr,

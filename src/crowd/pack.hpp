@@ -43,6 +43,9 @@ struct Scratch {
   // timed sample of actors (frame_timer.hpp).
   std::array<std::uint64_t, 4> ticks{};
   std::uint64_t chunk_ticks = 0;
+  // Slots of this update evaluated by batches that shared their clips (FrameStats::
+  // actors_batched_by_clip), counted in a worker's first scratch.
+  std::uint32_t batched_by_clip = 0;
 
   RigPose pose() noexcept { return {translations, rotations, scales, weights}; }
   RigPose layer_pose() noexcept { return {layer_translations, layer_rotations, layer_scales, layer_weights}; }

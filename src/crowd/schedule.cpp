@@ -71,6 +71,7 @@ void record_update(Crowd::State& st, const std::optional<FrameTimer>& timer) {
   finish_stage_times(timer, {}, 0, st.stats);
   st.stats.actors_evaluated = written;
   st.stats.actors_deferred = 0;
+  st.stats.actors_batched_by_clip = 0;
   // A renderer uploads a written slot's layer records with its record (docs/spec.md §3.11).
   const std::uint64_t layer_bytes = st.layer_records.empty() ? 0 : sizeof(LayerRecord) * kMaxLayers;
   st.stats.packed_bytes =
@@ -107,6 +108,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
   for (std::uint32_t slot = 0; slot < n; ++slot)
     if (st.due[slot]) st.order[starts[order_key(st.asset, st.playback[slot])]++] = slot;
   WorkerPool& pool = *st.workers;
+  for (Scratch& s : pool.scratch) s.batched_by_clip = 0;
   if (timer)
     for (Scratch& s : pool.scratch) {
       s.ticks = {};
@@ -154,8 +156,9 @@ void run_update(Crowd::State& st, float delta_seconds) {
   if (evaluated <= kChunk) {
     evaluate_range(0, evaluated, 0);
   } else {
-    // Chunks split at whole batches: a range of 25 slots would end in a batch of one, which
-    // goes alone.
+    // Chunks split at multiples of kHierarchyLanes in `order` (a range of 25 slots would end in
+    // a batch of one, which goes alone); a clip's group that does not start at such a multiple
+    // may still leave a short batch at a chunk's end.
     constexpr std::uint32_t kLanes = kHierarchyLanes;
     pool.arena.execute([&] {
       tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, (evaluated + kLanes - 1) / kLanes, kChunk / kLanes),
@@ -175,6 +178,8 @@ void run_update(Crowd::State& st, float delta_seconds) {
   finish_stage_times(timer, stage, chunks, st.stats);
   st.stats.actors_evaluated = evaluated;
   st.stats.actors_deferred = deferred;
+  st.stats.actors_batched_by_clip = 0;
+  for (const Scratch& s : pool.scratch) st.stats.actors_batched_by_clip += s.batched_by_clip;
   std::uint64_t bytes_per_actor = 0;
   for (const NodeStream& s : st.streams)
     bytes_per_actor += 48ull * (1 + (s.palette.empty() ? 0 : s.joint_count)) + 4ull * s.weight_stride;

@@ -241,6 +241,7 @@ void run_bench(const BenchOptions& options) {
                                         {"palettes", m.palettes_ms * stage_us},
                                         {"packing", m.packing_ms * stage_us}}},
                                       {"bytes_per_frame", last.packed_bytes},
+                                      {"actors_batched_by_clip", last.actors_batched_by_clip},
                                       {"packing",
                                        {{"bytes_per_frame", packing_bytes},
                                         {"bytes_per_second", packing_rate},

@@ -236,6 +236,7 @@ nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_lab
   stats["packed_bytes_per_frame"] = crowd.frame_stats().packed_bytes;
   stats["actors_evaluated"] = crowd.frame_stats().actors_evaluated;
   stats["actors_deferred"] = crowd.frame_stats().actors_deferred;
+  stats["actors_batched_by_clip"] = crowd.frame_stats().actors_batched_by_clip;
   stats["instances"] = render_stats.instances;
   stats["triangles"] = render_stats.triangles;
   stats["palette"] = palette;
