@@ -92,6 +92,27 @@ struct SlerpCoefficients {
   float a[kSlerpTerms] = {}, b[kSlerpTerms] = {};  // of 1 - t and of t
 };
 
+// A LINEAR group between its keys' rows k0 and k1: slerp for rotations (kN = 4, the series
+// coefficients cached per key position), else a lerp of kN components.
+template <std::uint32_t kN>
+inline void interpolate_linear(const float* k0, const float* k1, const KeyPosition& key, SlerpCoefficients& cache,
+                               F8* v) noexcept {
+  if constexpr (kN == 4) {
+    if (cache.of != &key) {
+      slerp_series_coefficients(1.0f - key.t, cache.a);
+      slerp_series_coefficients(key.t, cache.b);
+      cache.of = &key;
+    }
+    slerp_lanes(k0, k1, key.t, cache.a, cache.b, v);
+  } else {
+    const F8 tv = splat(key.t);
+    for (std::uint32_t c = 0; c < kN; ++c) {
+      const F8 v0 = load(k0 + c * kGroupLanes);
+      v[c] = madd(sub(load(k1 + c * kGroupLanes), v0), tv, v0);
+    }
+  }
+}
+
 // One group of one pose at its key: v[c] holds component c of every channel lane.
 inline void sample_group(const ChannelGroup& g, const KeyPosition& key, const float* key_rows, SlerpCoefficients& cache,
                          F8* v) noexcept {
@@ -104,24 +125,16 @@ inline void sample_group(const ChannelGroup& g, const KeyPosition& key, const fl
     return;
   }
   const float* k1 = key_rows + g.values_offset + std::size_t{key.next} * g.key_stride;
-  const float t = key.t;
   if (!cubic) {
-    if (g.path == ChannelPath::rotation) {
-      if (cache.of != &key) {
-        slerp_series_coefficients(1.0f - t, cache.a);
-        slerp_series_coefficients(t, cache.b);
-        cache.of = &key;
-      }
-      slerp_lanes(k0, k1, t, cache.a, cache.b, v);
-    } else {
-      const F8 tv = splat(t);
-      for (std::uint32_t c = 0; c < n; ++c) {
-        const F8 v0 = load(k0 + c * kGroupLanes);
-        v[c] = madd(sub(load(k1 + c * kGroupLanes), v0), tv, v0);
-      }
-    }
+    if (g.path == ChannelPath::rotation)
+      interpolate_linear<4>(k0, k1, key, cache, v);
+    else if (n == 3)
+      interpolate_linear<3>(k0, k1, key, cache, v);
+    else
+      interpolate_linear<1>(k0, k1, key, cache, v);
     return;
   }
+  const float t = key.t;
   // Hermite basis with tangents scaled by the key interval (glTF 2.0 Appendix C).
   const float t2 = t * t, t3 = t2 * t, d = key.interval;
   const F8 h00 = splat(2 * t3 - 3 * t2 + 1), h10 = splat((t3 - 2 * t2 + t) * d);
@@ -145,7 +158,7 @@ inline void sample(const SamplePass& pass) noexcept {
 }
 
 // The LINEAR translations and scales (kN = 3) or rotations (kN = 4) of every lane of a
-// SampleLanes pass: sample_group's arithmetic, with the group's kind decided once, not per lane.
+// SampleLanes pass: sample_group's path, with the group's kind decided once, not per lane.
 template <std::uint32_t kN>
 inline void sample_linear_lanes(const ChannelGroup& g, const SampleLanes& pass, SlerpCoefficients* cache,
                                 F8 (*v)[4]) noexcept {
@@ -157,22 +170,7 @@ inline void sample_linear_lanes(const ChannelGroup& g, const SampleLanes& pass, 
       for (std::uint32_t c = 0; c < kN; ++c) v[l][c] = load(k0 + c * kGroupLanes);
       continue;
     }
-    const float* k1 = key_rows + std::size_t{key.next} * g.key_stride;
-    if constexpr (kN == 4) {
-      SlerpCoefficients& coefficients = cache[l];
-      if (coefficients.of != &key) {
-        slerp_series_coefficients(1.0f - key.t, coefficients.a);
-        slerp_series_coefficients(key.t, coefficients.b);
-        coefficients.of = &key;
-      }
-      slerp_lanes(k0, k1, key.t, coefficients.a, coefficients.b, v[l]);
-    } else {
-      const F8 tv = splat(key.t);
-      for (std::uint32_t c = 0; c < kN; ++c) {
-        const F8 v0 = load(k0 + c * kGroupLanes);
-        v[l][c] = madd(sub(load(k1 + c * kGroupLanes), v0), tv, v0);
-      }
-    }
+    interpolate_linear<kN>(k0, key_rows + std::size_t{key.next} * g.key_stride, key, cache[l], v[l]);
   }
 }
 

@@ -283,13 +283,12 @@ SharedClips shared_clips(const Crowd::State& st, std::span<const std::uint32_t> 
 }
 
 // Contributor i of every slot, all playing one clip, sampled across lanes into `pose`
-// (SampleLanes) with each slot's morph weights into weights(scratch), as SampleJob from the rest
-// pose samples each; `nodes` that the clip does not animate take their rest TRS, as
-// blend_contributors' rest_where_not_animated.
-template <typename Weights>
+// (SampleLanes) with each slot's morph weights into its scratch's `weights` array, as SampleJob
+// from the rest pose samples each; `nodes` that the clip does not animate take their rest TRS,
+// as blend_contributors' rest_where_not_animated.
 void sample_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, std::uint32_t i,
                        std::span<const std::uint32_t> nodes, std::span<Scratch> lanes, float* pose,
-                       Weights weights) noexcept {
+                       std::vector<float> Scratch::*weights) noexcept {
   const Rig& rig = st.draw.rig;
   const std::uint32_t clip = st.playback[slots[0]].contributors[i].clip;
   const ClipTracks& c = st.draw.clips[clip];
@@ -300,7 +299,7 @@ void sample_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, s
     Scratch& s = lanes[l];
     locate_keys(c, contributor_time(st.asset, p, contributor).seconds, contributor.cursors, s.keys.data());
     pass.keys[l] = s.keys.data();
-    pass.weights[l] = weights(s).data();
+    pass.weights[l] = (s.*weights).data();
     if (c.rest_weights) std::copy(rig.rest_weights.begin(), rig.rest_weights.end(), pass.weights[l]);
   }
   // Animated nodes' properties that no channel moves, as SampleJob's from_rest writes them.
@@ -332,7 +331,7 @@ void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, con
   for (std::uint32_t a : first) animated[a] = 1;
   float* pose = lanes_scratch.pose.data();
   if (clips.second < 0) {
-    sample_clip_lanes(st, slots, 0, {}, lanes, pose, [](Scratch& s) { return std::span(s.weights); });
+    sample_clip_lanes(st, slots, 0, {}, lanes, pose, &Scratch::weights);
     return;
   }
   // The nodes either clip animates, ascending: where only one does, the other is at rest.
@@ -345,9 +344,9 @@ void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, con
       if (animated[a]) lanes_scratch.blend_nodes.push_back(a);
     nodes = lanes_scratch.blend_nodes;
   }
-  sample_clip_lanes(st, slots, 0, nodes, lanes, pose, [](Scratch& s) { return std::span(s.first_weights); });
+  sample_clip_lanes(st, slots, 0, nodes, lanes, pose, &Scratch::first_weights);
   float* second = lanes_scratch.second_pose.data();
-  sample_clip_lanes(st, slots, 1, nodes, lanes, second, [](Scratch& s) { return std::span(s.one_weights); });
+  sample_clip_lanes(st, slots, 1, nodes, lanes, second, &Scratch::one_weights);
   BlendLanes blend{pose, second};
   for (std::size_t l = 0; l < kSampleLanes; ++l) {  // lanes past the slots repeat lane 0
     const Playback& p = st.playback[slots[l < slots.size() ? l : 0]];
