@@ -251,25 +251,28 @@ TEST_F(JobsTest, LocalToModelAndPaletteMatchTheSpecFormulas) {
     expect_mat_near(to_mat4(b.world[r]), want, 1e-4f, "world' of rig node " + std::to_string(r));
   }
   ASSERT_FALSE(rig.skins.empty());
-  std::vector<std::vector<glm::vec4>> palettes;
-  std::vector<std::span<glm::vec4>> outputs;
-  for (const RigSkin& skin : rig.skins) palettes.emplace_back(3 * skin.joints.size());
-  for (auto& p : palettes) outputs.emplace_back(p);
-  ASSERT_TRUE((PaletteJob{&rig, b.world, outputs}.run()));
-  for (std::uint32_t k = 0; k < rig.skins.size(); ++k) {
-    const RigSkin& skin = rig.skins[k];
-    const std::uint32_t mesh = drawn[skin.drawn];
-    const Skin& gltf_skin = asset->skins[static_cast<std::size_t>(asset->nodes[mesh].skin)];
-    const std::vector<glm::vec4>& rows = palettes[k];
-    // glTF 2.0 §3.7.3: inverse(world(mesh node)) × world(joint) × IBM, in model space whatever the frame.
-    const glm::mat4 inverse_mesh = glm::inverse(test::scalar_world(*asset, pose, static_cast<std::int32_t>(mesh)));
-    for (std::size_t j = 0; j < gltf_skin.joints.size(); ++j) {
-      const glm::mat4 want = inverse_mesh *
-                             test::scalar_world(*asset, pose, static_cast<std::int32_t>(gltf_skin.joints[j])) *
-                             gltf_skin.inverse_bind_matrices[j];
-      Affine got;
-      for (int i = 0; i < 3; ++i) got.rows[i] = rows[3 * j + static_cast<std::size_t>(i)];
-      expect_mat_near(to_mat4(got), want, 1e-4f, "palette joint " + std::to_string(j));
+  for (const bool stream : {false, true}) {  // plain and non-temporal stores write the same rows
+    SCOPED_TRACE(stream ? "streamed" : "plain");
+    std::vector<std::vector<glm::vec4>> palettes;
+    std::vector<std::span<glm::vec4>> outputs;
+    for (const RigSkin& skin : rig.skins) palettes.emplace_back(3 * skin.joints.size());
+    for (auto& p : palettes) outputs.emplace_back(p);
+    ASSERT_TRUE((PaletteJob{&rig, b.world, outputs, stream}.run()));
+    for (std::uint32_t k = 0; k < rig.skins.size(); ++k) {
+      const RigSkin& skin = rig.skins[k];
+      const std::uint32_t mesh = drawn[skin.drawn];
+      const Skin& gltf_skin = asset->skins[static_cast<std::size_t>(asset->nodes[mesh].skin)];
+      const std::vector<glm::vec4>& rows = palettes[k];
+      // glTF 2.0 §3.7.3: inverse(world(mesh node)) × world(joint) × IBM, in model space whatever the frame.
+      const glm::mat4 inverse_mesh = glm::inverse(test::scalar_world(*asset, pose, static_cast<std::int32_t>(mesh)));
+      for (std::size_t j = 0; j < gltf_skin.joints.size(); ++j) {
+        const glm::mat4 want = inverse_mesh *
+                               test::scalar_world(*asset, pose, static_cast<std::int32_t>(gltf_skin.joints[j])) *
+                               gltf_skin.inverse_bind_matrices[j];
+        Affine got;
+        for (int i = 0; i < 3; ++i) got.rows[i] = rows[3 * j + static_cast<std::size_t>(i)];
+        expect_mat_near(to_mat4(got), want, 1e-4f, "palette joint " + std::to_string(j));
+      }
     }
   }
   // Equal palettes are shared: every drawn skinned node names an owner whose skin it uses.

@@ -71,13 +71,16 @@ TEST(KernelsTest, ProductsPalettesAndHierarchyMatchGlm) {
                  world.data());
     EXPECT_EQ(moved, (std::vector<std::uint8_t>{0, 1, 1, 0, 1, 0}));
     for (std::size_t n = 0; n < parent.size(); ++n) expect_near(world[n], want[n], "hierarchy");
-    std::vector<Affine> rows(joints.size());
-    k->palette(joints, inverse_binds, world, &left, reinterpret_cast<glm::vec4*>(rows.data()));
-    for (std::size_t j = 0; j < joints.size(); ++j)
-      expect_near(rows[j], to_mat4(left) * want[joints[j]] * to_mat4(inverse_binds[j]), "palette");
-    k->palette(joints, inverse_binds, world, nullptr, reinterpret_cast<glm::vec4*>(rows.data()));
-    for (std::size_t j = 0; j < joints.size(); ++j)
-      expect_near(rows[j], want[joints[j]] * to_mat4(inverse_binds[j]), "palette without left");
+    for (const bool stream : {false, true}) {  // plain and non-temporal stores write the same rows
+      SCOPED_TRACE(stream ? "streamed" : "plain");
+      std::vector<Affine> rows(joints.size());
+      k->palette(joints, inverse_binds, world, &left, reinterpret_cast<glm::vec4*>(rows.data()), stream);
+      for (std::size_t j = 0; j < joints.size(); ++j)
+        expect_near(rows[j], to_mat4(left) * want[joints[j]] * to_mat4(inverse_binds[j]), "palette");
+      k->palette(joints, inverse_binds, world, nullptr, reinterpret_cast<glm::vec4*>(rows.data()), stream);
+      for (std::size_t j = 0; j < joints.size(); ++j)
+        expect_near(rows[j], want[joints[j]] * to_mat4(inverse_binds[j]), "palette without left");
+    }
     Affine product;
     k->multiply(rest[0], rest[1], product);
     expect_near(product, to_mat4(rest[0]) * to_mat4(rest[1]), "multiply");
@@ -396,7 +399,7 @@ TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
                               scales[l].data(), mark[l].data(), 1, nullptr, rest.data(), moved.data()},
                              want_world.data());
                 std::vector<glm::vec4> want(3 * kJoints);
-                k->palette(joints, inverse_binds, want_world, left, want.data());
+                k->palette(joints, inverse_binds, want_world, left, want.data(), false);
                 const float* got = &palettes.rows[l][0].x;
                 for (std::size_t i = 0; i < 12 * kJoints; ++i)
                   ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>((&want[0].x)[i]))

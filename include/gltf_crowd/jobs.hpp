@@ -96,12 +96,17 @@ struct LocalToModelJob {
 };
 
 // The joint palettes of every rig skin from the model-space pose (RigSkin): 3 rows per joint of
-// skin k written to outputs[k] (16-byte aligned rows with non-temporal stores). One job per pose,
-// not per skin: a character with many skinned meshes (RobotExpressive) pays one call.
+// skin k written to outputs[k]. One job per pose, not per skin: a character with many skinned
+// meshes (RobotExpressive) pays one call.
 struct PaletteJob {
   const Rig* rig = nullptr;
   std::span<const Affine> world;                  // LocalToModelJob::output
   std::span<const std::span<glm::vec4>> outputs;  // rig->skins.size(), each 3 × joints.size()
+  // Non-temporal stores for 16-byte aligned outputs, fenced before run() returns: they skip the
+  // cache, which pays only when a frame's palettes are larger than it (several MiB) and are next
+  // read by an upload. Plain stores otherwise: streaming a few palettes that would have stayed
+  // in the cache costs a small crowd a quarter of its update.
+  bool stream = false;
 
   bool validate() const noexcept;
   bool run() const noexcept;

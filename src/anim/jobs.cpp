@@ -263,7 +263,7 @@ bool PaletteJob::run() const noexcept {
     const RigSkin& s = rig->skins[k];
     if (s.static_mesh) {
       kernels.palette(s.joints, s.inverse_binds, world, s.identity_correction ? nullptr : &s.correction,
-                      outputs[k].data());
+                      outputs[k].data(), stream);
       continue;
     }
     // An animated mesh node's palette is relative to its animated world, or carries the whole
@@ -271,7 +271,7 @@ bool PaletteJob::run() const noexcept {
     const Affine& model = world[s.mesh_node];
     const bool invertible = abs_determinant(model) > 1e-12f;
     const Affine inverse_model = invertible ? inverse(model) : Affine{};
-    kernels.palette(s.joints, s.inverse_binds, world, invertible ? &inverse_model : nullptr, outputs[k].data());
+    kernels.palette(s.joints, s.inverse_binds, world, invertible ? &inverse_model : nullptr, outputs[k].data(), stream);
   }
   return true;
 }

@@ -27,6 +27,7 @@ inline void store(float* p, F8 a) noexcept {
   _mm_storeu_ps(p + 4, a.hi);
 }
 inline F8 splat(float x) noexcept { return {_mm_set1_ps(x), _mm_set1_ps(x)}; }
+inline F8 add(F8 a, F8 b) noexcept { return {_mm_add_ps(a.lo, b.lo), _mm_add_ps(a.hi, b.hi)}; }
 inline F8 sub(F8 a, F8 b) noexcept { return {_mm_sub_ps(a.lo, b.lo), _mm_sub_ps(a.hi, b.hi)}; }
 inline F8 mul(F8 a, F8 b) noexcept { return {_mm_mul_ps(a.lo, b.lo), _mm_mul_ps(a.hi, b.hi)}; }
 inline F8 madd(F8 a, F8 b, F8 c) noexcept { return {madd(a.lo, b.lo, c.lo), madd(a.hi, b.hi, c.hi)}; }
@@ -63,7 +64,6 @@ inline void transpose8(F8* rows) noexcept {
   }
 }
 #include "anim/sample_kernels.inl"
-inline F8 add(F8 a, F8 b) noexcept { return {_mm_add_ps(a.lo, b.lo), _mm_add_ps(a.hi, b.hi)}; }
 inline F8 join(__m128 lo, __m128 hi) noexcept { return {lo, hi}; }
 // All bits set in lane l where bit l of `bits` is set.
 inline F8 lane_mask(unsigned bits) noexcept {
@@ -103,6 +103,7 @@ struct F8 {
 inline F8 load(const float* p) noexcept { return {_mm256_loadu_ps(p)}; }
 inline void store(float* p, F8 a) noexcept { _mm256_storeu_ps(p, a.v); }
 inline F8 splat(float x) noexcept { return {_mm256_set1_ps(x)}; }
+inline F8 add(F8 a, F8 b) noexcept { return {_mm256_add_ps(a.v, b.v)}; }
 inline F8 sub(F8 a, F8 b) noexcept { return {_mm256_sub_ps(a.v, b.v)}; }
 inline F8 mul(F8 a, F8 b) noexcept { return {_mm256_mul_ps(a.v, b.v)}; }
 inline F8 madd(F8 a, F8 b, F8 c) noexcept { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
@@ -135,7 +136,6 @@ inline void transpose8(F8* rows) noexcept {
   }
 }
 #include "anim/sample_kernels.inl"
-inline F8 add(F8 a, F8 b) noexcept { return {_mm256_add_ps(a.v, b.v)}; }
 inline F8 join(__m128 lo, __m128 hi) noexcept { return {_mm256_set_m128(hi, lo)}; }
 inline F8 lane_mask(unsigned bits) noexcept {
   const __m256i lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);

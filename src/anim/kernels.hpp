@@ -173,10 +173,11 @@ struct AffineKernels {
   void (*hierarchy)(const HierarchyPass& pass, Affine* world) noexcept;
   void (*hierarchy_lanes)(const HierarchyLanes& pass) noexcept;  // see HierarchyLanes
   void (*palette_lanes)(const PaletteLanes& pass) noexcept;      // see PaletteLanes
-  // rows[3j..3j+2] = left × world[joints[j]] × inverse_binds[j]; null left = identity. 16-byte
-  // aligned rows are written with non-temporal stores, fenced before returning.
+  // rows[3j..3j+2] = left × world[joints[j]] × inverse_binds[j]; null left = identity. With
+  // `stream`, 16-byte aligned rows are written with non-temporal stores, fenced before returning
+  // (PaletteLanes::stream says when that pays); otherwise with plain stores.
   void (*palette)(std::span<const std::uint32_t> joints, std::span<const Affine> inverse_binds,
-                  std::span<const Affine> world, const Affine* left, glm::vec4* rows) noexcept;
+                  std::span<const Affine> world, const Affine* left, glm::vec4* rows, bool stream) noexcept;
   // out = a × b (apply b first); out may alias neither input.
   void (*multiply)(const Affine& a, const Affine& b, Affine& out) noexcept;
 };

@@ -107,9 +107,9 @@ inline void hierarchy(const HierarchyPass& pass, Affine* world) noexcept {
 }
 
 inline void palette(std::span<const std::uint32_t> joints, std::span<const Affine> inverse_binds,
-                    std::span<const Affine> world, const Affine* left, glm::vec4* rows) noexcept {
+                    std::span<const Affine> world, const Affine* left, glm::vec4* rows, bool stream) noexcept {
   Affine* out = reinterpret_cast<Affine*>(rows);
-  if (reinterpret_cast<std::uintptr_t>(rows) % 16 != 0) {  // not from a crowd's stream: plain stores
+  if (!stream || reinterpret_cast<std::uintptr_t>(rows) % 16 != 0) {  // plain stores
     Affine m;
     for (std::size_t j = 0; j < joints.size(); ++j) {
       product(world[joints[j]], inverse_binds[j], m);

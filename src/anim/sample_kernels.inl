@@ -1,6 +1,6 @@
 // The group samplers of kernels.cpp (SamplePass for one pose, SampleLanes for up to 8 poses of
 // one clip), included once per instruction set inside a namespace that defines F8 (kGroupLanes
-// floats) with load, store, splat, sub, mul, madd (a × b + c), div, sqrt, max, flip_sign (b with
+// floats) with load, store, splat, add, sub, mul, madd (a × b + c), div, sqrt, max, flip_sign (b with
 // the sign bits of a's negative lanes flipped), abs_value, any_below, low and high (lanes 0–3 and
 // 4–7 as SSE registers), and transpose8 (8 F8 as an 8 × 8 matrix, transposed in place). No
 // include guard on purpose.
@@ -48,10 +48,15 @@ inline void scatter(const ChannelGroup& g, const F8* v, const SamplePass& pass) 
   }
 }
 
+// a·b of 4-component lanes, summed as a tree ((a0 b0 + a1 b1) + (a2 b2 + a3 b3)): a slerp is a
+// chain of these, and one actor's sampling waits on it.
+inline F8 slerp_dot(const F8* a, const F8* b) noexcept {
+  return add(madd(a[0], b[0], mul(a[1], b[1])), madd(a[2], b[2], mul(a[3], b[3])));
+}
+
 // Normalizes the 4-component lanes of `q` in place (a quaternion per lane); zero stays zero.
 inline void normalize_lanes(F8* q) noexcept {
-  const F8 len = max(sqrt(madd(q[0], q[0], madd(q[1], q[1], madd(q[2], q[2], mul(q[3], q[3]))))),
-                     splat(std::numeric_limits<float>::min()));
+  const F8 len = max(sqrt(slerp_dot(q, q)), splat(std::numeric_limits<float>::min()));
   for (int c = 0; c < 4; ++c) q[c] = div(q[c], len);
 }
 
@@ -61,19 +66,20 @@ inline void slerp_lanes(const float* k0, const float* k1, float t, const float* 
     a[c] = load(k0 + c * kGroupLanes);
     b[c] = load(k1 + c * kGroupLanes);
   }
-  const F8 signed_dot = madd(a[0], b[0], madd(a[1], b[1], madd(a[2], b[2], mul(a[3], b[3]))));
+  const F8 signed_dot = slerp_dot(a, b);
   for (int c = 0; c < 4; ++c) b[c] = flip_sign(signed_dot, b[c]);  // shortest arc
   const F8 dot = abs_value(signed_dot);
   F8 wa, wb;
   if (!any_below(dot, kSlerpSeriesMinCos)) {
-    const F8 one = splat(1.0f), d = sub(dot, one);
-    F8 fa = splat(ca[kSlerpTerms - 1]), fb = splat(cb[kSlerpTerms - 1]);
-    for (int k = kSlerpTerms - 2; k >= 0; --k) {
-      fa = madd(fa, d, splat(ca[k]));
-      fb = madd(fb, d, splat(cb[k]));
-    }
-    wa = mul(madd(fa, d, one), splat(1.0f - t));
-    wb = mul(madd(fb, d, one), splat(t));
+    // slerp_series_polynomial of slerp.hpp in lanes.
+    const F8 one = splat(1.0f), d = sub(dot, one), d2 = mul(d, d), d4 = mul(d2, d2);
+    const auto polynomial = [&](const float* p) {
+      const F8 e01 = madd(splat(p[0]), d, one), e23 = madd(splat(p[2]), d, splat(p[1]));
+      const F8 e45 = madd(splat(p[4]), d, splat(p[3])), e67 = madd(splat(p[6]), d, splat(p[5]));
+      return madd(madd(madd(splat(p[7]), d2, e67), d2, e45), d4, madd(e23, d2, e01));
+    };
+    wa = mul(polynomial(ca), splat(1.0f - t));
+    wb = mul(polynomial(cb), splat(t));
   } else {  // keys far apart in some lane (rare): the scalar weights
     alignas(32) float x[kGroupLanes], sa[kGroupLanes], sb[kGroupLanes];
     store(x, dot);

@@ -19,29 +19,45 @@ namespace gltf_crowd {
 inline constexpr float kSlerpSeriesMinCos = 0.7f;
 inline constexpr int kSlerpTerms = 8;
 
-// The series as a polynomial in d: f = t (1 + d (p1 + d (p2 + ... + d p8))) with p_k = c_1 ⋯ c_k;
-// p[k - 1] = p_k for k = 1..kSlerpTerms. Computed once per key position and shared by every
-// channel sampled at it.
+// The series as a polynomial in d: f = t P(d), P(d) = 1 + p1 d + p2 d² + ... + p8 d⁸ with
+// p_k = c_1 ⋯ c_k; p[k - 1] = p_k for k = 1..kSlerpTerms. Computed once per key position and
+// shared by every channel sampled at it. The prefix products go as a tree (three products deep,
+// not a chain of eight): a slerp waits on them, and one actor's sampling is bound by that wait.
 inline void slerp_series_coefficients(float t, float* p) noexcept {
+  static_assert(kSlerpTerms == 8, "the product tree below is written for 8 terms");
   // c_i = u_i t² - v_i with u_i = 1 / (i (2i + 1)) and v_i = i / (2i + 1): no division per call.
   constexpr auto u = [](int i) { return 1.0f / static_cast<float>(i * (2 * i + 1)); };
   constexpr auto v = [](int i) { return static_cast<float>(i) / static_cast<float>(2 * i + 1); };
   constexpr float kU[kSlerpTerms] = {u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8)};
   constexpr float kV[kSlerpTerms] = {v(1), v(2), v(3), v(4), v(5), v(6), v(7), v(8)};
   const float t2 = t * t;
-  float product = 1.0f;
-  for (int i = 0; i < kSlerpTerms; ++i) {
-    product *= kU[i] * t2 - kV[i];
-    p[i] = product;
-  }
+  float c[kSlerpTerms];
+  for (int i = 0; i < kSlerpTerms; ++i) c[i] = kU[i] * t2 - kV[i];
+  const float c12 = c[0] * c[1], c34 = c[2] * c[3], c56 = c[4] * c[5], c78 = c[6] * c[7];
+  const float p4 = c12 * c34;
+  p[0] = c[0];
+  p[1] = c12;
+  p[2] = c12 * c[2];
+  p[3] = p4;
+  p[4] = p4 * c[4];
+  p[5] = p4 * c56;
+  p[6] = p4 * (c56 * c[6]);
+  p[7] = p4 * (c56 * c78);
+}
+
+// P(d) of slerp_series_coefficients by Estrin's scheme: pairs 1 + p1 d, p2 + p3 d, ... joined by
+// d² and d⁴, four multiply-adds deep instead of Horner's eight. No d⁸: for close keys (d down to
+// −6e-8) it would be subnormal, and subnormal products cost hundreds of cycles each. The SIMD
+// kernels (sample_kernels.inl) evaluate the same expression.
+inline float slerp_series_polynomial(const float* p, float d) noexcept {
+  const float d2 = d * d, d4 = d2 * d2;
+  const float e01 = p[0] * d + 1.0f, e23 = p[2] * d + p[1], e45 = p[4] * d + p[3], e67 = p[6] * d + p[5];
+  return ((p[7] * d2 + e67) * d2 + e45) * d4 + (e23 * d2 + e01);
 }
 
 // f(t, x) from the coefficients of t; x >= kSlerpSeriesMinCos.
 inline float slerp_series(const float* p, float t, float x) noexcept {
-  const float d = x - 1.0f;
-  float f = p[kSlerpTerms - 1];
-  for (int k = kSlerpTerms - 2; k >= 0; --k) f = f * d + p[k];
-  return t * (f * d + 1.0f);
+  return t * slerp_series_polynomial(p, x - 1.0f);
 }
 
 // wa = f(1 - t, x), wb = f(t, x) for x in [0, 1].

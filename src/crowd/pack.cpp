@@ -182,6 +182,15 @@ void pose_slot(Crowd::State& st, std::uint32_t slot, Scratch& s) noexcept {
   evaluate_actor_pose(st, st.draw, st.playback[slot], layers, slot, s);
 }
 
+// Whether this crowd's palettes go out with non-temporal stores (PaletteJob::stream,
+// PaletteLanes::stream): only when a frame's palettes would not stay in the cache. Measured on a
+// Zen 4 VM (32 MiB L3): plain stores were 8–11 % faster at 1–4 MB of palettes per frame and a
+// quarter faster for one actor, streaming level or faster at 9–41 MB (docs/benchmarks.md).
+bool stream_palettes(const Crowd::State& st) noexcept {
+  constexpr std::size_t kStreamPalettesAbove = std::size_t{8} << 20;
+  return st.size() * st.draw.palette_joints * sizeof(Affine) > kStreamPalettesAbove;
+}
+
 // The slot's joint palettes from scratch's model-space pose into its rows of every stream.
 void write_palettes(Crowd::State& st, std::uint32_t slot, Scratch& s) noexcept {
   const Rig& rig = st.draw.rig;
@@ -190,7 +199,7 @@ void write_palettes(Crowd::State& st, std::uint32_t slot, Scratch& s) noexcept {
     const std::size_t rows = std::size_t{stream.joint_count} * 3;
     s.palettes[k] = std::span(stream.palette).subspan(std::size_t{slot} * rows, rows);
   }
-  PaletteJob{&rig, s.world, s.palettes}.run();
+  PaletteJob{&rig, s.world, s.palettes, stream_palettes(st)}.run();
 }
 
 // The slot's instance transforms and morph weights into every stream, stamped with the current
@@ -410,12 +419,7 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
   // Palettes across lanes where every skin's mesh is static (one left transform for all lanes);
   // an animated mesh's palette is relative to each pose's own model transform (PaletteJob).
   if (st.draw.static_skins) {
-    // Streaming stores (past the cache) pay only when the frame's palettes would not stay in
-    // it: measured on a Zen 4 VM (32 MiB L3), plain stores straight from the registers were
-    // 8–11 % faster at 1–4 MB of palettes per frame, streaming level or faster at 9–41 MB
-    // (docs/benchmarks.md).
-    constexpr std::size_t kStreamPalettesAbove = std::size_t{8} << 20;
-    const bool stream_rows = st.size() * st.draw.palette_joints * sizeof(Affine) > kStreamPalettesAbove;
+    const bool stream_rows = stream_palettes(st);
     for (const RigSkin& skin : rig.skins) {
       NodeStream& stream = st.streams[skin.drawn];
       const std::size_t rows = std::size_t{stream.joint_count} * 3;
