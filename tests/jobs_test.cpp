@@ -3,6 +3,7 @@
 // LocalToModelJob and PaletteJob give what the specification's formulas give; invalid spans
 // are refused without writing.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <random>
@@ -256,7 +257,10 @@ TEST_F(JobsTest, LocalToModelAndPaletteMatchTheSpecFormulas) {
     std::vector<std::vector<glm::vec4>> palettes;
     std::vector<std::span<glm::vec4>> outputs;
     for (const RigSkin& skin : rig.skins) palettes.emplace_back(3 * skin.joints.size());
-    for (auto& p : palettes) outputs.emplace_back(p);
+    for (auto& p : palettes) {
+      ASSERT_EQ(reinterpret_cast<std::uintptr_t>(p.data()) % 16, 0u) << "streaming needs 16-byte aligned rows";
+      outputs.emplace_back(p);
+    }
     ASSERT_TRUE((PaletteJob{&rig, b.world, outputs, stream}.run()));
     for (std::uint32_t k = 0; k < rig.skins.size(); ++k) {
       const RigSkin& skin = rig.skins[k];

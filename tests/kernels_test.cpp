@@ -3,6 +3,7 @@
 // double-precision evaluation of glTF 2.0 Appendix C written here.
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -74,6 +75,7 @@ TEST(KernelsTest, ProductsPalettesAndHierarchyMatchGlm) {
     for (const bool stream : {false, true}) {  // plain and non-temporal stores write the same rows
       SCOPED_TRACE(stream ? "streamed" : "plain");
       std::vector<Affine> rows(joints.size());
+      ASSERT_EQ(reinterpret_cast<std::uintptr_t>(rows.data()) % 16, 0u) << "streaming needs 16-byte aligned rows";
       k->palette(joints, inverse_binds, world, &left, reinterpret_cast<glm::vec4*>(rows.data()), stream);
       for (std::size_t j = 0; j < joints.size(); ++j)
         expect_near(rows[j], to_mat4(left) * want[joints[j]] * to_mat4(inverse_binds[j]), "palette");

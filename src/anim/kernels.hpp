@@ -127,7 +127,8 @@ struct HierarchyLanes {
 // `palette` computes each, with `left` shared by all lanes (null = identity); `lanes` outside
 // 1..8 does nothing. Reads the pass's lanes_world, gathering into it the joints it does not
 // hold. With `stream`, 16-byte aligned rows are written with non-temporal stores, fenced before
-// returning; otherwise with plain stores, which leave them in the cache.
+// returning; otherwise with plain stores, which leave them in the cache. Streaming pays only for
+// palettes larger than the cache (the crowd's rule: stream_palettes in src/crowd/pack.cpp).
 struct PaletteLanes {
   std::span<const std::uint32_t> joints;
   std::span<const Affine> inverse_binds;
@@ -138,7 +139,7 @@ struct PaletteLanes {
   float* lanes_world = nullptr;           // HierarchyLanes::lanes_world and in_lanes, after the pass
   std::uint8_t* in_lanes = nullptr;
   glm::vec4* staging = nullptr;  // scratch, 3 × joints.size() × kHierarchyLanes rows (streaming only)
-  bool stream = true;
+  bool stream = false;
 };
 
 // The scratch arrays of hierarchy_lanes and palette_lanes for a rig of `nodes` nodes.
@@ -175,7 +176,7 @@ struct AffineKernels {
   void (*palette_lanes)(const PaletteLanes& pass) noexcept;      // see PaletteLanes
   // rows[3j..3j+2] = left × world[joints[j]] × inverse_binds[j]; null left = identity. With
   // `stream`, 16-byte aligned rows are written with non-temporal stores, fenced before returning
-  // (PaletteLanes::stream says when that pays); otherwise with plain stores.
+  // (when that pays: PaletteLanes); otherwise with plain stores.
   void (*palette)(std::span<const std::uint32_t> joints, std::span<const Affine> inverse_binds,
                   std::span<const Affine> world, const Affine* left, glm::vec4* rows, bool stream) noexcept;
   // out = a × b (apply b first); out may alias neither input.

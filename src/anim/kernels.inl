@@ -2,8 +2,8 @@
 // defines madd(a, b, c) = a × b + c and splat(const float*) for it. No include guard on purpose.
 
 // out = a × b; with kStream, written with non-temporal stores (out 16-byte aligned), which skip
-// reading the destination lines into the cache first: palettes are written once per frame and
-// next read by the upload, long after they would have left the cache.
+// reading the destination lines into the cache first: a large crowd's palettes are written once
+// per frame and next read by the upload, long after they would have left the cache.
 template <bool kStream = false>
 inline void product(const Affine& a, const Affine& b, Affine& out) noexcept {
   const __m128 b0 = _mm_loadu_ps(&b.rows[0].x);

@@ -47,8 +47,10 @@ inline void slerp_series_coefficients(float t, float* p) noexcept {
 
 // P(d) of slerp_series_coefficients by Estrin's scheme: pairs 1 + p1 d, p2 + p3 d, ... joined by
 // d² and d⁴, four multiply-adds deep instead of Horner's eight. No d⁸: for close keys (d down to
-// −6e-8) it would be subnormal, and subnormal products cost hundreds of cycles each. The SIMD
-// kernels (sample_kernels.inl) evaluate the same expression.
+// −6e-8) it is below every normal float, and products that land there cost hundreds of cycles
+// each. The smallest nonzero product left is (...)·d⁴ at t = 1 − 2⁻²⁴ and d = −2⁻²⁴: about
+// 1.8e-38, just above the smallest normal float (1.18e-38). The SIMD kernels
+// (sample_kernels.inl) evaluate the same expression.
 inline float slerp_series_polynomial(const float* p, float d) noexcept {
   const float d2 = d * d, d4 = d2 * d2;
   const float e01 = p[0] * d + 1.0f, e23 = p[2] * d + p[1], e45 = p[4] * d + p[3], e67 = p[6] * d + p[5];

@@ -184,8 +184,8 @@ void pose_slot(Crowd::State& st, std::uint32_t slot, Scratch& s) noexcept {
 
 // Whether this crowd's palettes go out with non-temporal stores (PaletteJob::stream,
 // PaletteLanes::stream): only when a frame's palettes would not stay in the cache. Measured on a
-// Zen 4 VM (32 MiB L3): plain stores were 8–11 % faster at 1–4 MB of palettes per frame and a
-// quarter faster for one actor, streaming level or faster at 9–41 MB (docs/benchmarks.md).
+// Zen 4 VM (32 MiB L3): plain stores were 8–11 % faster at 1–4 MB of palettes per frame and took
+// a quarter less time for one actor, streaming level or faster at 9–41 MB (docs/benchmarks.md).
 bool stream_palettes(const Crowd::State& st) noexcept {
   constexpr std::size_t kStreamPalettesAbove = std::size_t{8} << 20;
   return st.size() * st.draw.palette_joints * sizeof(Affine) > kStreamPalettesAbove;
