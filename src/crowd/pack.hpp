@@ -13,8 +13,10 @@
 namespace gltf_crowd {
 
 // Evaluation scratch of one worker thread for one rig; sized once, reused every frame. Only
-// nodes marked with the current `stamp` hold a sampled pose (jobs.hpp).
-struct Scratch {
+// nodes marked with the current `stamp` hold a sampled pose (jobs.hpp). Cache-line aligned: the
+// workers' scratches lie side by side (WorkerPool) and each writes its stamp and counters on
+// every evaluation.
+struct alignas(64) Scratch {
   explicit Scratch(const CompiledRig& compiled);
   std::vector<glm::vec3> translations, scales;  // the blended local pose
   std::vector<glm::quat> rotations;
