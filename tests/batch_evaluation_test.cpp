@@ -1,12 +1,11 @@
 // Crowd::update evaluates due actors in batches of eight, their hierarchy and palettes one pose
 // per lane (docs/architecture.md "Evaluation"), and must pack exactly what each actor evaluated
 // alone packs: a crowd of 13 actors (a batch of 8, then one of 5, on the caller's thread), one
-// of 70 (chunks of 32 over the worker threads; playing one clip or one crossfade, two blocks of
-// slots grouped on their own where there are two workers or more) and one of 700 built-in
-// characters (blocks, where there are two workers or more) against as many crowds of one actor each
-// (evaluated one by one), with crossfades, an application-driven pose and placements, and again
-// with every actor playing one clip alone (sampled across lanes): instance transforms, palettes
-// and morph weights compared bit for bit.
+// of 70 (chunks of 32 over the worker threads) and one of 700 built-in characters (batches
+// sorted into regions of neighbouring slots, where there are two workers or more) against as
+// many crowds of one actor each (evaluated one by one), with crossfades, an application-driven
+// pose and placements, and again with every actor playing one clip alone (sampled across lanes):
+// instance transforms, palettes and morph weights compared bit for bit.
 #include <cstring>
 #include <memory>
 #include <string>
@@ -118,8 +117,8 @@ void expect_all_ways(const std::shared_ptr<const Asset>& asset) {
 TEST(BatchEvaluation, BuiltInCharacterPacksAsOneByOne) {
   const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
   expect_all_ways(asset);
-  // Five clips and their crossfades: at most 10 groups, so 700 due slots make blocks of at
-  // least 320 (32 per group, src/crowd/schedule.cpp) on two workers or more.
+  // Five clips and their crossfades in one crowd: 700 due slots make five regions of 140
+  // (src/crowd/schedule.cpp) on two workers or more, so batches are sorted by region.
   expect_batches_pack_as_one_by_one(asset, 700);
 }
 

@@ -22,8 +22,9 @@ struct WorkerPool {
   // scratch[w × kHierarchyLanes ...], with lanes[w] for their hierarchy pass.
   std::vector<Scratch> scratch;
   std::vector<LanesScratch> lanes;
-  // Where each block of State::order begins (group_due_slots), then its end: blocks + 1 entries.
-  std::vector<std::uint32_t> block_starts;
+  // group_due_slots' scratch: where each region but the last ends (a slot), the order grouped by
+  // clip before its runs are sorted by region, and each region's next position in that sort.
+  std::vector<std::uint32_t> region_ends, grouped, region_next;
 };
 
 // Here, where WorkerPool is complete.
@@ -80,61 +81,55 @@ void record_update(Crowd::State& st, const std::optional<FrameTimer>& timer) {
       (sizeof(PlaybackRecord) + layer_bytes) * std::uint64_t{written} + sizeof(PlaybackRecordTail) * tails;
 }
 
-// Due slots in at least this many per group and block: a block's group then fills whole batches
-// (kHierarchyLanes) that sample across lanes; smaller groups leave part-filled, mixed batches.
-constexpr std::uint32_t kBlockSlotsPerGroup = 32;
-
-// Counts the due slots from `first` on into State::order_starts (by order_key + 1) until `count`
-// reaches `target`; returns the slot after the last one counted.
-std::uint32_t count_groups(Crowd::State& st, std::uint32_t first, std::uint32_t& count, std::uint32_t target) {
-  std::vector<std::uint32_t>& starts = st.order_starts;
-  std::fill(starts.begin(), starts.end(), 0u);
-  std::uint32_t slot = first;
-  for (const auto n = static_cast<std::uint32_t>(st.size()); slot < n && count < target; ++slot)
-    if (st.due[slot]) {
-      ++starts[order_key(st.asset, st.playback[slot]) + 1];
-      ++count;
-    }
-  return slot;
-}
+// Due slots per region of group_due_slots: at most about one batch per group and region for
+// RobotExpressive's 14 clips, so that a batch seldom straddles two regions.
+constexpr std::uint32_t kRegionSlots = 128;
 
 // Fills State::order with the due slots grouped by what they play (a counting sort on
 // order_key, slot order within a group), so that batches of actors playing one clip sample
-// across lanes (evaluate_slots), and returns how many blocks it is cut into (block_starts). A
-// block is a range of slots grouped on its own, one task of the parallel loop: workers then write
-// apart in memory. Grouped across the whole crowd, two workers write the rows of slots a few
-// apart, and a frame of 1,000 RobotExpressive actors on 2 threads took 0.355 µs per actor
-// instead of 0.300 (docs/benchmarks.md). A crowd too small to give every worker's block whole
-// batches per group is one block, cut into chunks by the loop. State::order_starts holds the
-// count of due slots per group (by order_key + 1) on entry.
-std::uint32_t group_due_slots(Crowd::State& st, std::uint32_t evaluated) {
+// across lanes (evaluate_slots). With two workers or more and a crowd of several regions, the
+// runs of kHierarchyLanes positions of that order (each one batch, mostly) are then sorted,
+// stably, into regions of neighbouring slots by their first slot: a chunk of the order, one
+// task of the parallel loop, then writes one part of the packed arrays. Grouped across the whole
+// crowd, two workers wrote the rows of slots a few apart, which cost 1,000 RobotExpressive actors
+// on 2 threads a fifth of their time on a 2-vCPU VM (docs/benchmarks.md, "Workers apart in
+// memory"). State::order_starts holds the count of due slots per group (by order_key + 1) on
+// entry.
+void group_due_slots(Crowd::State& st, std::uint32_t evaluated) {
   std::vector<std::uint32_t>& starts = st.order_starts;
-  const auto groups =
-      static_cast<std::uint32_t>(std::count_if(starts.begin(), starts.end(), [](std::uint32_t c) { return c > 0; }));
+  // One group is in slot order already: its runs are sorted by region.
+  const bool one_group = static_cast<std::size_t>(std::count(starts.begin(), starts.end(), 0u)) + 1 >= starts.size();
+  for (std::size_t k = 1; k < starts.size(); ++k) starts[k] += starts[k - 1];
+  const auto n = static_cast<std::uint32_t>(st.size());
+  for (std::uint32_t slot = 0; slot < n; ++slot)
+    if (st.due[slot]) st.order[starts[order_key(st.asset, st.playback[slot])]++] = slot;
   WorkerPool& pool = *st.workers;
-  // Up to four blocks per worker: a worker that finishes early takes another.
-  const auto workers = static_cast<std::uint32_t>(pool.arena.max_concurrency());
-  const std::uint32_t blocks =
-      workers < 2 ? 1 : std::clamp(evaluated / (std::max(groups, 1u) * kBlockSlotsPerGroup), 1u, 4 * workers);
-  std::vector<std::uint32_t>& block_starts = pool.block_starts;
-  block_starts.assign(blocks + 1, 0u);
-  std::uint32_t slot = 0, placed = 0;
-  for (std::uint32_t b = 0; b < blocks; ++b) {
-    const std::uint32_t first = slot;
-    if (blocks > 1) {  // counted for the whole crowd on entry
-      std::uint32_t count = placed;
-      slot = count_groups(st, first, count, static_cast<std::uint32_t>(std::uint64_t{evaluated} * (b + 1) / blocks));
-    } else {
-      slot = static_cast<std::uint32_t>(st.size());
-    }
-    starts[0] = placed;
-    for (std::size_t k = 1; k < starts.size(); ++k) starts[k] += starts[k - 1];
-    for (std::uint32_t s = first; s < slot; ++s)
-      if (st.due[s]) st.order[starts[order_key(st.asset, st.playback[s])]++] = s;
-    placed = starts.back();
-    block_starts[b + 1] = placed;
+  const std::uint32_t regions = one_group || pool.arena.max_concurrency() < 2 ? 1 : evaluated / kRegionSlots;
+  if (regions < 2) return;
+  // ends[r]: the slot after region r, about (r + 1) · evaluated / regions due slots in.
+  std::vector<std::uint32_t>& ends = pool.region_ends;
+  ends.clear();
+  for (std::uint32_t slot = 0, due = 0; slot < n && ends.size() + 1 < regions; ++slot) {
+    due += st.due[slot];
+    if (due >= std::uint64_t{evaluated} * (ends.size() + 1) / regions) ends.push_back(slot + 1);
   }
-  return blocks;
+  ends.resize(regions - 1, n);  // any region the scan did not close ends with the crowd
+  std::vector<std::uint32_t>& grouped = pool.grouped;
+  grouped.assign(st.order.begin(), st.order.begin() + evaluated);
+  const auto region_of = [&](std::uint32_t position) {
+    return static_cast<std::size_t>(std::upper_bound(ends.begin(), ends.end(), grouped[position]) - ends.begin());
+  };
+  constexpr std::uint32_t kRun = kHierarchyLanes;
+  std::vector<std::uint32_t>& next = pool.region_next;  // a counting sort of the runs by region
+  next.assign(regions + 1, 0u);
+  for (std::uint32_t p = 0; p < evaluated; p += kRun) next[region_of(p) + 1] += std::min(kRun, evaluated - p);
+  for (std::uint32_t r = 1; r <= regions; ++r) next[r] += next[r - 1];
+  for (std::uint32_t p = 0; p < evaluated; p += kRun) {
+    const std::uint32_t run = std::min(kRun, evaluated - p);
+    std::uint32_t& to = next[region_of(p)];
+    std::copy_n(grouped.begin() + p, run, st.order.begin() + to);
+    to += run;
+  }
 }
 
 }  // namespace
@@ -161,7 +156,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
     deferred += st.stale[slot] && !st.due[slot];
     if (st.due[slot]) ++starts[order_key(st.asset, st.playback[slot]) + 1];
   }
-  const std::uint32_t blocks = group_due_slots(st, evaluated);
+  group_due_slots(st, evaluated);
   WorkerPool& pool = *st.workers;
   for (Scratch& s : pool.scratch) s.batched_by_clip = 0;
   if (timer)
@@ -169,7 +164,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
       s.ticks = {};
       s.chunk_ticks = 0;
     }
-  // Evaluate blocks or chunks of `order` in parallel; each task writes only its own slots, so results do
+  // Evaluate chunks of `order` in parallel; each task writes only its own slots, so results do
   // not depend on the thread count. Actors not advanced this frame keep their packed rows. Due
   // slots go in batches of kHierarchyLanes, whose hierarchy is one pass across their poses (each
   // pose's result is the same as alone, so batching does not change results either). With stage
@@ -211,12 +206,6 @@ void run_update(Crowd::State& st, float delta_seconds) {
   const auto worker = [] { return static_cast<std::size_t>(tbb::this_task_arena::current_thread_index()); };
   if (evaluated <= kChunk) {
     evaluate_range(0, evaluated, 0);
-  } else if (blocks > 1) {
-    pool.arena.execute([&] {
-      tbb::parallel_for(0u, blocks, [&](std::uint32_t b) {
-        evaluate_range(pool.block_starts[b], pool.block_starts[b + 1], worker());
-      });
-    });
   } else {
     // Chunks split at multiples of kHierarchyLanes in `order` (a range of 25 slots would end in
     // a batch of one, which goes alone); a clip's group that does not start at such a multiple
