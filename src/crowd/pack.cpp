@@ -183,11 +183,12 @@ void pose_slot(Crowd::State& st, std::uint32_t slot, Scratch& s) noexcept {
 }
 
 // Whether this crowd's palettes go out with non-temporal stores (PaletteJob::stream,
-// PaletteLanes::stream): only when a frame's palettes would not stay in the cache. Measured on a
-// Zen 4 VM (32 MiB L3): plain stores were 8–11 % faster at 1–4 MB of palettes per frame and took
-// a quarter less time for one actor, streaming level or faster at 9–41 MB (docs/benchmarks.md).
+// PaletteLanes::stream): only when a frame's palettes would not stay in the last-level cache
+// (32 MiB on the Zen VMs we measure). Plain stores were 8–11 % faster at 1–4 MB of palettes per
+// frame and took a quarter less time for one actor; at 9–21 MB (CesiumMan and RobotExpressive,
+// 10,000 actors) 8–15 % faster; at 62–206 MB the two were within ±6 % (docs/benchmarks.md).
 bool stream_palettes(const Crowd::State& st) noexcept {
-  constexpr std::size_t kStreamPalettesAbove = std::size_t{8} << 20;
+  constexpr std::size_t kStreamPalettesAbove = std::size_t{32} << 20;
   return st.size() * st.draw.palette_joints * sizeof(Affine) > kStreamPalettesAbove;
 }
 

@@ -102,7 +102,7 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
 inline void prefetch_rows(const Crowd::State& st, std::uint32_t slot) noexcept {
   // The next actor's instance rows, one 48-byte row in each of the streams' arrays: fetched for
   // writing while this actor is evaluated, so the stores of its packing do not wait for them.
-  // (Palette rows are not fetched: above 8 MiB per frame they are written with non-temporal
+  // (Palette rows are not fetched: above 32 MiB per frame they are written with non-temporal
   // stores, and below it a small crowd's rows are still in the cache from the last frame.)
   for (const NodeStream& stream : st.streams) {
     const auto* row = reinterpret_cast<const char*>(stream.transforms.data() + std::size_t{slot} * 3);
