@@ -70,6 +70,31 @@ TEST(AllocationTest, UpdateAllocatesNothingAfterWarmUp) {
   EXPECT_GE(allocations.load(), 1);
 }
 
+// A frame with far more due actors than any before it allocates nothing either: 600 built-in
+// characters, 500 of them paused while the crowd warms up, then all playing. Several clips and
+// at least 256 due actors take the region sort of the parallel loop's order on two workers or
+// more (src/crowd/schedule.cpp), whose scratch is sized for the capacity up front.
+TEST(AllocationTest, MoreDueActorsThanInWarmUpAllocateNothing) {
+  auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  Crowd crowd(asset, {.capacity = 600});
+  std::vector<ActorOptions> options(600);
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    options[i].clip = asset->clips[i % asset->clips.size()].name;
+    options[i].phase = static_cast<float>(i) / 600.0f;
+  }
+  auto actors = crowd.add_actors(options);
+  for (std::size_t i = 100; i < actors.size(); ++i) actors[i].pause();
+  for (int f = 0; f < 10; ++f) crowd.update(1.0f / 60.0f);
+  ASSERT_EQ(crowd.frame_stats().actors_evaluated, 100u);
+  for (Actor& a : actors) a.play();
+  allocations = 0;
+  counting = true;
+  for (int f = 0; f < 5; ++f) crowd.update(1.0f / 60.0f);
+  counting = false;
+  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_EQ(crowd.frame_stats().actors_evaluated, 600u);
+}
+
 // The same with markers on every clip (docs/spec.md §3.9): once the event list has grown to a
 // long frame's events, reporting them allocates nothing.
 TEST(AllocationTest, UpdateWithEventsAllocatesNothingAfterWarmUp) {

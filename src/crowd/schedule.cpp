@@ -5,6 +5,7 @@
 #include <optional>
 
 #include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -104,31 +105,44 @@ void group_due_slots(Crowd::State& st, std::uint32_t evaluated) {
   for (std::uint32_t slot = 0; slot < n; ++slot)
     if (st.due[slot]) st.order[starts[order_key(st.asset, st.playback[slot])]++] = slot;
   WorkerPool& pool = *st.workers;
-  const std::uint32_t regions = one_group || pool.arena.max_concurrency() < 2 ? 1 : evaluated / kRegionSlots;
+  // The arena's concurrency, or less under a tbb::global_control (gltf-crowd bench --threads).
+  const std::size_t workers = std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
+                                       tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+  // Sized for the crowd's capacity on the first update (and the first after a reserve), so that
+  // a later frame with more due slots allocates nothing.
+  const std::size_t capacity = st.order.size();
+  std::vector<std::uint32_t>& ends = pool.region_ends;  // ends[r]: the slot after region r
+  std::vector<std::uint32_t>& next = pool.region_next;  // a counting sort of the runs by region
+  std::vector<std::uint32_t>& grouped = pool.grouped;
+  if (grouped.size() < capacity) {
+    grouped.resize(capacity);
+    ends.reserve(capacity / kRegionSlots);
+    next.reserve(capacity / kRegionSlots + 1);
+  }
+  const std::uint32_t regions = one_group || workers < 2 ? 1 : evaluated / kRegionSlots;
   if (regions < 2) return;
-  // ends[r]: the slot after region r, about (r + 1) · evaluated / regions due slots in.
-  std::vector<std::uint32_t>& ends = pool.region_ends;
   ends.clear();
+  // About (r + 1) · evaluated / regions due slots lie before ends[r]; thresholds are at least
+  // kRegionSlots − 1 apart, so every end is found.
   for (std::uint32_t slot = 0, due = 0; slot < n && ends.size() + 1 < regions; ++slot) {
     due += st.due[slot];
     if (due >= std::uint64_t{evaluated} * (ends.size() + 1) / regions) ends.push_back(slot + 1);
   }
-  ends.resize(regions - 1, n);  // any region the scan did not close ends with the crowd
-  std::vector<std::uint32_t>& grouped = pool.grouped;
-  grouped.assign(st.order.begin(), st.order.begin() + evaluated);
+  std::copy_n(st.order.begin(), evaluated, grouped.begin());
   const auto region_of = [&](std::uint32_t position) {
     return static_cast<std::size_t>(std::upper_bound(ends.begin(), ends.end(), grouped[position]) - ends.begin());
   };
+  // Whole runs only: the short last one stays last, so that every sorted run still starts at a
+  // multiple of kRun, where the loop's chunks and batches start.
   constexpr std::uint32_t kRun = kHierarchyLanes;
-  std::vector<std::uint32_t>& next = pool.region_next;  // a counting sort of the runs by region
+  const std::uint32_t whole = evaluated / kRun * kRun;
   next.assign(regions + 1, 0u);
-  for (std::uint32_t p = 0; p < evaluated; p += kRun) next[region_of(p) + 1] += std::min(kRun, evaluated - p);
+  for (std::uint32_t p = 0; p < whole; p += kRun) next[region_of(p) + 1] += kRun;
   for (std::uint32_t r = 1; r <= regions; ++r) next[r] += next[r - 1];
-  for (std::uint32_t p = 0; p < evaluated; p += kRun) {
-    const std::uint32_t run = std::min(kRun, evaluated - p);
+  for (std::uint32_t p = 0; p < whole; p += kRun) {
     std::uint32_t& to = next[region_of(p)];
-    std::copy_n(grouped.begin() + p, run, st.order.begin() + to);
-    to += run;
+    std::copy_n(grouped.begin() + p, kRun, st.order.begin() + to);
+    to += kRun;
   }
 }
 
@@ -208,8 +222,8 @@ void run_update(Crowd::State& st, float delta_seconds) {
     evaluate_range(0, evaluated, 0);
   } else {
     // Chunks split at multiples of kHierarchyLanes in `order` (a range of 25 slots would end in
-    // a batch of one, which goes alone); a clip's group that does not start at such a multiple
-    // may still leave a short batch at a chunk's end.
+    // a batch of one, which goes alone), where group_due_slots' runs start; a clip's group that
+    // does not start at such a multiple may still leave a short batch at a chunk's end.
     constexpr std::uint32_t kLanes = kHierarchyLanes;
     pool.arena.execute([&] {
       tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, (evaluated + kLanes - 1) / kLanes, kChunk / kLanes),

@@ -184,8 +184,9 @@ struct Crowd::State {
   std::vector<float> weights;              // asset.total_weights per slot
   std::vector<std::uint8_t> due;           // per slot, this update: evaluate now
   // This update's due slots in evaluation order (the first actors_evaluated), grouped by
-  // order_key so that a batch's slots mostly play one clip; order_starts: the counting sort's
-  // offsets, order_keys(asset) + 1 entries. Sized for capacity.
+  // order_key so that a batch's slots mostly play one clip, then, on several workers, runs of
+  // kHierarchyLanes sorted into regions of neighbouring slots (group_due_slots); order_starts:
+  // the counting sort's offsets, order_keys(asset) + 1 entries. Sized for capacity.
   std::vector<std::uint32_t> order;
   std::vector<std::uint32_t> order_starts;
   // Per slot: advanced (or changed) since its rows were last packed; frame (`frames`) of that
