@@ -217,7 +217,6 @@ void run_update(Crowd::State& st, float delta_seconds) {
     if (size > 0) flush();
     if (timing) lanes[0].chunk_ticks += ticks() - start;
   };
-  const auto worker = [] { return static_cast<std::size_t>(tbb::this_task_arena::current_thread_index()); };
   if (evaluated <= kChunk) {
     evaluate_range(0, evaluated, 0);
   } else {
@@ -228,7 +227,8 @@ void run_update(Crowd::State& st, float delta_seconds) {
     pool.arena.execute([&] {
       tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, (evaluated + kLanes - 1) / kLanes, kChunk / kLanes),
                         [&](const tbb::blocked_range<std::uint32_t>& range) {
-                          evaluate_range(range.begin() * kLanes, std::min(range.end() * kLanes, evaluated), worker());
+                          evaluate_range(range.begin() * kLanes, std::min(range.end() * kLanes, evaluated),
+                                         static_cast<std::size_t>(tbb::this_task_arena::current_thread_index()));
                         });
     });
   }
