@@ -267,7 +267,7 @@ TEST(KernelsTest, HierarchyLanesEqualTheHierarchyOfEachPose) {
       p.mark[n] = animated ? p.stamp : p.stamp - 1;
     }
   }
-  LanesScratch scratch(kNodes, 0);
+  LanesScratch scratch(kNodes, 0, 0);
   for (const AffineKernels* k : kernel_sets()) {
     SCOPED_TRACE(k->name);
     for (std::size_t n = 0; n < kNodes; ++n)
@@ -324,40 +324,87 @@ TEST(KernelsTest, HierarchyLanesEqualTheHierarchyOfEachPose) {
   }
 }
 
+// Random poses of 8 lanes over a rig with rest transforms = rest worlds' inputs (no root), for
+// the passes that run after hierarchy_lanes: stamp 1 marks a node animated in a lane.
+struct LanePoses {
+  std::vector<std::int32_t> parent;
+  std::vector<Affine> rest;
+  std::vector<std::vector<glm::vec3>> translations, scales;
+  std::vector<std::vector<glm::quat>> rotations;
+  std::vector<std::vector<std::uint32_t>> mark;
+
+  // `animated(l, n)`: whether lane l animates node n.
+  template <class Animated>
+  LanePoses(std::mt19937& rng, std::vector<std::int32_t> parents, Animated&& animated)
+      : parent(std::move(parents)),
+        rest(parent.size()),
+        translations(kHierarchyLanes, std::vector<glm::vec3>(parent.size())),
+        scales(kHierarchyLanes, std::vector<glm::vec3>(parent.size())),
+        rotations(kHierarchyLanes, std::vector<glm::quat>(parent.size())),
+        mark(kHierarchyLanes, std::vector<std::uint32_t>(parent.size())) {
+    std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+    for (Affine& m : rest) m = random_affine(rng);
+    for (std::size_t l = 0; l < kHierarchyLanes; ++l)
+      for (std::size_t n = 0; n < parent.size(); ++n) {
+        translations[l][n] = {u(rng), u(rng), u(rng)};
+        rotations[l][n] = glm::normalize(glm::quat(u(rng), u(rng), u(rng), u(rng)));
+        scales[l][n] = {1.0f + 0.2f * u(rng), 1.0f, 0.5f + 0.1f * std::abs(u(rng))};
+        mark[l][n] = animated(l, n) ? 1u : 0u;
+      }
+  }
+
+  // hierarchy_lanes over the first `lanes` poses into world[l], with `scratch`'s lanes.
+  void run_lanes(const AffineKernels& k, std::size_t lanes, const std::uint8_t* keep,
+                 std::vector<std::vector<Affine>>& world, LanesScratch& scratch) const {
+    HierarchyLanes pass{parent.size(), parent.data(), rest.data(), nullptr, rest.data(), lanes};
+    pass.keep_world = keep;
+    for (std::size_t l = 0; l < lanes; ++l) {
+      pass.translations[l] = translations[l].data();
+      pass.rotations[l] = rotations[l].data();
+      pass.scales[l] = scales[l].data();
+      pass.mark[l] = mark[l].data();
+      pass.stamp[l] = 1;
+      pass.world[l] = world[l].data();
+    }
+    pass.lanes_world = scratch.world.data();
+    pass.in_lanes = scratch.in_lanes.data();
+    pass.moved_lanes = scratch.moved_lanes.data();
+    k.hierarchy_lanes(pass);
+  }
+
+  // `hierarchy` of lane l's pose alone.
+  std::vector<Affine> world_of(const AffineKernels& k, std::size_t l) const {
+    std::vector<Affine> world(parent.size());
+    std::vector<std::uint8_t> moved(parent.size());
+    k.hierarchy({parent.size(), parent.data(), rest.data(), translations[l].data(), rotations[l].data(),
+                 scales[l].data(), mark[l].data(), 1, nullptr, rest.data(), moved.data()},
+                world.data());
+    return world;
+  }
+};
+
 // palette_lanes after hierarchy_lanes against palette on each pose's world: a skin of 12 joints
 // (some at rest in every lane, so gathered), with and without a left transform, 1 to 8 lanes,
 // into aligned (streamed) and unaligned rows. The same bits, as for the hierarchy; one scratch
 // serves every pass.
 TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
   std::mt19937 rng(29);
-  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
   constexpr std::size_t kNodes = 16, kJoints = 12;
   std::vector<std::int32_t> parent(kNodes);
-  std::vector<Affine> rest(kNodes);
   for (std::size_t n = 0; n < kNodes; ++n) {
     // Nodes 13–15 hang from the root at rest, so no lane moves them and no moved child makes
     // hierarchy_lanes gather them: palette_lanes must.
     parent[n] = n == 0    ? -1
                 : n >= 13 ? static_cast<std::int32_t>(n == 13 ? 0 : 13)
                           : static_cast<std::int32_t>(rng() % n);
-    rest[n] = random_affine(rng);
   }
+  // Nodes 0, 13–15 rest in every lane (0 is the root).
+  const LanePoses poses(rng, parent, [](std::size_t, std::size_t n) { return n != 0 && n <= 12; });
   const std::vector<std::uint32_t> joints{15, 1, 2, 3, 5, 7, 8, 9, 11, 12, 13, 0};
   std::vector<Affine> inverse_binds(kJoints);
   for (Affine& m : inverse_binds) m = random_affine(rng);
   const Affine correction = random_affine(rng);
-  std::vector<std::vector<glm::vec3>> translations(kHierarchyLanes, std::vector<glm::vec3>(kNodes)),
-      scales(kHierarchyLanes, std::vector<glm::vec3>(kNodes));
-  std::vector<std::vector<glm::quat>> rotations(kHierarchyLanes, std::vector<glm::quat>(kNodes));
-  std::vector<std::vector<std::uint32_t>> mark(kHierarchyLanes, std::vector<std::uint32_t>(kNodes));
-  for (std::size_t l = 0; l < kHierarchyLanes; ++l)
-    for (std::size_t n = 0; n < kNodes; ++n) {
-      translations[l][n] = {u(rng), u(rng), u(rng)};
-      rotations[l][n] = glm::normalize(glm::quat(u(rng), u(rng), u(rng), u(rng)));
-      scales[l][n] = {1.0f + 0.2f * u(rng), 1.0f, 0.5f + 0.1f * std::abs(u(rng))};
-      mark[l][n] = n == 0 || n > 12 ? 0u : 1u;  // nodes 0, 13–15 rest in every lane (0 is the root)
-    }
-  LanesScratch scratch(kNodes, kJoints);
+  LanesScratch scratch(kNodes, kJoints, 0);
   for (const AffineKernels* k : kernel_sets()) {
     SCOPED_TRACE(k->name);
     // Keeping no world in `world` (as a crowd of static skinned meshes does) changes no palette.
@@ -374,34 +421,20 @@ TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
               std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
               // glm::vec4 rows are 16-byte aligned; one float off makes every row unaligned.
               std::vector<std::vector<glm::vec4>> storage(lanes, std::vector<glm::vec4>(3 * kJoints + 1));
-              HierarchyLanes pass{kNodes, parent.data(), rest.data(), nullptr, rest.data(), lanes};
-              pass.keep_world = keep;
               PaletteLanes palettes{joints, inverse_binds, left, lanes};
               palettes.stream = stream;
               for (std::size_t l = 0; l < lanes; ++l) {
-                pass.translations[l] = translations[l].data();
-                pass.rotations[l] = rotations[l].data();
-                pass.scales[l] = scales[l].data();
-                pass.mark[l] = mark[l].data();
-                pass.stamp[l] = 1;
-                pass.world[l] = world[l].data();
                 palettes.world[l] = world[l].data();
                 palettes.rows[l] = reinterpret_cast<glm::vec4*>(&storage[l][0].x + misalign);
               }
-              pass.lanes_world = palettes.lanes_world = scratch.world.data();
-              pass.in_lanes = palettes.in_lanes = scratch.in_lanes.data();
-              pass.moved_lanes = scratch.moved_lanes.data();
+              palettes.lanes_world = scratch.world.data();
+              palettes.in_lanes = scratch.in_lanes.data();
               palettes.staging = scratch.staging.data();
-              k->hierarchy_lanes(pass);
+              poses.run_lanes(*k, lanes, keep, world, scratch);
               k->palette_lanes(palettes);
               for (std::size_t l = 0; l < lanes; ++l) {
-                std::vector<Affine> want_world(kNodes);
-                std::vector<std::uint8_t> moved(kNodes);
-                k->hierarchy({kNodes, parent.data(), rest.data(), translations[l].data(), rotations[l].data(),
-                              scales[l].data(), mark[l].data(), 1, nullptr, rest.data(), moved.data()},
-                             want_world.data());
                 std::vector<glm::vec4> want(3 * kJoints);
-                k->palette(joints, inverse_binds, want_world, left, want.data(), false);
+                k->palette(joints, inverse_binds, poses.world_of(*k, l), left, want.data(), false);
                 const float* got = &palettes.rows[l][0].x;
                 for (std::size_t i = 0; i < 12 * kJoints; ++i)
                   ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>((&want[0].x)[i]))
@@ -410,6 +443,69 @@ TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
             }
           }
         }
+  }
+}
+
+// instance_lanes after hierarchy_lanes against `multiply` on each pose's world, as the crowd
+// packs one pose: rigid nodes (one at rest in every lane, so not in the pass's lanes) and static
+// skinned meshes, with and without an unframe transform, 1 to 8 lanes, bit for bit.
+TEST(KernelsTest, InstanceLanesEqualTheProductsOfEachPose) {
+  std::mt19937 rng(31);
+  constexpr std::size_t kNodes = 12;
+  std::vector<std::int32_t> parent(kNodes);
+  // Node 11 hangs from the root and no lane moves either; node 5 moves in even lanes only.
+  for (std::size_t n = 0; n < kNodes; ++n) parent[n] = n == 0 ? -1 : n == 11 ? 0 : static_cast<std::int32_t>(rng() % n);
+  const LanePoses poses(rng, parent,
+                        [](std::size_t l, std::size_t n) { return n != 0 && n != 11 && (n != 5 || l % 2 == 0); });
+  std::vector<RigSkin> skins(2);
+  for (RigSkin& skin : skins) skin.mesh_world = random_affine(rng);
+  std::vector<RigDrawn> drawn;
+  for (const std::uint32_t node : {3u, 11u, 7u, 0u, 5u}) drawn.push_back({node, InstanceRule::rigid});
+  drawn.push_back({2, InstanceRule::static_mesh, 1});
+  drawn.push_back({9, InstanceRule::static_mesh, 0});
+  std::vector<Affine> placements(kHierarchyLanes);
+  for (Affine& m : placements) m = random_affine(rng);
+  const Affine unframe = random_affine(rng);
+  LanesScratch scratch(kNodes, 0, drawn.size());
+  const std::vector<std::uint8_t> keep_none(kNodes, 0);
+  for (const AffineKernels* k : kernel_sets()) {
+    SCOPED_TRACE(k->name);
+    for (const Affine* frame : {static_cast<const Affine*>(nullptr), &unframe})
+      for (std::size_t lanes = 1; lanes <= kHierarchyLanes; ++lanes) {
+        SCOPED_TRACE(::testing::Message() << lanes << " lanes, unframe " << (frame != nullptr));
+        std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
+        std::vector<std::vector<Affine>> got(lanes, std::vector<Affine>(drawn.size()));
+        InstanceLanes instances{drawn, skins, frame, lanes};
+        for (std::size_t l = 0; l < lanes; ++l) {
+          instances.placement[l] = &placements[l];
+          for (std::size_t d = 0; d < drawn.size(); ++d)
+            scratch.instance_rows[kHierarchyLanes * d + l] = &got[l][d].rows[0];
+        }
+        instances.lanes_world = scratch.world.data();
+        instances.in_lanes = scratch.in_lanes.data();
+        instances.rest_world = poses.rest.data();
+        instances.rows = scratch.instance_rows.data();
+        poses.run_lanes(*k, lanes, keep_none.data(), world, scratch);
+        ASSERT_EQ(scratch.in_lanes[11], 0u);  // the test covers a node read from rest_world
+        k->instance_lanes(instances);
+        for (std::size_t l = 0; l < lanes; ++l) {
+          const std::vector<Affine> want_world = poses.world_of(*k, l);
+          Affine framed = placements[l];
+          if (frame != nullptr) k->multiply(placements[l], *frame, framed);
+          for (std::size_t d = 0; d < drawn.size(); ++d) {
+            Affine want;
+            if (drawn[d].rule == InstanceRule::static_mesh)
+              k->multiply(placements[l], skins[static_cast<std::size_t>(drawn[d].skin)].mesh_world, want);
+            else
+              k->multiply(framed, want_world[drawn[d].node], want);
+            for (int r = 0; r < 3; ++r)
+              for (int c = 0; c < 4; ++c)
+                ASSERT_EQ(std::bit_cast<std::uint32_t>(got[l][d].rows[r][c]),
+                          std::bit_cast<std::uint32_t>(want.rows[r][c]))
+                    << "lane " << l << ", drawn " << d << ", row " << r << ", column " << c;
+          }
+        }
+      }
   }
 }
 

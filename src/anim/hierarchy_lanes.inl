@@ -55,20 +55,14 @@ inline void gather_affine(const Affine* const* world, std::size_t n, Affine8& ou
   }
 }
 
-// The inverse of gather_affine for an Affine8 stored at `lanes` (96 floats): store(l, r, row)
-// gets row r of lane l.
+// The inverse of gather_affine: store(l, r, row) gets row r of lane l (rows4, a 4-lane
+// transpose per row of components, in registers).
 template <class Store>
-inline void scatter_affine(const float* lanes, Store&& store) noexcept {
+inline void scatter_affine(const Affine8& a, Store&& store) noexcept {
   for (int r = 0; r < 3; ++r) {
-    const float* row = lanes + 32 * r;
-    __m128 lo[4] = {_mm_loadu_ps(row), _mm_loadu_ps(row + 8), _mm_loadu_ps(row + 16), _mm_loadu_ps(row + 24)};
-    __m128 hi[4] = {_mm_loadu_ps(row + 4), _mm_loadu_ps(row + 12), _mm_loadu_ps(row + 20), _mm_loadu_ps(row + 28)};
-    transpose(lo[0], lo[1], lo[2], lo[3]);
-    transpose(hi[0], hi[1], hi[2], hi[3]);
-    for (int l = 0; l < 4; ++l) {
-      store(l, r, lo[l]);
-      store(l + 4, r, hi[l]);
-    }
+    __m128 rows[8];
+    rows4(&a.c[4 * r], rows);
+    for (int l = 0; l < 8; ++l) store(l, r, rows[l]);
   }
 }
 
@@ -218,11 +212,10 @@ inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
       const F8 mask = lane_mask(moved);
       for (int k = 0; k < 12; ++k) out.c[k] = select(mask, out.c[k], rest.c[k]);
     }
-    float* out_lanes = lanes_world + 96 * n;
-    store_affine8(out_lanes, out);
+    store_affine8(lanes_world + 96 * n, out);
     in_lanes[n] = 1;
     if (pass.keep_world == nullptr || pass.keep_world[n])
-      scatter_affine(out_lanes, [&in, n](int l, int r, __m128 row) { _mm_storeu_ps(&in.world[l][n].rows[r].x, row); });
+      scatter_affine(out, [&in, n](int l, int r, __m128 row) { _mm_storeu_ps(&in.world[l][n].rows[r].x, row); });
   }
 }
 
@@ -249,15 +242,12 @@ inline void palette_lanes(const PaletteLanes& pass) noexcept {
       pass.in_lanes[node] = 1;
     }
     // palette(): m = world × inverse_bind, then left × m.
-    Affine8 inverse_bind, m;
+    Affine8 inverse_bind, out;
     broadcast(pass.inverse_binds[j], inverse_bind);
-    product_lanes(model, inverse_bind.c, m.c);
-    alignas(32) float out[96];
-    store_affine8(out, m);
+    product_lanes(model, inverse_bind.c, out.c);
     if (pass.left != nullptr) {
-      Affine8 product;
-      product_lanes(left, m.c, product.c);
-      store_affine8(out, product);
+      const Affine8 m = out;
+      product_lanes(left, m.c, out.c);
     }
     if (!stream) {  // plain stores: straight into each pose's rows (lanes past `lanes` repeat lane 0's)
       scatter_affine(out, [&rows, j](int l, int r, __m128 row) {
@@ -281,4 +271,46 @@ inline void palette_lanes(const PaletteLanes& pass) noexcept {
     for (std::size_t i = 0; i < floats; i += 4) _mm_stream_ps(to + i, _mm_loadu_ps(from + i));
   }
   _mm_sfence();
+}
+
+inline void instance_lanes(const InstanceLanes& pass) noexcept {
+  if (pass.lanes == 0 || pass.lanes > 8) return;
+  // placement × unframe in every lane, as lanes_world holds a node: what rigid nodes multiply,
+  // gathered for the first of them.
+  float left[96];
+  bool gathered = false;
+  for (std::size_t d = 0; d < pass.drawn.size(); ++d) {
+    const RigDrawn& drawn = pass.drawn[d];
+    glm::vec4* const* rows = pass.rows + 8 * d;
+    if (drawn.rule == InstanceRule::static_mesh) {  // a constant right operand: no gather pays
+      const Affine& mesh_world = pass.skins[static_cast<std::size_t>(drawn.skin)].mesh_world;
+      for (std::size_t l = 0; l < pass.lanes; ++l)
+        product(*pass.placement[l], mesh_world, *reinterpret_cast<Affine*>(rows[l]));
+      continue;
+    }
+    if (!gathered) {
+      const Affine* placement[8];
+      for (std::size_t l = 0; l < 8; ++l) placement[l] = pass.placement[l < pass.lanes ? l : 0];
+      Affine8 lanes;
+      gather_affine(placement, 0, lanes);
+      store_affine8(left, lanes);
+      if (pass.unframe != nullptr) {
+        Affine8 unframe, framed;
+        broadcast(*pass.unframe, unframe);
+        product_lanes(left, unframe.c, framed.c);
+        store_affine8(left, framed);
+      }
+      gathered = true;
+    }
+    const std::size_t node = drawn.node;
+    Affine8 world, out;
+    if (pass.in_lanes[node])
+      for (int k = 0; k < 12; ++k) world.c[k] = load(pass.lanes_world + 96 * node + 8 * k);
+    else
+      broadcast(pass.rest_world[node], world);
+    product_lanes(left, world.c, out.c);
+    glm::vec4* lane_rows[8];  // lanes past `lanes` store lane 0's rows again
+    for (std::size_t l = 0; l < 8; ++l) lane_rows[l] = rows[l < pass.lanes ? l : 0];
+    scatter_affine(out, [&lane_rows](int l, int r, __m128 row) { _mm_storeu_ps(&lane_rows[l][r].x, row); });
+  }
 }

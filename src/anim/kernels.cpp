@@ -65,6 +65,16 @@ inline void transpose8(F8* rows) noexcept {
 }
 #include "anim/sample_kernels.inl"
 inline F8 join(__m128 lo, __m128 hi) noexcept { return {lo, hi}; }
+// Four components of 8 lanes into each lane's 4-float row: rows[l] = (c[0]_l, c[1]_l, c[2]_l, c[3]_l).
+inline void rows4(const F8* c, __m128 rows[8]) noexcept {
+  __m128 lo[4] = {c[0].lo, c[1].lo, c[2].lo, c[3].lo}, hi[4] = {c[0].hi, c[1].hi, c[2].hi, c[3].hi};
+  _MM_TRANSPOSE4_PS(lo[0], lo[1], lo[2], lo[3]);
+  _MM_TRANSPOSE4_PS(hi[0], hi[1], hi[2], hi[3]);
+  for (int l = 0; l < 4; ++l) {
+    rows[l] = lo[l];
+    rows[l + 4] = hi[l];
+  }
+}
 // All bits set in lane l where bit l of `bits` is set.
 inline F8 lane_mask(unsigned bits) noexcept {
   const __m128i b = _mm_set1_epi32(static_cast<int>(bits));
@@ -137,6 +147,22 @@ inline void transpose8(F8* rows) noexcept {
 }
 #include "anim/sample_kernels.inl"
 inline F8 join(__m128 lo, __m128 hi) noexcept { return {_mm256_set_m128(hi, lo)}; }
+// rows4 of the SSE2 set with 8-lane shuffles: half the shuffles of two 4-lane transposes, and the
+// high halves go out as 128-bit extracts (folded into the stores).
+inline void rows4(const F8* c, __m128 rows[8]) noexcept {
+  const __m256 ab_lo = _mm256_unpacklo_ps(c[0].v, c[1].v), ab_hi = _mm256_unpackhi_ps(c[0].v, c[1].v);
+  const __m256 cd_lo = _mm256_unpacklo_ps(c[2].v, c[3].v), cd_hi = _mm256_unpackhi_ps(c[2].v, c[3].v);
+  // Lanes l and l + 4 of each.
+  const __m256 l0 = _mm256_shuffle_ps(ab_lo, cd_lo, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 l1 = _mm256_shuffle_ps(ab_lo, cd_lo, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m256 l2 = _mm256_shuffle_ps(ab_hi, cd_hi, _MM_SHUFFLE(1, 0, 1, 0));
+  const __m256 l3 = _mm256_shuffle_ps(ab_hi, cd_hi, _MM_SHUFFLE(3, 2, 3, 2));
+  const __m256 pairs[4] = {l0, l1, l2, l3};
+  for (int l = 0; l < 4; ++l) {
+    rows[l] = _mm256_castps256_ps128(pairs[l]);
+    rows[l + 4] = _mm256_extractf128_ps(pairs[l], 1);
+  }
+}
 inline F8 lane_mask(unsigned bits) noexcept {
   const __m256i lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
   return {_mm256_castsi256_ps(
@@ -162,6 +188,7 @@ constexpr AffineKernels kPortable{"sse2",
                                   kernels_sse2::hierarchy,
                                   kernels_sse2::hierarchy_lanes,
                                   kernels_sse2::palette_lanes,
+                                  kernels_sse2::instance_lanes,
                                   kernels_sse2::palette,
                                   kernels_sse2::multiply};
 constexpr AffineKernels kFma{"avx2+fma",
@@ -171,6 +198,7 @@ constexpr AffineKernels kFma{"avx2+fma",
                              kernels_fma::hierarchy,
                              kernels_fma::hierarchy_lanes,
                              kernels_fma::palette_lanes,
+                             kernels_fma::instance_lanes,
                              kernels_fma::palette,
                              kernels_fma::multiply};
 

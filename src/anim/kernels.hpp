@@ -142,17 +142,38 @@ struct PaletteLanes {
   bool stream = false;
 };
 
-// The scratch arrays of hierarchy_lanes and palette_lanes for a rig of `nodes` nodes.
+// The instance transforms of the drawn nodes (Rig::drawn) for up to kHierarchyLanes poses after
+// their hierarchy_lanes pass, as the crowd packs each (InstanceRule), bit for bit as `multiply`
+// gives them one pose at a time: for drawn node d and lane l, 3 rows at rows[8d + l] =
+// placement[l] × mesh_world of its skin (static_mesh), or placement[l] × unframe × world_l(node)
+// (rigid; null unframe = identity), with the world from lanes_world where in_lanes, else
+// rest_world (the node rests in every lane). No drawn node may be an animated_mesh. Lanes past
+// `lanes` are not read or written; `lanes` outside 1..8 does nothing.
+struct InstanceLanes {
+  std::span<const RigDrawn> drawn;
+  std::span<const RigSkin> skins;
+  const Affine* unframe = nullptr;
+  std::size_t lanes = 0;
+  const Affine* placement[kHierarchyLanes] = {};
+  const float* lanes_world = nullptr;  // HierarchyLanes::lanes_world and in_lanes, after the pass
+  const std::uint8_t* in_lanes = nullptr;
+  const Affine* rest_world = nullptr;
+  glm::vec4* const* rows = nullptr;  // kHierarchyLanes per drawn node, written
+};
+
+// The scratch arrays of hierarchy_lanes, palette_lanes and instance_lanes for a rig of `nodes`
+// nodes and `drawn` drawn nodes.
 struct LanesScratch {
   // `joints`: the most joints of any skin (palette_lanes' staging).
-  LanesScratch(std::size_t nodes, std::size_t joints)
+  LanesScratch(std::size_t nodes, std::size_t joints, std::size_t drawn)
       : world(96 * nodes),
         in_lanes(nodes),
         moved_lanes(nodes),
         staging(3 * joints * kHierarchyLanes),
         pose(kPoseLaneComponents * kSampleLanes * nodes),
         second_pose(kPoseLaneComponents * kSampleLanes * nodes),
-        animated(nodes) {
+        animated(nodes),
+        instance_rows(kHierarchyLanes * drawn) {
     blend_nodes.reserve(nodes);
   }
   std::vector<float> world;
@@ -164,6 +185,7 @@ struct LanesScratch {
   std::vector<float> pose, second_pose;
   std::vector<std::uint8_t> animated;
   std::vector<std::uint32_t> blend_nodes;
+  std::vector<glm::vec4*> instance_rows;  // InstanceLanes::rows
 };
 
 struct AffineKernels {
@@ -174,6 +196,7 @@ struct AffineKernels {
   void (*hierarchy)(const HierarchyPass& pass, Affine* world) noexcept;
   void (*hierarchy_lanes)(const HierarchyLanes& pass) noexcept;  // see HierarchyLanes
   void (*palette_lanes)(const PaletteLanes& pass) noexcept;      // see PaletteLanes
+  void (*instance_lanes)(const InstanceLanes& pass) noexcept;    // see InstanceLanes
   // rows[3j..3j+2] = left × world[joints[j]] × inverse_binds[j]; null left = identity. With
   // `stream`, 16-byte aligned rows are written with non-temporal stores, fenced before returning
   // (when that pays: PaletteLanes); otherwise with plain stores.

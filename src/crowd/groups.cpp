@@ -127,9 +127,10 @@ CompiledRig compile_rig(const Asset& asset, std::span<const std::uint32_t> drawn
   compiled.static_skins =
       std::all_of(rig.skins.begin(), rig.skins.end(), [](const RigSkin& skin) { return skin.static_mesh; });
   for (const RigSkin& skin : rig.skins) compiled.palette_joints += skin.joints.size();
+  compiled.instance_lanes =
+      compiled.static_skins &&
+      std::any_of(rig.drawn.begin(), rig.drawn.end(), [](const RigDrawn& d) { return d.rule == InstanceRule::rigid; });
   compiled.keep_world.assign(rig.node_count(), compiled.static_skins ? 0 : 1);
-  for (const RigDrawn& d : rig.drawn)
-    if (d.rule != InstanceRule::static_mesh) compiled.keep_world[d.node] = 1;
   compiled.weight_node.resize(asset.total_weights);
   for (std::uint32_t n = 0; n < asset.nodes.size(); ++n)
     for (std::uint32_t i = 0; i < asset.weight_counts[n]; ++i) compiled.weight_node[asset.weight_offsets[n] + i] = n;

@@ -203,10 +203,26 @@ void write_palettes(Crowd::State& st, std::uint32_t slot, Scratch& s) noexcept {
   PaletteJob{&rig, s.world, s.palettes, stream_palettes(st)}.run();
 }
 
-// The slot's instance transforms and morph weights into every stream, stamped with the current
-// generation.
+// The slot's morph weights into every stream, stamped with the current generation: what
+// packing writes besides the instance transforms.
+inline void pack_weights(Crowd::State& st, std::uint32_t slot, const Scratch& s) noexcept {
+  const std::size_t tw = st.asset.total_weights;
+  std::copy_n(s.weights.begin(), tw, st.weights.begin() + slot * tw);
+  for (std::size_t d = 0; d < st.streams.size(); ++d) {
+    NodeStream& stream = st.streams[d];
+    if (stream.weight_stride == 0) continue;
+    const RigDrawn& drawn = st.draw.rig.drawn[d];
+    float* out = stream.weights.data() + std::size_t{slot} * stream.weight_stride;
+    std::copy_n(s.weights.begin() + drawn.weight_offset, drawn.weight_count, out);
+    std::fill(out + drawn.weight_count, out + stream.weight_stride, 0.0f);
+  }
+  st.stale[slot] = 0;
+  st.packed_frame[slot] = st.frames;
+  st.packed_generation[slot] = st.generation;
+}
+
+// The slot's instance transforms into every stream, then pack_weights.
 void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s) noexcept {
-  const Asset& asset = st.asset;
   const Rig& rig = st.draw.rig;
   const AffineProduct multiply = affine_product();
   const Affine placement = placement_rows(st.placements[slot]);
@@ -223,12 +239,9 @@ void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s) noex
     }
     return framed_placement;
   };
-  const std::size_t tw = asset.total_weights;
-  std::copy_n(s.weights.begin(), tw, st.weights.begin() + slot * tw);
   for (std::size_t d = 0; d < st.streams.size(); ++d) {
-    NodeStream& stream = st.streams[d];
     const RigDrawn& drawn = rig.drawn[d];
-    Affine* instance = reinterpret_cast<Affine*>(stream.transforms.data() + std::size_t{slot} * 3);
+    Affine* instance = reinterpret_cast<Affine*>(st.streams[d].transforms.data() + std::size_t{slot} * 3);
     const Affine& model = s.world[drawn.node];
     switch (drawn.rule) {
       case InstanceRule::rigid: multiply(framed(), model, *instance); break;
@@ -242,15 +255,8 @@ void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s) noex
           *instance = framed();
         break;
     }
-    if (stream.weight_stride > 0) {
-      float* out = stream.weights.data() + std::size_t{slot} * stream.weight_stride;
-      std::copy_n(s.weights.begin() + drawn.weight_offset, drawn.weight_count, out);
-      std::fill(out + drawn.weight_count, out + stream.weight_stride, 0.0f);
-    }
   }
-  st.stale[slot] = 0;
-  st.packed_frame[slot] = st.frames;
-  st.packed_generation[slot] = st.generation;
+  pack_weights(st, slot, s);
 }
 
 }  // namespace
@@ -440,7 +446,27 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
     for (std::size_t l = 0; l < slots.size(); ++l) write_palettes(st, slots[l], lanes[l]);
   }
   clock.lap(ticks[2]);
-  for (std::size_t l = 0; l < slots.size(); ++l) pack_instances(st, slots[l], lanes[l]);
+  if (!st.draw.instance_lanes) {
+    for (std::size_t l = 0; l < slots.size(); ++l) pack_instances(st, slots[l], lanes[l]);
+    clock.lap(ticks[3]);
+    return;
+  }
+  // Static skins leave no animated_mesh node: every instance transform runs across lanes.
+  InstanceLanes instances{rig.drawn, rig.skins, rig.framed ? &rig.unframe : nullptr, slots.size()};
+  std::array<Affine, kHierarchyLanes> placements;
+  glm::vec4** rows = lanes_scratch.instance_rows.data();
+  for (std::size_t l = 0; l < slots.size(); ++l) {
+    placements[l] = placement_rows(st.placements[slots[l]]);
+    instances.placement[l] = &placements[l];
+    for (std::size_t d = 0; d < st.streams.size(); ++d)
+      rows[kHierarchyLanes * d + l] = st.streams[d].transforms.data() + std::size_t{slots[l]} * 3;
+  }
+  instances.lanes_world = pass.lanes_world;
+  instances.in_lanes = pass.in_lanes;
+  instances.rest_world = rig.rest_world.data();
+  instances.rows = rows;
+  affine_kernels().instance_lanes(instances);
+  for (std::size_t l = 0; l < slots.size(); ++l) pack_weights(st, slots[l], lanes[l]);
   clock.lap(ticks[3]);
 }
 

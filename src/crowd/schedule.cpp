@@ -44,7 +44,7 @@ void make_workers(Crowd::State& st) {
   for (const RigSkin& skin : st.draw.rig.skins) joints = std::max(joints, skin.joints.size());
   for (int i = 0; i < pool.arena.max_concurrency(); ++i) {
     for (std::size_t l = 0; l < kHierarchyLanes; ++l) pool.scratch.emplace_back(st.draw);
-    pool.lanes.emplace_back(st.draw.rig.node_count(), joints);
+    pool.lanes.emplace_back(st.draw.rig.node_count(), joints, st.draw.rig.drawn.size());
   }
 }
 

@@ -150,9 +150,14 @@ struct CompiledRig {
   // transform for all poses); and the joints of all skins together, a slot's palette rows / 3.
   bool static_skins = false;
   std::size_t palette_joints = 0;
+  // Static skins and some rigid drawn node: a batch's instance transforms run across lanes
+  // (instance_lanes). With static skinned meshes alone, gathering the placements into lanes costs
+  // what it saves (one product per pose), so each pose is packed alone.
+  bool instance_lanes = false;
   // Per rig node: 1 where packing reads a batch's world in a Scratch after hierarchy_lanes
-  // (HierarchyLanes::keep_world): the drawn nodes whose instance transform multiplies it, or
-  // every node when some skin's palette is computed per pose (PaletteJob reads the worlds).
+  // (HierarchyLanes::keep_world): none when every skin is static (palette_lanes and
+  // instance_lanes read the pass's lanes; static meshes need no world), else every node
+  // (PaletteJob and the instance transforms read each pose's worlds).
   std::vector<std::uint8_t> keep_world;
 };
 
