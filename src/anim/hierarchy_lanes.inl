@@ -154,7 +154,8 @@ inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
     const unsigned moved = animated | (parent >= 0 ? moved_lanes[parent] : 0u);
     moved_lanes[n] = static_cast<std::uint8_t>(moved);
     if (moved == 0) {  // every lane's chain is at rest; lanes_world is gathered if a child needs it
-      for (std::size_t l = 0; l < pass.lanes; ++l) in.world[l][n] = pass.rest_world[n];
+      if (pass.keep_world == nullptr || pass.keep_world[n])
+        for (std::size_t l = 0; l < pass.lanes; ++l) in.world[l][n] = pass.rest_world[n];
       in_lanes[n] = 0;
       continue;
     }
@@ -193,7 +194,7 @@ inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
       const auto p = static_cast<std::size_t>(parent);
       if (!in_lanes[p]) {
         Affine8 gathered;
-        gather_affine(in.world, p, gathered);
+        broadcast(pass.rest_world[p], gathered);  // at rest in every lane
         store_affine8(lanes_world + 96 * p, gathered);
         in_lanes[p] = 1;
       }
@@ -221,13 +222,10 @@ inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
 
 inline void palette_lanes(const PaletteLanes& pass) noexcept {
   if (pass.lanes == 0 || pass.lanes > 8) return;
-  const Affine* world[8];
   glm::vec4* rows[8];
   bool stream = pass.stream;  // non-temporal stores, which need every row 16-byte aligned
   for (std::size_t l = 0; l < 8; ++l) {
-    const std::size_t from = l < pass.lanes ? l : 0;
-    world[l] = pass.world[from];
-    rows[l] = pass.rows[from];
+    rows[l] = pass.rows[l < pass.lanes ? l : 0];
     stream &= reinterpret_cast<std::uintptr_t>(rows[l]) % 16 == 0;
   }
   float left[96];
@@ -235,10 +233,10 @@ inline void palette_lanes(const PaletteLanes& pass) noexcept {
   for (std::size_t j = 0; j < pass.joints.size(); ++j) {
     const std::size_t node = pass.joints[j];
     float* model = pass.lanes_world + 96 * node;
-    if (!pass.in_lanes[node]) {  // at rest in every lane: hierarchy_lanes left it in `world` only
-      Affine8 gathered;
-      gather_affine(world, node, gathered);
-      store_affine8(model, gathered);
+    if (!pass.in_lanes[node]) {  // at rest in every lane: hierarchy_lanes left it out of the lanes
+      Affine8 rest;
+      broadcast(pass.rest_world[node], rest);
+      store_affine8(model, rest);
       pass.in_lanes[node] = 1;
     }
     // palette(): m = world × inverse_bind, then left × m.

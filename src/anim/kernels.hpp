@@ -111,8 +111,7 @@ struct HierarchyLanes {
   const std::uint8_t* animated = nullptr;
   Affine* world[kHierarchyLanes] = {};  // count entries each, written where keep_world
   // Per node: 1 where world[l][n] must be written; null = every node. Elsewhere world[l][n] is
-  // left as it was, except that nodes at rest in every lane always get their rest world (a later
-  // gather reads them there); lanes_world holds every other node.
+  // left as it was; lanes_world holds every node but those at rest in every lane.
   const std::uint8_t* keep_world = nullptr;
   // Scratch, written: per node, its world as 12 components × 8 lanes (96 floats, any alignment),
   // whether lanes_world holds it, and hierarchy's `moved` flag of each lane as bit l (count
@@ -123,18 +122,18 @@ struct HierarchyLanes {
 };
 
 // The joint palettes of one rig skin for up to kHierarchyLanes poses after their hierarchy_lanes
-// pass: rows[l][3j..3j+2] = left × world[l][joints[j]] × inverse_binds[j], bit for bit as
+// pass: rows[l][3j..3j+2] = left × world_l(joints[j]) × inverse_binds[j], bit for bit as
 // `palette` computes each, with `left` shared by all lanes (null = identity); `lanes` outside
-// 1..8 does nothing. Reads the pass's lanes_world, gathering into it the joints it does not
-// hold. With `stream`, 16-byte aligned rows are written with non-temporal stores, fenced before
-// returning; otherwise with plain stores, which leave them in the cache. Streaming pays only for
-// palettes larger than the cache (the crowd's rule: stream_palettes in src/crowd/pack.cpp).
+// 1..8 does nothing. Reads the pass's lanes_world, putting into it the rest_world of the joints
+// it does not hold (at rest in every lane). With `stream`, 16-byte aligned rows are written with non-temporal stores,
+// fenced before returning; otherwise with plain stores, which leave them in the cache. Streaming pays only for palettes
+// larger than the cache (the crowd's rule: stream_palettes in src/crowd/pack.cpp).
 struct PaletteLanes {
   std::span<const std::uint32_t> joints;
   std::span<const Affine> inverse_binds;
   const Affine* left = nullptr;
-  std::size_t lanes = 0;  // poses, 1..kHierarchyLanes
-  const Affine* world[kHierarchyLanes] = {};
+  std::size_t lanes = 0;                  // poses, 1..kHierarchyLanes
+  const Affine* rest_world = nullptr;     // HierarchyLanes::rest_world
   glm::vec4* rows[kHierarchyLanes] = {};  // 3 × joints.size() each, written
   float* lanes_world = nullptr;           // HierarchyLanes::lanes_world and in_lanes, after the pass
   std::uint8_t* in_lanes = nullptr;

@@ -432,8 +432,8 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
       const std::size_t rows = std::size_t{stream.joint_count} * 3;
       PaletteLanes palettes{skin.joints, skin.inverse_binds, skin.identity_correction ? nullptr : &skin.correction,
                             slots.size()};
+      palettes.rest_world = rig.rest_world.data();
       for (std::size_t l = 0; l < slots.size(); ++l) {
-        palettes.world[l] = lanes[l].world.data();
         palettes.rows[l] = stream.palette.data() + std::size_t{slots[l]} * rows;
       }
       palettes.lanes_world = pass.lanes_world;
