@@ -130,6 +130,8 @@ CompiledRig compile_rig(const Asset& asset, std::span<const std::uint32_t> drawn
   compiled.instance_lanes =
       compiled.static_skins &&
       std::any_of(rig.drawn.begin(), rig.drawn.end(), [](const RigDrawn& d) { return d.rule == InstanceRule::rigid; });
+  for (std::uint32_t d = 0; d < rig.drawn.size(); ++d)
+    if (rig.drawn[d].weight_count > 0) compiled.weighted_drawn.push_back(d);
   compiled.keep_world.assign(rig.node_count(), compiled.static_skins ? 0 : 1);
   compiled.weight_node.resize(asset.total_weights);
   for (std::uint32_t n = 0; n < asset.nodes.size(); ++n)

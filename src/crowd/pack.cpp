@@ -208,9 +208,8 @@ void write_palettes(Crowd::State& st, std::uint32_t slot, Scratch& s) noexcept {
 inline void pack_weights(Crowd::State& st, std::uint32_t slot, const Scratch& s) noexcept {
   const std::size_t tw = st.asset.total_weights;
   std::copy_n(s.weights.begin(), tw, st.weights.begin() + slot * tw);
-  for (std::size_t d = 0; d < st.streams.size(); ++d) {
+  for (const std::uint32_t d : st.draw.weighted_drawn) {
     NodeStream& stream = st.streams[d];
-    if (stream.weight_stride == 0) continue;
     const RigDrawn& drawn = st.draw.rig.drawn[d];
     float* out = stream.weights.data() + std::size_t{slot} * stream.weight_stride;
     std::copy_n(s.weights.begin() + drawn.weight_offset, drawn.weight_count, out);

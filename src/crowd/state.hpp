@@ -154,6 +154,9 @@ struct CompiledRig {
   // (instance_lanes). With static skinned meshes alone, gathering the placements into lanes costs
   // what it saves (one product per pose), so each pose is packed alone.
   bool instance_lanes = false;
+  // The drawn nodes with morph weights (Rig::drawn indices, ascending): the streams packing
+  // copies weights into.
+  std::vector<std::uint32_t> weighted_drawn;
   // Per rig node: 1 where packing reads a batch's world in a Scratch after hierarchy_lanes
   // (HierarchyLanes::keep_world): none when every skin is static (palette_lanes and
   // instance_lanes read the pass's lanes; static meshes need no world), else every node
