@@ -79,6 +79,7 @@ TEST(CliTool, OptionsThatCannotTakeEffectFailBeforeAnyWork) {
   const std::string asset = quoted(character_file(dir));
   const std::string out = (dir / "x.png").string();
   const std::string missing_folder = (dir / "absent" / "x.png").string();
+  const std::string glb = (dir / "x.glb").string();
   struct Case {
     std::string arguments;
     std::string message;
@@ -109,6 +110,11 @@ TEST(CliTool, OptionsThatCannotTakeEffectFailBeforeAnyWork) {
       {"studio --frames 1 --assets " + quoted((dir / "absent").string()), "--assets: Directory does not exist"},
       {"studio --screenshot " + quoted(out), "--screenshot requires --frames"},
       {"export-default --out " + quoted(missing_folder), "--out: folder"},
+      // CLI11's delimiter dropped empty items: "0.5,,0.25" made two levels, not an error.
+      {"lod " + asset + " --ratios 0.5,,0.25 --out " + quoted(glb), "--ratios: item 2 of '0.5,,0.25' is empty"},
+      {"lod " + asset + " --ratios 0.5, --out " + quoted(glb), "--ratios: item 2 of '0.5,' is empty"},
+      {"lod " + asset + " --ratios 0.5 --screen-coverage ,0.1 --out " + quoted(glb),
+       "--screen-coverage: item 1 of ',0.1' is empty"},
   };
   for (const Case& c : cases) {
     const std::string arguments = c.arguments.rfind("render", 0) == 0 && c.arguments.find("--out") == std::string::npos
@@ -119,6 +125,7 @@ TEST(CliTool, OptionsThatCannotTakeEffectFailBeforeAnyWork) {
     EXPECT_NE(r.exit_code, 124) << arguments << " hung";
     EXPECT_TRUE(contains(r.out, c.message)) << arguments << ": " << r.out;
     EXPECT_FALSE(std::filesystem::exists(out)) << arguments << " rendered";
+    EXPECT_FALSE(std::filesystem::exists(glb)) << arguments << " wrote levels";
   }
 }
 

@@ -1,5 +1,6 @@
 #include "tools/cli_numbers.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -80,6 +81,46 @@ CLI::Validator finite_above(double min) {
 
 CLI::Validator finite_at_least(double min) {
   return finite_validator(fmt::format("finite and >= {}", min), [=](double x) { return x >= min; });
+}
+
+CLI::Option* add_finite_list(CLI::App* app, const std::string& name, std::vector<float>& values,
+                             const std::string& description) {
+  const CLI::Validator finite = finite_number();
+  const CLI::Validator items(
+      [finite](std::string& text) -> std::string {
+        std::size_t item = 1;
+        for (std::size_t begin = 0;; ++item) {
+          const std::size_t end = std::min(text.find(',', begin), text.size());
+          std::string piece = text.substr(begin, end - begin);
+          if (piece.empty())
+            return fmt::format("item {} of '{}' is empty; it must be a comma-separated list of finite numbers", item,
+                               text);
+          const std::string problem = finite(piece);
+          if (!problem.empty()) return fmt::format("{} (item {} of '{}')", problem, item, text);
+          if (end == text.size()) return std::string();
+          begin = end + 1;
+        }
+      },
+      "finite");
+  std::string shown;
+  for (std::size_t i = 0; i < values.size(); ++i) shown += fmt::format("{}{}", i == 0 ? "" : ",", values[i]);
+  return app
+      ->add_option_function<std::string>(
+          name,
+          [&values](const std::string& text) {
+            values.clear();
+            for (std::size_t begin = 0; begin <= text.size();) {
+              const std::size_t end = std::min(text.find(',', begin), text.size());
+              float x = 0.0f;
+              parse_all(std::string_view(text).substr(begin, end - begin), x);  // checked by `items`
+              values.push_back(x);
+              begin = end + 1;
+            }
+          },
+          description)
+      ->check(items)
+      ->type_name("FLOAT,...")
+      ->default_str(shown);
 }
 
 CLI::Validator non_empty() {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -21,6 +23,13 @@ CLI::Validator finite_number();                    // any finite value
 CLI::Validator finite_in(double min, double max);  // min <= x <= max
 CLI::Validator finite_above(double min);           // x > min
 CLI::Validator finite_at_least(double min);        // x >= min
+
+// A comma-separated list of finite numbers into `values` (replaced when the option is given):
+// unlike CLI11's delimiter, which silently drops empty items ("0.5,,0.25" would read as two
+// numbers), an empty or non-finite item is an error naming it: "item 2 of '0.5,,0.25' is empty;
+// it must be a comma-separated list of finite numbers". `values` must outlive the parse.
+CLI::Option* add_finite_list(CLI::App* app, const std::string& name, std::vector<float>& values,
+                             const std::string& description);
 
 // Any text but the empty string, which would otherwise read as "not given" and silently pick a
 // default: "it must not be empty".

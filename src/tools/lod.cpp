@@ -59,16 +59,11 @@ void register_lod(CLI::App& app) {
   CLI::App* lod = app.add_subcommand(
       "lod", "Generate index-only levels of detail (meshoptimizer) and write them as an MSFT_lod GLB");
   lod->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb)")->required();
-  lod->add_option("--ratios", options->ratios,
-                  "target index ratio of each level, of the original primitive, in (0, 1), decreasing")
-      ->delimiter(',')
-      ->capture_default_str()
-      ->check(finite_number());
-  lod->add_option("--screen-coverage", options->screen_coverage,
+  add_finite_list(lod, "--ratios", options->ratios,
+                  "target index ratio of each level, of the original primitive, in (0, 1), decreasing");
+  add_finite_list(lod, "--screen-coverage", options->screen_coverage,
                   "coverage threshold per level, one per level (the original and one per ratio), "
-                  "decreasing (default: where each level's error reaches --pixel-error pixels)")
-      ->delimiter(',')
-      ->check(finite_number());
+                  "decreasing (default: where each level's error reaches --pixel-error pixels)");
   lod->add_option("--pixel-error", options->pixel_error,
                   "default thresholds: a level takes over where its error projects to this many pixels")
       ->capture_default_str()
