@@ -124,9 +124,14 @@ void group_due_slots(Crowd::State& st, std::uint32_t evaluated) {
   ends.clear();
   // About (r + 1) · evaluated / regions due slots lie before ends[r]; thresholds are at least
   // kRegionSlots − 1 apart, so every end is found.
+  const auto threshold = [&] { return std::uint64_t{evaluated} * (ends.size() + 1) / regions; };
+  std::uint64_t at = threshold();  // divided once per region, not per slot
   for (std::uint32_t slot = 0, due = 0; slot < n && ends.size() + 1 < regions; ++slot) {
     due += st.due[slot];
-    if (due >= std::uint64_t{evaluated} * (ends.size() + 1) / regions) ends.push_back(slot + 1);
+    if (due >= at) {
+      ends.push_back(slot + 1);
+      at = threshold();
+    }
   }
   std::copy_n(st.order.begin(), evaluated, grouped.begin());
   const auto region_of = [&](std::uint32_t position) {
