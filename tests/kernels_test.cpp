@@ -384,7 +384,7 @@ struct LanePoses {
 };
 
 // palette_lanes after hierarchy_lanes against palette on each pose's world: a skin of 12 joints
-// (some at rest in every lane, so gathered), with and without a left transform, 1 to 8 lanes,
+// (some at rest in every lane, so broadcast from rest_world), with and without a left transform, 1 to 8 lanes,
 // into aligned (streamed) and unaligned rows. The same bits, as for the hierarchy; one scratch
 // serves every pass.
 TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
@@ -393,7 +393,7 @@ TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
   std::vector<std::int32_t> parent(kNodes);
   for (std::size_t n = 0; n < kNodes; ++n) {
     // Nodes 13–15 hang from the root at rest, so no lane moves them and no moved child makes
-    // hierarchy_lanes gather them: palette_lanes must.
+    // hierarchy_lanes put them in its lanes: palette_lanes must.
     parent[n] = n == 0    ? -1
                 : n >= 13 ? static_cast<std::int32_t>(n == 13 ? 0 : 13)
                           : static_cast<std::int32_t>(rng() % n);

@@ -153,7 +153,7 @@ inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
       for (int l = 0; l < 8; ++l) animated |= unsigned{in.mark[l][n] == in.stamp[l]} << l;
     const unsigned moved = animated | (parent >= 0 ? moved_lanes[parent] : 0u);
     moved_lanes[n] = static_cast<std::uint8_t>(moved);
-    if (moved == 0) {  // every lane's chain is at rest; lanes_world is gathered if a child needs it
+    if (moved == 0) {  // every lane's chain is at rest: a child or palette broadcasts rest_world
       if (pass.keep_world == nullptr || pass.keep_world[n])
         for (std::size_t l = 0; l < pass.lanes; ++l) in.world[l][n] = pass.rest_world[n];
       in_lanes[n] = 0;
@@ -193,9 +193,9 @@ inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
     if (parent >= 0) {
       const auto p = static_cast<std::size_t>(parent);
       if (!in_lanes[p]) {
-        Affine8 gathered;
-        broadcast(pass.rest_world[p], gathered);  // at rest in every lane
-        store_affine8(lanes_world + 96 * p, gathered);
+        Affine8 rest;
+        broadcast(pass.rest_world[p], rest);  // at rest in every lane
+        store_affine8(lanes_world + 96 * p, rest);
         in_lanes[p] = 1;
       }
       up = lanes_world + 96 * p;

@@ -90,10 +90,12 @@ inline constexpr std::size_t kFewestLanes = 5;
 
 // evaluate_slot for up to kHierarchyLanes slots (anim/kernels.hpp) with one hierarchy pass over
 // all of their poses (hierarchy_lanes: each pose's result is what LocalToModelJob gives it), and
-// one palette pass where every skin's mesh is static; slots that all play one clip, or one
-// crossfade, with nothing on top are sampled (and blended) across lanes too. Fewer than
-// kFewestLanes slots go one by one: slots[l] is evaluated in lanes[l], with `lanes_scratch`
-// sized for the draw rig. `timed` adds the whole batch's stage ticks to lanes[0].ticks.
+// where every skin's mesh is static one palette pass and, with rigid nodes drawn, one instance
+// pass (instance_lanes); slots that all play one clip, or one crossfade, with nothing on top are
+// sampled (and blended) across lanes too. Slot l's pose is in lanes[l], but its `world` only
+// where CompiledRig::keep_world says (none with static skins: the passes read the hierarchy's
+// lanes). Fewer than kFewestLanes slots go one by one, each evaluated in lanes[l]. `lanes_scratch`
+// is sized for the draw rig. `timed` adds the whole batch's stage ticks to lanes[0].ticks.
 void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std::span<Scratch> lanes,
                     LanesScratch& lanes_scratch, bool timed) noexcept;
 
