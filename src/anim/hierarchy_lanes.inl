@@ -193,9 +193,7 @@ inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {
     if (parent >= 0) {
       const auto p = static_cast<std::size_t>(parent);
       if (!in_lanes[p]) {
-        Affine8 rest;
-        broadcast(pass.rest_world[p], rest);  // at rest in every lane
-        store_affine8(lanes_world + 96 * p, rest);
+        store_broadcast(pass.rest_world[p], lanes_world + 96 * p);  // at rest in every lane
         in_lanes[p] = 1;
       }
       up = lanes_world + 96 * p;
@@ -234,9 +232,7 @@ inline void palette_lanes(const PaletteLanes& pass) noexcept {
     const std::size_t node = pass.joints[j];
     float* model = pass.lanes_world + 96 * node;
     if (!pass.in_lanes[node]) {  // at rest in every lane: hierarchy_lanes left it out of the lanes
-      Affine8 rest;
-      broadcast(pass.rest_world[node], rest);
-      store_affine8(model, rest);
+      store_broadcast(pass.rest_world[node], model);
       pass.in_lanes[node] = 1;
     }
     // palette(): m = world × inverse_bind, then left × m.

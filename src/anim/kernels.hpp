@@ -125,9 +125,10 @@ struct HierarchyLanes {
 // pass: rows[l][3j..3j+2] = left × world_l(joints[j]) × inverse_binds[j], bit for bit as
 // `palette` computes each, with `left` shared by all lanes (null = identity); `lanes` outside
 // 1..8 does nothing. Reads the pass's lanes_world, putting into it the rest_world of the joints
-// it does not hold (at rest in every lane). With `stream`, 16-byte aligned rows are written with non-temporal stores,
-// fenced before returning; otherwise with plain stores, which leave them in the cache. Streaming pays only for palettes
-// larger than the cache (the crowd's rule: stream_palettes in src/crowd/pack.cpp).
+// it does not hold (at rest in every lane). With `stream`, 16-byte aligned rows are written with
+// non-temporal stores, fenced before returning; otherwise with plain stores, which leave them in
+// the cache. Streaming pays only for palettes larger than the cache (the crowd's rule:
+// stream_palettes in src/crowd/pack.cpp).
 struct PaletteLanes {
   std::span<const std::uint32_t> joints;
   std::span<const Affine> inverse_binds;

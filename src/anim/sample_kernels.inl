@@ -55,8 +55,8 @@ inline F8 slerp_dot(const F8* a, const F8* b) noexcept {
 }
 
 // Normalizes the 4-component lanes of `q` in place (a quaternion per lane); zero stays zero.
-// One division and four products: four divisions kept the divider busy for most of a rotation
-// group's sampling (within an ulp of dividing each component).
+// One division and four products instead of four divisions (within an ulp of dividing each
+// component).
 inline void normalize_lanes(F8* q) noexcept {
   const F8 len = max(sqrt(slerp_dot(q, q)), splat(std::numeric_limits<float>::min()));
   const F8 inverse = div(splat(1.0f), len);

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -41,6 +42,17 @@ CLI::Validator finite_validator(const std::string& requirement, std::function<bo
         return problem == nullptr ? std::string() : fmt::format("'{}' {}; it must be {}", text, problem, requirement);
       },
       requirement);
+}
+
+// `text` cut at every comma, empty items kept ("0.5,,0.25" is three items, "" one).
+std::vector<std::string> split_items(const std::string& text) {
+  std::vector<std::string> items;
+  for (std::size_t begin = 0;;) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    items.push_back(text.substr(begin, end - begin));
+    if (end == text.size()) return items;
+    begin = end + 1;
+  }
 }
 
 }  // namespace
@@ -88,18 +100,16 @@ CLI::Option* add_finite_list(CLI::App* app, const std::string& name, std::vector
   const CLI::Validator finite = finite_number();
   const CLI::Validator items(
       [finite](std::string& text) -> std::string {
-        std::size_t item = 1;
-        for (std::size_t begin = 0;; ++item) {
-          const std::size_t end = std::min(text.find(',', begin), text.size());
-          std::string piece = text.substr(begin, end - begin);
+        const std::vector<std::string> pieces = split_items(text);
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+          std::string piece = pieces[i];
           if (piece.empty())
-            return fmt::format("item {} of '{}' is empty; it must be a comma-separated list of finite numbers", item,
+            return fmt::format("item {} of '{}' is empty; it must be a comma-separated list of finite numbers", i + 1,
                                text);
           const std::string problem = finite(piece);
-          if (!problem.empty()) return fmt::format("{} (item {} of '{}')", problem, item, text);
-          if (end == text.size()) return std::string();
-          begin = end + 1;
+          if (!problem.empty()) return fmt::format("{} (item {} of '{}')", problem, i + 1, text);
         }
+        return std::string();
       },
       "finite");
   std::string shown;
@@ -109,12 +119,10 @@ CLI::Option* add_finite_list(CLI::App* app, const std::string& name, std::vector
           name,
           [&values](const std::string& text) {
             values.clear();
-            for (std::size_t begin = 0; begin <= text.size();) {
-              const std::size_t end = std::min(text.find(',', begin), text.size());
+            for (const std::string& piece : split_items(text)) {
               float x = 0.0f;
-              parse_all(std::string_view(text).substr(begin, end - begin), x);  // checked by `items`
+              parse_all(piece, x);  // checked by `items`
               values.push_back(x);
-              begin = end + 1;
             }
           },
           description)
