@@ -661,6 +661,79 @@ TEST(KernelsTest, BlendLanesEqualTheBlendOfEachPose) {
   }
 }
 
+// sample_pair against `sample` run on each clip alone and blend_pair of the two poses, bit for
+// bit: the sampler's clip against a copy with every key value negated (b·a < 0 where both are
+// sampled at one time: the sign flip), at pairs of times and weights (wa = wb = 0: the identity).
+// Only the groups' targets are written.
+TEST(KernelsTest, SamplePairEqualsTheBlendOfTwoSamples) {
+  const SamplerClip clip = sampler_clip();
+  const Rig& rig = clip.rig;
+  const ClipTracks& tracks = clip.tracks;
+  ClipTracks negated = tracks;
+  for (float& x : negated.key_rows) x = -x;
+  constexpr float kUntouched = -99.0f;
+  const auto keys_at = [](const ClipTracks& c, float seconds) {
+    std::vector<KeyPosition> keys;
+    for (const Timeline& tl : c.timelines) {
+      std::uint16_t cursor = 0;
+      keys.push_back(locate_key(std::span(c.times.data() + tl.times_offset, tl.key_count), seconds, cursor));
+    }
+    return keys;
+  };
+  const float times[][2] = {{0.3f, 0.3f}, {0.77f, 1.9f}, {-0.5f, 2.5f}, {1.2f, 0.5f}};
+  const float weights[][2] = {{0.3f, 0.7f}, {1.0f, 0.0f}, {0.0f, 0.0f}, {0.55f, 0.45f}};
+  bool flipped = false;  // some rotation of b pointed away from a's
+  for (const AffineKernels* set : kernel_sets())
+    for (const auto& at : times)
+      for (const auto& w : weights) {
+        SCOPED_TRACE(::testing::Message()
+                     << set->name << ", at " << at[0] << " and " << at[1] << " s, weights " << w[0] << " and " << w[1]);
+        const std::vector<KeyPosition> keys_a = keys_at(tracks, at[0]), keys_b = keys_at(negated, at[1]);
+        std::vector<glm::vec3> t(12, glm::vec3(kUntouched)), s(12, glm::vec3(kUntouched));
+        std::vector<glm::quat> r(12, glm::quat(kUntouched, kUntouched, kUntouched, kUntouched));
+        SamplePair pass;
+        pass.key_rows[0] = tracks.key_rows.data();
+        pass.key_rows[1] = negated.key_rows.data();
+        pass.groups[0] = tracks.groups.data();
+        pass.groups[1] = negated.groups.data();
+        pass.count = tracks.groups.size();
+        pass.keys[0] = keys_a.data();
+        pass.keys[1] = keys_b.data();
+        pass.wa = w[0];
+        pass.wb = w[1];
+        pass.translations = t.data();
+        pass.rotations = r.data();
+        pass.scales = s.data();
+        set->sample_pair(pass);
+        // The same from two samples and blend_pair over the nodes they animate.
+        std::vector<glm::vec3> ta(12), sa(12), tb(12), sb(12), tw(12), sw(12);
+        std::vector<glm::quat> ra(12), rb(12), rw(12);
+        set->sample({tracks.key_rows.data(), tracks.groups.data(), tracks.groups.size(), keys_a.data(), ta.data(),
+                     ra.data(), sa.data(), nullptr});
+        set->sample({negated.key_rows.data(), negated.groups.data(), negated.groups.size(), keys_b.data(), tb.data(),
+                     rb.data(), sb.data(), nullptr});
+        blend_pair({ta, ra, sa, {}}, w[0], {tb, rb, sb, {}}, w[1], tracks.animated, {tw, rw, sw, {}});
+        std::vector<bool> targeted(12 * 3, false);  // per node and path
+        for (const test::HandmadeChannel& c : clip.channels) {
+          const std::uint32_t node = rig.rig_node[static_cast<std::size_t>(c.node)];
+          const int path = c.path == "translation" ? 0 : c.path == "rotation" ? 1 : 2;
+          targeted[node * 3 + path] = true;
+          const float* got = path == 1 ? &r[node].x : path == 2 ? &s[node].x : &t[node].x;
+          const float* want = path == 1 ? &rw[node].x : path == 2 ? &sw[node].x : &tw[node].x;
+          for (int k = 0; k < (path == 1 ? 4 : 3); ++k)
+            ASSERT_EQ(std::bit_cast<std::uint32_t>(got[k]), std::bit_cast<std::uint32_t>(want[k]))
+                << c.path << " of node " << c.node << ", component " << k;
+          if (path == 1) flipped |= glm::dot(ra[node], rb[node]) < 0.0f;
+        }
+        for (std::size_t n = 0; n < 12; ++n) {
+          EXPECT_TRUE(targeted[n * 3] || t[n] == glm::vec3(kUntouched)) << "translation of node " << n;
+          EXPECT_TRUE(targeted[n * 3 + 1] || r[n].x == kUntouched) << "rotation of node " << n;
+          EXPECT_TRUE(targeted[n * 3 + 2] || s[n] == glm::vec3(kUntouched)) << "scale of node " << n;
+        }
+      }
+  EXPECT_TRUE(flipped);
+}
+
 TEST(KernelsTest, TheChosenSetIsOneOfTheTwo) {
   const AffineKernels& chosen = affine_kernels();
   EXPECT_TRUE(&chosen == &portable_affine_kernels() || &chosen == fma_affine_kernels()) << chosen.name;

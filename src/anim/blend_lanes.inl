@@ -1,4 +1,5 @@
-// The two-layer crossfade across lanes (BlendLanes), included by kernels.cpp after
+// The two-layer crossfade across lanes (BlendLanes) and of one pose sampled from two clips
+// (SamplePair), included by kernels.cpp after
 // hierarchy_lanes.inl in each instruction set's namespace, where F8, its arithmetic, below
 // (a < b per lane, as a mask) and select are defined. No include guard on purpose.
 //
@@ -32,5 +33,42 @@ inline void blend_lanes(const BlendLanes& pass) noexcept {
     const F8 len = sqrt(dot_lanes(q, q));
     const F8 nonzero = below(zero, len);  // else the identity, as store_normalized
     for (int k = 0; k < 4; ++k) store(out + 8 * (3 + k), select(nonzero, div(q[k], len), splat(k == 3 ? 1.0f : 0.0f)));
+  }
+}
+
+// SamplePair: the two clips' groups sampled side by side and blended as blend_lanes blends a
+// node, but across the group's channels instead of across poses, then scattered once.
+[[gnu::flatten]] inline void sample_pair(const SamplePair& pass) noexcept {
+  SlerpCoefficients cache[2];
+  const F8 wa = splat(pass.wa), wb = splat(pass.wb), zero = splat(0.0f);
+  const F8 flipped_wb = flip_sign(splat(-1.0f), wb);
+  SamplePass out;
+  out.translations = pass.translations;
+  out.rotations = pass.rotations;
+  out.scales = pass.scales;
+  for (std::size_t gi = 0; gi < pass.count; ++gi) {
+    const ChannelGroup& ga = pass.groups[0][gi];
+    const ChannelGroup& gb = pass.groups[1][gi];
+    F8 a[4], b[4];
+    sample_group(ga, pass.keys[0][ga.timeline], pass.key_rows[0], cache[0], a);
+    sample_group(gb, pass.keys[1][gb.timeline], pass.key_rows[1], cache[1], b);
+    if (ga.path == ChannelPath::weights) {
+      out.weights = pass.weights[0];
+      scatter(ga, a, out);
+      out.weights = pass.weights[1];
+      scatter(gb, b, out);
+      continue;
+    }
+    if (ga.path == ChannelPath::rotation) {
+      const F8 signed_wb = select(below(dot_lanes(b, a), zero), flipped_wb, wb);
+      F8 q[4];
+      for (int k = 0; k < 4; ++k) q[k] = add(mul(a[k], wa), mul(b[k], signed_wb));
+      const F8 len = sqrt(dot_lanes(q, q));
+      const F8 nonzero = below(zero, len);
+      for (int k = 0; k < 4; ++k) a[k] = select(nonzero, div(q[k], len), splat(k == 3 ? 1.0f : 0.0f));
+    } else {
+      for (int c = 0; c < 3; ++c) a[c] = add(mul(a[c], wa), mul(b[c], wb));
+    }
+    scatter(ga, a, out);
   }
 }

@@ -15,6 +15,11 @@ namespace gltf_crowd {
 void blend_pair(const RigPose& a, float wa, const RigPose& b, float wb, std::span<const std::uint32_t> nodes,
                 const RigPose& output) noexcept;
 
+// What blend_pair gives for the properties of the clip's animated nodes that no channel of it
+// writes (ClipTracks::rest_translations, …) when both poses hold the rest value there: the rest
+// value weighed by wa and by wb. Only those properties of `output` are written.
+void blend_rest_pair(const Rig& rig, const ClipTracks& clip, float wa, float wb, const RigPose& output) noexcept;
+
 // out = a × wa + b × wb over n floats, as blend_pair weighs morph weights (out may be a or b).
 void weigh_pair(const float* a, float wa, const float* b, float wb, std::size_t n, float* out) noexcept;
 

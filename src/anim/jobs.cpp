@@ -171,21 +171,31 @@ namespace {
 
 // blend_layer's first pass on a and last pass on b, fused: b's rotation is weighted by -wb
 // where it points away from a's.
+// a × wa + b × wb, as weigh_pair sums each float.
+glm::vec3 weigh_vec3_pair(const glm::vec3& a, float wa, const glm::vec3& b, float wb) noexcept {
+  const glm::vec3 first = a * wa;
+  return first + b * wb;
+}
+
+// qa × wa + qb × ±wb normalized: qb's weight is negated where it points away from qa.
+void blend_quat_pair(const glm::quat& a, __m128 wa, const glm::quat& b, __m128 wb, glm::quat& out) noexcept {
+  const __m128 qa = load_quat(a), qb = load_quat(b);
+  const __m128 away = _mm_cmplt_ps(dot4(qb, qa), _mm_setzero_ps());
+  const __m128 signed_w = _mm_xor_ps(wb, _mm_and_ps(away, _mm_set1_ps(-0.0f)));
+  store_normalized(_mm_add_ps(_mm_mul_ps(qa, wa), _mm_mul_ps(qb, signed_w)), out);
+}
+
 template <bool kVectors, typename Index>
 void blend_pair_nodes(const RigPose& a, float wa, const RigPose& b, float wb, std::size_t count, Index index,
                       const RigPose& output) noexcept {
-  const __m128 wav = _mm_set1_ps(wa), wbv = _mm_set1_ps(wb), sign_bit = _mm_set1_ps(-0.0f);
+  const __m128 wav = _mm_set1_ps(wa), wbv = _mm_set1_ps(wb);
   for (std::size_t i = 0; i < count; ++i) {
     const std::uint32_t n = index(i);
     if constexpr (kVectors) {
-      const glm::vec3 t = a.translations[n] * wa, s = a.scales[n] * wa;
-      output.translations[n] = t + b.translations[n] * wb;
-      output.scales[n] = s + b.scales[n] * wb;
+      output.translations[n] = weigh_vec3_pair(a.translations[n], wa, b.translations[n], wb);
+      output.scales[n] = weigh_vec3_pair(a.scales[n], wa, b.scales[n], wb);
     }
-    const __m128 qa = load_quat(a.rotations[n]), qb = load_quat(b.rotations[n]);
-    const __m128 away = _mm_cmplt_ps(dot4(qb, qa), _mm_setzero_ps());
-    const __m128 signed_w = _mm_xor_ps(wbv, _mm_and_ps(away, sign_bit));
-    store_normalized(_mm_add_ps(_mm_mul_ps(qa, wav), _mm_mul_ps(qb, signed_w)), output.rotations[n]);
+    blend_quat_pair(a.rotations[n], wav, b.rotations[n], wbv, output.rotations[n]);
   }
 }
 
@@ -206,6 +216,16 @@ void blend_pair(const RigPose& a, float wa, const RigPose& b, float wb, std::spa
         a, wa, b, wb, nodes.size(), [list](std::size_t i) { return list[i]; }, output);
   }
   weigh_pair(a.weights.data(), wa, b.weights.data(), wb, output.weights.size(), output.weights.data());
+}
+
+void blend_rest_pair(const Rig& rig, const ClipTracks& clip, float wa, float wb, const RigPose& output) noexcept {
+  for (std::uint32_t n : clip.rest_translations)
+    output.translations[n] = weigh_vec3_pair(rig.rest_translation[n], wa, rig.rest_translation[n], wb);
+  for (std::uint32_t n : clip.rest_scales)
+    output.scales[n] = weigh_vec3_pair(rig.rest_scale[n], wa, rig.rest_scale[n], wb);
+  const __m128 wav = _mm_set1_ps(wa), wbv = _mm_set1_ps(wb);
+  for (std::uint32_t n : clip.rest_rotations)
+    blend_quat_pair(rig.rest_rotation[n], wav, rig.rest_rotation[n], wbv, output.rotations[n]);
 }
 
 bool BlendJob::run() const noexcept {

@@ -84,6 +84,24 @@ struct BlendLanes {
   float* out = nullptr;
 };
 
+// A crossfade of two clips into one pose in one pass: group i of `a` and group i of `b` (the same
+// path, lanes and targets: CompiledRig::group_layout) are each sampled as `sample` samples them,
+// then blended in registers as blend_pair blends the two sampled poses (bit for bit):
+// translations and scales a × wa + b × wb; rotations a × wa + b × ±wb (minus where b·a < 0),
+// normalized, the identity where that sum is zero. Morph weights are not blended here: each
+// clip's go to its own array (weights[0], weights[1]).
+struct SamplePair {
+  const float* key_rows[2] = {};
+  const ChannelGroup* groups[2] = {};
+  std::size_t count = 0;            // groups of each clip
+  const KeyPosition* keys[2] = {};  // per timeline of each clip
+  float wa = 0.0f, wb = 0.0f;
+  glm::vec3* translations = nullptr;
+  glm::quat* rotations = nullptr;
+  glm::vec3* scales = nullptr;
+  float* weights[2] = {};
+};
+
 // The hierarchy pass of up to kHierarchyLanes poses of one rig at once, one pose per lane of an
 // 8-wide register, each pose's result bit for bit that of `hierarchy` for it (the same
 // operations in the same order). Every node some lane moves is composed and multiplied across
@@ -193,6 +211,7 @@ struct AffineKernels {
   void (*sample)(const SamplePass& pass) noexcept;
   void (*sample_lanes)(const SampleLanes& pass) noexcept;  // see SampleLanes
   void (*blend_lanes)(const BlendLanes& pass) noexcept;    // see BlendLanes
+  void (*sample_pair)(const SamplePair& pass) noexcept;    // see SamplePair
   void (*hierarchy)(const HierarchyPass& pass, Affine* world) noexcept;
   void (*hierarchy_lanes)(const HierarchyLanes& pass) noexcept;  // see HierarchyLanes
   void (*palette_lanes)(const PaletteLanes& pass) noexcept;      // see PaletteLanes

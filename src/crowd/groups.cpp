@@ -44,6 +44,15 @@ PrimitiveGroup& add_group(Crowd::State& st, std::uint32_t source, std::uint32_t 
   return st.groups.back();
 }
 
+bool same_group_layout(const ClipTracks& a, const ClipTracks& b) noexcept {
+  const auto same_group = [](const ChannelGroup& x, const ChannelGroup& y) {
+    return x.path == y.path && x.lanes == y.lanes && std::equal(std::begin(x.targets), std::end(x.targets), y.targets);
+  };
+  return a.animated == b.animated && a.rest_translations == b.rest_translations &&
+         a.rest_rotations == b.rest_rotations && a.rest_scales == b.rest_scales && a.rest_weights == b.rest_weights &&
+         std::equal(a.groups.begin(), a.groups.end(), b.groups.begin(), b.groups.end(), same_group);
+}
+
 }  // namespace
 
 void build_groups(Crowd::State& st) {
@@ -117,6 +126,9 @@ CompiledRig compile_rig(const Asset& asset, std::span<const std::uint32_t> drawn
     std::size_t equal = 0;
     while (compiled.clips[equal].animated != clip.animated) ++equal;  // stops at c at the latest
     compiled.node_set.push_back(static_cast<std::uint32_t>(equal));
+    std::size_t same = 0;
+    while (!same_group_layout(compiled.clips[same], clip)) ++same;  // stops at c at the latest
+    compiled.group_layout.push_back(static_cast<std::uint32_t>(same));
     std::vector<std::uint32_t>& weights = compiled.animated_weights.emplace_back();
     for (const BoundChannel& channel : clip.channels)
       if (channel.path == ChannelPath::weights) weights.push_back(channel.target);
@@ -175,7 +187,7 @@ void resize_streams(Crowd::State& st) {
   for (PrimitiveGroup& g : st.groups) g.instances.reserve(capacity);
   st.lod.resize(capacity);
   st.weights.resize(capacity * st.asset.total_weights);
-  st.due.resize(capacity);
+  st.due_group.resize(capacity);
   st.order.resize(capacity);
   st.order_starts.resize(order_keys(st.asset) + 1);
   st.stale.resize(capacity);

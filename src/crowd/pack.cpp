@@ -27,6 +27,41 @@ Affine placement_rows(const glm::mat4& m) noexcept {
   return a;
 }
 
+// The usual crossfade of two clips with one group layout (CompiledRig::group_layout),
+// contributors 0 and `last`, sampled and blended in one pass: bit for bit blend_pair's blend of
+// their two samples from the rest pose, without writing either sample.
+void sample_pair(const Asset& asset, const CompiledRig& compiled, Playback& p, std::uint32_t last,
+                 Scratch& s) noexcept {
+  ContributorState& a = p.contributors[0];
+  ContributorState& b = p.contributors[last];
+  const ClipTracks& clip_a = compiled.clips[a.clip];
+  const ClipTracks& clip_b = compiled.clips[b.clip];
+  blend_rest_pair(compiled.rig, clip_a, a.weight, b.weight, s.pose());
+  if (clip_a.rest_weights) {
+    std::copy(compiled.rig.rest_weights.begin(), compiled.rig.rest_weights.end(), s.first_weights.begin());
+    std::copy(compiled.rig.rest_weights.begin(), compiled.rig.rest_weights.end(), s.one_weights.begin());
+  }
+  locate_keys(clip_a, contributor_time(asset, p, a).seconds, a.cursors, s.keys.data());
+  locate_keys(clip_b, contributor_time(asset, p, b).seconds, b.cursors, s.pair_keys.data());
+  SamplePair pass;
+  pass.key_rows[0] = clip_a.key_rows.data();
+  pass.key_rows[1] = clip_b.key_rows.data();
+  pass.groups[0] = clip_a.groups.data();
+  pass.groups[1] = clip_b.groups.data();
+  pass.count = clip_a.groups.size();
+  pass.keys[0] = s.keys.data();
+  pass.keys[1] = s.pair_keys.data();
+  pass.wa = a.weight;
+  pass.wb = b.weight;
+  pass.translations = s.translations.data();
+  pass.rotations = s.rotations.data();
+  pass.scales = s.scales.data();
+  pass.weights[0] = s.first_weights.data();
+  pass.weights[1] = s.one_weights.data();
+  affine_kernels().sample_pair(pass);
+  weigh_pair(s.first_weights.data(), a.weight, s.one_weights.data(), b.weight, s.weights.size(), s.weights.data());
+}
+
 // A crossfade: every contributor's pose is its clip over the rest pose; the blend is their
 // weighted sum with rotations sign-aligned to the first contributor, then normalized.
 void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playback& p, Scratch& s) noexcept {
@@ -85,6 +120,9 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
   const std::span<const std::uint32_t> nodes = contiguous ? std::span<const std::uint32_t>() : touched;
   std::uint32_t second = 1;
   while (second < p.count && !used(second)) ++second;
+  if (second == last &&
+      compiled.group_layout[p.contributors[0].clip] == compiled.group_layout[p.contributors[last].clip])
+    return sample_pair(asset, compiled, p, last, s);
   if (second == last) {  // two layers, the usual crossfade: one pass writes the output
     sample(0, first);
     sample(last, one);
@@ -133,6 +171,7 @@ Scratch::Scratch(const CompiledRig& compiled)
       layer_mark(compiled.rig.node_count(), 0),
       layer_weight_mark(compiled.rig.rest_weights.size(), 0),
       keys(compiled.max_timelines),
+      pair_keys(compiled.max_timelines),
       world(compiled.rig.node_count()),
       palettes(compiled.rig.skins.size()) {
   touched.reserve(compiled.rig.node_count());
@@ -260,17 +299,19 @@ void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s) noex
 
 }  // namespace
 
-void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed) noexcept {
+void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, std::array<std::uint64_t, 4>* ticks) noexcept {
   const Rig& rig = st.draw.rig;
-  StageClock clock(timed);
+  StageClock clock(ticks != nullptr);
+  std::array<std::uint64_t, 4> unused;
+  std::array<std::uint64_t, 4>& stage = ticks != nullptr ? *ticks : unused;
   pose_slot(st, slot, s);
-  clock.lap(s.ticks[0]);
+  clock.lap(stage[0]);
   LocalToModelJob{&rig, s.translations, s.rotations, s.scales, s.mark, s.stamp, s.moved, s.world}.run();
-  clock.lap(s.ticks[1]);
+  clock.lap(stage[1]);
   write_palettes(st, slot, s);
-  clock.lap(s.ticks[2]);
+  clock.lap(stage[2]);
   pack_instances(st, slot, s);
-  clock.lap(s.ticks[3]);
+  clock.lap(stage[3]);
 }
 
 namespace {
@@ -385,7 +426,8 @@ void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, con
 void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std::span<Scratch> lanes,
                     LanesScratch& lanes_scratch, bool timed) noexcept {
   if (slots.size() < kFewestLanes) {  // with the same results
-    for (std::size_t l = 0; l < slots.size(); ++l) evaluate_slot(st, slots[l], lanes[l], timed);
+    for (std::size_t l = 0; l < slots.size(); ++l)
+      evaluate_slot(st, slots[l], lanes[l], timed ? &lanes[0].ticks : nullptr);
     return;
   }
   const Rig& rig = st.draw.rig;

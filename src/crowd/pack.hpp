@@ -39,6 +39,7 @@ struct alignas(64) Scratch {
   std::uint32_t layer_stamp = 0;
   std::vector<std::uint32_t> layer_nodes, layer_weights_used;
   std::vector<KeyPosition> keys;               // per timeline of the clip being sampled
+  std::vector<KeyPosition> pair_keys;          // of the second clip of a SamplePair
   std::vector<Affine> world;                   // world' per rig node
   std::vector<std::span<glm::vec4>> palettes;  // per rig skin: this slot's rows (PaletteJob)
   // Time-stamp ticks of this update per stage (sampling, hierarchy, palettes, packing) over the
@@ -46,7 +47,7 @@ struct alignas(64) Scratch {
   std::array<std::uint64_t, 4> ticks{};
   std::uint64_t chunk_ticks = 0;
   // Slots of this update evaluated by batches that shared their clips (FrameStats::
-  // actors_batched_by_clip), counted in a worker's first scratch.
+  // actors_batched_by_clip). This and the ticks are counted in a worker's first scratch only.
   std::uint32_t batched_by_clip = 0;
 
   RigPose pose() noexcept { return {translations, rotations, scales, weights}; }
@@ -81,8 +82,9 @@ void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Pl
                          std::uint32_t slot, Scratch& s) noexcept;
 
 // Evaluates the pose of one slot and packs it into every stream, stamping it with the current
-// generation. `timed` adds each stage's ticks to scratch.ticks.
-void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed = false) noexcept;
+// generation. With `ticks`, each stage's ticks are added to it (its worker's first scratch's).
+void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s,
+                   std::array<std::uint64_t, 4>* ticks = nullptr) noexcept;
 
 // The fewest slots that evaluate_slots runs across lanes: the lanes' passes cost what about five
 // poses alone cost (every lane is computed, used or not), so fewer go one by one.

@@ -103,7 +103,7 @@ void group_due_slots(Crowd::State& st, std::uint32_t evaluated) {
   for (std::size_t k = 1; k < starts.size(); ++k) starts[k] += starts[k - 1];
   const auto n = static_cast<std::uint32_t>(st.size());
   for (std::uint32_t slot = 0; slot < n; ++slot)
-    if (st.due[slot]) st.order[starts[order_key(st.asset, st.playback[slot])]++] = slot;
+    if (st.due_group[slot] != kNotDue) st.order[starts[st.due_group[slot]]++] = slot;
   WorkerPool& pool = *st.workers;
   // The arena's concurrency, or less under a tbb::global_control (gltf-crowd bench --threads).
   const std::size_t workers = std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
@@ -127,7 +127,7 @@ void group_due_slots(Crowd::State& st, std::uint32_t evaluated) {
   const auto threshold = [&] { return std::uint64_t{evaluated} * (ends.size() + 1) / regions; };
   std::uint64_t at = threshold();  // divided once per region, not per slot
   for (std::uint32_t slot = 0, due = 0; slot < n && ends.size() + 1 < regions; ++slot) {
-    due += st.due[slot];
+    due += st.due_group[slot] != kNotDue;
     if (due >= at) {
       ends.push_back(slot + 1);
       at = threshold();
@@ -170,19 +170,24 @@ void run_update(Crowd::State& st, float delta_seconds) {
   std::fill(starts.begin(), starts.end(), 0u);
   for (std::uint32_t slot = 0; slot < n; ++slot) {
     // Hidden actors are evaluated when shown again (set_visible).
-    st.due[slot] = st.stale[slot] && (st.hidden_count == 0 || !st.hidden[slot]) && scheduled(st, slot);
-    evaluated += st.due[slot];
-    deferred += st.stale[slot] && !st.due[slot];
-    if (st.due[slot]) ++starts[order_key(st.asset, st.playback[slot]) + 1];
+    const bool due = st.stale[slot] && (st.hidden_count == 0 || !st.hidden[slot]) && scheduled(st, slot);
+    evaluated += due;
+    deferred += st.stale[slot] && !due;
+    st.due_group[slot] = due ? order_key(st.asset, st.playback[slot]) : kNotDue;
+    if (due) ++starts[st.due_group[slot] + 1];
   }
   group_due_slots(st, evaluated);
   WorkerPool& pool = *st.workers;
-  for (Scratch& s : pool.scratch) s.batched_by_clip = 0;
-  if (timer)
-    for (Scratch& s : pool.scratch) {
-      s.ticks = {};
-      s.chunk_ticks = 0;
+  // A worker counts and times in its first scratch (evaluate_slots).
+  const std::size_t workers = pool.lanes.size();
+  const auto first_scratch = [&pool](std::size_t worker) -> Scratch& { return pool.scratch[worker * kHierarchyLanes]; };
+  for (std::size_t w = 0; w < workers; ++w) {
+    first_scratch(w).batched_by_clip = 0;
+    if (timer) {
+      first_scratch(w).ticks = {};
+      first_scratch(w).chunk_ticks = 0;
     }
+  }
   // Evaluate chunks of `order` in parallel; each task writes only its own slots, so results do
   // not depend on the thread count. Actors not advanced this frame keep their packed rows. Due
   // slots go in batches of kHierarchyLanes, whose hierarchy is one pass across their poses (each
@@ -209,10 +214,11 @@ void run_update(Crowd::State& st, float delta_seconds) {
     };
     for (std::uint32_t i = begin; i != end; ++i) {
       if (i + 1 < evaluated) prefetch_rows(st, st.order[i + 1]);
+      if (i + kHierarchyLanes < evaluated) __builtin_prefetch(&st.playback[st.order[i + kHierarchyLanes]], 1);
       const std::uint32_t slot = st.order[i];
       // A new group ends a batch that can already run across lanes on its own; a smaller one
       // takes the next group's slots (mixed, but still one pass for all).
-      const std::uint32_t key = order_key(st.asset, st.playback[slot]);
+      const std::uint32_t key = st.due_group[slot];
       if (size >= kFewestLanes && key != batch_key) flush();
       if (size == 0) batch_key = key;
       batch[size++] = slot;
@@ -240,15 +246,15 @@ void run_update(Crowd::State& st, float delta_seconds) {
   std::array<std::uint64_t, 4> stage{};
   std::uint64_t chunks = 0;
   if (timer)
-    for (const Scratch& s : pool.scratch) {
-      for (std::size_t i = 0; i < 4; ++i) stage[i] += s.ticks[i];
-      chunks += s.chunk_ticks;
+    for (std::size_t w = 0; w < workers; ++w) {
+      for (std::size_t i = 0; i < 4; ++i) stage[i] += first_scratch(w).ticks[i];
+      chunks += first_scratch(w).chunk_ticks;
     }
   finish_stage_times(timer, stage, chunks, st.stats);
   st.stats.actors_evaluated = evaluated;
   st.stats.actors_deferred = deferred;
   st.stats.actors_batched_by_clip = 0;
-  for (const Scratch& s : pool.scratch) st.stats.actors_batched_by_clip += s.batched_by_clip;
+  for (std::size_t w = 0; w < workers; ++w) st.stats.actors_batched_by_clip += first_scratch(w).batched_by_clip;
   std::uint64_t bytes_per_actor = 0;
   for (const NodeStream& s : st.streams)
     bytes_per_actor += 48ull * (1 + (s.palette.empty() ? 0 : s.joint_count)) + 4ull * s.weight_stride;

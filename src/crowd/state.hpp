@@ -146,6 +146,10 @@ struct CompiledRig {
   // Per clip: clips with equal ClipTracks::animated lists share a number, so a crossfade between
   // them (the same nodes in every layer) needs no union of node lists and no rest fill.
   std::vector<std::uint32_t> node_set;
+  // Per clip: clips that animate the same nodes with the same groups (path, lanes and targets,
+  // group by group) and the same rest fills share a number, so that a crossfade of two of them
+  // samples and blends in one pass (AffineKernels::sample_pair).
+  std::vector<std::uint32_t> group_layout;
   // Every skin's mesh is static, so a batch's palettes run across lanes (palette_lanes, one left
   // transform for all poses); and the joints of all skins together, a slot's palette rows / 3.
   bool static_skins = false;
@@ -190,7 +194,10 @@ struct Crowd::State {
   std::uint32_t overridden = 0;            // slots whose overrides are not empty: 0 skips the check
   std::uint64_t overrides_generation = 0;  // Crowd::overrides_generation
   std::vector<float> weights;              // asset.total_weights per slot
-  std::vector<std::uint8_t> due;           // per slot, this update: evaluate now
+  // Per slot, this update: its order_key when it is evaluated now, else kNotDue. Kept apart from
+  // `playback` so that the parallel loop batches by group without reading each slot's playback
+  // on the core that advanced it.
+  std::vector<std::uint32_t> due_group;
   // This update's due slots in evaluation order (the first actors_evaluated), grouped by
   // order_key so that a batch's slots mostly play one clip, then, on several workers, runs of
   // kHierarchyLanes sorted into regions of neighbouring slots (group_due_slots); order_starts:
@@ -364,6 +371,8 @@ float active_time(const Asset& asset, const Playback& p) noexcept;
 // Time of contributor c under the actor's loop rules.
 ClipTime contributor_time(const Asset& asset, const Playback& p, const ContributorState& c) noexcept;
 
+// State::due_group of a slot that is not evaluated this update.
+inline constexpr std::uint32_t kNotDue = 0xFFFFFFFFu;
 // How many evaluation groups order_key has for `asset`.
 inline std::size_t order_keys(const Asset& asset) noexcept { return 2 * asset.clips.size() + 1; }
 
