@@ -169,8 +169,6 @@ void weigh_pair(const float* a, float wa, const float* b, float wb, std::size_t 
 
 namespace {
 
-// blend_layer's first pass on a and last pass on b, fused: b's rotation is weighted by -wb
-// where it points away from a's.
 // a × wa + b × wb, as weigh_pair sums each float.
 glm::vec3 weigh_vec3_pair(const glm::vec3& a, float wa, const glm::vec3& b, float wb) noexcept {
   const glm::vec3 first = a * wa;
@@ -185,6 +183,8 @@ void blend_quat_pair(const glm::quat& a, __m128 wa, const glm::quat& b, __m128 w
   store_normalized(_mm_add_ps(_mm_mul_ps(qa, wa), _mm_mul_ps(qb, signed_w)), out);
 }
 
+// blend_layer's first pass on a and last pass on b, fused: b's rotation is weighted by -wb
+// where it points away from a's.
 template <bool kVectors, typename Index>
 void blend_pair_nodes(const RigPose& a, float wa, const RigPose& b, float wb, std::size_t count, Index index,
                       const RigPose& output) noexcept {

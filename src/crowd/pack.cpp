@@ -302,8 +302,7 @@ void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s) noex
 void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, std::array<std::uint64_t, 4>* ticks) noexcept {
   const Rig& rig = st.draw.rig;
   StageClock clock(ticks != nullptr);
-  std::array<std::uint64_t, 4> unused;
-  std::array<std::uint64_t, 4>& stage = ticks != nullptr ? *ticks : unused;
+  std::array<std::uint64_t, 4>& stage = ticks != nullptr ? *ticks : s.ticks;  // untouched when untimed
   pose_slot(st, slot, s);
   clock.lap(stage[0]);
   LocalToModelJob{&rig, s.translations, s.rotations, s.scales, s.mark, s.stamp, s.moved, s.world}.run();
