@@ -662,15 +662,37 @@ TEST(KernelsTest, BlendLanesEqualTheBlendOfEachPose) {
 }
 
 // sample_pair against `sample` run on each clip alone and blend_pair of the two poses, bit for
-// bit: the sampler's clip against a copy with every key value negated (b·a < 0 where both are
-// sampled at one time: the sign flip), at pairs of times and weights (wa = wb = 0: the identity).
-// Only the groups' targets are written.
+// bit: the sampler's clip against the same channels re-keyed (one more key each, so that the
+// second clip's times and key rows lie elsewhere) with every value negated (b·a < 0 where both
+// are sampled at one time: the sign flip), at pairs of times and weights (wa = wb = 0: the
+// identity). Only the groups' targets are written.
 TEST(KernelsTest, SamplePairEqualsTheBlendOfTwoSamples) {
   const SamplerClip clip = sampler_clip();
-  const Rig& rig = clip.rig;
-  const ClipTracks& tracks = clip.tracks;
-  ClipTracks negated = tracks;
-  for (float& x : negated.key_rows) x = -x;
+  std::vector<test::HandmadeChannel> rekeyed = clip.channels;
+  for (test::HandmadeChannel& c : rekeyed) {
+    const std::size_t per_key = c.values.size() / c.times.size(), last = c.values.size() - per_key;
+    c.times.push_back(c.times.back() + 0.5f);
+    for (std::size_t i = 0; i < per_key; ++i) c.values.push_back(c.values[last + i]);
+    for (float& v : c.values) v = -v;
+  }
+  nlohmann::json nodes = nlohmann::json::array();
+  for (int i = 0; i < 12; ++i) nodes.push_back({{"name", "n" + std::to_string(i)}});
+  const Asset asset = load_asset_from_memory(test::handmade_gltf(nodes, {{"a", clip.channels}, {"b", rekeyed}}));
+  const Rig rig = build_rig(asset, {}, {.all_nodes = true, .frame = false});
+  const std::vector<ClipTracks> both = build_clip_tracks(asset, rig);
+  const ClipTracks& tracks = both[0];
+  const ClipTracks& negated = both[1];
+  // One group layout (CompiledRig::group_layout), but the groups' rows lie elsewhere.
+  ASSERT_EQ(tracks.groups.size(), negated.groups.size());
+  bool moved = false;
+  for (std::size_t g = 0; g < tracks.groups.size(); ++g) {
+    const ChannelGroup& x = tracks.groups[g];
+    const ChannelGroup& y = negated.groups[g];
+    ASSERT_TRUE(x.path == y.path && x.lanes == y.lanes && std::equal(x.targets, x.targets + kGroupLanes, y.targets))
+        << "group " << g;
+    moved |= x.values_offset != y.values_offset;
+  }
+  ASSERT_TRUE(moved);
   constexpr float kUntouched = -99.0f;
   const auto keys_at = [](const ClipTracks& c, float seconds) {
     std::vector<KeyPosition> keys;

@@ -37,7 +37,10 @@ inline void blend_lanes(const BlendLanes& pass) noexcept {
 }
 
 // SamplePair: the two clips' groups sampled side by side and blended as blend_lanes blends a
-// node, but across the group's channels instead of across poses, then scattered once.
+// node, but across the group's channels instead of across poses, then scattered once. Flattened:
+// left to itself GCC calls slerp_lanes out of line here, its results passed through memory (a
+// tenth slower than two samples and blend_pair). Its scalar fallbacks inlined into the AVX2 set
+// stay exact because kernels.cpp is compiled with -ffp-contract=off (CMakeLists.txt).
 [[gnu::flatten]] inline void sample_pair(const SamplePair& pass) noexcept {
   SlerpCoefficients cache[2];
   const F8 wa = splat(pass.wa), wb = splat(pass.wb), zero = splat(0.0f);

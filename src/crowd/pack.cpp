@@ -30,8 +30,8 @@ Affine placement_rows(const glm::mat4& m) noexcept {
 // The usual crossfade of two clips with one group layout (CompiledRig::group_layout),
 // contributors 0 and `last`, sampled and blended in one pass: bit for bit blend_pair's blend of
 // their two samples from the rest pose, without writing either sample.
-void sample_pair(const Asset& asset, const CompiledRig& compiled, Playback& p, std::uint32_t last,
-                 Scratch& s) noexcept {
+void sample_blend_pair(const Asset& asset, const CompiledRig& compiled, Playback& p, std::uint32_t last,
+                       Scratch& s) noexcept {
   ContributorState& a = p.contributors[0];
   ContributorState& b = p.contributors[last];
   const ClipTracks& clip_a = compiled.clips[a.clip];
@@ -122,7 +122,7 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
   while (second < p.count && !used(second)) ++second;
   if (second == last &&
       compiled.group_layout[p.contributors[0].clip] == compiled.group_layout[p.contributors[last].clip])
-    return sample_pair(asset, compiled, p, last, s);
+    return sample_blend_pair(asset, compiled, p, last, s);
   if (second == last) {  // two layers, the usual crossfade: one pass writes the output
     sample(0, first);
     sample(last, one);

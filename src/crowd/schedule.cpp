@@ -214,7 +214,8 @@ void run_update(Crowd::State& st, float delta_seconds) {
     };
     for (std::uint32_t i = begin; i != end; ++i) {
       if (i + 1 < evaluated) prefetch_rows(st, st.order[i + 1]);
-      if (i + kHierarchyLanes < evaluated) __builtin_prefetch(&st.playback[st.order[i + kHierarchyLanes]], 1);
+      // The playback a batch ahead, within this chunk: the next chunk may be another worker's.
+      if (i + kHierarchyLanes < end) __builtin_prefetch(&st.playback[st.order[i + kHierarchyLanes]], 1);
       const std::uint32_t slot = st.order[i];
       // A new group ends a batch that can already run across lanes on its own; a smaller one
       // takes the next group's slots (mixed, but still one pass for all).
