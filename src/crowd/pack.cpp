@@ -120,10 +120,9 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
   const std::span<const std::uint32_t> nodes = contiguous ? std::span<const std::uint32_t>() : touched;
   std::uint32_t second = 1;
   while (second < p.count && !used(second)) ++second;
-  if (second == last &&
-      compiled.group_layout[p.contributors[0].clip] == compiled.group_layout[p.contributors[last].clip])
-    return sample_blend_pair(asset, compiled, p, last, s);
   if (second == last) {  // two layers, the usual crossfade: one pass writes the output
+    if (compiled.group_layout[p.contributors[0].clip] == compiled.group_layout[p.contributors[last].clip])
+      return sample_blend_pair(asset, compiled, p, last, s);
     sample(0, first);
     sample(last, one);
     return blend_pair(blended(first), p.contributors[0].weight, blended(one), p.contributors[last].weight, nodes,
@@ -299,18 +298,17 @@ void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s) noex
 
 }  // namespace
 
-void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, std::array<std::uint64_t, 4>* ticks) noexcept {
+void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed) noexcept {
   const Rig& rig = st.draw.rig;
-  StageClock clock(ticks != nullptr);
-  std::array<std::uint64_t, 4>& stage = ticks != nullptr ? *ticks : s.ticks;  // untouched when untimed
+  StageClock clock(timed);
   pose_slot(st, slot, s);
-  clock.lap(stage[0]);
+  clock.lap(s.ticks[0]);
   LocalToModelJob{&rig, s.translations, s.rotations, s.scales, s.mark, s.stamp, s.moved, s.world}.run();
-  clock.lap(stage[1]);
+  clock.lap(s.ticks[1]);
   write_palettes(st, slot, s);
-  clock.lap(stage[2]);
+  clock.lap(s.ticks[2]);
   pack_instances(st, slot, s);
-  clock.lap(stage[3]);
+  clock.lap(s.ticks[3]);
 }
 
 namespace {
@@ -425,8 +423,7 @@ void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, con
 void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std::span<Scratch> lanes,
                     LanesScratch& lanes_scratch, bool timed) noexcept {
   if (slots.size() < kFewestLanes) {  // with the same results
-    for (std::size_t l = 0; l < slots.size(); ++l)
-      evaluate_slot(st, slots[l], lanes[l], timed ? &lanes[0].ticks : nullptr);
+    for (std::size_t l = 0; l < slots.size(); ++l) evaluate_slot(st, slots[l], lanes[l], timed);
     return;
   }
   const Rig& rig = st.draw.rig;

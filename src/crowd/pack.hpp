@@ -47,7 +47,7 @@ struct alignas(64) Scratch {
   std::array<std::uint64_t, 4> ticks{};
   std::uint64_t chunk_ticks = 0;
   // Slots of this update evaluated by batches that shared their clips (FrameStats::
-  // actors_batched_by_clip). This and the ticks are counted in a worker's first scratch only.
+  // actors_batched_by_clip), counted in a worker's first scratch.
   std::uint32_t batched_by_clip = 0;
 
   RigPose pose() noexcept { return {translations, rotations, scales, weights}; }
@@ -82,9 +82,8 @@ void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Pl
                          std::uint32_t slot, Scratch& s) noexcept;
 
 // Evaluates the pose of one slot and packs it into every stream, stamping it with the current
-// generation. With `ticks`, each stage's ticks are added to it (its worker's first scratch's).
-void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s,
-                   std::array<std::uint64_t, 4>* ticks = nullptr) noexcept;
+// generation. `timed` adds each stage's ticks to scratch.ticks.
+void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed = false) noexcept;
 
 // The fewest slots that evaluate_slots runs across lanes: the lanes' passes cost what about five
 // poses alone cost (every lane is computed, used or not), so fewer go one by one.

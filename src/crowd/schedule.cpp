@@ -178,16 +178,12 @@ void run_update(Crowd::State& st, float delta_seconds) {
   }
   group_due_slots(st, evaluated);
   WorkerPool& pool = *st.workers;
-  // A worker counts and times in its first scratch (evaluate_slots).
-  const std::size_t workers = pool.lanes.size();
-  const auto first_scratch = [&pool](std::size_t worker) -> Scratch& { return pool.scratch[worker * kHierarchyLanes]; };
-  for (std::size_t w = 0; w < workers; ++w) {
-    first_scratch(w).batched_by_clip = 0;
-    if (timer) {
-      first_scratch(w).ticks = {};
-      first_scratch(w).chunk_ticks = 0;
+  for (Scratch& s : pool.scratch) s.batched_by_clip = 0;
+  if (timer)
+    for (Scratch& s : pool.scratch) {
+      s.ticks = {};
+      s.chunk_ticks = 0;
     }
-  }
   // Evaluate chunks of `order` in parallel; each task writes only its own slots, so results do
   // not depend on the thread count. Actors not advanced this frame keep their packed rows. Due
   // slots go in batches of kHierarchyLanes, whose hierarchy is one pass across their poses (each
@@ -247,15 +243,15 @@ void run_update(Crowd::State& st, float delta_seconds) {
   std::array<std::uint64_t, 4> stage{};
   std::uint64_t chunks = 0;
   if (timer)
-    for (std::size_t w = 0; w < workers; ++w) {
-      for (std::size_t i = 0; i < 4; ++i) stage[i] += first_scratch(w).ticks[i];
-      chunks += first_scratch(w).chunk_ticks;
+    for (const Scratch& s : pool.scratch) {
+      for (std::size_t i = 0; i < 4; ++i) stage[i] += s.ticks[i];
+      chunks += s.chunk_ticks;
     }
   finish_stage_times(timer, stage, chunks, st.stats);
   st.stats.actors_evaluated = evaluated;
   st.stats.actors_deferred = deferred;
   st.stats.actors_batched_by_clip = 0;
-  for (std::size_t w = 0; w < workers; ++w) st.stats.actors_batched_by_clip += first_scratch(w).batched_by_clip;
+  for (const Scratch& s : pool.scratch) st.stats.actors_batched_by_clip += s.batched_by_clip;
   std::uint64_t bytes_per_actor = 0;
   for (const NodeStream& s : st.streams)
     bytes_per_actor += 48ull * (1 + (s.palette.empty() ? 0 : s.joint_count)) + 4ull * s.weight_stride;
