@@ -88,7 +88,7 @@ constexpr std::uint32_t kRegionSlots = 128;
 
 // Fills State::order with the due slots grouped by what they play (a counting sort on
 // order_key, slot order within a group), so that batches of actors playing one clip sample
-// across lanes (evaluate_slots). With two workers or more and a crowd of several regions, the
+// across lanes (evaluate_slots). With two `workers` or more and a crowd of several regions, the
 // runs of kHierarchyLanes positions of that order (each one batch, mostly) are then sorted,
 // stably, into regions of neighbouring slots by their first slot: a chunk of the order, one
 // task of the parallel loop, then writes one part of the packed arrays. Grouped across the whole
@@ -96,7 +96,7 @@ constexpr std::uint32_t kRegionSlots = 128;
 // on 2 threads a fifth of their time on a 2-vCPU VM (docs/benchmarks.md, "Workers apart in
 // memory"). State::order_starts holds the count of due slots per group (by order_key + 1) on
 // entry.
-void group_due_slots(Crowd::State& st, std::uint32_t evaluated) {
+void group_due_slots(Crowd::State& st, std::uint32_t evaluated, std::size_t workers) {
   std::vector<std::uint32_t>& starts = st.order_starts;
   // One group is in slot order already: its runs are sorted by region.
   const bool one_group = static_cast<std::size_t>(std::count(starts.begin(), starts.end(), 0u)) + 1 >= starts.size();
@@ -105,9 +105,6 @@ void group_due_slots(Crowd::State& st, std::uint32_t evaluated) {
   for (std::uint32_t slot = 0; slot < n; ++slot)
     if (st.due_group[slot] != kNotDue) st.order[starts[st.due_group[slot]]++] = slot;
   WorkerPool& pool = *st.workers;
-  // The arena's concurrency, or less under a tbb::global_control (gltf-crowd bench --threads).
-  const std::size_t workers = std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
-                                       tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
   // Sized for the crowd's capacity on the first update (and the first after a reserve), so that
   // a later frame with more due slots allocates nothing.
   const std::size_t capacity = st.order.size();
@@ -169,6 +166,9 @@ void run_update(Crowd::State& st, float delta_seconds) {
   std::vector<std::uint32_t>& starts = st.order_starts;
   std::fill(starts.begin(), starts.end(), 0u);
   for (std::uint32_t slot = 0; slot < n; ++slot) {
+    // A line of due_group ahead, for writing: the parallel loop left it on the core that read
+    // it last (see evaluate_range).
+    if (slot % 16 == 0 && slot + 32 < n) __builtin_prefetch(st.due_group.data() + slot + 32, 1);
     // Hidden actors are evaluated when shown again (set_visible).
     const bool due = st.stale[slot] && (st.hidden_count == 0 || !st.hidden[slot]) && scheduled(st, slot);
     evaluated += due;
@@ -176,8 +176,11 @@ void run_update(Crowd::State& st, float delta_seconds) {
     st.due_group[slot] = due ? order_key(st.asset, st.playback[slot]) : kNotDue;
     if (due) ++starts[st.due_group[slot] + 1];
   }
-  group_due_slots(st, evaluated);
   WorkerPool& pool = *st.workers;
+  // The arena's concurrency, or less under a tbb::global_control (gltf-crowd bench --threads).
+  const std::size_t workers = std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
+                                       tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+  group_due_slots(st, evaluated, workers);
   for (Scratch& s : pool.scratch) s.batched_by_clip = 0;
   if (timer)
     for (Scratch& s : pool.scratch) {
@@ -194,8 +197,14 @@ void run_update(Crowd::State& st, float delta_seconds) {
   // crowd's evaluation.
   constexpr std::uint32_t kChunk = 32;
   const bool timing = timer.has_value();
-  const auto evaluate_range = [&st, &pool, evaluated, timing](std::uint32_t begin, std::uint32_t end,
-                                                              std::size_t worker) {
+  // Consumed entries of `order` and due_group are cleared, so that their lines stay with the
+  // core that read them last until the next update's serial passes write them, instead of being
+  // shared by two cores: on the 2-vCPU VM a write to a line that the other core only read took
+  // twice as long as one to a line it wrote (the due pass and grouping of 1,000 actors on 2
+  // threads: 35 → 20 thousand cycles, docs/benchmarks.md). On one worker the stores only cost.
+  const bool consume = workers > 1 && evaluated > kChunk;
+  const auto evaluate_range = [&st, &pool, timing, consume](std::uint32_t begin, std::uint32_t end,
+                                                            std::size_t worker) {
     const std::span<Scratch> lanes = std::span(pool.scratch).subspan(worker * kHierarchyLanes, kHierarchyLanes);
     LanesScratch& lanes_scratch = pool.lanes[worker];
     std::array<std::uint32_t, kHierarchyLanes> batch;
@@ -209,13 +218,17 @@ void run_update(Crowd::State& st, float delta_seconds) {
       timed = false;
     };
     for (std::uint32_t i = begin; i != end; ++i) {
-      if (i + 1 < evaluated) prefetch_rows(st, st.order[i + 1]);
+      if (i + 1 < end) prefetch_rows(st, st.order[i + 1]);  // the next range's may be consumed
       // The playback a batch ahead, within this chunk: the next chunk may be another worker's.
       if (i + kHierarchyLanes < end) __builtin_prefetch(&st.playback[st.order[i + kHierarchyLanes]], 1);
       const std::uint32_t slot = st.order[i];
       // A new group ends a batch that can already run across lanes on its own; a smaller one
       // takes the next group's slots (mixed, but still one pass for all).
       const std::uint32_t key = st.due_group[slot];
+      if (consume) {
+        st.order[i] = kNotDue;
+        st.due_group[slot] = kNotDue;
+      }
       if (size >= kFewestLanes && key != batch_key) flush();
       if (size == 0) batch_key = key;
       batch[size++] = slot;
