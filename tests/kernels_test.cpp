@@ -1,6 +1,7 @@
 // The kernels (src/anim/kernels.hpp) of the portable SSE2 set and, on CPUs with AVX2 and FMA,
 // the fused set: the affine products against glm's 4×4 products, the group sampler against a
 // double-precision evaluation of glTF 2.0 Appendix C written here.
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "anim/kernels.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "handmade_gltf.hpp"
+#include "test_support.hpp"
 
 namespace gltf_crowd {
 namespace {
@@ -661,6 +663,16 @@ TEST(KernelsTest, BlendLanesEqualTheBlendOfEachPose) {
   }
 }
 
+// Each timeline's key position at `seconds`, searched from the first key.
+std::vector<KeyPosition> keys_at(const ClipTracks& c, float seconds) {
+  std::vector<KeyPosition> keys;
+  for (const Timeline& tl : c.timelines) {
+    std::uint16_t cursor = 0;
+    keys.push_back(locate_key(std::span(c.times.data() + tl.times_offset, tl.key_count), seconds, cursor));
+  }
+  return keys;
+}
+
 // sample_pair against `sample` run on each clip alone and blend_pair of the two poses, bit for
 // bit: the sampler's clip against the same channels re-keyed (one more key each, so that the
 // second clip's times and key rows lie elsewhere) with every value negated (b·a < 0 where both
@@ -694,14 +706,6 @@ TEST(KernelsTest, SamplePairEqualsTheBlendOfTwoSamples) {
   }
   ASSERT_TRUE(moved);
   constexpr float kUntouched = -99.0f;
-  const auto keys_at = [](const ClipTracks& c, float seconds) {
-    std::vector<KeyPosition> keys;
-    for (const Timeline& tl : c.timelines) {
-      std::uint16_t cursor = 0;
-      keys.push_back(locate_key(std::span(c.times.data() + tl.times_offset, tl.key_count), seconds, cursor));
-    }
-    return keys;
-  };
   const float times[][2] = {{0.3f, 0.3f}, {0.77f, 1.9f}, {-0.5f, 2.5f}, {1.2f, 0.5f}};
   const float weights[][2] = {{0.3f, 0.7f}, {1.0f, 0.0f}, {0.0f, 0.0f}, {0.55f, 0.45f}};
   bool flipped = false;  // some rotation of b pointed away from a's
@@ -754,6 +758,67 @@ TEST(KernelsTest, SamplePairEqualsTheBlendOfTwoSamples) {
         }
       }
   EXPECT_TRUE(flipped);
+}
+
+// sample_pair's morph weights are not blended: each clip's go to its own array, as `sample`
+// writes them, whatever the blend weights. AnimatedMorphCube's one clip animates only weights;
+// crossfading into itself at two times gives the two arrays different values, so swapped or
+// shared arrays fail, and nothing else of the pose is written.
+TEST(KernelsTest, SamplePairWritesEachClipsMorphWeightsApart) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Asset asset = load_asset(test::asset_path("lumagl/AnimatedMorphCube.glb"));
+  const Rig rig = build_rig(asset, {}, {.all_nodes = true, .frame = false});
+  const std::vector<ClipTracks> clips = build_clip_tracks(asset, rig);
+  ASSERT_EQ(clips.size(), 1u);
+  const ClipTracks& c = clips[0];
+  ASSERT_TRUE(std::any_of(c.groups.begin(), c.groups.end(),
+                          [](const ChannelGroup& g) { return g.path == ChannelPath::weights; }));
+  const float duration = asset.clips[0].duration_seconds;
+  const std::size_t nodes = rig.node_count(), weights = rig.rest_weights.size();
+  ASSERT_GT(weights, 0u);
+  constexpr float kUntouched = -99.0f;
+  const float blend[][2] = {{0.3f, 0.7f}, {1.0f, 0.0f}, {0.0f, 0.0f}};
+  bool differ = false;  // the two clips' weights differ somewhere
+  for (const AffineKernels* set : kernel_sets())
+    for (const auto& w : blend) {
+      SCOPED_TRACE(::testing::Message() << set->name << ", blend weights " << w[0] << " and " << w[1]);
+      const std::vector<KeyPosition> keys_a = keys_at(c, 0.2f * duration), keys_b = keys_at(c, 0.7f * duration);
+      std::vector<glm::vec3> t(nodes, glm::vec3(kUntouched)), s(nodes, glm::vec3(kUntouched));
+      std::vector<glm::quat> r(nodes, glm::quat(kUntouched, kUntouched, kUntouched, kUntouched));
+      std::vector<float> pair_a(weights, kUntouched), pair_b(weights, kUntouched);
+      SamplePair pass;
+      pass.key_rows[0] = pass.key_rows[1] = c.key_rows.data();
+      pass.groups[0] = pass.groups[1] = c.groups.data();
+      pass.count = c.groups.size();
+      pass.keys[0] = keys_a.data();
+      pass.keys[1] = keys_b.data();
+      pass.wa = w[0];
+      pass.wb = w[1];
+      pass.translations = t.data();
+      pass.rotations = r.data();
+      pass.scales = s.data();
+      pass.weights[0] = pair_a.data();
+      pass.weights[1] = pair_b.data();
+      set->sample_pair(pass);
+      std::vector<glm::vec3> ts(nodes), ss(nodes);
+      std::vector<glm::quat> rs(nodes);
+      std::vector<float> alone_a(weights, kUntouched), alone_b(weights, kUntouched);
+      set->sample({c.key_rows.data(), c.groups.data(), c.groups.size(), keys_a.data(), ts.data(), rs.data(), ss.data(),
+                   alone_a.data()});
+      set->sample({c.key_rows.data(), c.groups.data(), c.groups.size(), keys_b.data(), ts.data(), rs.data(), ss.data(),
+                   alone_b.data()});
+      for (std::size_t i = 0; i < weights; ++i) {
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(pair_a[i]), std::bit_cast<std::uint32_t>(alone_a[i])) << "weight " << i;
+        EXPECT_EQ(std::bit_cast<std::uint32_t>(pair_b[i]), std::bit_cast<std::uint32_t>(alone_b[i])) << "weight " << i;
+        differ |= alone_a[i] != alone_b[i];
+      }
+      for (std::size_t n = 0; n < nodes; ++n) {
+        EXPECT_EQ(t[n], glm::vec3(kUntouched)) << "translation of node " << n;
+        EXPECT_EQ(r[n].x, kUntouched) << "rotation of node " << n;
+        EXPECT_EQ(s[n], glm::vec3(kUntouched)) << "scale of node " << n;
+      }
+    }
+  EXPECT_TRUE(differ);
 }
 
 TEST(KernelsTest, TheChosenSetIsOneOfTheTwo) {
