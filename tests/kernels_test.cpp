@@ -673,6 +673,26 @@ std::vector<KeyPosition> keys_at(const ClipTracks& c, float seconds) {
   return keys;
 }
 
+// A crossfade of clip a at keys_a into clip b at keys_b with blend weights w into t, r and s.
+SamplePair pair_pass(const ClipTracks& a, const ClipTracks& b, const std::vector<KeyPosition>& keys_a,
+                     const std::vector<KeyPosition>& keys_b, const float (&w)[2], std::vector<glm::vec3>& t,
+                     std::vector<glm::quat>& r, std::vector<glm::vec3>& s) {
+  SamplePair pass;
+  pass.key_rows[0] = a.key_rows.data();
+  pass.key_rows[1] = b.key_rows.data();
+  pass.groups[0] = a.groups.data();
+  pass.groups[1] = b.groups.data();
+  pass.count = a.groups.size();
+  pass.keys[0] = keys_a.data();
+  pass.keys[1] = keys_b.data();
+  pass.wa = w[0];
+  pass.wb = w[1];
+  pass.translations = t.data();
+  pass.rotations = r.data();
+  pass.scales = s.data();
+  return pass;
+}
+
 // sample_pair against `sample` run on each clip alone and blend_pair of the two poses, bit for
 // bit: the sampler's clip against the same channels re-keyed (one more key each, so that the
 // second clip's times and key rows lie elsewhere) with every value negated (b·a < 0 where both
@@ -717,20 +737,7 @@ TEST(KernelsTest, SamplePairEqualsTheBlendOfTwoSamples) {
         const std::vector<KeyPosition> keys_a = keys_at(tracks, at[0]), keys_b = keys_at(negated, at[1]);
         std::vector<glm::vec3> t(12, glm::vec3(kUntouched)), s(12, glm::vec3(kUntouched));
         std::vector<glm::quat> r(12, glm::quat(kUntouched, kUntouched, kUntouched, kUntouched));
-        SamplePair pass;
-        pass.key_rows[0] = tracks.key_rows.data();
-        pass.key_rows[1] = negated.key_rows.data();
-        pass.groups[0] = tracks.groups.data();
-        pass.groups[1] = negated.groups.data();
-        pass.count = tracks.groups.size();
-        pass.keys[0] = keys_a.data();
-        pass.keys[1] = keys_b.data();
-        pass.wa = w[0];
-        pass.wb = w[1];
-        pass.translations = t.data();
-        pass.rotations = r.data();
-        pass.scales = s.data();
-        set->sample_pair(pass);
+        set->sample_pair(pair_pass(tracks, negated, keys_a, keys_b, w, t, r, s));
         // The same from two samples and blend_pair over the nodes they animate.
         std::vector<glm::vec3> ta(12), sa(12), tb(12), sb(12), tw(12), sw(12);
         std::vector<glm::quat> ra(12), rb(12), rw(12);
@@ -786,17 +793,7 @@ TEST(KernelsTest, SamplePairWritesEachClipsMorphWeightsApart) {
       std::vector<glm::vec3> t(nodes, glm::vec3(kUntouched)), s(nodes, glm::vec3(kUntouched));
       std::vector<glm::quat> r(nodes, glm::quat(kUntouched, kUntouched, kUntouched, kUntouched));
       std::vector<float> pair_a(weights, kUntouched), pair_b(weights, kUntouched);
-      SamplePair pass;
-      pass.key_rows[0] = pass.key_rows[1] = c.key_rows.data();
-      pass.groups[0] = pass.groups[1] = c.groups.data();
-      pass.count = c.groups.size();
-      pass.keys[0] = keys_a.data();
-      pass.keys[1] = keys_b.data();
-      pass.wa = w[0];
-      pass.wb = w[1];
-      pass.translations = t.data();
-      pass.rotations = r.data();
-      pass.scales = s.data();
+      SamplePair pass = pair_pass(c, c, keys_a, keys_b, w, t, r, s);
       pass.weights[0] = pair_a.data();
       pass.weights[1] = pair_b.data();
       set->sample_pair(pass);
