@@ -811,7 +811,7 @@ TEST(KernelsTest, SamplePairWritesEachClipsMorphWeightsApart) {
       }
       for (std::size_t n = 0; n < nodes; ++n) {
         EXPECT_EQ(t[n], glm::vec3(kUntouched)) << "translation of node " << n;
-        EXPECT_EQ(r[n].x, kUntouched) << "rotation of node " << n;
+        EXPECT_EQ(r[n], glm::quat(kUntouched, kUntouched, kUntouched, kUntouched)) << "rotation of node " << n;
         EXPECT_EQ(s[n], glm::vec3(kUntouched)) << "scale of node " << n;
       }
     }

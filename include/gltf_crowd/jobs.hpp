@@ -38,7 +38,8 @@ struct RigPose {
 // channel of the clip writes (ClipTracks::rest_translations, …; a clip may animate only some of a
 // node's properties), and the morph weights no channel writes keep their rest value. Every node
 // the clip animates is marked with `stamp` unless `mark` is empty. Other nodes are not written.
-// `clip` must have been built for `rig` (build_clip_tracks), else validate() fails.
+// `clip` must have been built for `rig` (build_clip_tracks); validate() fails for tracks whose
+// node or morph-weight count differs from the rig's, but cannot tell another rig of equal counts.
 struct SampleJob {
   const Rig* rig = nullptr;
   const ClipTracks* clip = nullptr;

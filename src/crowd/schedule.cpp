@@ -199,9 +199,10 @@ void run_update(Crowd::State& st, float delta_seconds) {
   const bool timing = timer.has_value();
   // Consumed entries of `order` and due_group are cleared, so that their lines stay with the
   // core that read them last until the next update's serial passes write them, instead of being
-  // shared by two cores: on the 2-vCPU VM a write to a line that the other core only read took
-  // twice as long as one to a line it wrote (the due pass and grouping of 1,000 actors on 2
-  // threads: 35 → 20 thousand cycles, docs/benchmarks.md). On one worker the stores only cost.
+  // shared by two cores: on the 2-vCPU VM writes to lines that the other core only read cost
+  // more than writes to lines it wrote (the due pass and grouping of 1,000 actors on 2 threads:
+  // about 29–36 → 16–22 thousand time-stamp ticks, docs/benchmarks.md). On one worker, or on the
+  // caller's thread alone, the stores only cost.
   const bool consume = workers > 1 && evaluated > kChunk;
   const auto evaluate_range = [&st, &pool, timing, consume](std::uint32_t begin, std::uint32_t end,
                                                             std::size_t worker) {

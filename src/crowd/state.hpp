@@ -196,13 +196,15 @@ struct Crowd::State {
   std::vector<float> weights;              // asset.total_weights per slot
   // Per slot, this update: its order_key when it is evaluated now, else kNotDue. Kept apart from
   // `playback` so that the parallel loop batches by group without reading each slot's playback
-  // on the core that advanced it. The loop sets each entry it consumes back to kNotDue.
+  // on the core that advanced it. With two workers or more and more than one chunk, the loop sets
+  // each entry it consumes back to kNotDue.
   std::vector<std::uint32_t> due_group;
   // This update's due slots in evaluation order (the first actors_evaluated), grouped by
   // order_key so that a batch's slots mostly play one clip, then, on several workers, runs of
   // kHierarchyLanes sorted into regions of neighbouring slots (group_due_slots); order_starts:
-  // the counting sort's offsets, order_keys(asset) + 1 entries. Sized for capacity. The loop
-  // sets each position it consumes to kNotDue.
+  // the counting sort's offsets, order_keys(asset) + 1 entries. Sized for capacity. With two
+  // workers or more and more than one chunk, the loop sets each position it consumes to kNotDue,
+  // so after update() it holds nothing to read.
   std::vector<std::uint32_t> order;
   std::vector<std::uint32_t> order_starts;
   // Per slot: advanced (or changed) since its rows were last packed; frame (`frames`) of that
