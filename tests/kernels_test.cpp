@@ -15,6 +15,7 @@
 
 #include "anim/blend_pair.hpp"
 #include "anim/kernels.hpp"
+#include "anim/locate_keys.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "handmade_gltf.hpp"
 #include "test_support.hpp"
@@ -189,6 +190,13 @@ SamplerClip sampler_clip() {
   out.rig = build_rig(asset, {}, {.all_nodes = true, .frame = false});
   out.tracks = build_clip_tracks(asset, out.rig)[0];
   return out;
+}
+
+// Each timeline's key position at `seconds`, searched without a cursor (locate_keys).
+std::vector<KeyPosition> keys_at(const ClipTracks& c, float seconds) {
+  std::vector<KeyPosition> keys(c.timelines.size());
+  locate_keys(c, seconds, {}, keys.data());
+  return keys;
 }
 
 // Random trees, rotations (a half turn about each axis among them) and non-uniform scales,
@@ -520,11 +528,7 @@ TEST(KernelsTest, GroupSamplerMatchesDoublePrecisionSampling) {
   EXPECT_EQ(tracks.channels.size(), channels.size());
   for (const AffineKernels* set : kernel_sets()) {
     for (const float seconds : {-0.5f, 0.0f, 0.3f, 0.5f, 0.77f, 1.2f, 1.9f, 2.5f}) {
-      std::vector<KeyPosition> keys;
-      for (const Timeline& tl : tracks.timelines) {
-        std::uint16_t cursor = 0;
-        keys.push_back(locate_key(std::span(tracks.times.data() + tl.times_offset, tl.key_count), seconds, cursor));
-      }
+      const std::vector<KeyPosition> keys = keys_at(tracks, seconds);
       std::vector<glm::vec3> t(12, glm::vec3(-99.0f)), s(12, glm::vec3(-99.0f));
       std::vector<glm::quat> r(12, glm::quat(-99.0f, 0.0f, 0.0f, 0.0f));
       set->sample({tracks.key_rows.data(), tracks.groups.data(), tracks.groups.size(), keys.data(), t.data(), r.data(),
@@ -560,11 +564,7 @@ TEST(KernelsTest, SampleLanesEqualTheSamplerOfEachPose) {
       std::vector<float> pose(kPoseLaneComponents * kSampleLanes * 12, kUntouched);
       pass.pose = pose.data();
       for (std::size_t l = 0; l < lanes; ++l) {
-        for (const Timeline& tl : tracks.timelines) {
-          std::uint16_t cursor = 0;
-          keys[l].push_back(
-              locate_key(std::span(tracks.times.data() + tl.times_offset, tl.key_count), times[l], cursor));
-        }
+        keys[l] = keys_at(tracks, times[l]);
         pass.keys[l] = keys[l].data();
       }
       set->sample_lanes(pass);
@@ -661,16 +661,6 @@ TEST(KernelsTest, BlendLanesEqualTheBlendOfEachPose) {
       EXPECT_EQ(got[at(3, 6, 5)], 1.0f) << "a zero sum blends to the identity";
     }
   }
-}
-
-// Each timeline's key position at `seconds`, searched from the first key.
-std::vector<KeyPosition> keys_at(const ClipTracks& c, float seconds) {
-  std::vector<KeyPosition> keys;
-  for (const Timeline& tl : c.timelines) {
-    std::uint16_t cursor = 0;
-    keys.push_back(locate_key(std::span(c.times.data() + tl.times_offset, tl.key_count), seconds, cursor));
-  }
-  return keys;
 }
 
 // A crossfade of clip a at keys_a into clip b at keys_b with blend weights w into t, r and s.
