@@ -7,13 +7,15 @@
 // framebuffer, finished with glFinish: the instanced CrowdRenderer (reference 0, one draw per
 // primitive group) against the separate-draws ReferenceRenderer (reference 1, one draw per actor
 // per group with CPU-skinned vertices), the "separate scenegraphs" baseline.
-// BM_Pass/asset/actors/pass/cache: CrowdRenderer's draw (pass 0) against its draw_depth (pass 1)
+// BM_Pass/asset/actors/pass/cache/size: CrowdRenderer's draw (pass 0) against its draw_depth (pass 1)
 // and draw_velocity (pass 2, into an RG16F target, every vertex deformed with both frames), the
 // streams uploaded before the clock starts (CrowdRenderer::animate), so the passes are compared
 // by their draws alone: what a shadow map, depth pre-pass or motion-vector pass adds to a frame.
 // With cache 1 (CrowdRendererOptions::skinned_vertex_cache) animate() also skins every vertex
 // into the cache, which the passes then read; pass 3 times animate() itself, so cache 1 minus
-// cache 0 there is the skinning the cache does once per frame.
+// cache 0 there is the skinning the cache does once per frame. The target is size × size pixels.
+// Each BM_Pass row also has gpu_us_per_actor, the pass's GL_TIME_ELAPSED: the GPU's own time,
+// without the submission and the glFinish round trip in the wall time.
 //
 // Arguments: asset 0 = RobotExpressive, 1 = CesiumMan, 2 = the built-in character; actors;
 // threads (0 = all cores); crossfade (1 = every actor mid-crossfade between two clips).
@@ -131,13 +133,13 @@ bool make_context_current(benchmark::State& state) {
 
 // Looks at the grid populate_bench_crowd lays out (2 units apart, x and z from 0) from above
 // the front, far enough that the whole crowd is in view: the rasterizer sees every actor.
-Camera grid_camera(std::size_t actors) {
+Camera grid_camera(std::size_t actors, float aspect = 1.0f) {
   const float side = 2.0f * std::ceil(std::sqrt(static_cast<float>(actors)));
   const glm::vec3 centre(0.5f * side, 0.0f, 0.5f * side);
   const float distance = 1.5f * side + 4.0f;
   Camera camera;
   camera.view = glm::lookAt(centre + glm::vec3(0.0f, 0.6f, 0.8f) * distance, centre, glm::vec3(0.0f, 1.0f, 0.0f));
-  camera.projection = glm::perspective(glm::radians(50.0f), 1.0f, 0.1f, 4.0f * distance);
+  camera.projection = glm::perspective(glm::radians(50.0f), aspect, 0.1f, 4.0f * distance);
   return camera;
 }
 
@@ -196,12 +198,12 @@ void BM_Pass(benchmark::State& state) {
   const auto actors = static_cast<std::size_t>(state.range(1));
   const auto pass = state.range(2);
   const bool cache = state.range(3) != 0;
+  const auto size = static_cast<std::uint32_t>(state.range(4));
   if (!make_context_current(state)) return;
   Crowd crowd(bench_asset(which), {.capacity = actors});
   tools::populate_bench_crowd(crowd, actors, false);
-  // Large enough that rasterization counts: a shadow map is usually 1024² or more.
   const Framebuffer target(
-      {.width = 512, .height = 512, .color = pass == 2 ? FramebufferColor::rg16f : FramebufferColor::rgba8});
+      {.width = size, .height = size, .color = pass == 2 ? FramebufferColor::rg16f : FramebufferColor::rgba8});
   CrowdRenderer renderer(crowd, {.skinned_vertex_cache = cache});
   const Camera camera = grid_camera(actors);
   if (cache) {
@@ -212,7 +214,9 @@ void BM_Pass(benchmark::State& state) {
       return;
     }
   }
-  double wall = 0;
+  GLuint timer = 0;  // GL_TIME_ELAPSED: the GPU's own time, without the submission and glFinish round trip
+  glGenQueries(1, &timer);
+  double wall = 0, gpu = 0;
   std::uint32_t draws = 0;
   for (auto _ : state) {
     crowd.update(bench_frame_seconds);
@@ -220,21 +224,81 @@ void BM_Pass(benchmark::State& state) {
     target.clear(glm::vec4(0.0f, 0.0f, 0.0f, 1.0f));
     glFinish();  // neither the upload nor the clear is the pass's cost
     const auto start = Clock::now();
+    glBeginQuery(GL_TIME_ELAPSED, timer);
     switch (pass) {
       case 0: draws = renderer.draw(crowd, camera); break;
       case 1: draws = renderer.draw_depth(crowd, camera); break;
       case 2: draws = renderer.draw_velocity(crowd, camera, camera); break;
       default: renderer.animate(crowd); break;
     }
+    glEndQuery(GL_TIME_ELAPSED);
     glFinish();
     const double seconds = seconds_since(start);
+    GLuint64 nanoseconds = 0;
+    glGetQueryObjectui64v(timer, GL_QUERY_RESULT, &nanoseconds);
     state.SetIterationTime(seconds);
     wall += seconds;
+    gpu += static_cast<double>(nanoseconds) * 1e-9;
   }
+  glDeleteQueries(1, &timer);
   constexpr const char* pass_names[4] = {" main", " depth", " velocity", " animate"};
   state.SetLabel(std::string(asset_names[which]) + pass_names[pass] + (cache ? " cached" : ""));
-  state.counters["us_per_actor"] = wall * 1e6 / (static_cast<double>(state.iterations()) * static_cast<double>(actors));
+  const double per_actor_us = 1e6 / (static_cast<double>(state.iterations()) * static_cast<double>(actors));
+  state.counters["us_per_actor"] = wall * per_actor_us;
+  state.counters["gpu_us_per_actor"] = gpu * per_actor_us;
   state.counters["draws"] = draws;
+}
+
+// One steady frame as an application runs a crowd animated on the GPU: update (clocks and
+// records on the CPU), then draw (uploads, compute passes and instanced draws) into a 1920 × 1080
+// target, finished with glFinish. RobotExpressive; with lod 1 its generated levels, min coverage
+// 0 so every actor is drawn at the level its coverage picks (framed whole, 100,000 actors each
+// cover less than the default 0.01 and would all be culled). Software renderers skip: a frame of
+// 100,000 actors takes them minutes.
+void BM_GpuFrame(benchmark::State& state) {
+  const auto actors = static_cast<std::size_t>(state.range(0));
+  const bool lod = state.range(1) != 0;
+  if (!make_context_current(state)) return;
+  if (bench_context()->renderer().find("llvmpipe") != std::string::npos) {
+    state.SkipWithError("a software renderer: BM_GpuFrame is for a GPU");
+    return;
+  }
+  const LodOptions levels{.enabled = lod, .auto_generate = lod, .min_coverage = 0.0f};
+  Crowd crowd(bench_asset(0), {.capacity = actors, .lod = levels, .animation = Animation::gpu});
+  tools::populate_bench_crowd(crowd, actors, false);
+  constexpr std::uint32_t width = 1920, height = 1080;
+  const Framebuffer target({.width = width, .height = height});
+  CrowdRenderer renderer(crowd);
+  const Camera camera = grid_camera(actors, static_cast<float>(width) / static_cast<float>(height));
+  const LodView view{camera.view, camera.projection, width, height};
+  crowd.update(bench_frame_seconds, view);  // untimed: the first frame compiles and uploads everything
+  renderer.draw(crowd, camera);
+  glFinish();
+  GLuint timer = 0;
+  glGenQueries(1, &timer);
+  double update = 0, gpu = 0;
+  std::uint32_t draws = 0;
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    crowd.update(bench_frame_seconds, view);
+    update += seconds_since(start);
+    target.clear(glm::vec4(0.0f, 0.0f, 0.0f, 1.0f));
+    glBeginQuery(GL_TIME_ELAPSED, timer);
+    draws = renderer.draw(crowd, camera);
+    glEndQuery(GL_TIME_ELAPSED);
+    glFinish();
+    state.SetIterationTime(seconds_since(start));
+    GLuint64 nanoseconds = 0;
+    glGetQueryObjectui64v(timer, GL_QUERY_RESULT, &nanoseconds);
+    gpu += static_cast<double>(nanoseconds) * 1e-9;
+  }
+  glDeleteQueries(1, &timer);
+  const double per_frame_ms = 1e3 / static_cast<double>(state.iterations());
+  state.counters["update_ms"] = update * per_frame_ms;
+  state.counters["gpu_ms"] = gpu * per_frame_ms;  // the draw's compute passes and draws, GL_TIME_ELAPSED
+  state.counters["draws"] = draws;
+  state.counters["triangles"] = static_cast<double>(crowd.lod_stats().triangles);
+  state.SetLabel(lod ? "RobotExpressive generated LOD" : "RobotExpressive");
 }
 
 void update_arguments(benchmark::internal::Benchmark* b) {
@@ -263,9 +327,17 @@ BENCHMARK(BM_Draw)
     ->Unit(benchmark::kMicrosecond)
     ->UseManualTime();
 BENCHMARK(BM_Pass)
-    ->ArgsProduct({{0, 1, 2}, {100, 1000}, {0, 1, 2, 3}, {0, 1}})
-    ->ArgNames({"asset", "actors", "pass", "cache"})
+    // size: the square target's side in pixels; 512 keeps llvmpipe's rasterization in proportion,
+    // 2048 is a common shadow map.
+    ->ArgsProduct({{0, 1, 2}, {100, 1000, 10000}, {0, 1, 2, 3}, {0, 1}, {512, 2048}})
+    ->ArgNames({"asset", "actors", "pass", "cache", "size"})
     ->Unit(benchmark::kMicrosecond)
+    ->UseManualTime();
+
+BENCHMARK(BM_GpuFrame)
+    ->ArgsProduct({{10000, 100000, 1000000}, {0, 1}})
+    ->ArgNames({"actors", "lod"})
+    ->Unit(benchmark::kMillisecond)
     ->UseManualTime();
 
 }  // namespace

@@ -526,6 +526,38 @@ TEST(GpuAnimation, UploadsOnlyChangedRecordsAndPlacements) {
   EXPECT_TRUE(crowd.node_streams().front().palette.empty()) << "no CPU rows are packed";
 }
 
+// time_animation times each pass (RenderStats::animation_pass_ms) beside the total: every pass
+// that ran reads a time, the morph pass 0 without morph weights, and a call that runs no pass
+// reads -1 throughout, as animation_ms does.
+void expect_each_pass_timed(const std::shared_ptr<const Asset>& asset, bool morphs) {
+  HeadlessContext context;
+  Crowd crowd(asset, {.capacity = 4, .animation = Animation::gpu});
+  crowd.add_actors(std::vector<ActorOptions>(4));
+  bool weights = false;
+  for (const NodeStream& stream : crowd.node_streams()) weights = weights || stream.weight_stride > 0;
+  ASSERT_EQ(weights, morphs);
+  CrowdRenderer renderer(crowd, {.time_animation = true});
+  renderer.animate(crowd);
+  const RenderStats::AnimationPassMilliseconds& ms = renderer.stats().animation_pass_ms;
+  EXPECT_GE(renderer.stats().animation_ms, 0.0);
+  for (double v : {ms.sample, ms.hierarchy, ms.palette, ms.instances}) EXPECT_GE(v, 0.0);
+  if (morphs) {
+    EXPECT_GE(ms.weights, 0.0);
+  } else {
+    EXPECT_EQ(ms.weights, 0.0) << "no morph pass ran";
+  }
+  renderer.animate(crowd);  // nothing changed: no pass runs
+  const RenderStats::AnimationPassMilliseconds& none = renderer.stats().animation_pass_ms;
+  EXPECT_EQ(renderer.stats().animation_ms, -1.0);
+  for (double v : {none.sample, none.weights, none.hierarchy, none.palette, none.instances}) EXPECT_EQ(v, -1.0);
+}
+
+TEST(GpuAnimation, TimedRunsReportEachPass) {
+  expect_each_pass_timed(std::make_shared<const Asset>(load_asset_from_memory(default_character_glb())), true);
+  GLTF_CROWD_REQUIRE_ASSETS();
+  expect_each_pass_timed(std::make_shared<const Asset>(load_asset(test::asset_path("khronos/CesiumMan.glb"))), false);
+}
+
 // read_poses evaluates every node (a rig in asset order, not the draw rig's): the layers' tables
 // follow its node order, and the local poses equal Actor::local_pose (evaluated on the CPU).
 TEST(GpuAnimation, ReadPosesIncludeLayers) {

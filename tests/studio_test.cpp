@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -144,23 +145,34 @@ TEST(StudioTool, UpdateRateLodDefersSmallActors) {
   EXPECT_EQ(every.stats["actors_evaluated"].get<int>(), 100);
 }
 
+// Nine RobotExpressive robots, orbit off, with `setting` ("key=value") and without: both runs
+// must succeed and draw the robots alike. Returns {with, without}.
+std::pair<StudioRun, StudioRun> robots_with_and_without(const std::string& name, const std::string& setting) {
+  const std::vector<std::string> args{"--set", "model=RobotExpressive", "--set", "actors=9", "--set", "orbit=off"};
+  std::vector<std::string> with_args = args;
+  with_args.insert(with_args.end(), {"--set", setting});
+  StudioRun with = run_studio(name + "_on", with_args);
+  StudioRun without = run_studio(name + "_off", args);
+  EXPECT_EQ(with.exit_code, 0) << with.output;
+  EXPECT_EQ(without.exit_code, 0) << without.output;
+  if (with.exit_code == 0 && without.exit_code == 0) {
+    const auto& view = with.stats.at("viewport");
+    const RegionCounts w = region(with, view), wo = region(without, view);
+    EXPECT_GT(w.warm, 0.005) << "robots are drawn";
+    EXPECT_NEAR(w.warm, wo.warm, 0.002);
+  }
+  return {std::move(with), std::move(without)};
+}
+
 // The "Animation: CPU / GPU" switch (issue 17): with evaluation=gpu the renderer's compute passes
 // evaluate the poses, and the crowd looks as it does on the CPU.
 TEST(StudioTool, GpuAnimationSwitch) {
   REQUIRE_XVFB();
-  const std::vector<std::string> args{"--set", "model=RobotExpressive", "--set", "actors=9", "--set", "orbit=off"};
-  std::vector<std::string> gpu_args = args;
-  gpu_args.insert(gpu_args.end(), {"--set", "evaluation=gpu"});
-  const StudioRun gpu = run_studio("gpu_animation", gpu_args);
-  ASSERT_EQ(gpu.exit_code, 0) << gpu.output;
+  const auto [gpu, cpu] = robots_with_and_without("gpu_animation", "evaluation=gpu");
+  ASSERT_EQ(gpu.exit_code, 0);
+  ASSERT_EQ(cpu.exit_code, 0);
   EXPECT_EQ(gpu.stats["animation"], "gpu") << gpu.stats.dump();
-  const StudioRun cpu = run_studio("cpu_animation", args);
-  ASSERT_EQ(cpu.exit_code, 0) << cpu.output;
   EXPECT_EQ(cpu.stats["animation"], "cpu");
-  const auto& view = gpu.stats.at("viewport");
-  const RegionCounts g = region(gpu, view), c = region(cpu, view);
-  EXPECT_GT(g.warm, 0.005) << "robots are drawn";
-  EXPECT_NEAR(g.warm, c.warm, 0.002);
   const StudioRun bad = run_studio("bad_evaluation", {"--set", "evaluation=fast"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("cpu or gpu"), std::string::npos) << bad.output;
@@ -186,6 +198,23 @@ TEST(StudioTool, ShadowsToggle) {
   const StudioRun bad = run_studio("shadows_bad", {"--set", "shadows=maybe"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("shadows"), std::string::npos) << bad.output;
+}
+
+// The skinned-vertex cache toggle (docs/spec.md §6.9): the renderer skins into the cache, counted
+// in --stats, and the crowd looks as it does without; "skinned_vertex_cache=maybe" is refused.
+TEST(StudioTool, SkinnedVertexCacheToggle) {
+  REQUIRE_XVFB();
+  const auto [cached, plain] = robots_with_and_without("vertex_cache", "skinned_vertex_cache=on");
+  ASSERT_EQ(cached.exit_code, 0);
+  ASSERT_EQ(plain.exit_code, 0);
+  EXPECT_EQ(cached.stats["skinned_vertex_cache"], true) << cached.stats.dump();
+  EXPECT_EQ(plain.stats["skinned_vertex_cache"], false);
+  EXPECT_GT(cached.stats["cached_vertices"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(plain.stats["cached_vertices"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(cached.stats["draws"], plain.stats["draws"]);
+  const StudioRun bad = run_studio("vertex_cache_bad", {"--set", "skinned_vertex_cache=maybe"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.output.find("skinned_vertex_cache"), std::string::npos) << bad.output;
 }
 
 TEST(StudioTool, ModelSwitchShowsLodSource) {

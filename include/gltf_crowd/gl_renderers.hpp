@@ -112,6 +112,16 @@ struct RenderStats {
   // Animation::gpu with CrowdRendererOptions::time_animation: GPU milliseconds of the compute
   // passes (GL_TIME_ELAPSED); -1 when not measured.
   double animation_ms = -1.0;
+  // The same passes one by one, in milliseconds summed over the batches (GL_TIMESTAMP at each
+  // pass's end; docs/spec.md §14): where the GPU time goes. -1 each when not measured;
+  // `weights` is 0 for an asset without morph targets.
+  struct AnimationPassMilliseconds {
+    double sample = -1.0;     // clip sampling and crossfade blending, one invocation per (actor, node)
+    double weights = -1.0;    // morph weights, one per (actor, weight)
+    double hierarchy = -1.0;  // local to model, one per actor
+    double palette = -1.0;    // joint palettes, one per (actor, joint) per skin
+    double instances = -1.0;  // instance transforms and drawn morph weights, one per actor per stream
+  } animation_pass_ms;
   // CrowdRendererOptions::skinned_vertex_cache: vertices (instances × primitive vertices, summed
   // over groups) this call morphed, skinned and wrote into the cache; 0 when the passes reused it.
   std::uint64_t cached_vertices = 0;

@@ -31,8 +31,8 @@ layout(std430, binding = 5) readonly buffer Channels { uvec4 channels[]; };
 layout(std430, binding = 6) readonly buffer Times { float times[]; };
 layout(std430, binding = 7) readonly buffer KeyRows { float key_rows[]; };
 layout(std430, binding = 8) readonly buffer ClipWeights { int clip_weights[]; };  // per (clip, weight): channel or -1
-layout(std430, binding = 9) buffer Locals { vec4 locals[]; };  // per (slot, node): t (w: animated), r, s (w: moved)
-layout(std430, binding = 10) buffer Worlds { vec4 worlds[]; };  // per (slot, node): 3 rows of world'
+layout(std430, binding = 9) buffer Locals { vec4 locals[]; };  // per (slot, node), scratch_at: t (w: animated), r, s (w: moved)
+layout(std430, binding = 10) buffer Worlds { vec4 worlds[]; };  // per (slot, node), scratch_at: 3 rows of world'
 layout(std430, binding = 11) buffer Weights { float weights[]; };  // per (slot, weight)
 layout(std430, binding = 12) readonly buffer RestWeights { float rest_weights[]; };
 // Bindings 14 and 15 differ by pass: the application-driven pose (docs/spec.md §3.8) for sample
@@ -45,6 +45,14 @@ uniform uint u_first_slot;
 uniform uint u_slots;       // slots in this batch
 uniform uint u_node_count;  // rig nodes
 uniform uint u_weight_count;  // total morph weights
+
+// Scratch rows (locals, worlds) lie in tiles of TILE slots: row r (0..2) of node n for the
+// batch's slot s is at ((s / TILE × u_node_count + n) × 3 + r) × TILE + s % TILE. Invocations over
+// consecutive slots (hierarchy, instances) then read and write consecutive vec4s, and one slot's
+// nodes stay within its tile (palette), where slot-major rows put each invocation's reads a
+// whole slot apart: measured on an H200, uncoalesced and missing the TLB at 10⁵–10⁶ slots.
+const uint TILE = 64u;
+uint scratch_at(uint slot, uint node) { return (slot / TILE * u_node_count + node) * 3u * TILE + slot % TILE; }
 
 // Dispatches wider than 65,535 groups fold into y rows of gl_NumWorkGroups.x groups.
 uint invocation() { return gl_GlobalInvocationID.y * gl_NumWorkGroups.x * 64u + gl_GlobalInvocationID.x; }
@@ -325,10 +333,13 @@ void add_delta(inout vec3 t, inout vec4 r, inout vec3 s, vec3 dt, vec4 dr, vec3 
   r = q / length(q);
 }
 
+// Invocations run over a tile's slots for one node, then the next node: consecutive ones write
+// consecutive scratch rows. The dispatch covers whole tiles; the last tile's spare slots return.
 void main() {
   uint id = invocation();
-  if (id >= u_slots * u_node_count) return;
-  uint slot = u_first_slot + id / u_node_count, node = id % u_node_count;
+  uint node = id / TILE % u_node_count, local = id / (TILE * u_node_count) * TILE + id % TILE;
+  if (local >= u_slots) return;
+  uint slot = u_first_slot + local;
   uint count = record_count(slot);
   bool animated = false;
   for (uint i = 0u; i < count; ++i)
@@ -345,7 +356,7 @@ void main() {
       uint lat = layer_at(slot, l);
       if (layer_animates(lat, node) && layer_weight(lat, node) > 0.0) layers |= 1u << l;
     }
-  uint at = id * 3u;
+  uint at = scratch_at(local, node);
   if (!animated && override_at < 0 && layers == 0u) {
     locals[at] = vec4(0.0);
     return;
@@ -403,8 +414,8 @@ void main() {
     blend_towards(t, r, s, o.t.xyz, o.r, o.s.xyz, o.meta.y);
   }
   locals[at] = vec4(t, 1.0);
-  locals[at + 1u] = r;
-  locals[at + 2u] = vec4(s, 0.0);
+  locals[at + TILE] = r;
+  locals[at + 2u * TILE] = vec4(s, 0.0);
 }
 )";
 
@@ -484,24 +495,24 @@ void main() {
   uint slot = invocation();
   if (slot >= u_slots) return;
   for (uint n = 0u; n < u_node_count; ++n) {
-    uint at = (slot * u_node_count + n) * 3u;
+    uint at = scratch_at(slot, n);
     int parent = nodes[n].meta.x;
     bool animated = locals[at].w != 0.0;
-    uint pat = parent >= 0 ? (slot * u_node_count + uint(parent)) * 3u : 0u;
-    bool moved = animated || (parent >= 0 && locals[pat + 2u].w != 0.0);
-    if (animated) locals[at + 2u].w = moved ? 1.0 : 0.0;
-    else locals[at] = vec4(0.0), locals[at + 1u] = vec4(0.0), locals[at + 2u] = vec4(0.0, 0.0, 0.0, moved ? 1.0 : 0.0);
+    uint pat = parent >= 0 ? scratch_at(slot, uint(parent)) : 0u;
+    bool moved = animated || (parent >= 0 && locals[pat + 2u * TILE].w != 0.0);
+    if (animated) locals[at + 2u * TILE].w = moved ? 1.0 : 0.0;
+    else locals[at] = vec4(0.0), locals[at + TILE] = vec4(0.0), locals[at + 2u * TILE] = vec4(0.0, 0.0, 0.0, moved ? 1.0 : 0.0);
     if (!moved) {
       worlds[at] = nodes[n].world[0];
-      worlds[at + 1u] = nodes[n].world[1];
-      worlds[at + 2u] = nodes[n].world[2];
+      worlds[at + TILE] = nodes[n].world[1];
+      worlds[at + 2u * TILE] = nodes[n].world[2];
       continue;
     }
     vec4 l0 = nodes[n].local[0], l1 = nodes[n].local[1], l2 = nodes[n].local[2];
     if (animated) {
       vec3 t = locals[at].xyz;
-      vec4 q = locals[at + 1u];
-      vec3 s = locals[at + 2u].xyz;
+      vec4 q = locals[at + TILE];
+      vec3 s = locals[at + 2u * TILE].xyz;
       float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
       float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
       float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
@@ -511,12 +522,12 @@ void main() {
     }
     vec4 o0 = l0, o1 = l1, o2 = l2;
     if (parent >= 0)
-      product(worlds[pat], worlds[pat + 1u], worlds[pat + 2u], l0, l1, l2, o0, o1, o2);
+      product(worlds[pat], worlds[pat + TILE], worlds[pat + 2u * TILE], l0, l1, l2, o0, o1, o2);
     else if (u_framed)
       product(u_frame[0], u_frame[1], u_frame[2], l0, l1, l2, o0, o1, o2);
     worlds[at] = o0;
-    worlds[at + 1u] = o1;
-    worlds[at + 2u] = o2;
+    worlds[at + TILE] = o1;
+    worlds[at + 2u * TILE] = o2;
   }
 }
 )";
@@ -547,16 +558,16 @@ void main() {
   if (id >= u_slots * u_joint_count) return;
   uint slot = id / u_joint_count, j = id % u_joint_count;
   SkinJoint joint = skin_joints[u_first_joint + j];
-  uint at = (slot * u_node_count + joint.meta.x) * 3u;
+  uint at = scratch_at(slot, joint.meta.x);
   vec4 m0, m1, m2;
-  product(worlds[at], worlds[at + 1u], worlds[at + 2u], joint.inverse_bind[0], joint.inverse_bind[1],
+  product(worlds[at], worlds[at + TILE], worlds[at + 2u * TILE], joint.inverse_bind[0], joint.inverse_bind[1],
           joint.inverse_bind[2], m0, m1, m2);
   vec4 o0 = m0, o1 = m1, o2 = m2;
   if (u_static_mesh) {
     if (u_has_correction) product(u_correction[0], u_correction[1], u_correction[2], m0, m1, m2, o0, o1, o2);
   } else {
-    uint mat = (slot * u_node_count + u_mesh_node) * 3u;
-    vec4 w0 = worlds[mat], w1 = worlds[mat + 1u], w2 = worlds[mat + 2u];
+    uint mat = scratch_at(slot, u_mesh_node);
+    vec4 w0 = worlds[mat], w1 = worlds[mat + TILE], w2 = worlds[mat + 2u * TILE];
     if (abs_determinant(w0, w1, w2) > 1e-12) {
       mat3 linear = inverse(transpose(mat3(w0.xyz, w1.xyz, w2.xyz)));  // rows → glm-style columns
       vec3 tr = -(linear * vec3(w0.w, w1.w, w2.w));
@@ -594,8 +605,8 @@ void main() {
   vec4 p2 = vec4(m[0][2], m[1][2], m[2][2], m[3][2]);
   vec4 f0 = p0, f1 = p1, f2 = p2;
   if (u_framed) product(p0, p1, p2, u_unframe[0], u_unframe[1], u_unframe[2], f0, f1, f2);
-  uint at = (slot * u_node_count + u_node) * 3u;
-  vec4 w0 = worlds[at], w1 = worlds[at + 1u], w2 = worlds[at + 2u];
+  uint at = scratch_at(slot, u_node);
+  vec4 w0 = worlds[at], w1 = worlds[at + TILE], w2 = worlds[at + 2u * TILE];
   vec4 o0 = f0, o1 = f1, o2 = f2;
   if (u_rule == 1u)
     product(p0, p1, p2, u_mesh_world[0], u_mesh_world[1], u_mesh_world[2], o0, o1, o2);

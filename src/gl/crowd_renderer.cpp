@@ -291,7 +291,13 @@ void prepare_streams(CrowdRenderer::State& state, const Crowd& crowd, bool timed
   if (crowd.animation() == Animation::gpu) {
     const std::uint64_t evaluations = state.animation->evaluations;
     animate_on_gpu(state, crowd, timed);
-    if (timed) stats.animation_ms = gl::gpu_milliseconds(*state.animation);
+    if (timed) {
+      const gl::GpuMilliseconds ms = gl::gpu_milliseconds(*state.animation);
+      stats.animation_ms = ms.total;
+      using enum gl::AnimationPass;
+      const auto pass = [&](gl::AnimationPass p) { return ms.passes[static_cast<std::size_t>(p)]; };
+      stats.animation_pass_ms = {pass(sample), pass(weights), pass(hierarchy), pass(palette), pass(instances)};
+    }
     changed = state.animation->evaluations != evaluations;  // the passes rewrote the streams
   } else {
     const std::uint64_t uploaded = state.cache.upload_bytes();

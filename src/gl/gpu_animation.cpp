@@ -20,6 +20,7 @@ namespace {
 
 constexpr GLuint kLocalSize = 64;           // local_size_x of every pass
 constexpr std::size_t kMaxBatch = 1 << 18;  // slots per batch: about 1 GB of scratch at 80 nodes
+constexpr std::size_t kTile = 64;           // slots per scratch tile: TILE in the shaders (scratch_at)
 
 namespace bind {
 inline constexpr GLuint records = 0, tails = 1, placements = 2, nodes = 3, clip_nodes = 4, channels = 5, times = 6,
@@ -185,8 +186,9 @@ void reserve_slots(GpuAnimation& gpu, std::size_t capacity) {
   const std::uint64_t node_bytes = std::uint64_t{nodes} * 3 * sizeof(glm::vec4);
   const std::uint64_t weight_bytes = std::uint64_t{std::max<std::uint32_t>(gpu.weight_count, 1)} * sizeof(float);
   const auto limit = static_cast<std::uint64_t>(block);
-  const std::size_t batch =
-      static_cast<std::size_t>(std::min<std::uint64_t>({slots, kMaxBatch, limit / node_bytes, limit / weight_bytes}));
+  // Whole tiles of locals and worlds must fit too: a limited batch is a multiple of kTile.
+  const std::size_t batch = static_cast<std::size_t>(
+      std::min<std::uint64_t>({slots, kMaxBatch, limit / node_bytes / kTile * kTile, limit / weight_bytes}));
   if (batch == 0) {
     throw Error(
         "GpuAnimation.locals", Rule::palette_too_large,
@@ -196,8 +198,9 @@ void reserve_slots(GpuAnimation& gpu, std::size_t capacity) {
   gpu.tails = make_dynamic_buffer(slots * sizeof(PlaybackRecordTail));
   gpu.placements = make_dynamic_buffer(slots * sizeof(glm::mat4));
   if (batch != gpu.batch) {
-    gpu.locals = make_dynamic_buffer(batch * node_bytes);
-    gpu.worlds = make_dynamic_buffer(batch * node_bytes);
+    const std::size_t tiled = (batch + kTile - 1) / kTile * kTile;
+    gpu.locals = make_dynamic_buffer(tiled * node_bytes);
+    gpu.worlds = make_dynamic_buffer(tiled * node_bytes);
     gpu.weights = make_dynamic_buffer(batch * weight_bytes);
     gpu.batch = batch;
   }
@@ -387,9 +390,18 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
     glGetQueryiv(GL_TIME_ELAPSED, GL_CURRENT_QUERY, &running);
     timed = running == 0;
   }
+  gpu.stamps_used = 0;
+  gpu.stamp_passes.clear();
+  const auto stamp = [&](AnimationPass pass) {
+    if (!timed) return;
+    if (gpu.stamps_used == gpu.stamps.size()) gpu.stamps.push_back(make_query());
+    glQueryCounter(gpu.stamps[gpu.stamps_used++].name(), GL_TIMESTAMP);
+    if (gpu.stamps_used > 1) gpu.stamp_passes.push_back(pass);
+  };
   if (timed) {
     if (!gpu.timer) gpu.timer = make_query();
     glBeginQuery(GL_TIME_ELAPSED, gpu.timer.name());
+    stamp(AnimationPass::sample);  // the start: its pass is not recorded
   }
   const auto n = static_cast<std::uint32_t>(rig.node_count());
   for (auto [index, buffer] : {std::pair{bind::records, gpu.records.name()},
@@ -432,13 +444,15 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
     set_bool(sample, "u_layers", !layers.empty());
     set_uint(sample, "u_root_node", root_node);
     set_uint(sample, "u_root_flags", root_flags);
-    dispatch(std::uint64_t{slots} * n);
+    dispatch((std::uint64_t{slots} + kTile - 1) / kTile * kTile * n);  // whole tiles (scratch_at)
+    stamp(AnimationPass::sample);
     if (gpu.weight_count > 0) {
       bind_buffer(bind::overrides, gpu.morph_overrides.name());
       const GLuint weights = use(AnimationPass::weights);
       set_bool(weights, "u_overrides", gpu.has_overrides);
       set_bool(weights, "u_layers", !layers.empty());
       dispatch(std::uint64_t{slots} * gpu.weight_count);
+      stamp(AnimationPass::weights);
     }
     if (!layers.empty()) {
       bind_buffer(bind::placements, gpu.placements.name());
@@ -448,6 +462,7 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
     set_bool(program, "u_framed", rig.framed);
     set_rows(program, "u_frame", rig.frame);
     dispatch(slots);
+    stamp(AnimationPass::hierarchy);
 
     program = use(AnimationPass::palette);
     for (std::size_t k = 0; k < rig.skins.size() && !targets.empty(); ++k) {
@@ -463,6 +478,7 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
       set_uint(program, "u_mesh_node", skin.mesh_node);
       dispatch(std::uint64_t{slots} * skin.joints.size());
     }
+    stamp(AnimationPass::palette);
     program = use(AnimationPass::instances);
     set_bool(program, "u_framed", rig.framed);
     set_rows(program, "u_unframe", rig.unframe);
@@ -479,6 +495,7 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
       set_uint(program, "u_weight_stride", targets[d].weights != 0 ? streams[d].weight_stride : 0u);
       dispatch(slots);
     }
+    stamp(AnimationPass::instances);
   }
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT | GL_BUFFER_UPDATE_BARRIER_BIT |
                   GL_TEXTURE_UPDATE_BARRIER_BIT);
@@ -496,27 +513,48 @@ void read_scratch(const GpuAnimation& gpu, std::size_t live, std::vector<glm::ve
   if (live > gpu.batch)
     throw Error("read_poses", Rule::palette_too_large,
                 fmt::format("{} actors exceed the {} one evaluation batch holds for reading back", live, gpu.batch));
-  const std::size_t rows = live * gpu.rig.node_count() * 3;
-  locals.assign(rows, glm::vec4(0.0f));
-  worlds.assign(rows, glm::vec4(0.0f));
+  const std::size_t nodes = gpu.rig.node_count();
+  const std::size_t rows = live * nodes * 3;
   weights.assign(live * gpu.weight_count, 0.0f);
   const auto read = [](GLuint buffer, std::size_t bytes, void* out) {
     if (bytes == 0) return;
     glBindBuffer(GL_COPY_READ_BUFFER, buffer);
     glGetBufferSubData(GL_COPY_READ_BUFFER, 0, static_cast<GLsizeiptr>(bytes), out);
   };
-  read(gpu.locals.name(), rows * sizeof(glm::vec4), locals.data());
-  read(gpu.worlds.name(), rows * sizeof(glm::vec4), worlds.data());
+  // The scratch's tiles (scratch_at in the shaders) back into rows per (slot, node).
+  const std::size_t tiled = (live + kTile - 1) / kTile * kTile * nodes * 3;
+  std::vector<glm::vec4> tiles(tiled);
+  const auto untile = [&](GLuint buffer, std::vector<glm::vec4>& out) {
+    read(buffer, tiled * sizeof(glm::vec4), tiles.data());
+    out.assign(rows, glm::vec4(0.0f));
+    for (std::size_t slot = 0; slot < live; ++slot)
+      for (std::size_t row = 0; row < nodes * 3; ++row)
+        out[slot * nodes * 3 + row] = tiles[((slot / kTile) * nodes * 3 + row) * kTile + slot % kTile];
+  };
+  untile(gpu.locals.name(), locals);
+  untile(gpu.worlds.name(), worlds);
   read(gpu.weights.name(), weights.size() * sizeof(float), weights.data());
   check_gl("glGetBufferSubData(animation scratch)");
 }
 
-double gpu_milliseconds(GpuAnimation& gpu) {
-  if (!gpu.timer_pending) return -1.0;
+GpuMilliseconds gpu_milliseconds(GpuAnimation& gpu) {
+  GpuMilliseconds result;
+  if (!gpu.timer_pending) return result;
   GLuint64 nanoseconds = 0;
   glGetQueryObjectui64v(gpu.timer.name(), GL_QUERY_RESULT, &nanoseconds);
   gpu.timer_pending = false;
-  return static_cast<double>(nanoseconds) / 1e6;
+  result.total = static_cast<double>(nanoseconds) / 1e6;
+  result.passes.fill(0.0);
+  GLuint64 previous = 0;
+  for (std::size_t i = 0; i < gpu.stamps_used; ++i) {
+    GLuint64 stamp = 0;
+    glGetQueryObjectui64v(gpu.stamps[i].name(), GL_QUERY_RESULT, &stamp);
+    // Timestamps only grow; a driver that reads them as 0 (llvmpipe may) counts 0, never negative.
+    if (i > 0 && stamp > previous)
+      result.passes[static_cast<std::size_t>(gpu.stamp_passes[i - 1])] += static_cast<double>(stamp - previous) / 1e6;
+    previous = std::max(previous, stamp);
+  }
+  return result;
 }
 
 }  // namespace gltf_crowd::gl

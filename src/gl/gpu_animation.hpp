@@ -72,6 +72,11 @@ struct GpuAnimation {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> runs;  // scratch: [first, end) slot runs
   Object timer;                                               // GL_TIME_ELAPSED query
   bool timer_pending = false;
+  // GL_TIMESTAMP queries of a timed run: stamps[0] before the first pass, then one after each
+  // pass of each batch, whose pass stamp_passes[i - 1] names; stamps_used of them were issued.
+  std::vector<Object> stamps;
+  std::vector<AnimationPass> stamp_passes;
+  std::size_t stamps_used = 0;
 
   template <class Fn>
   void for_each_object(Fn&& fn) {
@@ -81,6 +86,7 @@ struct GpuAnimation {
                       &locals,        &worlds,       &weights,  &override_ranges, &node_overrides, &morph_overrides,
                       &layer_records, &layer_tables, &timer})
       fn(*o);
+    for (Object& s : stamps) fn(s);
   }
 };
 
@@ -111,7 +117,12 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
 void read_scratch(const GpuAnimation& gpu, std::size_t live, std::vector<glm::vec4>& locals,
                   std::vector<glm::vec4>& worlds, std::vector<float>& weights);
 
-// Milliseconds of the last timed animate(), waiting for the GPU; negative when none ran.
-double gpu_milliseconds(GpuAnimation& gpu);
+// The last timed animate()'s GPU milliseconds, in all and pass by pass (summed over batches);
+// waits for the GPU. All negative when none ran.
+struct GpuMilliseconds {
+  double total = -1.0;
+  std::array<double, kAnimationPasses> passes{-1.0, -1.0, -1.0, -1.0, -1.0};
+};
+GpuMilliseconds gpu_milliseconds(GpuAnimation& gpu);
 
 }  // namespace gltf_crowd::gl

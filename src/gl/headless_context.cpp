@@ -132,10 +132,19 @@ EGLDisplay open_display(EglPlatform platform, const char* client_extensions) {
     return display;
   }
   require_client_extension(client_extensions, "EGL_EXT_platform_device");
-  require_client_extension(client_extensions, "EGL_EXT_device_enumeration");
+  // EGL_EXT_device_base is EGL_EXT_device_enumeration and EGL_EXT_device_query in one; NVIDIA's
+  // driver through libglvnd lists only it.
+  if (!has_extension(client_extensions, "EGL_EXT_device_base"))
+    require_client_extension(client_extensions, "EGL_EXT_device_enumeration");
+  // Resolved here rather than through libepoxy, whose resolver may look for the extension among
+  // the current display's extensions instead of the client's.
+  const auto query_devices = reinterpret_cast<PFNEGLQUERYDEVICESEXTPROC>(eglGetProcAddress("eglQueryDevicesEXT"));
+  if (query_devices == nullptr) {
+    throw Error("eglGetProcAddress", Rule::egl_extension_missing, "the EGL client has no eglQueryDevicesEXT");
+  }
   EGLDeviceEXT device = nullptr;
   EGLint count = 0;
-  if (eglQueryDevicesEXT(1, &device, &count) != EGL_TRUE) throw_egl("eglQueryDevicesEXT");
+  if (query_devices(1, &device, &count) != EGL_TRUE) throw_egl("eglQueryDevicesEXT");
   if (count < 1) {
     throw Error("eglQueryDevicesEXT", Rule::egl_call_failed, "eglQueryDevicesEXT found no device");
   }

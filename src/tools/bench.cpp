@@ -67,6 +67,7 @@ struct GpuMeasurement {
   double update_seconds = 0.0;   // Crowd::update: clocks and records
   double animate_seconds = 0.0;  // CrowdRenderer::animate: uploads and dispatches (CPU wall time)
   double gpu_ms = 0.0;           // the passes, GL_TIME_ELAPSED
+  RenderStats::AnimationPassMilliseconds pass_ms{0.0, 0.0, 0.0, 0.0, 0.0};  // GL_TIMESTAMP
   std::uint64_t upload_bytes = 0;
 };
 
@@ -109,7 +110,13 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
     for (std::uint32_t f = 0; f < options.frames; ++f) {
       crowd.update(bench_frame_seconds);
       timed->animate(crowd);
-      m.gpu_ms += timed->stats().animation_ms;
+      const RenderStats& stats = timed->stats();
+      m.gpu_ms += stats.animation_ms;
+      m.pass_ms.sample += stats.animation_pass_ms.sample;
+      m.pass_ms.weights += stats.animation_pass_ms.weights;
+      m.pass_ms.hierarchy += stats.animation_pass_ms.hierarchy;
+      m.pass_ms.palette += stats.animation_pass_ms.palette;
+      m.pass_ms.instances += stats.animation_pass_ms.instances;
     }
   }
   const double frames = static_cast<double>(options.frames);
@@ -125,6 +132,11 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
     out["animate_us_per_actor"] = m.animate_seconds * per_actor_us;
     out["upload_bytes_per_frame"] = bytes_per_frame;
     out["gpu_ms_per_frame"] = m.gpu_ms / frames;
+    out["gpu_ms_per_frame_by_pass"] = {{"sample", m.pass_ms.sample / frames},
+                                       {"weights", m.pass_ms.weights / frames},
+                                       {"hierarchy", m.pass_ms.hierarchy / frames},
+                                       {"palette", m.pass_ms.palette / frames},
+                                       {"instances", m.pass_ms.instances / frames}};
     out["gpu_time_meaningful"] = !software;
     out["gl_renderer"] = device;
     out["draws"] = crowd.frame_stats().draws;
@@ -133,9 +145,12 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
   }
   fmt::print(
       "{}: {} actors, {} frames{}, animation on the GPU: update {:.4f} us per actor, animate {:.4f} us per "
-      "actor (CPU), {} bytes uploaded per frame, compute passes {:.3f} ms per frame on {}{}\n",
+      "actor (CPU), {} bytes uploaded per frame, compute passes {:.3f} ms per frame (sample {:.3f}, weights "
+      "{:.3f}, hierarchy {:.3f}, palette {:.3f}, instances {:.3f}) on {}{}\n",
       label, options.actors, options.frames, options.crossfade ? ", mid-crossfade" : "",
-      m.update_seconds * per_actor_us, m.animate_seconds * per_actor_us, bytes_per_frame, m.gpu_ms / frames, device,
+      m.update_seconds * per_actor_us, m.animate_seconds * per_actor_us, bytes_per_frame, m.gpu_ms / frames,
+      m.pass_ms.sample / frames, m.pass_ms.weights / frames, m.pass_ms.hierarchy / frames, m.pass_ms.palette / frames,
+      m.pass_ms.instances / frames, device,
       !context   ? ""
       : software ? " (llvmpipe runs them on the CPU: the GPU time means nothing)"
                  : "");
@@ -313,16 +328,18 @@ void register_bench(CLI::App& app) {
   bench->add_flag("--records-only", options->records_only,
                   "with --animation gpu: no GL context or renderer, only the update that writes the records "
                   "(the CPU side at any actor count; upload_bytes_per_frame is what a renderer would upload)");
-  bench->add_flag("--json", options->json,
-                  "print one JSON object: asset, actors, threads, frames, crossfade, local_pose, root_motion, layer, "
-                  "layer_mask, us_per_actor "
-                  "(wall time per update / actors, stage timing off), stages {sampling, hierarchy, palettes, packing} "
-                  "(CPU us per actor), bytes_per_frame, packing {bytes_per_frame, bytes_per_second, "
-                  "memcpy_bytes_per_second} (the packing stage's rate per thread and a plain memcpy's of "
-                  "the same bytes), draws. With --animation gpu, instead of stages, bytes_per_frame and packing: "
-                  "animation, animate_us_per_actor (the renderer's compute passes, wall time), "
-                  "upload_bytes_per_frame, gpu_ms_per_frame, gpu_time_meaningful (false on a software "
-                  "renderer) and gl_renderer");
+  bench->add_flag(
+      "--json", options->json,
+      "print one JSON object: asset, actors, threads, frames, crossfade, local_pose, root_motion, layer, "
+      "layer_mask, us_per_actor "
+      "(wall time per update / actors, stage timing off), stages {sampling, hierarchy, palettes, packing} "
+      "(CPU us per actor), bytes_per_frame, packing {bytes_per_frame, bytes_per_second, "
+      "memcpy_bytes_per_second} (the packing stage's rate per thread and a plain memcpy's of "
+      "the same bytes), draws. With --animation gpu, instead of stages, bytes_per_frame and packing: "
+      "animation, animate_us_per_actor (the renderer's compute passes, wall time), "
+      "upload_bytes_per_frame, gpu_ms_per_frame, gpu_ms_per_frame_by_pass {sample, weights, hierarchy, palette, "
+      "instances}, gpu_time_meaningful (false on a software "
+      "renderer) and gl_renderer");
   bench->footer(
       "Time step: every update advances 1/60 s, a 60 Hz frame (render and studio step "
       "1/30 s).");

@@ -287,7 +287,8 @@ void register_studio(CLI::App& app) {
           "--set", options->sets,
           "key=value applied as if the control were used, in order: model, actors, "
           "capacity, clips, clip, seed, phase_spread, speed_spread, tints, tint_seed, variants, animation, orbit, "
-          "lod, bias, budget, update_rate, palette, evaluation, root_motion (a node or none), shadows, azimuth, "
+          "lod, bias, budget, update_rate, palette, evaluation, skinned_vertex_cache, root_motion (a node or none), "
+          "shadows, azimuth, "
           "elevation, zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, "
           "actor.visible, actor.layer.clip, actor.layer.weight, actor.layer.mode, actor.layer.mask (a "
           "node or none)")

@@ -130,7 +130,13 @@ void lod_controls(const StudioScene& scene, StudioSettings& settings) {
     settings.palette = static_cast<PaletteStorage>(palette);
   }
   ImGui::Text("palette in use: %s", palette_storage_name(scene.renderer().palette_storage()));
-  if (!scene.palette_error().empty()) ImGui::TextWrapped("unavailable: %s", scene.palette_error().c_str());
+  ImGui::Checkbox("Skinned-vertex cache", &settings.skinned_vertex_cache);
+  ImGui::SameLine();
+  ImGui::TextDisabled("skin once for the shadow and main passes");
+  if (settings.skinned_vertex_cache && scene.renderer_error().empty())
+    ImGui::Text("vertices skinned into the cache: %llu",
+                static_cast<unsigned long long>(scene.frame_stats().cached_vertices));
+  if (!scene.renderer_error().empty()) ImGui::TextWrapped("unavailable: %s", scene.renderer_error().c_str());
   int evaluation = settings.gpu_animation ? 1 : 0;
   if (ImGui::Combo("Animation", &evaluation, "CPU\0GPU (compute)\0")) settings.gpu_animation = evaluation == 1;
   ImGui::Text("poses evaluated on the %s", scene.crowd().animation() == Animation::gpu ? "GPU" : "CPU");

@@ -87,13 +87,16 @@ void StudioScene::sync(const StudioSettings& settings) {
   } else if (built_->appearance != settings.appearance) {
     apply_appearance(*crowd_, settings.appearance);
   }
-  if (new_model || built_->palette != settings.palette) {
+  if (new_model || built_->palette != settings.palette ||
+      built_->skinned_vertex_cache != settings.skinned_vertex_cache) {
     renderer_.reset();
-    palette_error_.clear();
+    renderer_error_.clear();
     try {
-      renderer_ = std::make_unique<CrowdRenderer>(*crowd_, CrowdRendererOptions{.palette = settings.palette});
+      renderer_ = std::make_unique<CrowdRenderer>(
+          *crowd_,
+          CrowdRendererOptions{.palette = settings.palette, .skinned_vertex_cache = settings.skinned_vertex_cache});
     } catch (const Error& e) {
-      palette_error_ = e.what();
+      renderer_error_ = e.what();
       renderer_ = std::make_unique<CrowdRenderer>(*crowd_);
     }
   }
@@ -226,6 +229,7 @@ nlohmann::json StudioScene::stats_json() const {
   const FrameStats& stages = crowd_->frame_stats();
   stats["shadows"] = shadows_.has_value();
   stats["shadow_draws"] = shadow_stats_.draws;
+  stats["skinned_vertex_cache"] = built_->skinned_vertex_cache && renderer_error_.empty();
   stats["frame_ms"] = times_.frame;
   stats["update_ms"] = times_.update;
   stats["draw_ms"] = times_.draw;

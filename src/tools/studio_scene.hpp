@@ -42,11 +42,13 @@ class StudioScene {
  public:
   // Brings the crowd in line with `settings`: a new model rebuilds crowd and renderer, a new
   // actor count or clip assignment re-adds the actors (ids actor-0, actor-1, ... in slot order),
-  // a new palette storage rebuilds the renderer, LOD controls are applied in place. Throws Error
+  // a new palette storage or skinned-vertex cache setting rebuilds the renderer, LOD controls are
+  // applied in place. Throws Error
   // when the model does not load, or (path "clip", rule "unknown_clip", listing the clips) when
   // a newly chosen single clip is not one of the model's; the previous crowd is kept. A model
   // switch keeps an unknown clip name, whose actors then play the first clip. A palette storage
-  // the context cannot run falls back to automatic and is reported by palette_error().
+  // or cache the context cannot run falls back to the default renderer (automatic storage, no
+  // cache) and is reported by renderer_error().
   void sync(const StudioSettings& settings);
   // Advances animation by `seconds` (0 while animation is paused) and classifies LOD for `view`.
   void update(float seconds, const LodView& view);
@@ -63,7 +65,7 @@ class StudioScene {
   const CrowdRenderer& renderer() const { return *renderer_; }
   // The last draw()'s statistics, shadow pass included (with_shadow_pass).
   RenderStats frame_stats() const;
-  const std::string& palette_error() const { return palette_error_; }
+  const std::string& renderer_error() const { return renderer_error_; }
   // Why the GPU animation the settings ask for is off (no compute shaders); empty when it is not.
   const std::string& animation_error() const { return animation_error_; }
   const FrameTimes& times() const { return times_; }
@@ -83,7 +85,7 @@ class StudioScene {
   std::optional<ShadowStage> shadows_;  // with StudioSettings::shadows, fitted to layout_
   Layout layout_;
   std::optional<StudioSettings> built_;  // what the crowd reflects
-  std::string palette_error_;
+  std::string renderer_error_;
   std::string animation_error_;
   FrameTimes times_;
   std::uint32_t draws_ = 0;

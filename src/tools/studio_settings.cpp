@@ -108,6 +108,8 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
       s.palette = PaletteStorage::automatic;
     else
       bad_value(key, value, "storage, texture or auto");
+  } else if (key == "skinned_vertex_cache") {
+    s.skinned_vertex_cache = parse_switch(key, value);
   } else if (key == "evaluation") {
     if (value == "cpu" || value == "gpu")
       s.gpu_animation = value == "gpu";
@@ -159,7 +161,8 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
     throw Error(
         "--set " + std::string(key), Rule::set_key,
         "unknown key; known: model, actors, capacity, clips, clip, seed, phase_spread, "
-        "speed_spread, animation, orbit, lod, bias, budget, update_rate, palette, evaluation, root_motion, tints, "
+        "speed_spread, animation, orbit, lod, bias, budget, update_rate, palette, evaluation, skinned_vertex_cache, "
+        "root_motion, tints, "
         "tint_seed, variants, azimuth, "
         "elevation, "
         "zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible, "

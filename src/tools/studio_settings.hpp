@@ -28,6 +28,9 @@ struct StudioSettings {
   bool update_rate = false;  // animation update-rate LOD (default bands), with Auto LOD
   PaletteStorage palette = PaletteStorage::automatic;
   bool gpu_animation = false;  // poses evaluated by the renderer's compute passes (Animation::gpu)
+  // CrowdRendererOptions::skinned_vertex_cache: skin once per frame for the shadow and main
+  // passes (docs/spec.md §6.9); rebuilds the renderer when it changes.
+  bool skinned_vertex_cache = false;
   // Root motion (docs/spec.md §3.10) of this node (translation x, z and yaw), applied to each
   // actor's placement so walk cycles walk; "" = off.
   std::string root_motion;
@@ -60,7 +63,8 @@ struct ActorEdit {
 // Applies "key=value". Keys: model (a path, "built-in" or an asset's file stem found by
 // `resolve_model`), actors, capacity, clips (cycle|single|random), clip, seed, phase_spread,
 // speed_spread, animation, orbit, lod (on|off), bias, budget, update_rate (on|off), palette
-// (storage|texture|auto), evaluation (cpu|gpu: where poses are evaluated), root_motion (a node
+// (storage|texture|auto), evaluation (cpu|gpu: where poses are evaluated), skinned_vertex_cache
+// (on|off), root_motion (a node
 // name, or none), shadows (on|off), tints (none|random), tint_seed, variants (none|spread),
 // azimuth, elevation, zoom; and the actor table's select (an actor id), actor.clip,
 // actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible (on|off), actor.layer.clip,
