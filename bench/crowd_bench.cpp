@@ -253,14 +253,14 @@ void BM_Pass(benchmark::State& state) {
 // records on the CPU), then draw (uploads, compute passes and instanced draws) into a 1920 × 1080
 // target, finished with glFinish. RobotExpressive; with lod 1 its generated levels, min coverage
 // 0 so every actor is drawn at the level its coverage picks (framed whole, 100,000 actors each
-// cover less than the default 0.01 and would all be culled). Software renderers skip: a frame of
-// 100,000 actors takes them minutes.
+// cover less than the default 0.01 and would all be culled). llvmpipe skips: a frame of 100,000
+// actors takes it minutes.
 void BM_GpuFrame(benchmark::State& state) {
   const auto actors = static_cast<std::size_t>(state.range(0));
   const bool lod = state.range(1) != 0;
   if (!make_context_current(state)) return;
   if (bench_context()->renderer().find("llvmpipe") != std::string::npos) {
-    state.SkipWithError("a software renderer: BM_GpuFrame is for a GPU");
+    state.SkipWithError("llvmpipe: BM_GpuFrame is for a GPU");
     return;
   }
   const LodOptions levels{.enabled = lod, .auto_generate = lod, .min_coverage = 0.0f};

@@ -10,9 +10,9 @@
 #                                  .gl carried there: unpacks the loaders, then prints one JSON
 #                                  row per line as each finishes (issue 17). GPU_BENCH_ACTORS=
 #                                  "100 200" replaces the actor counts (a smoke test on llvmpipe).
-#   scripts/gpu_bench.sh passes    on the GPU machine: bench/crowd_bench.cpp's BM_Pass (main,
-#                                  depth and velocity passes, with and without the skinned-vertex
-#                                  cache; issue 21), as Google Benchmark's console table.
+#   scripts/gpu_bench.sh passes    on the GPU machine: bench/crowd_bench.cpp's BM_Pass (the main
+#                                  and depth passes and animate, with and without the
+#                                  skinned-vertex cache; issue 21), as Google Benchmark's table.
 #                                  GPU_BENCH_PASS_FILTER replaces its filter.
 #   scripts/gpu_bench.sh frames    on the GPU machine: BM_GpuFrame, steady frames of 10⁴–10⁶
 #                                  GPU-animated actors at 1920×1080 with and without generated
@@ -109,28 +109,33 @@ gl_tests() {
 run() {
   setup
   local tool=.gpubench/gltf-crowd asset=.gpubench/assets/threejs/RobotExpressive.glb
-  local out
+  local out err=/tmp/gpu_bench.err
   for actors in ${GPU_BENCH_ACTORS:-10000 100000 1000000}; do
     for fade in "" --crossfade; do
       frames=$((actors >= 1000000 ? 20 : 60))
-      if out=$("$tool" bench "$asset" --animation gpu --actors "$actors" --frames "$frames" --warmup 5 $fade --json 2>&1); then
+      if out=$("$tool" bench "$asset" --animation gpu --actors "$actors" --frames "$frames" --warmup 5 $fade --json 2>"$err"); then
         row "{\"kind\":\"evaluate\",\"result\":$out}"
       else
-        row "{\"kind\":\"evaluate\",\"actors\":$actors,\"crossfade\":$([[ -n $fade ]] && echo true || echo false),\"error\":$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read().strip()))')}"
+        row "{\"kind\":\"evaluate\",\"actors\":$actors,\"crossfade\":$([[ -n $fade ]] && echo true || echo false),\"error\":$(json_string "$err")}"
       fi
     done
     # --min-coverage 0: with the whole crowd framed, 100,000 actors each cover less than the
     # default 0.01 and would all be culled; this draws every one at the level its coverage picks.
     for lod in "" "--lod --min-coverage 0"; do
       # shellcheck disable=SC2086  # $lod is zero or three words
-      if out=$("$tool" render "$asset" --animation gpu --actors "$actors" --width 1920 --height 1080 $lod \
-        --out /tmp/gpu_bench.png --stats /tmp/gpu_bench.json 2>&1); then
+      if "$tool" render "$asset" --animation gpu --actors "$actors" --width 1920 --height 1080 $lod \
+        --out /tmp/gpu_bench.png --stats /tmp/gpu_bench.json >/dev/null 2>"$err"; then
         row "{\"kind\":\"draw\",\"actors\":$actors,\"lod\":$([[ -n $lod ]] && echo true || echo false),\"stats\":$(scalar_stats /tmp/gpu_bench.json)}"
       else
-        row "{\"kind\":\"draw\",\"actors\":$actors,\"lod\":$([[ -n $lod ]] && echo true || echo false),\"error\":$(printf '%s' "$out" | python3 -c 'import json,sys; print(json.dumps(sys.stdin.read().strip()))')}"
+        row "{\"kind\":\"draw\",\"actors\":$actors,\"lod\":$([[ -n $lod ]] && echo true || echo false),\"error\":$(json_string "$err")}"
       fi
     done
   done
+}
+
+# A file's text as one JSON string (a failed row's error: the tool's stderr).
+json_string() {
+  python3 -c 'import json, sys; print(json.dumps(open(sys.argv[1]).read().strip()))' "$1"
 }
 
 # The render tool's stats without its per-actor lists (clips, tints, …: megabytes at 1M actors).

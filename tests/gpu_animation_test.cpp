@@ -526,6 +526,48 @@ TEST(GpuAnimation, UploadsOnlyChangedRecordsAndPlacements) {
   EXPECT_TRUE(crowd.node_streams().front().palette.empty()) << "no CPU rows are packed";
 }
 
+// The largest difference between the poses read back from the GPU and each actor's
+// local_pose() (evaluated on the CPU): translations relative to their length (at least 1),
+// rotations and scales absolute, morph weights absolute.
+float worst_pose_difference(const std::vector<GpuPose>& poses, const std::vector<Actor>& actors) {
+  float worst = 0.0f;
+  for (std::size_t i = 0; i < actors.size(); ++i) {
+    const Pose want = actors[i].local_pose();
+    const Pose& got = poses[i].local;
+    for (std::size_t n = 0; n < want.translations.size(); ++n) {
+      const float scale = std::max(1.0f, glm::length(want.translations[n]));
+      worst = std::max(
+          {worst, glm::length(got.translations[n] - want.translations[n]) / scale,
+           glm::length(glm::vec4(got.rotations[n].x - want.rotations[n].x, got.rotations[n].y - want.rotations[n].y,
+                                 got.rotations[n].z - want.rotations[n].z, got.rotations[n].w - want.rotations[n].w)),
+           glm::length(got.scales[n] - want.scales[n])});
+    }
+    for (std::size_t w = 0; w < want.weights.size(); ++w)
+      worst = std::max(worst, std::abs(got.weights[w] - want.weights[w]));
+  }
+  return worst;
+}
+
+// The scratch lies in tiles of 64 slots (docs/architecture.md): 150 actors fill two and part of
+// a third, whose streams and read-back poses must equal the CPU path's as a single tile's do.
+TEST(GpuAnimation, SlotsAcrossScratchTilesMatchTheCpuPath) {
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  HeadlessContext context;
+  constexpr std::size_t kActors = 150;
+  Pair p = make_crowds(asset, kActors);
+  CrowdRenderer renderer(p.gpu);
+  p.update(0.2f);
+  for (std::size_t i = 60; i < kActors; i += 7)  // crossfades in every tile
+    p.each(i,
+           [&](Actor& a) { a.select_clip(asset->clips[i % asset->clips.size()].name, {.crossfade_seconds = 0.5f}); });
+  p.update(0.15f);
+  const Difference d = compare_streams(renderer, p.gpu, p.cpu);
+  EXPECT_LE(d.worst, kTolerance) << d.where;
+  const std::vector<GpuPose> poses = renderer.read_poses(p.gpu);
+  ASSERT_EQ(poses.size(), kActors);
+  EXPECT_LE(worst_pose_difference(poses, p.cpu_actors), kTolerance);
+}
+
 // time_animation times each pass (RenderStats::animation_pass_ms) beside the total: every pass
 // that ran reads a time, the morph pass 0 without morph weights, and a call that runs no pass
 // reads -1 throughout, as animation_ms does.
@@ -577,22 +619,7 @@ TEST(GpuAnimation, ReadPosesIncludeLayers) {
   CrowdRenderer renderer(crowd);
   const std::vector<GpuPose> poses = renderer.read_poses(crowd);
   ASSERT_EQ(poses.size(), actors.size());
-  float worst = 0.0f;
-  for (std::size_t i = 0; i < actors.size(); ++i) {
-    const Pose want = actors[i].local_pose();
-    const Pose& got = poses[i].local;
-    for (std::size_t n = 0; n < want.translations.size(); ++n) {
-      const float scale = std::max(1.0f, glm::length(want.translations[n]));
-      worst = std::max(
-          {worst, glm::length(got.translations[n] - want.translations[n]) / scale,
-           glm::length(glm::vec4(got.rotations[n].x - want.rotations[n].x, got.rotations[n].y - want.rotations[n].y,
-                                 got.rotations[n].z - want.rotations[n].z, got.rotations[n].w - want.rotations[n].w)),
-           glm::length(got.scales[n] - want.scales[n])});
-    }
-    for (std::size_t w = 0; w < want.weights.size(); ++w)
-      worst = std::max(worst, std::abs(got.weights[w] - want.weights[w]));
-  }
-  EXPECT_LE(worst, kTolerance);
+  EXPECT_LE(worst_pose_difference(poses, actors), kTolerance);
   // The layers change the pose read back: actor 0 without its layer differs.
   actors[0].layer(1).clear();
   const Pose bare = actors[0].local_pose();

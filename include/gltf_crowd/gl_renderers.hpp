@@ -113,7 +113,7 @@ struct RenderStats {
   // passes (GL_TIME_ELAPSED); -1 when not measured.
   double animation_ms = -1.0;
   // The same passes one by one, in milliseconds summed over the batches (GL_TIMESTAMP at each
-  // pass's end; docs/spec.md §14): where the GPU time goes. -1 each when not measured;
+  // pass's end; docs/spec.md §8.5): where the GPU time goes. -1 each when not measured;
   // `weights` is 0 for an asset without morph targets.
   struct AnimationPassMilliseconds {
     double sample = -1.0;     // clip sampling and crossfade blending, one invocation per (actor, node)

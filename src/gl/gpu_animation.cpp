@@ -186,13 +186,13 @@ void reserve_slots(GpuAnimation& gpu, std::size_t capacity) {
   const std::uint64_t node_bytes = std::uint64_t{nodes} * 3 * sizeof(glm::vec4);
   const std::uint64_t weight_bytes = std::uint64_t{std::max<std::uint32_t>(gpu.weight_count, 1)} * sizeof(float);
   const auto limit = static_cast<std::uint64_t>(block);
-  // Whole tiles of locals and worlds must fit too: a limited batch is a multiple of kTile.
+  // Whole tiles of locals and worlds must fit too: the node limit is rounded down to whole tiles.
   const std::size_t batch = static_cast<std::size_t>(
       std::min<std::uint64_t>({slots, kMaxBatch, limit / node_bytes / kTile * kTile, limit / weight_bytes}));
   if (batch == 0) {
-    throw Error(
-        "GpuAnimation.locals", Rule::palette_too_large,
-        fmt::format("one slot of {} nodes × 48 bytes exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {}", nodes, block));
+    throw Error("GpuAnimation.locals", Rule::palette_too_large,
+                fmt::format("one tile of {} slots × {} nodes × 48 bytes exceeds GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {}",
+                            kTile, nodes, block));
   }
   gpu.records = make_dynamic_buffer(slots * sizeof(PlaybackRecord));
   gpu.tails = make_dynamic_buffer(slots * sizeof(PlaybackRecordTail));
@@ -390,6 +390,7 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
     glGetQueryiv(GL_TIME_ELAPSED, GL_CURRENT_QUERY, &running);
     timed = running == 0;
   }
+  gpu.timer_pending = false;  // an unread earlier run's result is no longer this run's
   gpu.stamps_used = 0;
   gpu.stamp_passes.clear();
   const auto stamp = [&](AnimationPass pass) {
@@ -544,6 +545,9 @@ GpuMilliseconds gpu_milliseconds(GpuAnimation& gpu) {
   glGetQueryObjectui64v(gpu.timer.name(), GL_QUERY_RESULT, &nanoseconds);
   gpu.timer_pending = false;
   result.total = static_cast<double>(nanoseconds) / 1e6;
+  GLint bits = 0;  // 0: the driver keeps no timestamps, and the passes stay unmeasured (-1)
+  glGetQueryiv(GL_TIMESTAMP, GL_QUERY_COUNTER_BITS, &bits);
+  if (bits == 0) return result;
   result.passes.fill(0.0);
   GLuint64 previous = 0;
   for (std::size_t i = 0; i < gpu.stamps_used; ++i) {

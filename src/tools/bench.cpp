@@ -110,13 +110,15 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
     for (std::uint32_t f = 0; f < options.frames; ++f) {
       crowd.update(bench_frame_seconds);
       timed->animate(crowd);
+      // -1 (not measured: a frame that ran no pass) adds nothing.
+      const auto add = [](double& sum, double ms) { sum += std::max(ms, 0.0); };
       const RenderStats& stats = timed->stats();
-      m.gpu_ms += stats.animation_ms;
-      m.pass_ms.sample += stats.animation_pass_ms.sample;
-      m.pass_ms.weights += stats.animation_pass_ms.weights;
-      m.pass_ms.hierarchy += stats.animation_pass_ms.hierarchy;
-      m.pass_ms.palette += stats.animation_pass_ms.palette;
-      m.pass_ms.instances += stats.animation_pass_ms.instances;
+      add(m.gpu_ms, stats.animation_ms);
+      add(m.pass_ms.sample, stats.animation_pass_ms.sample);
+      add(m.pass_ms.weights, stats.animation_pass_ms.weights);
+      add(m.pass_ms.hierarchy, stats.animation_pass_ms.hierarchy);
+      add(m.pass_ms.palette, stats.animation_pass_ms.palette);
+      add(m.pass_ms.instances, stats.animation_pass_ms.instances);
     }
   }
   const double frames = static_cast<double>(options.frames);
