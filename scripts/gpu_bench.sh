@@ -68,13 +68,17 @@ prepare() {
   echo "run on the GPU machine: scripts/gpu_bench.sh run | passes | frames | gl-tests   (carry .gpubench and .gl)"
 }
 
-# The loaders, the bundled libraries, NVIDIA's EGL vendor file where there is one, and the
-# assets where the binaries look for them.
+# The loaders (only where the machine has no EGL loader: unpacked into /, they would replace a
+# development machine's own), the bundled libraries, NVIDIA's EGL vendor file where there is
+# one, and the assets where the binaries look for them.
 setup() {
-  if compgen -G '.gl/*.deb' >/dev/null && [[ ! -e /tmp/gpu_bench_loaders ]]; then
+  if [[ ! -f .gpubench/assets_dir ]]; then
+    echo "gpu_bench.sh: .gpubench is missing or incomplete: run 'scripts/gpu_bench.sh prepare' first" >&2
+    exit 1
+  fi
+  if compgen -G '.gl/*.deb' >/dev/null && ! ldconfig -p | grep -q 'libEGL\.so\.1 '; then
     for f in .gl/*.deb; do dpkg -x "$f" /; done
     ldconfig
-    touch /tmp/gpu_bench_loaders
   fi
   export LD_LIBRARY_PATH="$PWD/.gpubench/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   if [[ -f /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json ]]; then

@@ -109,6 +109,7 @@ TEST(CliTool, OptionsThatCannotTakeEffectFailBeforeAnyWork) {
       {"bench --layer-mask Spine", "--layer-mask requires --layer"},
       {"studio --frames 1 --assets " + quoted((dir / "absent").string()), "--assets: Directory does not exist"},
       {"studio --screenshot " + quoted(out), "--screenshot requires --frames"},
+      {"studio --frames 0 --screenshot " + quoted(out), "--frames 0 is interactive"},
       {"export-default --out " + quoted(missing_folder), "--out: folder"},
       // CLI11's delimiter dropped empty items: "0.5,,0.25" made two levels, not an error.
       {"lod " + asset + " --ratios 0.5,,0.25 --out " + quoted(glb), "--ratios: item 2 of '0.5,,0.25' is empty"},

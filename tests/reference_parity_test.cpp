@@ -25,6 +25,7 @@
 
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/gl.hpp"
 #include "image_compare.hpp"
 #include "test_support.hpp"
@@ -465,6 +466,38 @@ TEST(SkinnedVertexCache, GroupsThatWereEmptyAreCapturedAgain) {
     const test::Image again = image(cached);
     EXPECT_GT(cached.stats().cached_vertices, 0u) << palette_storage_name(storage);
     EXPECT_TRUE(test::images_agree(dir, palette_storage_name(storage), again, image(plain)));
+  }
+  EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
+}
+
+// Groups that stay empty (here the generated levels no actor uses) hold no rows and leave the
+// cache valid: the main pass after the depth pass reuses it, as in a crowd without levels. It
+// used to recapture every group on every pass while any group was empty.
+TEST(SkinnedVertexCache, GroupsThatStayEmptyLeaveTheCacheValid) {
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  HeadlessContext context({.debug = true});
+  Crowd crowd(asset, {.capacity = 4, .lod = {.enabled = true, .auto_generate = true}});
+  crowd.add_actors(std::vector<ActorOptions>(4));
+  Camera camera;
+  camera.view = glm::lookAt(glm::vec3(0.0f, 1.0f, 5.0f), glm::vec3(0.0f, 1.0f, 0.0f), glm::vec3(0, 1, 0));
+  camera.projection = glm::perspective(glm::radians(50.0f), static_cast<float>(width) / height, 0.1f, 100.0f);
+  const LodView view{camera.view, camera.projection, width, height};
+  crowd.update(0.1f, view);
+  std::size_t empty = 0, used = 0;
+  for (const PrimitiveGroup& g : crowd.primitive_groups()) ++(g.instances.empty() ? empty : used);
+  ASSERT_GT(empty, 0u) << "the levels below level 0 are unused at this distance";
+  ASSERT_GT(used, 0u);
+  for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+    CrowdRenderer renderer(crowd, {.palette = storage, .skinned_vertex_cache = true});
+    Framebuffer target({.width = width, .height = height});
+    for (int frame = 0; frame < 2; ++frame) {
+      crowd.update(0.1f, view);
+      renderer.draw_depth(crowd, camera);
+      EXPECT_GT(renderer.stats().cached_vertices, 0u) << palette_storage_name(storage) << ", frame " << frame;
+      renderer.draw(crowd, camera);
+      EXPECT_EQ(renderer.stats().cached_vertices, 0u)
+          << palette_storage_name(storage) << ", frame " << frame << ": the main pass reuses the cache";
+    }
   }
   EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
 }

@@ -544,10 +544,16 @@ void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, R
   gl::SkinnedVertexCache& c = *state.skinned;
   const auto groups = crowd.primitive_groups();
   c.groups.resize(groups.size());
+  // What a capture leaves in a group's rows: its primitive, or ~0u while it is empty (no rows:
+  // when instances return it must be captured, though its slot list may come back unchanged and
+  // upload nothing). A group that stays empty does not make the cache stale.
+  const auto captured_primitive = [&](std::size_t i) {
+    const std::uint32_t primitive = state.drawables[state.groups[i].drawable].primitive;
+    return groups[i].instances.empty() || state.primitives[primitive].vertex_count == 0 ? ~0u : primitive;
+  };
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const gl::SkinnedVertices& rows = c.groups[i];
-    if (rows.primitive != state.drawables[state.groups[i].drawable].primitive || rows.stream != groups[i].stream)
-      c.stale = true;
+    if (rows.primitive != captured_primitive(i) || rows.stream != groups[i].stream) c.stale = true;
   }
   if (!c.stale) return;
   gl::StateCache& cache = state.cache;
@@ -568,12 +574,9 @@ void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, R
     const gl::DrawableGpu& d = state.drawables[state.groups[i].drawable];
     const gl::PrimitiveGpu& p = state.primitives[d.primitive];
     gl::SkinnedVertices& out = c.groups[i];
-    // An empty group holds no rows: when instances return, it must be captured (its slot list
-    // may come back unchanged, uploading nothing).
-    const bool empty = group.instances.empty() || p.vertex_count == 0;
-    out.primitive = empty ? ~0u : d.primitive;
+    out.primitive = captured_primitive(i);
     out.stream = group.stream;
-    if (empty) continue;
+    if (out.primitive == ~0u) continue;
     cache.bind_vertex_array(d.vertex_array.name());
     bind_group_data(
         state, group_sources(state, crowd, i), group.stream, c.capture.uniforms, nullptr, false,

@@ -299,7 +299,12 @@ void register_studio(CLI::App& app) {
   studio->footer(
       "Time step: with --frames every frame advances a fixed 1/30 s (as render; bench "
       "uses 1/60 s); interactively, the wall time since the last frame (at most 0.1 s).");
-  studio->callback([options] { run_studio(*options); });
+  studio->callback([options] {
+    if (!options->screenshot.empty() && options->frames == 0)
+      throw CLI::ValidationError("--screenshot",
+                                 "it is written after the last of --frames, and --frames 0 is interactive");
+    run_studio(*options);
+  });
 }
 
 }  // namespace gltf_crowd::tools

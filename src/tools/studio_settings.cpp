@@ -162,7 +162,7 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
         "--set " + std::string(key), Rule::set_key,
         "unknown key; known: model, actors, capacity, clips, clip, seed, phase_spread, "
         "speed_spread, animation, orbit, lod, bias, budget, update_rate, palette, evaluation, skinned_vertex_cache, "
-        "root_motion, tints, "
+        "root_motion, shadows, tints, "
         "tint_seed, variants, azimuth, "
         "elevation, "
         "zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible, "
