@@ -131,6 +131,33 @@ bool make_context_current(benchmark::State& state) {
   return true;
 }
 
+// A GL_TIME_ELAPSED query around one run of commands: the GPU's own time, without the
+// submission and glFinish round trip that wall time includes. Needs the context current.
+class GpuTimer {
+ public:
+  GpuTimer() { glGenQueries(1, &query_); }
+  ~GpuTimer() { glDeleteQueries(1, &query_); }
+  GpuTimer(const GpuTimer&) = delete;
+  GpuTimer& operator=(const GpuTimer&) = delete;
+  // Runs `commands` inside the query and returns their result; seconds() then waits for it.
+  template <class Fn>
+  auto run(Fn&& commands) const {
+    glBeginQuery(GL_TIME_ELAPSED, query_);
+    const auto result = commands();
+    glEndQuery(GL_TIME_ELAPSED);
+    return result;
+  }
+  // Seconds of the last run().
+  double seconds() const {
+    GLuint64 nanoseconds = 0;
+    glGetQueryObjectui64v(query_, GL_QUERY_RESULT, &nanoseconds);
+    return static_cast<double>(nanoseconds) * 1e-9;
+  }
+
+ private:
+  GLuint query_ = 0;
+};
+
 // Looks at the grid populate_bench_crowd lays out (2 units apart, x and z from 0) from above
 // the front, far enough that the whole crowd is in view: the rasterizer sees every actor.
 Camera grid_camera(std::size_t actors, float aspect = 1.0f) {
@@ -214,8 +241,7 @@ void BM_Pass(benchmark::State& state) {
       return;
     }
   }
-  GLuint timer = 0;  // GL_TIME_ELAPSED: the GPU's own time, without the submission and glFinish round trip
-  glGenQueries(1, &timer);
+  const GpuTimer timer;
   double wall = 0, gpu = 0;
   std::uint32_t draws = 0;
   for (auto _ : state) {
@@ -224,23 +250,20 @@ void BM_Pass(benchmark::State& state) {
     target.clear(glm::vec4(0.0f, 0.0f, 0.0f, 1.0f));
     glFinish();  // neither the upload nor the clear is the pass's cost
     const auto start = Clock::now();
-    glBeginQuery(GL_TIME_ELAPSED, timer);
-    switch (pass) {
-      case 0: draws = renderer.draw(crowd, camera); break;
-      case 1: draws = renderer.draw_depth(crowd, camera); break;
-      case 2: draws = renderer.draw_velocity(crowd, camera, camera); break;
-      default: renderer.animate(crowd); break;
-    }
-    glEndQuery(GL_TIME_ELAPSED);
+    draws = timer.run([&]() -> std::uint32_t {
+      switch (pass) {
+        case 0: return renderer.draw(crowd, camera);
+        case 1: return renderer.draw_depth(crowd, camera);
+        case 2: return renderer.draw_velocity(crowd, camera, camera);
+        default: renderer.animate(crowd); return 0;
+      }
+    });
     glFinish();
     const double seconds = seconds_since(start);
-    GLuint64 nanoseconds = 0;
-    glGetQueryObjectui64v(timer, GL_QUERY_RESULT, &nanoseconds);
     state.SetIterationTime(seconds);
     wall += seconds;
-    gpu += static_cast<double>(nanoseconds) * 1e-9;
+    gpu += timer.seconds();
   }
-  glDeleteQueries(1, &timer);
   constexpr const char* pass_names[4] = {" main", " depth", " velocity", " animate"};
   state.SetLabel(std::string(asset_names[which]) + pass_names[pass] + (cache ? " cached" : ""));
   const double per_actor_us = 1e6 / (static_cast<double>(state.iterations()) * static_cast<double>(actors));
@@ -274,8 +297,7 @@ void BM_GpuFrame(benchmark::State& state) {
   crowd.update(bench_frame_seconds, view);  // untimed: the first frame compiles and uploads everything
   renderer.draw(crowd, camera);
   glFinish();
-  GLuint timer = 0;
-  glGenQueries(1, &timer);
+  const GpuTimer timer;
   double update = 0, gpu = 0;
   std::uint32_t draws = 0;
   for (auto _ : state) {
@@ -283,16 +305,11 @@ void BM_GpuFrame(benchmark::State& state) {
     crowd.update(bench_frame_seconds, view);
     update += seconds_since(start);
     target.clear(glm::vec4(0.0f, 0.0f, 0.0f, 1.0f));
-    glBeginQuery(GL_TIME_ELAPSED, timer);
-    draws = renderer.draw(crowd, camera);
-    glEndQuery(GL_TIME_ELAPSED);
+    draws = timer.run([&] { return renderer.draw(crowd, camera); });
     glFinish();
     state.SetIterationTime(seconds_since(start));
-    GLuint64 nanoseconds = 0;
-    glGetQueryObjectui64v(timer, GL_QUERY_RESULT, &nanoseconds);
-    gpu += static_cast<double>(nanoseconds) * 1e-9;
+    gpu += timer.seconds();
   }
-  glDeleteQueries(1, &timer);
   const double per_frame_ms = 1e3 / static_cast<double>(state.iterations());
   state.counters["update_ms"] = update * per_frame_ms;
   state.counters["gpu_ms"] = gpu * per_frame_ms;  // the draw's compute passes and draws, GL_TIME_ELAPSED

@@ -22,6 +22,9 @@ constexpr GLuint kLocalSize = 64;           // local_size_x of every pass
 constexpr std::size_t kMaxBatch = 1 << 18;  // slots per batch: about 1 GB of scratch at 80 nodes
 constexpr std::size_t kTile = 64;           // slots per scratch tile: TILE in the shaders (scratch_at)
 
+// `slots` rounded up to whole scratch tiles: what the scratch holds and the sample pass covers.
+constexpr std::uint64_t whole_tiles(std::uint64_t slots) { return (slots + kTile - 1) / kTile * kTile; }
+
 namespace bind {
 inline constexpr GLuint records = 0, tails = 1, placements = 2, nodes = 3, clip_nodes = 4, channels = 5, times = 6,
                         key_rows = 7, clip_weights = 8, locals = 9, worlds = 10, weights = 11, rest_weights = 12,
@@ -198,9 +201,8 @@ void reserve_slots(GpuAnimation& gpu, std::size_t capacity) {
   gpu.tails = make_dynamic_buffer(slots * sizeof(PlaybackRecordTail));
   gpu.placements = make_dynamic_buffer(slots * sizeof(glm::mat4));
   if (batch != gpu.batch) {
-    const std::size_t tiled = (batch + kTile - 1) / kTile * kTile;
-    gpu.locals = make_dynamic_buffer(tiled * node_bytes);
-    gpu.worlds = make_dynamic_buffer(tiled * node_bytes);
+    gpu.locals = make_dynamic_buffer(whole_tiles(batch) * node_bytes);
+    gpu.worlds = make_dynamic_buffer(whole_tiles(batch) * node_bytes);
     gpu.weights = make_dynamic_buffer(batch * weight_bytes);
     gpu.batch = batch;
   }
@@ -445,7 +447,7 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
     set_bool(sample, "u_layers", !layers.empty());
     set_uint(sample, "u_root_node", root_node);
     set_uint(sample, "u_root_flags", root_flags);
-    dispatch((std::uint64_t{slots} + kTile - 1) / kTile * kTile * n);  // whole tiles (scratch_at)
+    dispatch(whole_tiles(slots) * n);
     stamp(AnimationPass::sample);
     if (gpu.weight_count > 0) {
       bind_buffer(bind::overrides, gpu.morph_overrides.name());
@@ -523,7 +525,7 @@ void read_scratch(const GpuAnimation& gpu, std::size_t live, std::vector<glm::ve
     glGetBufferSubData(GL_COPY_READ_BUFFER, 0, static_cast<GLsizeiptr>(bytes), out);
   };
   // The scratch's tiles (scratch_at in the shaders) back into rows per (slot, node).
-  const std::size_t tiled = (live + kTile - 1) / kTile * kTile * nodes * 3;
+  const std::size_t tiled = whole_tiles(live) * nodes * 3;
   std::vector<glm::vec4> tiles(tiled);
   const auto untile = [&](GLuint buffer, std::vector<glm::vec4>& out) {
     read(buffer, tiled * sizeof(glm::vec4), tiles.data());

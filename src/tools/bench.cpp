@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -62,12 +63,21 @@ nlohmann::ordered_json json_head(const BenchOptions& options, std::uint32_t thre
           {"layer_mask", options.layer_mask}};
 }
 
+// RenderStats::animation_pass_ms's fields by name, in pass order.
+using PassMilliseconds = RenderStats::AnimationPassMilliseconds;
+constexpr std::pair<const char*, double PassMilliseconds::*> kPassFields[] = {
+    {"sample", &PassMilliseconds::sample},
+    {"weights", &PassMilliseconds::weights},
+    {"hierarchy", &PassMilliseconds::hierarchy},
+    {"palette", &PassMilliseconds::palette},
+    {"instances", &PassMilliseconds::instances}};
+
 // What `--animation gpu` measures per timed frame, summed.
 struct GpuMeasurement {
-  double update_seconds = 0.0;   // Crowd::update: clocks and records
-  double animate_seconds = 0.0;  // CrowdRenderer::animate: uploads and dispatches (CPU wall time)
-  double gpu_ms = 0.0;           // the passes, GL_TIME_ELAPSED
-  RenderStats::AnimationPassMilliseconds pass_ms{0.0, 0.0, 0.0, 0.0, 0.0};  // GL_TIMESTAMP
+  double update_seconds = 0.0;                        // Crowd::update: clocks and records
+  double animate_seconds = 0.0;                       // CrowdRenderer::animate: uploads and dispatches (CPU wall time)
+  double gpu_ms = 0.0;                                // the passes, GL_TIME_ELAPSED
+  PassMilliseconds pass_ms{0.0, 0.0, 0.0, 0.0, 0.0};  // GL_TIMESTAMP
   std::uint64_t upload_bytes = 0;
 };
 
@@ -111,14 +121,9 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
       crowd.update(bench_frame_seconds);
       timed->animate(crowd);
       // -1 (not measured: a frame that ran no pass) adds nothing.
-      const auto add = [](double& sum, double ms) { sum += std::max(ms, 0.0); };
       const RenderStats& stats = timed->stats();
-      add(m.gpu_ms, stats.animation_ms);
-      add(m.pass_ms.sample, stats.animation_pass_ms.sample);
-      add(m.pass_ms.weights, stats.animation_pass_ms.weights);
-      add(m.pass_ms.hierarchy, stats.animation_pass_ms.hierarchy);
-      add(m.pass_ms.palette, stats.animation_pass_ms.palette);
-      add(m.pass_ms.instances, stats.animation_pass_ms.instances);
+      m.gpu_ms += std::max(stats.animation_ms, 0.0);
+      for (const auto& [name, field] : kPassFields) m.pass_ms.*field += std::max(stats.animation_pass_ms.*field, 0.0);
     }
   }
   const double frames = static_cast<double>(options.frames);
@@ -134,25 +139,23 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
     out["animate_us_per_actor"] = m.animate_seconds * per_actor_us;
     out["upload_bytes_per_frame"] = bytes_per_frame;
     out["gpu_ms_per_frame"] = m.gpu_ms / frames;
-    out["gpu_ms_per_frame_by_pass"] = {{"sample", m.pass_ms.sample / frames},
-                                       {"weights", m.pass_ms.weights / frames},
-                                       {"hierarchy", m.pass_ms.hierarchy / frames},
-                                       {"palette", m.pass_ms.palette / frames},
-                                       {"instances", m.pass_ms.instances / frames}};
+    nlohmann::ordered_json& by_pass = out["gpu_ms_per_frame_by_pass"];
+    for (const auto& [name, field] : kPassFields) by_pass[name] = m.pass_ms.*field / frames;
     out["gpu_time_meaningful"] = !software;
     out["gl_renderer"] = device;
     out["draws"] = crowd.frame_stats().draws;
     fmt::print("{}\n", json_text(out));
     return;
   }
+  std::string by_pass;
+  for (const auto& [name, field] : kPassFields)
+    by_pass += fmt::format("{}{} {:.3f}", by_pass.empty() ? "" : ", ", name, m.pass_ms.*field / frames);
   fmt::print(
       "{}: {} actors, {} frames{}, animation on the GPU: update {:.4f} us per actor, animate {:.4f} us per "
-      "actor (CPU), {} bytes uploaded per frame, compute passes {:.3f} ms per frame (sample {:.3f}, weights "
-      "{:.3f}, hierarchy {:.3f}, palette {:.3f}, instances {:.3f}) on {}{}\n",
+      "actor (CPU), {} bytes uploaded per frame, compute passes {:.3f} ms per frame ({}) on {}{}\n",
       label, options.actors, options.frames, options.crossfade ? ", mid-crossfade" : "",
-      m.update_seconds * per_actor_us, m.animate_seconds * per_actor_us, bytes_per_frame, m.gpu_ms / frames,
-      m.pass_ms.sample / frames, m.pass_ms.weights / frames, m.pass_ms.hierarchy / frames, m.pass_ms.palette / frames,
-      m.pass_ms.instances / frames, device,
+      m.update_seconds * per_actor_us, m.animate_seconds * per_actor_us, bytes_per_frame, m.gpu_ms / frames, by_pass,
+      device,
       !context   ? ""
       : software ? " (llvmpipe runs them on the CPU: the GPU time means nothing)"
                  : "");

@@ -43,12 +43,11 @@ class StudioScene {
   // Brings the crowd in line with `settings`: a new model rebuilds crowd and renderer, a new
   // actor count or clip assignment re-adds the actors (ids actor-0, actor-1, ... in slot order),
   // a new palette storage or skinned-vertex cache setting rebuilds the renderer, LOD controls are
-  // applied in place. Throws Error
-  // when the model does not load, or (path "clip", rule "unknown_clip", listing the clips) when
-  // a newly chosen single clip is not one of the model's; the previous crowd is kept. A model
-  // switch keeps an unknown clip name, whose actors then play the first clip. A palette storage
-  // or cache the context cannot run falls back to the default renderer (automatic storage, no
-  // cache) and is reported by renderer_error().
+  // applied in place. Throws Error when the model does not load, or (path "clip", rule
+  // "unknown_clip", listing the clips) when a newly chosen single clip is not one of the model's;
+  // the previous crowd is kept. A model switch keeps an unknown clip name, whose actors then play
+  // the first clip. A palette storage or cache the context cannot run falls back to the default
+  // renderer (automatic storage, no cache) and is reported by renderer_error().
   void sync(const StudioSettings& settings);
   // Advances animation by `seconds` (0 while animation is paused) and classifies LOD for `view`.
   void update(float seconds, const LodView& view);

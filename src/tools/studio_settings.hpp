@@ -64,13 +64,13 @@ struct ActorEdit {
 // `resolve_model`), actors, capacity, clips (cycle|single|random), clip, seed, phase_spread,
 // speed_spread, animation, orbit, lod (on|off), bias, budget, update_rate (on|off), palette
 // (storage|texture|auto), evaluation (cpu|gpu: where poses are evaluated), skinned_vertex_cache
-// (on|off), root_motion (a node
-// name, or none), shadows (on|off), tints (none|random), tint_seed, variants (none|spread),
-// azimuth, elevation, zoom; and the actor table's select (an actor id), actor.clip,
-// actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible (on|off), actor.layer.clip,
-// actor.layer.weight, actor.layer.mode (override|additive), actor.layer.mask, which fill `edit`. Throws Error (path
-// "--set <key>", rules "set_syntax", "set_key", "set_value") and then changes nothing. Names
-// that need the asset (clip, the actor id) are checked when the scene applies them.
+// (on|off), root_motion (a node name, or none), shadows (on|off), tints (none|random),
+// tint_seed, variants (none|spread), azimuth, elevation, zoom; and the actor table's select (an
+// actor id), actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible
+// (on|off), actor.layer.clip, actor.layer.weight, actor.layer.mode (override|additive),
+// actor.layer.mask, which fill `edit`. Throws Error (path "--set <key>", rules "set_syntax",
+// "set_key", "set_value") and then changes nothing. Names that need the asset (clip, the actor
+// id) are checked when the scene applies them.
 void apply_setting(std::string_view assignment, StudioSettings& settings, std::optional<ActorEdit>& edit,
                    const std::function<std::string(std::string_view)>& resolve_model);
 
