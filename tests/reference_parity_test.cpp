@@ -502,6 +502,55 @@ TEST(SkinnedVertexCache, GroupsThatStayEmptyLeaveTheCacheValid) {
   EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
 }
 
+// A group whose cache exceeds one piece (docs/spec.md §6.9: a storage buffer range of at most
+// GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes starting at a multiple of the offset alignment, or a
+// texture of 2,048 × 2,048 texels) is drawn in pieces, one draw each: 1,000 CesiumMan actors
+// skin 3,273,000 vertices, 157 MB, above llvmpipe's 128 MiB block. Both passes draw the image
+// of a renderer without the cache.
+TEST(SkinnedVertexCache, GroupsLargerThanAPieceDrawInPieces) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  Scene scene = make_scene({"CesiumMan", "khronos/CesiumMan.glb", 1000});
+  const Crowd& crowd = *scene.crowd;
+  ASSERT_EQ(crowd.primitive_groups().size(), 1u);
+  const std::size_t vertices = crowd.asset().meshes[0].primitives[0].vertex_count();
+  const std::size_t instance_bytes = vertices * 48;
+  HeadlessContext context({.debug = true});
+  const auto dir = test::scratch_dir("skinned_vertex_cache_pieces");
+  for (PaletteStorage storage : {PaletteStorage::storage_buffer, PaletteStorage::texture}) {
+    std::size_t piece = 0;  // instances per piece, from the rule above
+    if (storage == PaletteStorage::storage_buffer) {
+      GLint64 block = 0;
+      GLint alignment = 0;
+      glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
+      glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &alignment);
+      piece = static_cast<std::size_t>(block) / instance_bytes;
+      while (piece * instance_bytes % static_cast<std::size_t>(alignment) != 0) --piece;
+    } else {
+      GLint side = 0;
+      glGetIntegerv(GL_MAX_TEXTURE_SIZE, &side);
+      const auto texture = static_cast<std::size_t>(std::min(side, 2048));
+      piece = texture * texture / (3 * vertices);
+    }
+    const std::size_t pieces = (crowd.actor_count() + piece - 1) / piece;
+    ASSERT_GT(pieces, 1u) << palette_storage_name(storage) << ": the crowd fits one piece";
+    CrowdRenderer cached(crowd, {.palette = storage, .skinned_vertex_cache = true});
+    CrowdRenderer plain(crowd, {.palette = storage});
+    {
+      Framebuffer depth({.width = width, .height = height});
+      EXPECT_EQ(cached.draw_depth(crowd, scene.camera), pieces) << palette_storage_name(storage);
+      EXPECT_EQ(cached.stats().cached_vertices, crowd.actor_count() * vertices);
+    }
+    const test::Image image = draw_with(cached, crowd, scene.camera);
+    EXPECT_EQ(cached.stats().draws, pieces);
+    EXPECT_EQ(cached.stats().instances, crowd.actor_count());
+    EXPECT_EQ(cached.stats().cached_vertices, 0u) << "the main pass reuses the cache";
+    const test::Image expected = draw_with(plain, crowd, scene.camera);
+    EXPECT_EQ(plain.stats().draws, 1u);
+    EXPECT_TRUE(test::images_agree(dir, palette_storage_name(storage), image, expected));
+  }
+  EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
+}
+
 // Motion vectors (docs/spec.md §6.4) of both storages and the GPU evaluator against the finite
 // difference of two frames of the reference path (ReferenceRenderer::draw_velocity), over three
 // frames: the first (no earlier frame: no motion), a second where the crowd advances, the camera

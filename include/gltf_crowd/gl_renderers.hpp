@@ -162,10 +162,12 @@ struct CrowdRendererOptions {
   // pass skin once between them. draw_velocity and bind_group_inputs deform as without it.
   // Memory: Σ over groups of instances × the primitive's vertices × 48 bytes (twice that on the
   // texture path: the captured buffer and its texture copy), all vertices even for a level of
-  // detail that draws fewer; it grows by half again when outgrown and never shrinks. A group
-  // past GL_MAX_SHADER_STORAGE_BLOCK_SIZE (texture path: 3 texels per vertex past
-  // min(4,096, GL_MAX_TEXTURE_SIZE) × GL_MAX_TEXTURE_SIZE) throws "palette_too_large" from the
-  // call that would fill it. Needs desktop OpenGL 4.0 or OpenGL ES 3.0, else the constructor
+  // detail that draws fewer; it grows by half again when outgrown and never shrinks. The passes
+  // read a group's cache in pieces of at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes (texture
+  // path: textures of 2,048 × 2,048 texels), one draw per piece: a group past one piece costs
+  // one more draw per piece in draw() and draw_depth(). An instance whose vertices exceed a
+  // piece throws "palette_too_large" from the call that would fill the cache. Needs desktop
+  // OpenGL 4.0 or OpenGL ES 3.0, else the constructor
   // throws "gl_version". Default off: a single pass per frame gains nothing from it.
   bool skinned_vertex_cache = false;
 };

@@ -4,6 +4,7 @@
 #include "gltf_crowd/gl_renderers.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include <epoxy/gl.h>
 #include <fmt/format.h>
@@ -54,6 +55,7 @@ gl::CrowdUniforms find_uniforms(GLuint program) {
   u.previous_view_projection = at("u_previous_view_projection");
   u.remap_slots = at("u_remap_slots");
   u.skinned_width = at("u_skinned_width");
+  u.skinned_first = at("u_skinned_first");
   return u;
 }
 
@@ -480,8 +482,7 @@ std::unique_ptr<gl::SkinnedVertexCache> make_skinned_vertex_cache(const CrowdRen
   }
   c->feedback = gl::make_transform_feedback();
   c->programs[std::size_t(gl::ProgramKind::color)] = make_program(state, gl::ProgramKind::color, true);
-  GLint side = state.limits.max_texture_size;
-  c->texture_width = std::min(side, 4096);
+  c->texture_width = std::min(state.limits.max_texture_size, gl::kSkinnedTextureSide);
   return c;
 }
 
@@ -502,38 +503,68 @@ bool cuts_out(const Asset& asset, const gl::GroupGpu& group, int winding) {
   });
 }
 
-// Grows `out` to hold `vertices` skinned vertices of group `group`, or throws Error
-// "palette_too_large" naming the limit; `out` is unchanged then.
+// Grows `out` to hold `instances` × `vertex_count` skinned vertices of group `group` in pieces
+// that one bound range (storage path: at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes, starting at
+// a multiple of GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT) or one texture (texture path: at most
+// gl::kSkinnedTextureSide² texels) holds. Throws Error "palette_too_large" naming the limit when one
+// instance's vertices exceed a piece; `out` is unchanged then.
 void reserve_skinned(const CrowdRenderer::State& state, gl::SkinnedVertexCache& c, gl::SkinnedVertices& out,
-                     std::size_t vertices, std::size_t group) {
-  if (vertices <= out.capacity) return;
-  const std::size_t capacity = std::max(vertices, out.capacity + out.capacity / 2);
+                     std::size_t instances, std::uint32_t vertex_count, std::size_t group) {
+  if (instances == 0 || vertex_count == 0) return;
+  if (vertex_count == out.vertex_count && instances <= out.capacity) return;
   constexpr std::size_t kRowBytes = 3 * sizeof(glm::vec4);
-  const auto path = [group] { return fmt::format("CrowdRendererOptions.skinned_vertex_cache.groups[{}]", group); };
-  if (state.storage == PaletteStorage::storage_buffer) {
-    const auto limit = static_cast<std::size_t>(state.limits.max_storage_block_bytes);
-    if (vertices * kRowBytes > limit)
-      throw Error(path(), Rule::palette_too_large,
-                  fmt::format("{} skinned vertices need {} bytes; GL_MAX_SHADER_STORAGE_BLOCK_SIZE is {}", vertices,
-                              vertices * kRowBytes, limit));
-    const std::size_t bytes = std::min(capacity * kRowBytes, limit);
-    out.buffer = gl::make_dynamic_buffer(bytes);
-    out.capacity = bytes / kRowBytes;
+  const std::size_t instance_bytes = std::size_t{vertex_count} * kRowBytes;
+  const bool buffers = state.storage == PaletteStorage::storage_buffer;
+  const auto width = static_cast<std::size_t>(c.texture_width);
+  std::size_t piece = 0;
+  if (buffers) {
+    // Piece starts are multiples of piece × instance_bytes: a multiple of the alignment.
+    const auto alignment = static_cast<std::size_t>(std::max(state.limits.storage_offset_alignment, 1));
+    const std::size_t step = alignment / std::gcd(alignment, instance_bytes);
+    piece = static_cast<std::size_t>(state.limits.max_storage_block_bytes) / instance_bytes / step * step;
+  } else {
+    piece = width * std::min(width, static_cast<std::size_t>(state.limits.max_texture_size)) / (3 * vertex_count);
+  }
+  if (piece == 0) {
+    throw Error(fmt::format("CrowdRendererOptions.skinned_vertex_cache.groups[{}]", group), Rule::palette_too_large,
+                buffers
+                    ? fmt::format("one instance's {} skinned vertices need {} bytes; GL_MAX_SHADER_STORAGE_BLOCK_SIZE "
+                                  "is {} (offset alignment {})",
+                                  vertex_count, instance_bytes, state.limits.max_storage_block_bytes,
+                                  state.limits.storage_offset_alignment)
+                    : fmt::format("one instance's {} skinned vertices need {} texels; a texture holds {} × {}",
+                                  vertex_count, 3 * std::size_t{vertex_count}, width,
+                                  std::min(width, static_cast<std::size_t>(state.limits.max_texture_size))));
+  }
+  const std::size_t capacity =
+      std::max(instances, vertex_count == out.vertex_count ? out.capacity + out.capacity / 2 : std::size_t{0});
+  std::vector<gl::Object> textures;
+  for (std::size_t first = 0; !buffers && first < capacity; first += piece) {
+    const std::size_t texels = 3 * std::min(piece, capacity - first) * vertex_count;
+    textures.push_back(gl::make_data_texture(static_cast<std::uint32_t>(width),
+                                             static_cast<std::uint32_t>((texels + width - 1) / width)));
+  }
+  if (!buffers) glBindTexture(GL_TEXTURE_2D, 0);
+  // The texture path's copy reads whole rows: up to one row past the last vertex.
+  out.buffer = gl::make_dynamic_buffer(capacity * instance_bytes + (buffers ? 0 : width * sizeof(glm::vec4)));
+  out.textures = std::move(textures);
+  out.vertex_count = vertex_count;
+  out.capacity = capacity;
+  out.piece = piece;
+}
+
+// Binds piece `k` of `rows` (group of `instances` instances) for a cached pass.
+void bind_skinned_piece(gl::StateCache& cache, const gl::SkinnedVertices& rows, std::size_t k, std::size_t instances,
+                        bool buffers) {
+  if (!buffers) {
+    cache.bind_texture(gl::unit::skinned_vertices, rows.textures[k].name());
     return;
   }
-  const auto width = static_cast<std::size_t>(c.texture_width);
-  const auto side = static_cast<std::size_t>(state.limits.max_texture_size);
-  const auto rows_for = [width](std::size_t n) { return (3 * n + width - 1) / width; };
-  if (rows_for(vertices) > side)
-    throw Error(path(), Rule::palette_too_large,
-                fmt::format("{} skinned vertices need {} rows of {} texels; GL_MAX_TEXTURE_SIZE is {}", vertices,
-                            rows_for(vertices), width, side));
-  const std::size_t rows = std::min(rows_for(capacity), side);
-  gl::Object texture = gl::make_data_texture(static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(rows));
-  glBindTexture(GL_TEXTURE_2D, 0);
-  out.buffer = gl::make_dynamic_buffer(rows * width * sizeof(glm::vec4));  // whole rows: the copy reads them
-  out.texture = std::move(texture);
-  out.capacity = rows * width / 3;
+  const std::size_t instance_bytes = std::size_t{rows.vertex_count} * 3 * sizeof(glm::vec4);
+  const std::size_t first = k * rows.piece;
+  cache.bind_storage_range(gl::binding::skinned_vertices, rows.buffer.name(),
+                           static_cast<GLintptr>(first * instance_bytes),
+                           static_cast<GLsizeiptr>(std::min(rows.piece, instances - first) * instance_bytes));
 }
 
 // Deforms every instance's vertices of every non-empty group once, by transform feedback into
@@ -559,7 +590,7 @@ void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, R
   gl::StateCache& cache = state.cache;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const gl::PrimitiveGpu& p = state.primitives[state.drawables[state.groups[i].drawable].primitive];
-    reserve_skinned(state, c, c.groups[i], groups[i].instances.size() * p.vertex_count, i);
+    reserve_skinned(state, c, c.groups[i], groups[i].instances.size(), p.vertex_count, i);
   }
   // make_dynamic_buffer left the last new buffer on GL_COPY_WRITE_BUFFER: not while transform
   // feedback writes it; make_data_texture bound (then unbound) a texture on the active unit.
@@ -596,15 +627,19 @@ void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, R
   gl::check_gl("glDrawArraysInstanced(skinned vertex capture)");
   if (state.storage == PaletteStorage::texture) {
     glActiveTexture(static_cast<GLenum>(GL_TEXTURE0 + gl::unit::skinned_vertices));
+    const auto width = static_cast<std::size_t>(c.texture_width);
     for (std::size_t i = 0; i < groups.size(); ++i) {
-      if (c.groups[i].primitive == ~0u) continue;  // empty: no rows
-      const gl::PrimitiveGpu& p = state.primitives[c.groups[i].primitive];
-      const std::size_t texels = 3 * groups[i].instances.size() * p.vertex_count;
-      const auto width = static_cast<std::size_t>(c.texture_width);
-      glBindBuffer(GL_PIXEL_UNPACK_BUFFER, c.groups[i].buffer.name());
-      glBindTexture(GL_TEXTURE_2D, c.groups[i].texture.name());
-      glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, c.texture_width, static_cast<GLsizei>((texels + width - 1) / width),
-                      GL_RGBA, GL_FLOAT, nullptr);
+      const gl::SkinnedVertices& rows = c.groups[i];
+      if (rows.primitive == ~0u) continue;  // empty: no rows
+      const std::size_t instances = groups[i].instances.size(),
+                        instance_bytes = std::size_t{rows.vertex_count} * 3 * sizeof(glm::vec4);
+      glBindBuffer(GL_PIXEL_UNPACK_BUFFER, rows.buffer.name());
+      for (std::size_t k = 0; k * rows.piece < instances; ++k) {
+        const std::size_t texels = 3 * std::min(rows.piece, instances - k * rows.piece) * rows.vertex_count;
+        glBindTexture(GL_TEXTURE_2D, rows.textures[k].name());
+        glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, c.texture_width, static_cast<GLsizei>((texels + width - 1) / width),
+                        GL_RGBA, GL_FLOAT, reinterpret_cast<const void*>(k * rows.piece * instance_bytes));
+      }
     }
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     cache.forget_bindings();
@@ -673,6 +708,7 @@ CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& opt
     GLint vertex_blocks = 0;
     glGetIntegerv(GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS, &vertex_blocks);
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &state->limits.max_storage_block_bytes);
+    glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &state->limits.storage_offset_alignment);
     if (vertex_blocks < static_cast<GLint>(gl::binding::count)) {
       throw Error("CrowdRendererOptions.palette", Rule::gl_version,
                   fmt::format("GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS = {} < {}", vertex_blocks, gl::binding::count));
@@ -799,15 +835,9 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
           state, group_sources(state, crowd, i), group.stream, u, velocity ? &previous : nullptr, remap,
           [&cache](GLuint binding, GLuint name) { cache.bind_storage(binding, name); },
           [&cache](GLint unit, GLuint name) { cache.bind_texture(unit, name); });
-      if (cached) {
-        const gl::SkinnedVertices& skinned = state.skinned->groups[i];
-        if (buffers) {
-          cache.bind_storage(gl::binding::skinned_vertices, skinned.buffer.name());
-        } else {
-          cache.bind_texture(gl::unit::skinned_vertices, skinned.texture.name());
-          glUniform1ui(u.skinned_width, static_cast<GLuint>(state.skinned->texture_width));
-        }
-      }
+      const gl::SkinnedVertices* skinned = cached ? &state.skinned->groups[i] : nullptr;
+      if (skinned && !buffers) glUniform1ui(u.skinned_width, static_cast<GLuint>(state.skinned->texture_width));
+      std::size_t bound_piece = ~std::size_t{0};
       for (const gl::MaterialPartition& part : g.partitions) {
         if (part.count == 0 || gl::is_blended(asset, part.material) != blended_pass) continue;
         gl::bind_material(cache, drawn.material, state.textures, asset, part.material, p.layout.has_tangent,
@@ -815,9 +845,23 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
         gl::set_material_state(cache, asset, part.material);
         if (winding == 0) cache.set_cull(false);
         cache.set_front_face(winding < 0 ? GL_CW : GL_CCW);
-        glUniform1ui(u.instance_offset, part.first);
-        cache.draw_elements_instanced(p.mode, static_cast<GLsizei>(std::min(group.index_count, d.index_count)),
-                                      static_cast<GLsizei>(part.count));
+        // One draw per piece of the skinned-vertex cache the partition's instances lie in.
+        for (std::uint32_t first = part.first, end = part.first + part.count; first < end;) {
+          std::uint32_t count = end - first;
+          if (skinned) {
+            const std::size_t k = first / skinned->piece;
+            const auto piece_first = static_cast<std::uint32_t>(k * skinned->piece);
+            count = std::min<std::uint32_t>(count, static_cast<std::uint32_t>(piece_first + skinned->piece - first));
+            if (k != bound_piece) {
+              bind_skinned_piece(cache, *skinned, bound_piece = k, group.instances.size(), buffers);
+              glUniform1ui(u.skinned_first, piece_first);
+            }
+          }
+          glUniform1ui(u.instance_offset, first);
+          cache.draw_elements_instanced(p.mode, static_cast<GLsizei>(std::min(group.index_count, d.index_count)),
+                                        static_cast<GLsizei>(count));
+          first += count;
+        }
         stats_.instances += part.count;
         stats_.triangles += std::uint64_t{group.triangle_count} * part.count;
       }

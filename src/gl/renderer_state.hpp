@@ -28,6 +28,7 @@ struct CrowdUniforms {
       instance_offset = -1;                                                          // both preludes
   GLint previous_view_projection = -1, remap_slots = -1;                             // velocity program
   GLint skinned_width = -1;                                                          // cached programs, texture path
+  GLint skinned_first = -1;                                                          // cached programs
 };
 
 // The crowd programs: the color pass's, the depth pass's with cutouts (MASK materials, groups
@@ -68,14 +69,22 @@ struct MotionHistory {
 // CrowdRendererOptions::skinned_vertex_cache (docs/spec.md §6.9): per primitive group, its
 // instances' vertices morphed, skinned and placed once by transform feedback, 48 bytes each
 // (shaders.hpp skinned_outputs), read by the color and depth passes until the streams, the slot
-// lists or the group's primitive change.
+// lists or the group's primitive change. The passes read the rows in pieces of `piece`
+// instances, one bound buffer range (storage path) or texture (texture path) and one draw each,
+// so that no group is bounded by GL_MAX_SHADER_STORAGE_BLOCK_SIZE or GL_MAX_TEXTURE_SIZE.
 struct SkinnedVertices {
-  Object buffer;                  // what transform feedback writes
-  Object texture;                 // texture path: the buffer copied into RGBA32F rows
-  std::size_t capacity = 0;       // vertices (instances × primitive vertices) the objects hold
-  std::uint32_t primitive = ~0u;  // the PrimitiveGpu the rows were captured from (~0u: none)
-  std::uint32_t stream = ~0u;     // and the node stream (transforms, palette, weights)
+  Object buffer;                   // what transform feedback writes: every instance's rows
+  std::vector<Object> textures;    // texture path: piece k's rows copied into RGBA32F rows
+  std::uint32_t vertex_count = 0;  // per instance, that the objects were sized for
+  std::size_t capacity = 0;        // instances the objects hold
+  std::size_t piece = 0;           // instances per piece (a multiple of the range alignment)
+  std::uint32_t primitive = ~0u;   // the PrimitiveGpu the rows were captured from (~0u: none)
+  std::uint32_t stream = ~0u;      // and the node stream (transforms, palette, weights)
 };
+
+// Texels per row, and rows at most, of a texture-path piece of the skinned-vertex cache: OpenGL
+// ES 3.0's least GL_MAX_TEXTURE_SIZE, so a piece (64 MiB) fits every driver.
+inline constexpr GLint kSkinnedTextureSide = 2048;
 
 struct SkinnedVertexCache {
   CrowdProgram capture;  // skin_vertex_source: deforms and captures
@@ -84,7 +93,7 @@ struct SkinnedVertexCache {
   // on first use.
   std::array<CrowdProgram, kProgramKinds - 1> programs;
   std::vector<SkinnedVertices> groups;
-  GLsizei texture_width = 0;  // texels per row of the texture path's textures
+  GLsizei texture_width = 0;  // texels per row (and most rows) of the texture path's textures
   // Something the captured rows depend on changed since the last capture: stream rows or a GPU
   // evaluation, slot lists, the current stream set.
   bool stale = true;
@@ -171,7 +180,7 @@ struct CrowdRenderer::State {
       for (auto& p : skinned->programs) fn(p.program);
       for (auto& g : skinned->groups) {
         fn(g.buffer);
-        fn(g.texture);
+        for (auto& t : g.textures) fn(t);
       }
     }
     if (animation) animation->for_each_object(fn);

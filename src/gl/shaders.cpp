@@ -397,10 +397,11 @@ vec4 skinned_row(uint i) {
 }
 #endif
 uniform mat4 u_view_projection;
+uniform uint u_skinned_first;  // the instance the bound piece of the cache begins with
 
 void main() {
   uint slot = gltf_crowd_instance_slot();
-  uint row = ((u_instance_offset + uint(gl_InstanceID)) * u_vertex_count + uint(gl_VertexID)) * 3u;
+  uint row = ((u_instance_offset + uint(gl_InstanceID) - u_skinned_first) * u_vertex_count + uint(gl_VertexID)) * 3u;
   vec4 position = skinned_row(row);
   vec4 normal = skinned_row(row + 1u);
   v_tangent = skinned_row(row + 2u);
