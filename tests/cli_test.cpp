@@ -323,6 +323,17 @@ TEST(CliTool, RenderRefusesMoreActorsThanThePalettesHold) {
     EXPECT_TRUE(contains(r.out, c.gl_limit)) << r.out;
     EXPECT_FALSE(std::filesystem::exists(dir / "x.png"));
   }
+  // bench's GPU evaluation refuses the same count before building its crowd (it used to fail
+  // in the renderer, naming a node stream instead of --actors).
+  if (limits.storage + 1 <= 1'000'000) {
+    const CommandOutput r =
+        tool("bench --animation gpu --frames 1 --warmup 0 --actors " + std::to_string(limits.storage + 1));
+    EXPECT_EQ(r.exit_code, 1) << r.out;
+    EXPECT_TRUE(contains(r.out, "--actors: " + std::to_string(limits.storage + 1) + " actors exceed the " +
+                                    std::to_string(limits.storage)))
+        << r.out;
+    EXPECT_TRUE(contains(r.out, "[too_many_actors]")) << r.out;
+  }
   // The instanced renderer agrees: at the texture limit it builds, one more actor it refuses.
   Crowd at_limit(character, {.capacity = limits.texture});
   EXPECT_NO_THROW({ CrowdRenderer renderer(at_limit, {.palette = PaletteStorage::texture}); });

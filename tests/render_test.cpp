@@ -305,11 +305,13 @@ TEST(RenderTool, SkinnedVertexCacheDrawsTheReferenceImage) {
     ASSERT_EQ(cached.exit_code, 0) << cached.output;
     EXPECT_EQ(cached.stats.at("draws"), 2 * 19) << name;
     EXPECT_GT(cached.stats.at("cached_vertices").get<std::uint64_t>(), 0u) << name;
+    EXPECT_EQ(cached.stats.at("skinned_vertex_cache"), true) << name;
     EXPECT_TRUE(test::images_agree(dir, name, cached.image, reference.image));
   }
   const Render plain = run_render("cache_off", args);
   ASSERT_EQ(plain.exit_code, 0) << plain.output;
   EXPECT_EQ(plain.stats.at("cached_vertices"), 0);
+  EXPECT_EQ(plain.stats.at("skinned_vertex_cache"), false);
   auto old = args;
   old.insert(old.end(), {"--gl", "3.3", "--skinned-vertex-cache"});
   const Render gl33 = run_render("cache_gl33", old);

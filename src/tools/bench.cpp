@@ -84,7 +84,11 @@ struct GpuMeasurement {
 void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
   std::optional<HeadlessContext> context;
-  if (!options.records_only) context.emplace();
+  if (!options.records_only) {
+    context.emplace();
+    check_actor_limit(Crowd(asset, {.capacity = 1, .animation = Animation::gpu}), options.actors,
+                      PaletteStorage::automatic);
+  }
   Crowd crowd(asset, {.capacity = options.actors, .animation = Animation::gpu});
   populate_bench_crowd(crowd, options.actors, options.crossfade);
   if (options.local_pose) drive_bench_skeletons(crowd);

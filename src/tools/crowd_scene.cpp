@@ -248,4 +248,16 @@ std::string json_text(const nlohmann::json& doc, int indent) {
   return doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+void check_actor_limit(const Crowd& crowd, std::uint32_t actors, PaletteStorage storage) {
+  const CapacityLimit limit = crowd_capacity_limit(crowd, storage);
+  if (actors <= limit.actors) return;
+  const std::string why = limit.storage == PaletteStorage::storage_buffer
+                              ? fmt::format("{} = {} bytes per array / {} bytes per actor in its largest palette array",
+                                            limit.limit, limit.limit_value, limit.per_actor)
+                              : fmt::format("{} = {} texel rows, one per actor", limit.limit, limit.limit_value);
+  throw Error("--actors", Rule::too_many_actors,
+              fmt::format("{} actors exceed the {} this asset fits in {} palettes on this GPU ({})", actors,
+                          limit.actors, palette_storage_name(limit.storage), why));
+}
+
 }  // namespace gltf_crowd::tools

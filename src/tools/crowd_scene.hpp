@@ -112,4 +112,10 @@ nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_lab
 // file name in another encoding, get U+FFFD instead of failing the command after its work.
 std::string json_text(const nlohmann::json& doc, int indent = -1);
 
+// Throws Error (path "--actors", rule "too_many_actors") when CrowdRenderer cannot hold `actors`
+// actors of `crowd`'s asset with `storage` (crowd_capacity_limit), naming the limit. Check on a
+// crowd of capacity 1, before the real one allocates its streams: a million actors would
+// otherwise fail only after seconds and GiBs. Needs a current context.
+void check_actor_limit(const Crowd& crowd, std::uint32_t actors, PaletteStorage storage);
+
 }  // namespace gltf_crowd::tools

@@ -87,21 +87,6 @@ PaletteStorage parse_storage(const std::string& name) {
   return PaletteStorage::automatic;
 }
 
-// Throws Error (path "--actors", rule "too_many_actors") when the instanced renderer cannot hold
-// `actors` actors of `crowd`'s asset: checked on a crowd of capacity 1, before the real one
-// allocates its streams (a million actors would otherwise fail only after seconds and GiBs).
-void check_actor_limit(const Crowd& crowd, std::uint32_t actors, PaletteStorage storage) {
-  const CapacityLimit limit = crowd_capacity_limit(crowd, storage);
-  if (actors <= limit.actors) return;
-  const std::string why = limit.storage == PaletteStorage::storage_buffer
-                              ? fmt::format("{} = {} bytes per array / {} bytes per actor in its largest palette array",
-                                            limit.limit, limit.limit_value, limit.per_actor)
-                              : fmt::format("{} = {} texel rows, one per actor", limit.limit, limit.limit_value);
-  throw Error("--actors", Rule::too_many_actors,
-              fmt::format("{} actors exceed the {} this asset fits in {} palettes on this GPU ({})", actors,
-                          limit.actors, palette_storage_name(limit.storage), why));
-}
-
 // Throws Error naming the option when --video cannot be written as asked: a build without
 // FFmpeg, an unknown extension or missing encoder (video_format), an odd --width or --height.
 // Called before the asset is loaded, so nothing is drawn for a command that must fail.
@@ -277,6 +262,7 @@ void run_render(const RenderOptions& options) {
     stats["gl_api"] = options.gl;
     stats["shadows"] = options.shadows;
     stats["shadow_draws"] = shadow_draws;
+    stats["skinned_vertex_cache"] = options.skinned_vertex_cache;  // as the studio's key
     stats["width"] = options.width;
     stats["height"] = options.height;
     stats["msaa"] = options.msaa;
