@@ -10,7 +10,10 @@
 // The depth pass (CrowdRenderer::draw_depth) is judged the same way: its depth buffer against
 // ReferenceRenderer::draw_depth's, with the GPU evaluator too, and the color buffer untouched.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -22,7 +25,9 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/quaternion.hpp>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include "asset/glb.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
@@ -102,8 +107,9 @@ struct Scene {
 // at phase 0.37·i mod 1 and speed 0.8 + 0.15·(i mod 4), every third one is mirrored in x, and
 // every fourth is caught mid-crossfade into the next clip. The camera frames them from the
 // front and above.
-Scene make_scene(const AssetCase& c) {
-  auto asset = std::make_shared<const Asset>(load_asset(test::asset_path(c.file)));
+// With `asset`, that asset in place of c.file's.
+Scene make_scene(const AssetCase& c, std::shared_ptr<const Asset> asset = nullptr) {
+  if (!asset) asset = std::make_shared<const Asset>(load_asset(test::asset_path(c.file)));
   Box one;
   {
     Crowd probe(asset, {.capacity = 1});
@@ -502,16 +508,58 @@ TEST(SkinnedVertexCache, GroupsThatStayEmptyLeaveTheCacheValid) {
   EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
 }
 
+// CesiumMan with KHR_materials_variants: "Red" and "Blue" map its one primitive to copies of its
+// material with a red and a blue base color factor, so a crowd of it draws in up to three
+// material partitions (docs/spec.md §5.11).
+std::shared_ptr<const Asset> cesium_man_with_variants() {
+  std::ifstream in(test::asset_path(cesium_man.file), std::ios::binary);
+  const std::vector<std::uint8_t> bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const detail::GlbChunks glb = detail::parse_glb(bytes);
+  nlohmann::json doc = nlohmann::json::parse(glb.json.begin(), glb.json.end());
+  nlohmann::json& materials = doc["materials"];
+  const auto first = static_cast<int>(materials.size());
+  for (const std::array<float, 4> color : {std::array{1.0f, 0.2f, 0.2f, 1.0f}, std::array{0.2f, 0.3f, 1.0f, 1.0f}}) {
+    nlohmann::json m = materials[0];
+    m["pbrMetallicRoughness"]["baseColorFactor"] = color;
+    materials.push_back(m);
+  }
+  doc["extensionsUsed"].push_back("KHR_materials_variants");
+  doc["extensions"]["KHR_materials_variants"]["variants"] = {{{"name", "Red"}}, {{"name", "Blue"}}};
+  doc["meshes"][0]["primitives"][0]["extensions"]["KHR_materials_variants"]["mappings"] = {
+      {{"material", first}, {"variants", {0}}}, {{"material", first + 1}, {"variants", {1}}}};
+  return std::make_shared<const Asset>(load_asset_from_memory(detail::write_glb(doc.dump(), glb.bin)));
+}
+
 // A group whose cache exceeds one piece (docs/spec.md §6.9: a storage buffer range of at most
 // GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes starting at a multiple of the offset alignment, or a
-// texture of 2,048 × 2,048 texels) is drawn in pieces, one draw each: 1,000 CesiumMan actors
-// skin 3,273,000 vertices, 157 MB, above llvmpipe's 128 MiB block. Both passes draw the image
-// of a renderer without the cache.
+// texture of 2,048 × 2,048 texels) is drawn in pieces, one draw per piece that each material
+// partition's instances lie in: 1,000 CesiumMan actors skin 3,273,000 vertices, 157 MB, above
+// llvmpipe's 128 MiB block. Every third actor wears "Red", every third "Blue", so partitions
+// cross piece boundaries. Both passes draw the image of a renderer without the cache.
 TEST(SkinnedVertexCache, GroupsLargerThanAPieceDrawInPieces) {
   GLTF_CROWD_REQUIRE_ASSETS();
-  Scene scene = make_scene({"CesiumMan", "khronos/CesiumMan.glb", 1000});
-  const Crowd& crowd = *scene.crowd;
+  Scene scene = make_scene({"CesiumMan", cesium_man.file, 1000}, cesium_man_with_variants());
+  Crowd& crowd = *scene.crowd;
+  {
+    std::size_t i = 0;
+    for (Actor actor : crowd.actors()) actor.set_material_variant(i % 3 == 0 ? "" : i % 3 == 1 ? "Red" : "Blue"), ++i;
+  }
   ASSERT_EQ(crowd.primitive_groups().size(), 1u);
+  // The partitions' sizes: by variant, in the order the group's slot list first meets them.
+  std::vector<std::size_t> partitions;
+  {
+    const auto variants = crowd.material_variants();
+    std::vector<std::uint32_t> keys;
+    for (std::uint32_t slot : crowd.primitive_groups()[0].instances) {
+      const auto k = static_cast<std::size_t>(std::find(keys.begin(), keys.end(), variants[slot]) - keys.begin());
+      if (k == keys.size()) {
+        keys.push_back(variants[slot]);
+        partitions.push_back(0);
+      }
+      ++partitions[k];
+    }
+  }
+  ASSERT_EQ(partitions.size(), 3u);
   const std::size_t vertices = crowd.asset().meshes[0].primitives[0].vertex_count();
   const std::size_t instance_bytes = vertices * 48;
   HeadlessContext context({.debug = true});
@@ -531,21 +579,28 @@ TEST(SkinnedVertexCache, GroupsLargerThanAPieceDrawInPieces) {
       const auto texture = static_cast<std::size_t>(std::min(side, 2048));
       piece = texture * texture / (3 * vertices);
     }
-    const std::size_t pieces = (crowd.actor_count() + piece - 1) / piece;
-    ASSERT_GT(pieces, 1u) << palette_storage_name(storage) << ": the crowd fits one piece";
+    std::uint32_t draws = 0;  // per partition, the pieces its instances lie in
+    bool crosses = false;
+    for (std::size_t first = 0; const std::size_t count : partitions) {
+      const std::size_t spanned = (first + count - 1) / piece - first / piece + 1;
+      draws += static_cast<std::uint32_t>(spanned);
+      crosses = crosses || spanned > 1;
+      first += count;
+    }
+    ASSERT_TRUE(crosses) << palette_storage_name(storage) << ": no partition crosses a piece (piece " << piece << ")";
     CrowdRenderer cached(crowd, {.palette = storage, .skinned_vertex_cache = true});
     CrowdRenderer plain(crowd, {.palette = storage});
     {
       Framebuffer depth({.width = width, .height = height});
-      EXPECT_EQ(cached.draw_depth(crowd, scene.camera), pieces) << palette_storage_name(storage);
+      EXPECT_EQ(cached.draw_depth(crowd, scene.camera), draws) << palette_storage_name(storage);
       EXPECT_EQ(cached.stats().cached_vertices, crowd.actor_count() * vertices);
     }
     const test::Image image = draw_with(cached, crowd, scene.camera);
-    EXPECT_EQ(cached.stats().draws, pieces);
+    EXPECT_EQ(cached.stats().draws, draws);
     EXPECT_EQ(cached.stats().instances, crowd.actor_count());
     EXPECT_EQ(cached.stats().cached_vertices, 0u) << "the main pass reuses the cache";
     const test::Image expected = draw_with(plain, crowd, scene.camera);
-    EXPECT_EQ(plain.stats().draws, 1u);
+    EXPECT_EQ(plain.stats().draws, 3u);
     EXPECT_TRUE(test::images_agree(dir, palette_storage_name(storage), image, expected));
   }
   EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
