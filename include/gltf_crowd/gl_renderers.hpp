@@ -162,13 +162,14 @@ struct CrowdRendererOptions {
   // pass skin once between them. draw_velocity and bind_group_inputs deform as without it.
   // Memory: Σ over groups of instances × the primitive's vertices × 48 bytes (twice that on the
   // texture path: the captured buffer and its texture copy), all vertices even for a level of
-  // detail that draws fewer; it grows by half again when outgrown and never shrinks. The passes
-  // read a group's cache in pieces of at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes (texture
-  // path: textures of 2,048 × 2,048 texels), one draw per piece: a group past one piece costs
-  // one more draw per piece in draw() and draw_depth(). An instance whose vertices exceed a
-  // piece throws "palette_too_large" from the call that would fill the cache. Needs desktop
-  // OpenGL 4.0 or OpenGL ES 3.0, else the constructor
-  // throws "gl_version". Default off: a single pass per frame gains nothing from it.
+  // detail that draws fewer; it grows by half again when outgrown and never shrinks, but is
+  // sized anew when a group draws a primitive of another vertex count. The passes read a
+  // group's cache in pieces of at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes (texture path:
+  // textures of 2,048 × 2,048 texels), one draw per piece: a group past one piece costs one
+  // more draw per piece in draw() and draw_depth(). A group that does not fit (an instance
+  // larger than a piece; docs/spec.md §6.9) throws "palette_too_large" from the call that would
+  // fill the cache. Needs desktop OpenGL 4.0 or OpenGL ES 3.0, else the constructor throws
+  // "gl_version". Default off: a single pass per frame gains nothing from it.
   bool skinned_vertex_cache = false;
 };
 
@@ -260,7 +261,8 @@ class CrowdRenderer {
   // appearance changed: Crowd::appearance_generations), then issues one glDrawElementsInstanced
   // per primitive group with instance_count > 0 into the currently bound framebuffer and
   // viewport, or, when the group's actors select k > 1 materials through material variants, one
-  // per material (k draws, RenderStats::variant_draws counts the k − 1 extra; docs/spec.md §5.11);
+  // per material (k draws, RenderStats::variant_draws counts the k − 1 extra; docs/spec.md §5.11)
+  // and, with skinned_vertex_cache, one per piece of the cache those instances lie in (§6.9);
   // each instance multiplies its base color by its slot's tint (Crowd::tints): opaque and MASK groups first, then BLEND
   // groups (blending on, depth writes off), each in primitive_groups() order. Depth test on; back faces culled unless
   // double-sided, with the winding flipped for instances whose transform has det < 0 (by
@@ -275,7 +277,8 @@ class CrowdRenderer {
 
   // The depth-only pass for shadow maps and depth pre-passes: the same palettes, instance
   // transforms, morphs and culling as draw(), one glDrawElementsInstanced per non-empty opaque
-  // or MASK group (BLEND groups write no depth in draw() and are skipped), with the color write
+  // or MASK group (or per material and cache piece, as draw(); BLEND groups write no depth in
+  // draw() and are skipped), with the color write
   // mask off and no shading: only MASK materials sample their base color alpha to cut out.
   // camera.view and camera.projection place it (a light's view for a shadow map); the lighting
   // fields are ignored. Draws into the bound framebuffer and viewport, depth test GL_LESS; the

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string>
 
 #include <epoxy/gl.h>
 #include <fmt/format.h>
@@ -506,8 +507,9 @@ bool cuts_out(const Asset& asset, const gl::GroupGpu& group, int winding) {
 // Grows `out` to hold `instances` × `vertex_count` skinned vertices of group `group` in pieces
 // that one bound range (storage path: at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes, starting at
 // a multiple of GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT) or one texture (texture path: at most
-// gl::kSkinnedTextureSide² texels) holds. Throws Error "palette_too_large" naming the limit when one
-// instance's vertices exceed a piece; `out` is unchanged then.
+// gl::kSkinnedTextureSide² texels) holds. Throws Error "palette_too_large" naming the limit when
+// the group does not fit: one instance's vertices exceed a piece, or (storage) more than one block
+// of instances too large for a second piece to start aligned. `out` is unchanged then.
 void reserve_skinned(const CrowdRenderer::State& state, gl::SkinnedVertexCache& c, gl::SkinnedVertices& out,
                      std::size_t instances, std::uint32_t vertex_count, std::size_t group) {
   if (instances == 0 || vertex_count == 0) return;
@@ -516,28 +518,36 @@ void reserve_skinned(const CrowdRenderer::State& state, gl::SkinnedVertexCache& 
   const std::size_t instance_bytes = std::size_t{vertex_count} * kRowBytes;
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
   const auto width = static_cast<std::size_t>(c.texture_width);
+  const auto side = std::min(width, static_cast<std::size_t>(state.limits.max_texture_size));
+  std::size_t capacity =
+      std::max(instances, vertex_count == out.vertex_count ? out.capacity + out.capacity / 2 : std::size_t{0});
   std::size_t piece = 0;
+  std::string why;  // when the group does not fit
   if (buffers) {
-    // Piece starts are multiples of piece × instance_bytes: a multiple of the alignment.
+    // Whole instances in one block, and few enough that the shader's uint row index holds them.
+    const std::size_t fit = std::min(static_cast<std::size_t>(state.limits.max_storage_block_bytes) / instance_bytes,
+                                     std::size_t{0xFFFFFFFFu} / (3 * std::size_t{vertex_count}));
+    // Piece starts are multiples of piece × instance_bytes: a multiple of the alignment. Where
+    // fewer than `step` instances fit a block, the group must fit the first piece alone.
     const auto alignment = static_cast<std::size_t>(std::max(state.limits.storage_offset_alignment, 1));
     const std::size_t step = alignment / std::gcd(alignment, instance_bytes);
-    piece = static_cast<std::size_t>(state.limits.max_storage_block_bytes) / instance_bytes / step * step;
+    piece = fit >= step ? fit / step * step : fit;
+    if (piece < step) capacity = std::max(std::min(capacity, piece), instances);
+    if (piece == 0 || (piece < step && instances > piece))
+      why = fmt::format(
+          "{} instances of {} skinned vertices ({} bytes each) do not fit pieces of "
+          "GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {} bytes starting at multiples of "
+          "GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT = {}",
+          instances, vertex_count, instance_bytes, state.limits.max_storage_block_bytes, alignment);
   } else {
-    piece = width * std::min(width, static_cast<std::size_t>(state.limits.max_texture_size)) / (3 * vertex_count);
+    piece = width * side / (3 * vertex_count);
+    if (piece == 0)
+      why = fmt::format("one instance's {} skinned vertices need {} texels; a texture holds {} × {}", vertex_count,
+                        3 * std::size_t{vertex_count}, width, side);
   }
-  if (piece == 0) {
+  if (!why.empty())
     throw Error(fmt::format("CrowdRendererOptions.skinned_vertex_cache.groups[{}]", group), Rule::palette_too_large,
-                buffers
-                    ? fmt::format("one instance's {} skinned vertices need {} bytes; GL_MAX_SHADER_STORAGE_BLOCK_SIZE "
-                                  "is {} (offset alignment {})",
-                                  vertex_count, instance_bytes, state.limits.max_storage_block_bytes,
-                                  state.limits.storage_offset_alignment)
-                    : fmt::format("one instance's {} skinned vertices need {} texels; a texture holds {} × {}",
-                                  vertex_count, 3 * std::size_t{vertex_count}, width,
-                                  std::min(width, static_cast<std::size_t>(state.limits.max_texture_size))));
-  }
-  const std::size_t capacity =
-      std::max(instances, vertex_count == out.vertex_count ? out.capacity + out.capacity / 2 : std::size_t{0});
+                why);
   std::vector<gl::Object> textures;
   for (std::size_t first = 0; !buffers && first < capacity; first += piece) {
     const std::size_t texels = 3 * std::min(piece, capacity - first) * vertex_count;
@@ -835,7 +845,9 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
           state, group_sources(state, crowd, i), group.stream, u, velocity ? &previous : nullptr, remap,
           [&cache](GLuint binding, GLuint name) { cache.bind_storage(binding, name); },
           [&cache](GLint unit, GLuint name) { cache.bind_texture(unit, name); });
-      const gl::SkinnedVertices* skinned = cached ? &state.skinned->groups[i] : nullptr;
+      // A group whose primitive has no vertices holds no rows (and draws nothing either way).
+      const gl::SkinnedVertices* skinned =
+          cached && state.skinned->groups[i].primitive != ~0u ? &state.skinned->groups[i] : nullptr;
       if (skinned && !buffers) glUniform1ui(u.skinned_width, static_cast<GLuint>(state.skinned->texture_width));
       std::size_t bound_piece = ~std::size_t{0};
       for (const gl::MaterialPartition& part : g.partitions) {
@@ -850,11 +862,11 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
           std::uint32_t count = end - first;
           if (skinned) {
             const std::size_t k = first / skinned->piece;
-            const auto piece_first = static_cast<std::uint32_t>(k * skinned->piece);
-            count = std::min<std::uint32_t>(count, static_cast<std::uint32_t>(piece_first + skinned->piece - first));
+            const std::size_t piece_first = k * skinned->piece;
+            count = static_cast<std::uint32_t>(std::min<std::size_t>(count, piece_first + skinned->piece - first));
             if (k != bound_piece) {
               bind_skinned_piece(cache, *skinned, bound_piece = k, group.instances.size(), buffers);
-              glUniform1ui(u.skinned_first, piece_first);
+              glUniform1ui(u.skinned_first, static_cast<GLuint>(piece_first));
             }
           }
           glUniform1ui(u.instance_offset, first);
