@@ -4,7 +4,6 @@
 #include "gltf_crowd/gl_renderers.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <string>
 
 #include <epoxy/gl.h>
@@ -504,12 +503,13 @@ bool cuts_out(const Asset& asset, const gl::GroupGpu& group, int winding) {
   });
 }
 
-// Grows `out` to hold `instances` × `vertex_count` skinned vertices of group `group` in pieces
-// that one bound range (storage path: at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes, starting at
-// a multiple of GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT) or one texture (texture path: at most
-// gl::kSkinnedTextureSide² texels) holds. Throws Error "palette_too_large" naming the limit when
-// the group does not fit: one instance's vertices exceed a piece, or (storage) more than one block
-// of instances too large for a second piece to start aligned. `out` is unchanged then.
+// Grows `out` to hold `instances` × `vertex_count` skinned vertices of group `group` in pieces,
+// each its own buffer of at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes (storage path) or its
+// own texture of at most gl::kSkinnedTextureSide² texels (texture path, with the buffer it is
+// copied from): no offset or size past what one binding holds, which also keeps each capture
+// small (llvmpipe crashed writing a transform feedback buffer past 2 GiB). Throws Error
+// "palette_too_large" naming the limit when one instance's vertices exceed a piece; `out` is
+// unchanged then.
 void reserve_skinned(const CrowdRenderer::State& state, gl::SkinnedVertexCache& c, gl::SkinnedVertices& out,
                      std::size_t instances, std::uint32_t vertex_count, std::size_t group) {
   if (instances == 0 || vertex_count == 0) return;
@@ -519,62 +519,33 @@ void reserve_skinned(const CrowdRenderer::State& state, gl::SkinnedVertexCache& 
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
   const auto width = static_cast<std::size_t>(c.texture_width);
   const auto side = std::min(width, static_cast<std::size_t>(state.limits.max_texture_size));
-  std::size_t capacity =
-      std::max(instances, vertex_count == out.vertex_count ? out.capacity + out.capacity / 2 : std::size_t{0});
-  std::size_t piece = 0;
-  std::string why;  // when the group does not fit
-  if (buffers) {
-    // Whole instances in one block, and few enough that the shader's uint row index holds them.
-    const std::size_t fit = std::min(static_cast<std::size_t>(state.limits.max_storage_block_bytes) / instance_bytes,
-                                     std::size_t{0xFFFFFFFFu} / (3 * std::size_t{vertex_count}));
-    // Piece starts are multiples of piece × instance_bytes: a multiple of the alignment. Where
-    // fewer than `step` instances fit a block, the group must fit the first piece alone.
-    const auto alignment = static_cast<std::size_t>(std::max(state.limits.storage_offset_alignment, 1));
-    const std::size_t step = alignment / std::gcd(alignment, instance_bytes);
-    piece = fit >= step ? fit / step * step : fit;
-    if (piece < step) capacity = std::max(std::min(capacity, piece), instances);
-    if (piece == 0 || (piece < step && instances > piece))
-      why = fmt::format(
-          "{} instances of {} skinned vertices ({} bytes each) do not fit pieces of "
-          "GL_MAX_SHADER_STORAGE_BLOCK_SIZE = {} bytes starting at multiples of "
-          "GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT = {}",
-          instances, vertex_count, instance_bytes, state.limits.max_storage_block_bytes, alignment);
-  } else {
-    piece = width * side / (3 * vertex_count);
-    if (piece == 0)
-      why = fmt::format("one instance's {} skinned vertices need {} texels; a texture holds {} × {}", vertex_count,
-                        3 * std::size_t{vertex_count}, width, side);
-  }
-  if (!why.empty())
+  const std::size_t piece = buffers ? static_cast<std::size_t>(state.limits.max_storage_block_bytes) / instance_bytes
+                                    : width * side / (3 * vertex_count);
+  if (piece == 0) {
     throw Error(fmt::format("CrowdRendererOptions.skinned_vertex_cache.groups[{}]", group), Rule::palette_too_large,
-                why);
-  std::vector<gl::Object> textures;
-  for (std::size_t first = 0; !buffers && first < capacity; first += piece) {
-    const std::size_t texels = 3 * std::min(piece, capacity - first) * vertex_count;
-    textures.push_back(gl::make_data_texture(static_cast<std::uint32_t>(width),
-                                             static_cast<std::uint32_t>((texels + width - 1) / width)));
+                buffers ? fmt::format("one instance's {} skinned vertices need {} bytes; "
+                                      "GL_MAX_SHADER_STORAGE_BLOCK_SIZE is {}",
+                                      vertex_count, instance_bytes, state.limits.max_storage_block_bytes)
+                        : fmt::format("one instance's {} skinned vertices need {} texels; a texture holds {} × {}",
+                                      vertex_count, 3 * std::size_t{vertex_count}, width, side));
+  }
+  const std::size_t capacity =
+      std::max(instances, vertex_count == out.vertex_count ? out.capacity + out.capacity / 2 : std::size_t{0});
+  std::vector<gl::Object> pieces, textures;
+  for (std::size_t first = 0; first < capacity; first += piece) {
+    const std::size_t n = std::min(piece, capacity - first);
+    // The texture path's copy reads whole rows: up to one row past the last vertex.
+    pieces.push_back(gl::make_dynamic_buffer(n * instance_bytes + (buffers ? 0 : width * sizeof(glm::vec4))));
+    if (!buffers)
+      textures.push_back(gl::make_data_texture(static_cast<std::uint32_t>(width),
+                                               static_cast<std::uint32_t>((3 * n * vertex_count + width - 1) / width)));
   }
   if (!buffers) glBindTexture(GL_TEXTURE_2D, 0);
-  // The texture path's copy reads whole rows: up to one row past the last vertex.
-  out.buffer = gl::make_dynamic_buffer(capacity * instance_bytes + (buffers ? 0 : width * sizeof(glm::vec4)));
+  out.buffers = std::move(pieces);
   out.textures = std::move(textures);
   out.vertex_count = vertex_count;
   out.capacity = capacity;
   out.piece = piece;
-}
-
-// Binds piece `k` of `rows` (group of `instances` instances) for a cached pass.
-void bind_skinned_piece(gl::StateCache& cache, const gl::SkinnedVertices& rows, std::size_t k, std::size_t instances,
-                        bool buffers) {
-  if (!buffers) {
-    cache.bind_texture(gl::unit::skinned_vertices, rows.textures[k].name());
-    return;
-  }
-  const std::size_t instance_bytes = std::size_t{rows.vertex_count} * 3 * sizeof(glm::vec4);
-  const std::size_t first = k * rows.piece;
-  cache.bind_storage_range(gl::binding::skinned_vertices, rows.buffer.name(),
-                           static_cast<GLintptr>(first * instance_bytes),
-                           static_cast<GLsizeiptr>(std::min(rows.piece, instances - first) * instance_bytes));
 }
 
 // Deforms every instance's vertices of every non-empty group once, by transform feedback into
@@ -623,12 +594,15 @@ void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, R
         state, group_sources(state, crowd, i), group.stream, c.capture.uniforms, nullptr, false,
         [&cache](GLuint binding, GLuint name) { cache.bind_storage(binding, name); },
         [&cache](GLint unit, GLuint name) { cache.bind_texture(unit, name); });
-    glUniform1ui(c.capture.uniforms.instance_offset, 0u);
-    glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, out.buffer.name());
-    glBeginTransformFeedback(GL_POINTS);
-    glDrawArraysInstanced(GL_POINTS, 0, static_cast<GLsizei>(p.vertex_count),
-                          static_cast<GLsizei>(group.instances.size()));
-    glEndTransformFeedback();
+    const std::size_t instances = group.instances.size();
+    for (std::size_t k = 0; k * out.piece < instances; ++k) {  // each piece into its buffer
+      glUniform1ui(c.capture.uniforms.instance_offset, static_cast<GLuint>(k * out.piece));
+      glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, out.buffers[k].name());
+      glBeginTransformFeedback(GL_POINTS);
+      glDrawArraysInstanced(GL_POINTS, 0, static_cast<GLsizei>(p.vertex_count),
+                            static_cast<GLsizei>(std::min(out.piece, instances - k * out.piece)));
+      glEndTransformFeedback();
+    }
     stats.cached_vertices += std::uint64_t{p.vertex_count} * group.instances.size();
   }
   glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, 0, 0);
@@ -641,14 +615,13 @@ void refresh_skinned_vertices(CrowdRenderer::State& state, const Crowd& crowd, R
     for (std::size_t i = 0; i < groups.size(); ++i) {
       const gl::SkinnedVertices& rows = c.groups[i];
       if (rows.primitive == ~0u) continue;  // empty: no rows
-      const std::size_t instances = groups[i].instances.size(),
-                        instance_bytes = std::size_t{rows.vertex_count} * 3 * sizeof(glm::vec4);
-      glBindBuffer(GL_PIXEL_UNPACK_BUFFER, rows.buffer.name());
+      const std::size_t instances = groups[i].instances.size();
       for (std::size_t k = 0; k * rows.piece < instances; ++k) {
         const std::size_t texels = 3 * std::min(rows.piece, instances - k * rows.piece) * rows.vertex_count;
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, rows.buffers[k].name());
         glBindTexture(GL_TEXTURE_2D, rows.textures[k].name());
         glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, c.texture_width, static_cast<GLsizei>((texels + width - 1) / width),
-                        GL_RGBA, GL_FLOAT, reinterpret_cast<const void*>(k * rows.piece * instance_bytes));
+                        GL_RGBA, GL_FLOAT, nullptr);
       }
     }
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
@@ -718,7 +691,6 @@ CrowdRenderer::CrowdRenderer(const Crowd& crowd, const CrowdRendererOptions& opt
     GLint vertex_blocks = 0;
     glGetIntegerv(GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS, &vertex_blocks);
     glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &state->limits.max_storage_block_bytes);
-    glGetIntegerv(GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT, &state->limits.storage_offset_alignment);
     if (vertex_blocks < static_cast<GLint>(gl::binding::count)) {
       throw Error("CrowdRendererOptions.palette", Rule::gl_version,
                   fmt::format("GL_MAX_VERTEX_SHADER_STORAGE_BLOCKS = {} < {}", vertex_blocks, gl::binding::count));
@@ -865,7 +837,11 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
             const std::size_t piece_first = k * skinned->piece;
             count = static_cast<std::uint32_t>(std::min<std::size_t>(count, piece_first + skinned->piece - first));
             if (k != bound_piece) {
-              bind_skinned_piece(cache, *skinned, bound_piece = k, group.instances.size(), buffers);
+              bound_piece = k;
+              if (buffers)
+                cache.bind_storage(gl::binding::skinned_vertices, skinned->buffers[k].name());
+              else
+                cache.bind_texture(gl::unit::skinned_vertices, skinned->textures[k].name());
               glUniform1ui(u.skinned_first, static_cast<GLuint>(piece_first));
             }
           }

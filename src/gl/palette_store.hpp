@@ -22,7 +22,6 @@ namespace gltf_crowd::gl {
 struct StorageLimits {
   GLint64 max_storage_block_bytes = 0;  // GL_MAX_SHADER_STORAGE_BLOCK_SIZE (storage buffers)
   GLint max_texture_size = 0;           // GL_MAX_TEXTURE_SIZE (textures)
-  GLint storage_offset_alignment = 1;   // GL_SHADER_STORAGE_BUFFER_OFFSET_ALIGNMENT (storage buffers)
 };
 
 // GPU copies of one NodeStream: buffers or textures, per storage.

@@ -69,15 +69,15 @@ struct MotionHistory {
 // CrowdRendererOptions::skinned_vertex_cache (docs/spec.md §6.9): per primitive group, its
 // instances' vertices morphed, skinned and placed once by transform feedback, 48 bytes each
 // (shaders.hpp skinned_outputs), read by the color and depth passes until the streams, the slot
-// lists or the group's primitive change. The passes read the rows in pieces of `piece`
-// instances, one bound buffer range (storage path) or texture (texture path) and one draw each,
-// so that no group is bounded by GL_MAX_SHADER_STORAGE_BLOCK_SIZE or GL_MAX_TEXTURE_SIZE.
+// lists or the group's primitive change. The rows lie in pieces of `piece` instances, each its
+// own buffer (and texture, on the texture path) and one draw, so that no group is bounded by
+// GL_MAX_SHADER_STORAGE_BLOCK_SIZE or GL_MAX_TEXTURE_SIZE.
 struct SkinnedVertices {
-  Object buffer;                   // what transform feedback writes: every instance's rows
+  std::vector<Object> buffers;     // piece k's rows, as transform feedback writes them
   std::vector<Object> textures;    // texture path: piece k's rows copied into RGBA32F rows
   std::uint32_t vertex_count = 0;  // per instance, that the objects were sized for
   std::size_t capacity = 0;        // instances the objects hold
-  std::size_t piece = 0;           // instances per piece (a multiple of the range alignment)
+  std::size_t piece = 0;           // instances per piece
   std::uint32_t primitive = ~0u;   // the PrimitiveGpu the rows were captured from (~0u: none)
   std::uint32_t stream = ~0u;      // and the node stream (transforms, palette, weights)
 };
@@ -179,7 +179,7 @@ struct CrowdRenderer::State {
       fn(skinned->feedback);
       for (auto& p : skinned->programs) fn(p.program);
       for (auto& g : skinned->groups) {
-        fn(g.buffer);
+        for (auto& b : g.buffers) fn(b);
         for (auto& t : g.textures) fn(t);
       }
     }

@@ -97,7 +97,7 @@ std::string velocity_fragment_source(ShaderDialect dialect);
 // fragment shader (skin_fragment_source) never runs: the capture discards rasterization.
 // cached_vertex_source feeds the shading and depth-pass fragment shaders from those rows
 // instead of skinning: row ((instance − u_skinned_first) × u_vertex_count + gl_VertexID) × 3 of
-// the bound piece (the instances from u_skinned_first on), in a storage buffer range at
+// the bound piece (the instances from u_skinned_first on), in a storage buffer at
 // binding::skinned_vertices or an RGBA32F texture at unit::skinned_vertices wrapped at
 // u_skinned_width texels per row.
 inline constexpr const char* skinned_outputs[] = {"c_position", "c_normal", "c_tangent"};

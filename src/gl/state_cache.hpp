@@ -44,12 +44,6 @@ class StateCache {
       glBindBufferBase(GL_SHADER_STORAGE_BUFFER, index, storage_[index] = buffer);
     }
   }
-  // Binds bytes [offset, offset + size) of `buffer` to storage binding `index`; the next
-  // bind_storage of that index binds again (the cache tracks whole buffers only).
-  void bind_storage_range(GLuint index, GLuint buffer, GLintptr offset, GLsizeiptr size) {
-    glBindBufferRange(GL_SHADER_STORAGE_BUFFER, index, buffer, offset, size);
-    storage_[index] = unknown;
-  }
   // Binds a 2D texture to texture unit `texture_unit` < unit::count.
   void bind_texture(GLint texture_unit, GLuint texture) {
     auto& bound = textures_[static_cast<std::size_t>(texture_unit)];

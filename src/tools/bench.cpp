@@ -293,7 +293,10 @@ void register_bench(CLI::App& app) {
       app.add_subcommand("bench", "Measure the CPU cost of Crowd::update per actor for one configuration");
   bench->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb); default: the built-in character")
       ->check(non_empty());
-  bench->add_option("--actors,-n", options->actors, "number of actors")
+  bench
+      ->add_option("--actors,-n", options->actors,
+                   "number of actors (with --animation gpu also at most what the GPU's palette storage holds: "
+                   "checked up front, the limit named in the error)")
       ->capture_default_str()
       ->check(integer_in(1, 1'000'000));
   bench

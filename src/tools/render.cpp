@@ -413,7 +413,7 @@ void register_render(CLI::App& app) {
       ->add_flag("--skinned-vertex-cache", options->skinned_vertex_cache,
                  "skin every vertex once per frame into a cache that the shadow and main passes both read "
                  "(CrowdRendererOptions::skinned_vertex_cache, docs/spec.md §6.9; 48 bytes per vertex per "
-                 "actor; cached_vertices in --stats)")
+                 "actor; cached_vertices in --stats; needs --gl 4.3 or es3.0, not 3.3)")
       ->excludes(reference);
   reference->excludes(palette)->excludes(animation);
   render->add_flag("--shadows,!--no-shadows", options->shadows,
