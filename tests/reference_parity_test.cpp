@@ -532,10 +532,11 @@ std::shared_ptr<const Asset> cesium_man_with_variants() {
 
 // A group whose cache exceeds one piece (docs/spec.md §6.9: a storage buffer of at most
 // GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes, or a texture of 2,048 × 2,048 texels) is drawn in
-// pieces, one draw per piece that each material
-// partition's instances lie in: 1,000 CesiumMan actors skin 3,273,000 vertices, 157 MB, above
-// llvmpipe's 128 MiB block. Every third actor wears "Red", every third "Blue", so partitions
-// cross piece boundaries. Both passes draw the image of a renderer without the cache.
+// pieces, one draw per piece that each material partition's instances lie in: 1,000 CesiumMan
+// actors skin 3,273,000 vertices, 157 MB, above llvmpipe's 128 MiB block. Every third actor
+// wears "Red", every third "Blue", so partitions cross piece boundaries. The cache first holds
+// a fifth of the crowd (one piece), then grows. Both passes draw the image of a renderer
+// without the cache.
 TEST(SkinnedVertexCache, GroupsLargerThanAPieceDrawInPieces) {
   GLTF_CROWD_REQUIRE_ASSETS();
   Scene scene = make_scene({"CesiumMan", cesium_man.file, 1000}, cesium_man_with_variants());
@@ -546,20 +547,21 @@ TEST(SkinnedVertexCache, GroupsLargerThanAPieceDrawInPieces) {
   }
   ASSERT_EQ(crowd.primitive_groups().size(), 1u);
   // The partitions' sizes: by variant, in the order the group's slot list first meets them.
-  std::vector<std::size_t> partitions;
-  {
+  const auto partitions = [&crowd] {
+    std::vector<std::size_t> sizes;
     const auto variants = crowd.material_variants();
     std::vector<std::uint32_t> keys;
     for (std::uint32_t slot : crowd.primitive_groups()[0].instances) {
       const auto k = static_cast<std::size_t>(std::find(keys.begin(), keys.end(), variants[slot]) - keys.begin());
       if (k == keys.size()) {
         keys.push_back(variants[slot]);
-        partitions.push_back(0);
+        sizes.push_back(0);
       }
-      ++partitions[k];
+      ++sizes[k];
     }
-  }
-  ASSERT_EQ(partitions.size(), 3u);
+    return sizes;
+  };
+  ASSERT_EQ(partitions().size(), 3u);
   const std::size_t vertices = crowd.asset().meshes[0].primitives[0].vertex_count();
   const std::size_t instance_bytes = vertices * 48;
   HeadlessContext context({.debug = true});
@@ -576,20 +578,30 @@ TEST(SkinnedVertexCache, GroupsLargerThanAPieceDrawInPieces) {
       const auto texture = static_cast<std::size_t>(std::min(side, 2048));
       piece = texture * texture / (3 * vertices);
     }
+    const std::string name = palette_storage_name(storage);
+    CrowdRenderer cached(crowd, {.palette = storage, .skinned_vertex_cache = true});
+    CrowdRenderer plain(crowd, {.palette = storage});
+    // First a fifth of the crowd (one piece), then all of it: the cache grows into more pieces.
+    std::vector<Actor> actors = crowd.actors();
+    for (std::size_t i = actors.size() / 5; i < actors.size(); ++i) actors[i].set_visible(false);
+    crowd.update(0.0f);
+    ASSERT_LE(crowd.primitive_groups()[0].instances.size(), piece);
+    EXPECT_TRUE(test::images_agree(dir, name + "_fifth", draw_with(cached, crowd, scene.camera),
+                                   draw_with(plain, crowd, scene.camera)));
+    for (Actor actor : actors) actor.set_visible(true);
+    crowd.update(0.0f);
     std::uint32_t draws = 0;  // per partition, the pieces its instances lie in
     bool crosses = false;
-    for (std::size_t first = 0; const std::size_t count : partitions) {
+    for (std::size_t first = 0; const std::size_t count : partitions()) {
       const std::size_t spanned = (first + count - 1) / piece - first / piece + 1;
       draws += static_cast<std::uint32_t>(spanned);
       crosses = crosses || spanned > 1;
       first += count;
     }
-    ASSERT_TRUE(crosses) << palette_storage_name(storage) << ": no partition crosses a piece (piece " << piece << ")";
-    CrowdRenderer cached(crowd, {.palette = storage, .skinned_vertex_cache = true});
-    CrowdRenderer plain(crowd, {.palette = storage});
+    ASSERT_TRUE(crosses) << name << ": no partition crosses a piece (piece " << piece << ")";
     {
       Framebuffer depth({.width = width, .height = height});
-      EXPECT_EQ(cached.draw_depth(crowd, scene.camera), draws) << palette_storage_name(storage);
+      EXPECT_EQ(cached.draw_depth(crowd, scene.camera), draws) << name;
       EXPECT_EQ(cached.stats().cached_vertices, crowd.actor_count() * vertices);
     }
     const test::Image image = draw_with(cached, crowd, scene.camera);
@@ -598,7 +610,7 @@ TEST(SkinnedVertexCache, GroupsLargerThanAPieceDrawInPieces) {
     EXPECT_EQ(cached.stats().cached_vertices, 0u) << "the main pass reuses the cache";
     const test::Image expected = draw_with(plain, crowd, scene.camera);
     EXPECT_EQ(plain.stats().draws, 3u);
-    EXPECT_TRUE(test::images_agree(dir, palette_storage_name(storage), image, expected));
+    EXPECT_TRUE(test::images_agree(dir, name, image, expected));
   }
   EXPECT_EQ(context.debug_error_count(), 0u) << (context.debug_errors().empty() ? "" : context.debug_errors().front());
 }

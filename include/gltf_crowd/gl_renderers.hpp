@@ -164,11 +164,12 @@ struct CrowdRendererOptions {
   // texture path: the captured buffer and its texture copy), all vertices even for a level of
   // detail that draws fewer; it grows by half again when outgrown and never shrinks, but is
   // sized anew when a group draws a primitive of another vertex count. The passes read a
-  // group's cache in pieces, buffers of at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes (texture
-  // path: textures of 2,048 × 2,048 texels), one draw per piece: a group past one piece costs
-  // one more draw per piece in draw() and draw_depth(). An instance larger than a piece throws
-  // "palette_too_large" from the call that would fill the cache. Needs desktop OpenGL 4.0 or OpenGL ES 3.0, else the constructor throws
-  // "gl_version". Default off: a single pass per frame gains nothing from it.
+  // group's cache in pieces, buffers of at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes and under
+  // 2 GiB (texture path: textures of 2,048 × 2,048 texels), one draw per piece: a group past one
+  // piece costs one more draw per piece in draw() and draw_depth(). An instance larger than a
+  // piece throws "palette_too_large" from the call that would fill the cache. Needs desktop
+  // OpenGL 4.0 or OpenGL ES 3.0, else the constructor throws "gl_version". Default off: a single
+  // pass per frame gains nothing from it.
   bool skinned_vertex_cache = false;
 };
 

@@ -504,45 +504,47 @@ bool cuts_out(const Asset& asset, const gl::GroupGpu& group, int winding) {
 }
 
 // Grows `out` to hold `instances` × `vertex_count` skinned vertices of group `group` in pieces,
-// each its own buffer of at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes (storage path) or its
-// own texture of at most gl::kSkinnedTextureSide² texels (texture path, with the buffer it is
-// copied from): no offset or size past what one binding holds, which also keeps each capture
-// small (llvmpipe crashed writing a transform feedback buffer past 2 GiB). Throws Error
-// "palette_too_large" naming the limit when one instance's vertices exceed a piece; `out` is
-// unchanged then.
+// each its own buffer of at most GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes and under 2 GiB
+// (storage path) or its own texture of at most gl::kSkinnedTextureSide² texels (texture path,
+// with the buffer it is copied from): no binding, offset or transform feedback write past what
+// one piece holds (llvmpipe crashed writing one buffer past 2 GiB). Whole pieces stay when the
+// group grows. Throws Error "palette_too_large" naming the limit when one instance's vertices
+// exceed a piece; `out` is unchanged then.
 void reserve_skinned(const CrowdRenderer::State& state, gl::SkinnedVertexCache& c, gl::SkinnedVertices& out,
                      std::size_t instances, std::uint32_t vertex_count, std::size_t group) {
   if (instances == 0 || vertex_count == 0) return;
   if (vertex_count == out.vertex_count && instances <= out.capacity) return;
   constexpr std::size_t kRowBytes = 3 * sizeof(glm::vec4);
+  constexpr std::size_t kMaxPieceBytes = 0x7FFFFFFF;
   const std::size_t instance_bytes = std::size_t{vertex_count} * kRowBytes;
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
-  const auto width = static_cast<std::size_t>(c.texture_width);
-  const auto side = std::min(width, static_cast<std::size_t>(state.limits.max_texture_size));
-  const std::size_t piece = buffers ? static_cast<std::size_t>(state.limits.max_storage_block_bytes) / instance_bytes
-                                    : width * side / (3 * vertex_count);
+  const auto width = static_cast<std::size_t>(c.texture_width);  // also the most rows
+  const std::size_t piece =
+      buffers
+          ? std::min(static_cast<std::size_t>(state.limits.max_storage_block_bytes), kMaxPieceBytes) / instance_bytes
+          : width * width / (3 * vertex_count);
   if (piece == 0) {
     throw Error(fmt::format("CrowdRendererOptions.skinned_vertex_cache.groups[{}]", group), Rule::palette_too_large,
                 buffers ? fmt::format("one instance's {} skinned vertices need {} bytes; "
                                       "GL_MAX_SHADER_STORAGE_BLOCK_SIZE is {}",
                                       vertex_count, instance_bytes, state.limits.max_storage_block_bytes)
                         : fmt::format("one instance's {} skinned vertices need {} texels; a texture holds {} × {}",
-                                      vertex_count, 3 * std::size_t{vertex_count}, width, side));
+                                      vertex_count, 3 * std::size_t{vertex_count}, width, width));
   }
-  const std::size_t capacity =
-      std::max(instances, vertex_count == out.vertex_count ? out.capacity + out.capacity / 2 : std::size_t{0});
-  std::vector<gl::Object> pieces, textures;
-  for (std::size_t first = 0; first < capacity; first += piece) {
+  const bool same = vertex_count == out.vertex_count;
+  const std::size_t capacity = std::max(instances, same ? out.capacity + out.capacity / 2 : std::size_t{0});
+  const std::size_t kept = same ? out.capacity / piece : 0;  // whole pieces keep their objects
+  out.buffers.resize(kept);
+  out.textures.resize(buffers ? 0 : kept);
+  for (std::size_t first = kept * piece; first < capacity; first += piece) {
     const std::size_t n = std::min(piece, capacity - first);
     // The texture path's copy reads whole rows: up to one row past the last vertex.
-    pieces.push_back(gl::make_dynamic_buffer(n * instance_bytes + (buffers ? 0 : width * sizeof(glm::vec4))));
+    out.buffers.push_back(gl::make_dynamic_buffer(n * instance_bytes + (buffers ? 0 : width * sizeof(glm::vec4))));
     if (!buffers)
-      textures.push_back(gl::make_data_texture(static_cast<std::uint32_t>(width),
-                                               static_cast<std::uint32_t>((3 * n * vertex_count + width - 1) / width)));
+      out.textures.push_back(gl::make_data_texture(
+          static_cast<std::uint32_t>(width), static_cast<std::uint32_t>((3 * n * vertex_count + width - 1) / width)));
   }
   if (!buffers) glBindTexture(GL_TEXTURE_2D, 0);
-  out.buffers = std::move(pieces);
-  out.textures = std::move(textures);
   out.vertex_count = vertex_count;
   out.capacity = capacity;
   out.piece = piece;
