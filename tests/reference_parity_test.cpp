@@ -531,12 +531,12 @@ std::shared_ptr<const Asset> cesium_man_with_variants() {
 }
 
 // A group whose cache exceeds one piece (docs/spec.md §6.9: a storage buffer of at most
-// GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes, or a texture of 2,048 × 2,048 texels) is drawn in
-// pieces, one draw per piece that each material partition's instances lie in: 1,000 CesiumMan
-// actors skin 3,273,000 vertices, 157 MB, above llvmpipe's 128 MiB block. Every third actor
-// wears "Red", every third "Blue", so partitions cross piece boundaries. The cache first holds
-// a fifth of the crowd (one piece), then grows. Both passes draw the image of a renderer
-// without the cache.
+// GL_MAX_SHADER_STORAGE_BLOCK_SIZE bytes and under 2 GiB, or a texture of 2,048 × 2,048
+// texels) is drawn in pieces, one draw per piece that each material partition's instances lie
+// in: 1,000 CesiumMan actors skin 3,273,000 vertices, 157 MB, above llvmpipe's 128 MiB block.
+// Every third actor wears "Red", every third "Blue", so partitions cross piece boundaries. The
+// cache first holds a fifth of the crowd (one piece), then grows. Both passes draw the image of
+// a renderer without the cache.
 TEST(SkinnedVertexCache, GroupsLargerThanAPieceDrawInPieces) {
   GLTF_CROWD_REQUIRE_ASSETS();
   Scene scene = make_scene({"CesiumMan", cesium_man.file, 1000}, cesium_man_with_variants());
@@ -571,7 +571,7 @@ TEST(SkinnedVertexCache, GroupsLargerThanAPieceDrawInPieces) {
     if (storage == PaletteStorage::storage_buffer) {
       GLint64 block = 0;
       glGetInteger64v(GL_MAX_SHADER_STORAGE_BLOCK_SIZE, &block);
-      piece = static_cast<std::size_t>(block) / instance_bytes;
+      piece = std::min(static_cast<std::size_t>(block), std::size_t{0x7FFFFFFF}) / instance_bytes;  // under 2 GiB
     } else {
       GLint side = 0;
       glGetIntegerv(GL_MAX_TEXTURE_SIZE, &side);
@@ -598,7 +598,9 @@ TEST(SkinnedVertexCache, GroupsLargerThanAPieceDrawInPieces) {
       crosses = crosses || spanned > 1;
       first += count;
     }
-    ASSERT_TRUE(crosses) << name << ": no partition crosses a piece (piece " << piece << ")";
+    // Where a driver's storage block holds the whole crowd (NVIDIA's 2 GiB), storage is one piece.
+    ASSERT_TRUE(crosses || piece >= crowd.actor_count())
+        << name << ": no partition crosses a piece (piece " << piece << ")";
     {
       Framebuffer depth({.width = width, .height = height});
       EXPECT_EQ(cached.draw_depth(crowd, scene.camera), draws) << name;
