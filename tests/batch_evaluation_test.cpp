@@ -25,10 +25,17 @@ namespace {
 // sampled alone; one_clip: every actor plays `clip` alone at its own time, and crossfade: every
 // actor crossfades from `clip` into the next clip (itself when it is the only one), so batches
 // sample and blend across lanes (kernels.hpp, SampleLanes and BlendLanes).
-enum class Drive { mixed, one_clip, crossfade };
+// two_clips: the first half plays `clip` alone, the second half `second`, so that one worker
+// samples a batch of one clip right after a batch of the other; clip_and_crossfade: the second
+// half crossfades from `second` into `clip` instead; thirds: each third of the crowd plays one
+// of three clips from `clip` on, alone.
+enum class Drive { mixed, one_clip, crossfade, two_clips, clip_and_crossfade, thirds };
 
-ActorOptions options_of(const Asset& asset, std::size_t i, Drive mode, std::size_t clip) {
+ActorOptions options_of(const Asset& asset, std::size_t i, Drive mode, std::size_t clip, std::size_t second,
+                        std::size_t actors) {
   ActorOptions o;
+  if ((mode == Drive::two_clips || mode == Drive::clip_and_crossfade) && 2 * i >= actors) clip = second;
+  if (mode == Drive::thirds) clip = (clip + 3 * i / actors) % asset.clips.size();
   o.clip = asset.clips[mode == Drive::mixed ? i % asset.clips.size() : clip].name;
   o.phase = 0.071f * static_cast<float>(i);
   o.speed = 0.8f + 0.1f * static_cast<float>(i % 5);
@@ -38,8 +45,12 @@ ActorOptions options_of(const Asset& asset, std::size_t i, Drive mode, std::size
 }
 
 // What every crowd goes through, actor i the same way in both.
-void drive(const Asset& asset, std::size_t i, Actor actor, Drive mode) {
-  if (mode == Drive::one_clip) return;
+void drive(const Asset& asset, std::size_t i, Actor actor, Drive mode, std::size_t clip, std::size_t actors) {
+  if (mode == Drive::one_clip || mode == Drive::two_clips || mode == Drive::thirds) return;
+  if (mode == Drive::clip_and_crossfade) {
+    if (2 * i >= actors) actor.select_clip(asset.clips[clip].name, {.crossfade_seconds = 0.5f, .phase = 0.2f});
+    return;
+  }
   if (mode == Drive::crossfade) {
     // Into the next clip (the same one when there is one): clips that animate other nodes.
     std::size_t next = 0;
@@ -57,28 +68,38 @@ void drive(const Asset& asset, std::size_t i, Actor actor, Drive mode) {
 bool same_bits(const float* a, const float* b, std::size_t count) { return std::memcmp(a, b, 4 * count) == 0; }
 
 void expect_batches_pack_as_one_by_one(const std::shared_ptr<const Asset>& asset, std::size_t actors,
-                                       Drive mode = Drive::mixed, std::size_t clip = 0) {
+                                       Drive mode = Drive::mixed, std::size_t clip = 0, std::size_t second = 0) {
   SCOPED_TRACE(::testing::Message() << actors << " actors"
-                                    << (mode == Drive::mixed ? ""
-                                        : mode == Drive::one_clip
-                                            ? ", all playing " + asset->clips[clip].name
+                                    << (mode == Drive::mixed       ? ""
+                                        : mode == Drive::one_clip  ? ", all playing " + asset->clips[clip].name
+                                        : mode == Drive::two_clips ? ", half playing " + asset->clips[clip].name +
+                                                                         ", half " + asset->clips[second].name
+                                        : mode == Drive::thirds ? ", a third each playing three clips"
+                                        : mode == Drive::clip_and_crossfade
+                                            ? ", half playing " + asset->clips[clip].name + ", half crossfading from " +
+                                                  asset->clips[second].name
                                             : ", all crossfading from " + asset->clips[clip].name));
   Crowd together(asset, {.capacity = actors});
   std::vector<std::unique_ptr<Crowd>> alone;
   for (std::size_t i = 0; i < actors; ++i) {
-    drive(*asset, i, together.add_actor(options_of(*asset, i, mode, clip)), mode);
+    drive(*asset, i, together.add_actor(options_of(*asset, i, mode, clip, second, actors)), mode, clip, actors);
     alone.push_back(std::make_unique<Crowd>(asset, CrowdOptions{.capacity = 1}));
-    drive(*asset, i, alone[i]->add_actor(options_of(*asset, i, mode, clip)), mode);
+    drive(*asset, i, alone[i]->add_actor(options_of(*asset, i, mode, clip, second, actors)), mode, clip, actors);
   }
   for (int frame = 0; frame < 4; ++frame) {
     together.update(1.0f / 30.0f);
     for (auto& crowd : alone) crowd->update(1.0f / 30.0f);
   }
   // One clip (or crossfade) for everyone: 13 actors are one batch of 8 and one of 5, both
-  // sampled across lanes; 70 actors are split between chunks, most of them so.
+  // sampled across lanes; 70 actors are split between chunks, most of them so. Two clips, 16
+  // actors: a batch of each.
   const std::uint32_t batched = together.frame_stats().actors_batched_by_clip;
-  if (mode != Drive::mixed) {
-    if (actors == 13)
+  if (mode == Drive::thirds) {
+    // A third's slots past whole batches (1 of 9 or 41) go after every third, one by one: every
+    // other batch plays one clip. In place, 1 slot would start a batch with the next third's 7.
+    EXPECT_EQ(batched, actors / 3 / 8 * 8 * 3);
+  } else if (mode != Drive::mixed) {
+    if (actors == 13 || actors == 16)  // 8 + 5, or 8 + 8
       EXPECT_EQ(batched, actors);
     else
       EXPECT_GT(batched, actors / 2);
@@ -105,11 +126,19 @@ void expect_batches_pack_as_one_by_one(const std::shared_ptr<const Asset>& asset
 }
 
 // Mixed crowds of 13 and 70 actors, then 13 actors playing, and crossfading from, each clip in
-// turn (clips differ in which properties of their animated nodes they leave at rest).
+// turn (clips differ in which properties of their animated nodes they leave at rest), and 16
+// actors in two batches: two clips, or a clip and a crossfade into it (a worker keeps the rest
+// values of its last clip's batch: a batch of another clip, or a crossfade, overwrites them).
 void expect_all_ways(const std::shared_ptr<const Asset>& asset) {
   for (std::size_t actors : {13, 70}) expect_batches_pack_as_one_by_one(asset, actors);
   for (std::size_t clip = 0; clip < asset->clips.size(); ++clip)
     for (Drive mode : {Drive::one_clip, Drive::crossfade}) expect_batches_pack_as_one_by_one(asset, 13, mode, clip);
+  for (std::size_t clip = 0; clip < asset->clips.size(); ++clip)
+    for (std::size_t second = clip + 1; second < asset->clips.size(); ++second)
+      for (Drive mode : {Drive::two_clips, Drive::clip_and_crossfade}) {
+        expect_batches_pack_as_one_by_one(asset, 16, mode, clip, second);
+        expect_batches_pack_as_one_by_one(asset, 16, mode, second, clip);
+      }
   expect_batches_pack_as_one_by_one(asset, 70, Drive::one_clip, 0);
   expect_batches_pack_as_one_by_one(asset, 70, Drive::crossfade, 0);
 }
@@ -120,6 +149,15 @@ TEST(BatchEvaluation, BuiltInCharacterPacksAsOneByOne) {
   // Five clips and their crossfades in one crowd: 700 due slots make five regions of 140
   // (src/crowd/schedule.cpp) on two workers or more, so batches are sorted by region.
   expect_batches_pack_as_one_by_one(asset, 700);
+}
+
+// The 27 due actors of three clips, 9 each, are batches of 8 of each clip and three actors
+// evaluated one by one (on the caller's thread); 123, 41 each, are 15 batches of one clip each
+// over the workers' chunks and three alone.
+TEST(BatchEvaluation, AGroupsLastFewActorsGoAfterEveryGroup) {
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  ASSERT_GE(asset->clips.size(), 3u);
+  for (std::size_t actors : {27, 123}) expect_batches_pack_as_one_by_one(asset, actors, Drive::thirds);
 }
 
 TEST(BatchEvaluation, RobotExpressivePacksAsOneByOne) {

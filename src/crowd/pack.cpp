@@ -338,10 +338,11 @@ SharedClips shared_clips(const Crowd::State& st, std::span<const std::uint32_t> 
 // Contributor i of every slot, all playing one clip, sampled across lanes into `pose`
 // (SampleLanes) with each slot's morph weights into its scratch's `weights` array, as SampleJob
 // from the rest pose samples each; `nodes` that the clip does not animate take their rest TRS,
-// as blend_contributors' rest_where_not_animated.
+// as blend_contributors' rest_where_not_animated. With `rest_written`, `pose` already holds the
+// rest values of the clip's animated nodes' other properties (no channel of the clip writes them).
 void sample_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, std::uint32_t i,
                        std::span<const std::uint32_t> nodes, std::span<Scratch> lanes, float* pose,
-                       std::vector<float> Scratch::*weights) noexcept {
+                       std::vector<float> Scratch::*weights, bool rest_written = false) noexcept {
   const Rig& rig = st.draw.rig;
   const std::uint32_t clip = st.playback[slots[0]].contributors[i].clip;
   const ClipTracks& c = st.draw.clips[clip];
@@ -360,9 +361,11 @@ void sample_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, s
     for (std::size_t k = 0; k < n; ++k)
       std::fill_n(pose + (node * kPoseLaneComponents + first + k) * kSampleLanes, kSampleLanes, value[k]);
   };
-  for (std::uint32_t a : c.rest_translations) rest(a, 0, &rig.rest_translation[a].x, 3);
-  for (std::uint32_t a : c.rest_rotations) rest(a, 3, &rig.rest_rotation[a].x, 4);
-  for (std::uint32_t a : c.rest_scales) rest(a, 7, &rig.rest_scale[a].x, 3);
+  if (!rest_written) {
+    for (std::uint32_t a : c.rest_translations) rest(a, 0, &rig.rest_translation[a].x, 3);
+    for (std::uint32_t a : c.rest_rotations) rest(a, 3, &rig.rest_rotation[a].x, 4);
+    for (std::uint32_t a : c.rest_scales) rest(a, 7, &rig.rest_scale[a].x, 3);
+  }
   const std::uint8_t* animates = st.draw.animates[clip].data();
   for (std::uint32_t a : nodes) {
     if (animates[a]) continue;
@@ -384,9 +387,12 @@ void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, con
   for (std::uint32_t a : first) animated[a] = 1;
   float* pose = lanes_scratch.pose.data();
   if (clips.second < 0) {
-    sample_clip_lanes(st, slots, 0, {}, lanes, pose, &Scratch::weights);
+    // A worker's batches mostly play the clip of its last batch (update groups slots by clip).
+    sample_clip_lanes(st, slots, 0, {}, lanes, pose, &Scratch::weights, lanes_scratch.rest_clip == clips.first);
+    lanes_scratch.rest_clip = clips.first;
     return;
   }
+  lanes_scratch.rest_clip = -1;  // the blend below writes every component of its nodes
   // The nodes either clip animates, ascending: where only one does, the other is at rest.
   std::span<const std::uint32_t> nodes = first;
   if (st.draw.node_set[static_cast<std::size_t>(clips.first)] !=
