@@ -1,0 +1,90 @@
+// The CPU evaluation runs in flush-to-zero mode on the threads that run it (docs/spec.md §5.8):
+// a result below the smallest normal float is 0, never a subnormal. The caller's floating-point
+// mode is left as it was, whatever it was. Checked on the built-in character (a skinned mesh: its
+// instance transforms are the placements times the mesh's world, the identity) placed by a
+// rotation scaled by 1e-37, where an entry e × 1e-37 is subnormal for 0 < |e| < 0.118, against the
+// same crowd placed by the rotation alone.
+#include <cfloat>
+#include <cmath>
+#include <memory>
+
+#include <glm/gtc/matrix_transform.hpp>
+#include <gtest/gtest.h>
+#include <xmmintrin.h>
+
+#include "gltf_crowd/crowd.hpp"
+#include "gltf_crowd/default_character.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+constexpr double kTiny = 1e-37;
+
+std::shared_ptr<const Asset> character() {
+  static const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  return asset;
+}
+
+// 40 actors (more than one chunk of 32: the arena's threads evaluate them), each at its own
+// time, placed by a rotation of 0.2 rad about (1, 2, 3) scaled by `scale`.
+void add_actors(Crowd& crowd, float scale) {
+  const glm::mat4 placement =
+      glm::scale(glm::rotate(glm::mat4(1.0f), 0.2f, glm::vec3(1.0f, 2.0f, 3.0f)), glm::vec3(scale));
+  for (int i = 0; i < 40; ++i)
+    crowd.add_actor(
+        {.clip = character()->clips[0].name, .time = 0.05f * static_cast<float>(i), .transform = placement});
+}
+
+// MXCSR's control bits (rounding, flush to zero, masks, denormals are zero), without the
+// sticky exception flags that any arithmetic raises.
+unsigned control_bits(unsigned csr) { return csr & ~0x3Fu; }
+
+TEST(FloatMode, UpdateAndControlsLeaveTheCallersModeAsTheyFoundIt) {
+  const unsigned entry = _mm_getcsr();
+  for (const unsigned mode : {entry & ~unsigned{_MM_FLUSH_ZERO_ON}, entry | _MM_FLUSH_ZERO_ON}) {
+    _mm_setcsr(mode);
+    Crowd crowd(character(), {.capacity = 40});
+    add_actors(crowd, 1.0f);
+    crowd.update(1.0f / 30.0f);
+    EXPECT_EQ(control_bits(_mm_getcsr()), control_bits(mode)) << "after update";
+    crowd.actors()[3].seek(0.25f);  // evaluated at once, on this thread
+    EXPECT_EQ(control_bits(_mm_getcsr()), control_bits(mode)) << "after seek";
+  }
+  _mm_setcsr(entry);
+}
+
+TEST(FloatMode, ResultsBelowTheSmallestNormalFloatAreZero) {
+  const unsigned entry = _mm_getcsr();
+  _mm_setcsr(entry & ~unsigned{_MM_FLUSH_ZERO_ON});  // the caller's mode must not matter
+  Crowd tiny(character(), {.capacity = 40}), unit(character(), {.capacity = 40});
+  add_actors(tiny, static_cast<float>(kTiny));
+  add_actors(unit, 1.0f);
+  tiny.update(1.0f / 30.0f);
+  unit.update(1.0f / 30.0f);
+  tiny.actors()[3].seek(0.25f);
+  unit.actors()[3].seek(0.25f);
+  _mm_setcsr(entry);
+  const auto a = tiny.node_streams();
+  const auto b = unit.node_streams();
+  ASSERT_EQ(a.size(), b.size());
+  std::size_t subnormal = 0, flushed = 0;
+  for (std::size_t d = 0; d < a.size(); ++d) {
+    const float* t = &a[d].transforms[0].x;
+    const float* u = &b[d].transforms[0].x;
+    for (std::size_t k = 0; k < 40 * 12; ++k) {
+      subnormal += std::fpclassify(t[k]) == FP_SUBNORMAL;
+      // Where the exact product is subnormal, the result is 0.
+      if (u[k] != 0.0f && std::fabs(static_cast<double>(u[k])) * kTiny < FLT_MIN) {
+        EXPECT_EQ(t[k], 0.0f) << "stream " << d << ", float " << k;
+        ++flushed;
+      }
+    }
+    for (const glm::vec4& row : a[d].palette)
+      for (int c = 0; c < 4; ++c) subnormal += std::fpclassify(row[c]) == FP_SUBNORMAL;
+  }
+  EXPECT_EQ(subnormal, 0u);
+  EXPECT_GT(flushed, 40u);  // every actor has entries this small
+}
+
+}  // namespace
+}  // namespace gltf_crowd
