@@ -1,11 +1,13 @@
-// The CPU evaluation runs in flush-to-zero mode on the threads that run it (docs/spec.md §5.8):
-// a result below the smallest normal float is 0, never a subnormal. The caller's floating-point
+// The CPU evaluation runs in flush-to-zero mode on the threads that run it (docs/spec.md §5.4):
+// an arithmetic result below the smallest normal float is 0, never a subnormal (checked in the
+// packed instance transforms and palettes). The caller's floating-point
 // mode is left as it was, whatever it was. Checked on the built-in character (a skinned mesh: its
 // instance transforms are the placements times the mesh's world, the identity) placed by a
 // rotation scaled by 1e-37, where an entry e × 1e-37 is subnormal for 0 < |e| < 0.118, against the
 // same crowd placed by the rotation alone.
 #include <cfloat>
 #include <cmath>
+#include <cstring>
 #include <memory>
 
 #include <glm/gtc/matrix_transform.hpp>
@@ -55,7 +57,8 @@ TEST(FloatMode, UpdateAndControlsLeaveTheCallersModeAsTheyFoundIt) {
 
 TEST(FloatMode, ResultsBelowTheSmallestNormalFloatAreZero) {
   const unsigned entry = _mm_getcsr();
-  _mm_setcsr(entry & ~unsigned{_MM_FLUSH_ZERO_ON});  // the caller's mode must not matter
+  // The caller's mode must not matter: neither flush to zero nor denormals are zero here.
+  _mm_setcsr(entry & ~unsigned{_MM_FLUSH_ZERO_ON | 0x40u});
   Crowd tiny(character(), {.capacity = 40}), unit(character(), {.capacity = 40});
   add_actors(tiny, static_cast<float>(kTiny));
   add_actors(unit, 1.0f);
@@ -84,6 +87,29 @@ TEST(FloatMode, ResultsBelowTheSmallestNormalFloatAreZero) {
   }
   EXPECT_EQ(subnormal, 0u);
   EXPECT_GT(flushed, 40u);  // every actor has entries this small
+}
+
+// The same slot evaluates alike whatever the caller's mode: the controls below evaluate on the
+// caller's thread, once in round-up mode with denormals are zero, once in the default mode.
+TEST(FloatMode, ControlsEvaluateAlikeWhateverTheCallersMode) {
+  const unsigned entry = _mm_getcsr();
+  Crowd a(character(), {.capacity = 40}), b(character(), {.capacity = 40});
+  add_actors(a, 1.0f);
+  add_actors(b, 1.0f);
+  _mm_setcsr((entry & ~unsigned{_MM_ROUND_MASK}) | _MM_ROUND_UP | 0x40u);
+  for (Actor actor : a.actors()) actor.seek(0.37f);
+  _mm_setcsr(entry);
+  for (Actor actor : b.actors()) actor.seek(0.37f);
+  const auto x = a.node_streams();
+  const auto y = b.node_streams();
+  ASSERT_EQ(x.size(), y.size());
+  for (std::size_t d = 0; d < x.size(); ++d) {
+    EXPECT_EQ(std::memcmp(x[d].transforms.data(), y[d].transforms.data(), 40 * 3 * sizeof(glm::vec4)), 0)
+        << "stream " << d;
+    ASSERT_EQ(x[d].palette.size(), y[d].palette.size());
+    EXPECT_EQ(std::memcmp(x[d].palette.data(), y[d].palette.data(), x[d].palette.size() * sizeof(glm::vec4)), 0)
+        << "stream " << d;
+  }
 }
 
 }  // namespace
