@@ -107,6 +107,7 @@ TEST(FloatMode, ControlsEvaluateAlikeWhateverTheCallersMode) {
     EXPECT_EQ(std::memcmp(x[d].transforms.data(), y[d].transforms.data(), 40 * 3 * sizeof(glm::vec4)), 0)
         << "stream " << d;
     ASSERT_EQ(x[d].palette.size(), y[d].palette.size());
+    if (x[d].palette.empty()) continue;  // no skin: memcmp must not see its null data()
     EXPECT_EQ(std::memcmp(x[d].palette.data(), y[d].palette.data(), x[d].palette.size() * sizeof(glm::vec4)), 0)
         << "stream " << d;
   }
