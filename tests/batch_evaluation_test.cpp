@@ -67,18 +67,24 @@ void drive(const Asset& asset, std::size_t i, Actor actor, Drive mode, std::size
 
 bool same_bits(const float* a, const float* b, std::size_t count) { return std::memcmp(a, b, 4 * count) == 0; }
 
+// What the crowd plays, for the failure messages.
+std::string describe(const Asset& asset, Drive mode, std::size_t clip, std::size_t second) {
+  const std::string& a = asset.clips[clip].name;
+  const std::string& b = asset.clips[second].name;
+  switch (mode) {
+    case Drive::mixed: return "";
+    case Drive::one_clip: return ", all playing " + a;
+    case Drive::crossfade: return ", all crossfading from " + a;
+    case Drive::two_clips: return ", half playing " + a + ", half " + b;
+    case Drive::clip_and_crossfade: return ", half playing " + a + ", half crossfading from " + b;
+    case Drive::thirds: return ", a third each playing three clips";
+  }
+  return "";
+}
+
 void expect_batches_pack_as_one_by_one(const std::shared_ptr<const Asset>& asset, std::size_t actors,
                                        Drive mode = Drive::mixed, std::size_t clip = 0, std::size_t second = 0) {
-  SCOPED_TRACE(::testing::Message() << actors << " actors"
-                                    << (mode == Drive::mixed       ? ""
-                                        : mode == Drive::one_clip  ? ", all playing " + asset->clips[clip].name
-                                        : mode == Drive::two_clips ? ", half playing " + asset->clips[clip].name +
-                                                                         ", half " + asset->clips[second].name
-                                        : mode == Drive::thirds ? ", a third each playing three clips"
-                                        : mode == Drive::clip_and_crossfade
-                                            ? ", half playing " + asset->clips[clip].name + ", half crossfading from " +
-                                                  asset->clips[second].name
-                                            : ", all crossfading from " + asset->clips[clip].name));
+  SCOPED_TRACE(::testing::Message() << actors << " actors" << describe(*asset, mode, clip, second));
   Crowd together(asset, {.capacity = actors});
   std::vector<std::unique_ptr<Crowd>> alone;
   for (std::size_t i = 0; i < actors; ++i) {

@@ -1,10 +1,10 @@
 // The CPU evaluation runs in flush-to-zero mode on the threads that run it (docs/spec.md §5.4):
 // an arithmetic result below the smallest normal float is 0, never a subnormal (checked in the
-// packed instance transforms and palettes). The caller's floating-point
-// mode is left as it was, whatever it was. Checked on the built-in character (a skinned mesh: its
-// instance transforms are the placements times the mesh's world, the identity) placed by a
-// rotation scaled by 1e-37, where an entry e × 1e-37 is subnormal for 0 < |e| < 0.118, against the
-// same crowd placed by the rotation alone.
+// packed instance transforms and palettes). The caller's floating-point mode is left as it was,
+// whatever it was. Checked on the built-in character (a skinned mesh: its instance transforms are
+// the placements times the mesh's world, the identity) placed by a rotation scaled by 1e-37,
+// where an entry e × 1e-37 is subnormal for 0 < |e| < 0.118, against the same crowd placed by the
+// rotation alone.
 #include <cfloat>
 #include <cmath>
 #include <cstring>

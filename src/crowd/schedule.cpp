@@ -32,13 +32,14 @@ struct WorkerPool {
 };
 
 // The CPU evaluation's floating-point mode on the thread that runs it (docs/spec.md §5.4): one
-// fixed control word, whatever the thread's, so that a slot evaluates alike on the caller's thread
-// and on the arena's (which start from the mode oneTBB captured when the arena was made): round to
-// nearest, every exception masked, flush to zero (a product or sum below the smallest normal float gives 0 instead of a
-// subnormal). Producing a subnormal costs a microcode assist of about a hundred cycles; Fox's
-// rotation keys hold components near 1e-25, whose products underflow in every slerp of those
-// channels (Fox, 100 actors: 0.310 → 0.222 µs per actor on one thread). The caller's control
-// bits come back after; the exception flags raised meanwhile stay raised, as without the guard.
+// fixed control word, whatever the thread's, so that a slot evaluates alike on the caller's
+// thread and on the arena's (which start from the mode oneTBB captured when the arena was made):
+// round to nearest, every exception masked, flush to zero (a product or sum below the smallest
+// normal float gives 0 instead of a subnormal). Producing a subnormal costs a microcode assist of
+// about a hundred cycles; Fox's rotation keys hold components near 1e-25, whose products
+// underflow in every slerp of those channels (Fox, 100 actors: 0.310 → 0.222 µs per actor on one
+// thread, docs/benchmarks.md "Flush to zero"). The caller's control bits come back after; the
+// exception flags raised meanwhile stay raised, as without the guard.
 class FlushToZero {
  public:
   FlushToZero() noexcept : csr_(_mm_getcsr()) { _mm_setcsr((csr_ & kFlags) | kEvaluation); }
@@ -116,8 +117,8 @@ constexpr std::uint32_t kRegionSlots = 128;
 // across lanes (evaluate_slots). A group's last slots beyond whole batches, when fewer than
 // kFewestLanes, go after every group instead: in place they would share a batch with the next
 // group's first slots and make it sample one pose at a time (Fox, 100 actors playing its 3
-// clips: 80 actors sampled across lanes, now 96). With two `workers` or more and a crowd of several regions, the
-// runs of kHierarchyLanes positions of that order (each one batch, mostly) are then sorted,
+// clips: 80 actors sampled across lanes, now 96). With two `workers` or more and a crowd of
+// several regions, the runs of kHierarchyLanes positions of that order (each one batch, mostly) are then sorted,
 // stably, into regions of neighbouring slots by their first slot: a chunk of the order, one
 // task of the parallel loop, then writes one part of the packed arrays. Grouped across the whole
 // crowd, two workers wrote the rows of slots a few apart, which cost 1,000 RobotExpressive actors
