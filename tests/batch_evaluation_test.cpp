@@ -172,6 +172,13 @@ TEST(BatchEvaluation, RobotExpressivePacksAsOneByOne) {
   expect_all_ways(asset);
 }
 
+// Morph weights: one clip that animates only weights, played and crossfaded into itself.
+TEST(BatchEvaluation, AnimatedMorphCubePacksAsOneByOne) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("lumagl/AnimatedMorphCube.glb")));
+  expect_all_ways(asset);
+}
+
 TEST(BatchEvaluation, CesiumManPacksAsOneByOne) {
   GLTF_CROWD_REQUIRE_ASSETS();
   const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("khronos/CesiumMan.glb")));

@@ -683,6 +683,19 @@ SamplePair pair_pass(const ClipTracks& a, const ClipTracks& b, const std::vector
   return pass;
 }
 
+// `channels` with one more key each (the last value again, half a second later), so that a clip
+// of them has its times and key rows elsewhere, and every value negated: sampled at the same time
+// as the original, each rotation points away from the original's (b·a < 0, a crossfade's sign flip).
+std::vector<test::HandmadeChannel> negated_and_rekeyed(std::vector<test::HandmadeChannel> channels) {
+  for (test::HandmadeChannel& c : channels) {
+    const std::size_t per_key = c.values.size() / c.times.size(), last = c.values.size() - per_key;
+    c.times.push_back(c.times.back() + 0.5f);
+    for (std::size_t i = 0; i < per_key; ++i) c.values.push_back(c.values[last + i]);
+    for (float& v : c.values) v = -v;
+  }
+  return channels;
+}
+
 // sample_pair against `sample` run on each clip alone and blend_pair of the two poses, bit for
 // bit: the sampler's clip against the same channels re-keyed (one more key each, so that the
 // second clip's times and key rows lie elsewhere) with every value negated (b·a < 0 where both
@@ -690,13 +703,7 @@ SamplePair pair_pass(const ClipTracks& a, const ClipTracks& b, const std::vector
 // identity). Only the groups' targets are written.
 TEST(KernelsTest, SamplePairEqualsTheBlendOfTwoSamples) {
   const SamplerClip clip = sampler_clip();
-  std::vector<test::HandmadeChannel> rekeyed = clip.channels;
-  for (test::HandmadeChannel& c : rekeyed) {
-    const std::size_t per_key = c.values.size() / c.times.size(), last = c.values.size() - per_key;
-    c.times.push_back(c.times.back() + 0.5f);
-    for (std::size_t i = 0; i < per_key; ++i) c.values.push_back(c.values[last + i]);
-    for (float& v : c.values) v = -v;
-  }
+  const std::vector<test::HandmadeChannel> rekeyed = negated_and_rekeyed(clip.channels);
   nlohmann::json nodes = nlohmann::json::array();
   for (int i = 0; i < 12; ++i) nodes.push_back({{"name", "n" + std::to_string(i)}});
   const Asset asset = load_asset_from_memory(test::handmade_gltf(nodes, {{"a", clip.channels}, {"b", rekeyed}}));
@@ -806,6 +813,87 @@ TEST(KernelsTest, SamplePairWritesEachClipsMorphWeightsApart) {
       }
     }
   EXPECT_TRUE(differ);
+}
+
+// sample_pair_lanes against sample_lanes of each clip (from the rest pose, as the crowd fills the
+// properties no channel writes) and blend_lanes of the two, bit for bit over the whole pose
+// array: the sampler's clip crossfading into its negated, re-keyed copy on 12 nodes with rest
+// values of their own, 1 to 8 poses, each at its own two times and weights (one lane with wa =
+// wb = 0: the identity). Lanes past `lanes` repeat lane 0; nodes no clip animates are untouched.
+TEST(KernelsTest, SamplePairLanesEqualSampleLanesThenBlendLanes) {
+  const std::vector<test::HandmadeChannel> channels = sampler_channels();
+  nlohmann::json nodes = nlohmann::json::array();
+  for (int i = 0; i < 12; ++i) {
+    const glm::quat q = glm::normalize(glm::quat(1.0f, 0.1f * static_cast<float>(i), -0.2f, 0.05f));
+    const float f = static_cast<float>(i);
+    nodes.push_back({{"name", "n" + std::to_string(i)},
+                     {"translation", {f, -0.5f * f, 2.0f}},
+                     {"rotation", {q.x, q.y, q.z, q.w}},
+                     {"scale", {1.0f + 0.1f * f, 2.0f, 0.5f}}});
+  }
+  const Asset asset =
+      load_asset_from_memory(test::handmade_gltf(nodes, {{"a", channels}, {"b", negated_and_rekeyed(channels)}}));
+  const Rig rig = build_rig(asset, {}, {.all_nodes = true, .frame = false});
+  const std::vector<ClipTracks> clips = build_clip_tracks(asset, rig);
+  const ClipTracks& a = clips[0];
+  const ClipTracks& b = clips[1];
+  ASSERT_FALSE(a.rest_translations.empty() || a.rest_rotations.empty() || a.rest_scales.empty());
+  const float times[kSampleLanes][2] = {{1.2f, 0.3f}, {-0.5f, 2.5f}, {0.3f, 0.3f},  {0.77f, 1.9f},
+                                        {2.5f, 0.0f}, {0.0f, 1.1f},  {1.9f, 0.77f}, {0.5f, -0.2f}};
+  const float weights[kSampleLanes][2] = {{0.3f, 0.7f}, {1.0f, 0.0f}, {0.55f, 0.45f}, {0.0f, 0.0f},
+                                          {0.9f, 0.1f}, {0.0f, 1.0f}, {0.25f, 0.5f},  {0.6f, 0.4f}};
+  constexpr float kUntouched = -99.0f;
+  const std::size_t floats = kPoseLaneComponents * kSampleLanes * rig.node_count();
+  for (const AffineKernels* set : kernel_sets())
+    for (std::size_t lanes = 1; lanes <= kSampleLanes; ++lanes) {
+      SCOPED_TRACE(::testing::Message() << set->name << ", " << lanes << " lanes");
+      std::vector<std::vector<KeyPosition>> keys_a(lanes), keys_b(lanes);
+      SamplePairLanes pass{&rig, {&a, &b}, lanes};
+      for (std::size_t l = 0; l < kSampleLanes; ++l) {
+        const std::size_t from = l < lanes ? l : 0;
+        pass.wa[l] = weights[from][0];
+        pass.wb[l] = weights[from][1];
+      }
+      for (std::size_t l = 0; l < lanes; ++l) {
+        keys_a[l] = keys_at(a, times[l][0]);
+        keys_b[l] = keys_at(b, times[l][1]);
+        pass.keys[0][l] = keys_a[l].data();
+        pass.keys[1][l] = keys_b[l].data();
+      }
+      std::vector<float> got(floats, kUntouched);
+      pass.pose = got.data();
+      set->sample_pair_lanes(pass);
+      // Each clip sampled across lanes over its rest values, then the two blended.
+      const auto sampled = [&](const ClipTracks& clip, const std::vector<std::vector<KeyPosition>>& keys) {
+        std::vector<float> pose(floats, kUntouched);
+        const auto rest = [&](std::uint32_t node, std::size_t first, const float* value, std::size_t n) {
+          for (std::size_t k = 0; k < n; ++k)
+            for (std::size_t l = 0; l < kSampleLanes; ++l)
+              pose[(node * kPoseLaneComponents + first + k) * kSampleLanes + l] = value[k];
+        };
+        for (std::uint32_t n : clip.rest_translations) rest(n, 0, &rig.rest_translation[n].x, 3);
+        for (std::uint32_t n : clip.rest_rotations) rest(n, 3, &rig.rest_rotation[n].x, 4);
+        for (std::uint32_t n : clip.rest_scales) rest(n, 7, &rig.rest_scale[n].x, 3);
+        SampleLanes one{clip.key_rows.data(), clip.groups.data(), clip.groups.size(), lanes};
+        for (std::size_t l = 0; l < lanes; ++l) one.keys[l] = keys[l].data();
+        one.pose = pose.data();
+        set->sample_lanes(one);
+        return pose;
+      };
+      std::vector<float> want = sampled(a, keys_a);
+      const std::vector<float> second = sampled(b, keys_b);
+      BlendLanes blend{want.data(), second.data()};
+      std::copy_n(pass.wa, kSampleLanes, blend.wa);
+      std::copy_n(pass.wb, kSampleLanes, blend.wb);
+      blend.nodes = a.animated.data();
+      blend.count = a.animated.size();
+      blend.out = want.data();
+      set->blend_lanes(blend);
+      for (std::size_t i = 0; i < floats; ++i)
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(got[i]), std::bit_cast<std::uint32_t>(want[i]))
+            << "node " << i / (kPoseLaneComponents * kSampleLanes) << ", component "
+            << i / kSampleLanes % kPoseLaneComponents << ", lane " << i % kSampleLanes;
+    }
 }
 
 TEST(KernelsTest, TheChosenSetIsOneOfTheTwo) {

@@ -102,6 +102,25 @@ struct SamplePair {
   float* weights[2] = {};
 };
 
+// A crossfade of two clips with one group layout (SamplePair's condition) for up to kSampleLanes
+// poses in one pass: each clip's groups sampled as SampleLanes samples them, blended lane by lane
+// in registers as BlendLanes blends the two sampled poses, and written to `pose` once (bit for
+// bit SampleLanes of each clip, from the rest pose, then BlendLanes over the clip's animated
+// nodes). The properties of the animated nodes that no channel writes (ClipTracks::rest_*) get
+// the rest value blended with itself; nothing else of `pose` is written. Morph weights are not
+// blended: each clip's go to its own arrays (weights[0], weights[1]). Lanes past `lanes` get
+// lane 0's values, and their weights must be lane 0's; `lanes` outside 1..kSampleLanes does
+// nothing.
+struct SamplePairLanes {
+  const Rig* rig = nullptr;
+  const ClipTracks* clips[2] = {};  // the same group layout
+  std::size_t lanes = 0;
+  const KeyPosition* keys[2][kSampleLanes] = {};  // per clip, per lane, per timeline
+  float wa[kSampleLanes] = {}, wb[kSampleLanes] = {};
+  float* pose = nullptr;  // SampleLanes::pose
+  float* weights[2][kSampleLanes] = {};
+};
+
 // The hierarchy pass of up to kHierarchyLanes poses of one rig at once, one pose per lane of an
 // 8-wide register, each pose's result bit for bit that of `hierarchy` for it (the same
 // operations in the same order). Every node some lane moves is composed and multiplied across
@@ -198,8 +217,9 @@ struct LanesScratch {
   std::vector<std::uint8_t> in_lanes, moved_lanes;
   std::vector<glm::vec4> staging;
   // sample_lanes' output and the nodes its clips animate (HierarchyLanes::pose and animated);
-  // a crossfade's second clip is sampled into second_pose, then blended into pose over
-  // blend_nodes (reserved for every node, so filling it does not allocate).
+  // a crossfade of two clips with different group layouts (no SamplePairLanes) samples its
+  // second clip into second_pose, then blends it into pose over blend_nodes (reserved for every
+  // node, so filling it does not allocate).
   std::vector<float> pose, second_pose;
   // The clip whose rest values of its animated nodes' unanimated properties `pose` holds (-1:
   // none): sampling that clip again writes only its channels' targets, so they stay.
@@ -212,9 +232,10 @@ struct LanesScratch {
 struct AffineKernels {
   const char* name;  // "sse2" or "avx2+fma"
   void (*sample)(const SamplePass& pass) noexcept;
-  void (*sample_lanes)(const SampleLanes& pass) noexcept;  // see SampleLanes
-  void (*blend_lanes)(const BlendLanes& pass) noexcept;    // see BlendLanes
-  void (*sample_pair)(const SamplePair& pass) noexcept;    // see SamplePair
+  void (*sample_lanes)(const SampleLanes& pass) noexcept;           // see SampleLanes
+  void (*blend_lanes)(const BlendLanes& pass) noexcept;             // see BlendLanes
+  void (*sample_pair)(const SamplePair& pass) noexcept;             // see SamplePair
+  void (*sample_pair_lanes)(const SamplePairLanes& pass) noexcept;  // see SamplePairLanes
   void (*hierarchy)(const HierarchyPass& pass, Affine* world) noexcept;
   void (*hierarchy_lanes)(const HierarchyLanes& pass) noexcept;  // see HierarchyLanes
   void (*palette_lanes)(const PaletteLanes& pass) noexcept;      // see PaletteLanes

@@ -335,6 +335,20 @@ SharedClips shared_clips(const Crowd::State& st, std::span<const std::uint32_t> 
   return {first, lead.count == 2 ? std::int64_t{second} : -1};
 }
 
+// Contributor i of the slot, playing clip c, located on c's timelines into `keys`, with `weights`
+// reset to the rest weights where c leaves some at rest (as SampleJob from the rest pose).
+// Returns keys.data().
+[[gnu::always_inline]] inline const KeyPosition* locate_contributor(Crowd::State& st, std::uint32_t slot,
+                                                                    std::uint32_t i, const ClipTracks& c,
+                                                                    std::vector<KeyPosition>& keys,
+                                                                    std::vector<float>& weights) noexcept {
+  Playback& p = st.playback[slot];
+  ContributorState& contributor = p.contributors[i];
+  locate_keys(c, contributor_time(st.asset, p, contributor).seconds, contributor.cursors, keys.data());
+  if (c.rest_weights) std::copy(st.draw.rig.rest_weights.begin(), st.draw.rig.rest_weights.end(), weights.begin());
+  return keys.data();
+}
+
 // Contributor i of every slot, all playing one clip, sampled across lanes into `pose`
 // (SampleLanes) with each slot's morph weights into its scratch's `weights` array, as SampleJob
 // from the rest pose samples each; `nodes` that the clip does not animate take their rest TRS,
@@ -348,13 +362,9 @@ void sample_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, s
   const ClipTracks& c = st.draw.clips[clip];
   SampleLanes pass{c.key_rows.data(), c.groups.data(), c.groups.size(), slots.size()};
   for (std::size_t l = 0; l < slots.size(); ++l) {
-    Playback& p = st.playback[slots[l]];
-    ContributorState& contributor = p.contributors[i];
     Scratch& s = lanes[l];
-    locate_keys(c, contributor_time(st.asset, p, contributor).seconds, contributor.cursors, s.keys.data());
-    pass.keys[l] = s.keys.data();
+    pass.keys[l] = locate_contributor(st, slots[l], i, c, s.keys, s.*weights);
     pass.weights[l] = (s.*weights).data();
-    if (c.rest_weights) std::copy(rig.rest_weights.begin(), rig.rest_weights.end(), pass.weights[l]);
   }
   // Animated nodes' properties that no channel moves, as SampleJob's from_rest writes them.
   const auto rest = [pose](std::uint32_t node, std::size_t first, const float* value, std::size_t n) {
@@ -378,7 +388,8 @@ void sample_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, s
 }
 
 // The local poses of a batch of SharedClips into lanes_scratch.pose and each slot's weights, as
-// evaluate_local_pose computes each (blend_contributors' blend_pair for a crossfade).
+// evaluate_local_pose computes each (blend_contributors' blend_pair for a crossfade): a crossfade
+// of clips with one group layout in one pass (SamplePairLanes), others as two samples and a blend.
 void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, const SharedClips& clips,
                      std::span<Scratch> lanes, LanesScratch& lanes_scratch) noexcept {
   std::vector<std::uint8_t>& animated = lanes_scratch.animated;
@@ -393,34 +404,52 @@ void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, con
     return;
   }
   lanes_scratch.rest_clip = -1;  // the blend below writes every component of its nodes
-  // The nodes either clip animates, ascending: where only one does, the other is at rest.
-  std::span<const std::uint32_t> nodes = first;
-  if (st.draw.node_set[static_cast<std::size_t>(clips.first)] !=
-      st.draw.node_set[static_cast<std::size_t>(clips.second)]) {
-    for (std::uint32_t a : st.draw.clips[static_cast<std::size_t>(clips.second)].animated) animated[a] = 1;
-    lanes_scratch.blend_nodes.clear();
-    for (std::uint32_t a = 0; a < animated.size(); ++a)
-      if (animated[a]) lanes_scratch.blend_nodes.push_back(a);
-    nodes = lanes_scratch.blend_nodes;
-  }
-  sample_clip_lanes(st, slots, 0, nodes, lanes, pose, &Scratch::first_weights);
-  float* second = lanes_scratch.second_pose.data();
-  sample_clip_lanes(st, slots, 1, nodes, lanes, second, &Scratch::one_weights);
-  BlendLanes blend{pose, second};
+  float wa[kSampleLanes], wb[kSampleLanes];
   for (std::size_t l = 0; l < kSampleLanes; ++l) {  // lanes past the slots repeat lane 0
     const Playback& p = st.playback[slots[l < slots.size() ? l : 0]];
-    blend.wa[l] = p.contributors[0].weight;
-    blend.wb[l] = p.contributors[1].weight;
+    wa[l] = p.contributors[0].weight;
+    wb[l] = p.contributors[1].weight;
   }
-  blend.nodes = nodes.data();
-  blend.count = nodes.size();
-  blend.out = pose;
-  affine_kernels().blend_lanes(blend);
+  const auto a = static_cast<std::size_t>(clips.first), b = static_cast<std::size_t>(clips.second);
+  if (st.draw.group_layout[a] == st.draw.group_layout[b]) {
+    // One pass: both clips sampled and blended in registers, the pose written once.
+    SamplePairLanes pass{&st.draw.rig, {&st.draw.clips[a], &st.draw.clips[b]}, slots.size()};
+    for (std::size_t l = 0; l < slots.size(); ++l) {
+      Scratch& s = lanes[l];
+      pass.keys[0][l] = locate_contributor(st, slots[l], 0, *pass.clips[0], s.keys, s.first_weights);
+      pass.keys[1][l] = locate_contributor(st, slots[l], 1, *pass.clips[1], s.pair_keys, s.one_weights);
+      pass.weights[0][l] = s.first_weights.data();
+      pass.weights[1][l] = s.one_weights.data();
+    }
+    std::copy_n(wa, kSampleLanes, pass.wa);
+    std::copy_n(wb, kSampleLanes, pass.wb);
+    pass.pose = pose;
+    affine_kernels().sample_pair_lanes(pass);
+  } else {
+    // The nodes either clip animates, ascending: where only one does, the other is at rest.
+    std::span<const std::uint32_t> nodes = first;
+    if (st.draw.node_set[a] != st.draw.node_set[b]) {
+      for (std::uint32_t n : st.draw.clips[b].animated) animated[n] = 1;
+      lanes_scratch.blend_nodes.clear();
+      for (std::uint32_t n = 0; n < animated.size(); ++n)
+        if (animated[n]) lanes_scratch.blend_nodes.push_back(n);
+      nodes = lanes_scratch.blend_nodes;
+    }
+    sample_clip_lanes(st, slots, 0, nodes, lanes, pose, &Scratch::first_weights);
+    float* second = lanes_scratch.second_pose.data();
+    sample_clip_lanes(st, slots, 1, nodes, lanes, second, &Scratch::one_weights);
+    BlendLanes blend{pose, second};
+    std::copy_n(wa, kSampleLanes, blend.wa);
+    std::copy_n(wb, kSampleLanes, blend.wb);
+    blend.nodes = nodes.data();
+    blend.count = nodes.size();
+    blend.out = pose;
+    affine_kernels().blend_lanes(blend);
+  }
   if (lanes[0].weights.empty()) return;  // no morph weights
   for (std::size_t l = 0; l < slots.size(); ++l) {
     Scratch& s = lanes[l];
-    weigh_pair(s.first_weights.data(), blend.wa[l], s.one_weights.data(), blend.wb[l], s.weights.size(),
-               s.weights.data());
+    weigh_pair(s.first_weights.data(), wa[l], s.one_weights.data(), wb[l], s.weights.size(), s.weights.data());
   }
 }
 
