@@ -683,6 +683,28 @@ SamplePair pair_pass(const ClipTracks& a, const ClipTracks& b, const std::vector
   return pass;
 }
 
+// Whether clips a and b have one group layout (CompiledRig::group_layout): group by group the
+// same path, lanes and targets.
+::testing::AssertionResult one_group_layout(const ClipTracks& a, const ClipTracks& b) {
+  if (a.groups.size() != b.groups.size())
+    return ::testing::AssertionFailure() << a.groups.size() << " groups against " << b.groups.size();
+  for (std::size_t g = 0; g < a.groups.size(); ++g) {
+    const ChannelGroup& x = a.groups[g];
+    const ChannelGroup& y = b.groups[g];
+    if (x.path != y.path || x.lanes != y.lanes || !std::equal(x.targets, x.targets + kGroupLanes, y.targets))
+      return ::testing::AssertionFailure() << "group " << g << " differs";
+  }
+  return ::testing::AssertionSuccess();
+}
+
+// Whether differ(a.groups[g], b.groups[g]) for some g (the clips have one group layout).
+template <typename Differ>
+bool some_group(const ClipTracks& a, const ClipTracks& b, Differ differ) {
+  for (std::size_t g = 0; g < a.groups.size(); ++g)
+    if (differ(a.groups[g], b.groups[g])) return true;
+  return false;
+}
+
 // `channels` with one more key each (the last value again, half a second later), so that a clip
 // of them has its times and key rows elsewhere, and every value negated: sampled at the same time
 // as the original, each rotation points away from the original's (b·a < 0, a crossfade's sign flip).
@@ -711,17 +733,11 @@ TEST(KernelsTest, SamplePairEqualsTheBlendOfTwoSamples) {
   const std::vector<ClipTracks> both = build_clip_tracks(asset, rig);
   const ClipTracks& tracks = both[0];
   const ClipTracks& negated = both[1];
-  // One group layout (CompiledRig::group_layout), but the groups' rows lie elsewhere.
-  ASSERT_EQ(tracks.groups.size(), negated.groups.size());
-  bool moved = false;
-  for (std::size_t g = 0; g < tracks.groups.size(); ++g) {
-    const ChannelGroup& x = tracks.groups[g];
-    const ChannelGroup& y = negated.groups[g];
-    ASSERT_TRUE(x.path == y.path && x.lanes == y.lanes && std::equal(x.targets, x.targets + kGroupLanes, y.targets))
-        << "group " << g;
-    moved |= x.values_offset != y.values_offset;
-  }
-  ASSERT_TRUE(moved);
+  // One group layout, but the groups' rows lie elsewhere.
+  ASSERT_TRUE(one_group_layout(tracks, negated));
+  ASSERT_TRUE(some_group(tracks, negated, [](const ChannelGroup& x, const ChannelGroup& y) {
+    return x.values_offset != y.values_offset;
+  }));
   constexpr float kUntouched = -99.0f;
   const float times[][2] = {{0.3f, 0.3f}, {0.77f, 1.9f}, {-0.5f, 2.5f}, {1.2f, 0.5f}};
   const float weights[][2] = {{0.3f, 0.7f}, {1.0f, 0.0f}, {0.0f, 0.0f}, {0.55f, 0.45f}};
@@ -817,13 +833,18 @@ TEST(KernelsTest, SamplePairWritesEachClipsMorphWeightsApart) {
 
 // sample_pair_lanes against sample_lanes of each clip (from the rest pose, as the crowd fills the
 // properties no channel writes) and blend_lanes of the two, bit for bit over the whole pose
-// array: the sampler's clip crossfading into its negated, re-keyed copy on 12 nodes with rest
-// values of their own, 1 to 8 poses, each at its own two times and weights (one lane with wa =
-// wb = 0: the identity). Lanes past `lanes` repeat lane 0; nodes no clip animates are untouched.
+// array: the sampler's clip crossfading into its negated, re-keyed copy, whose one-channel group
+// of node 11 steps instead (one layout, two interpolations), on 14 nodes with rest values of
+// their own, 1 to 8 poses, each at its own two times and weights (one lane with wa = wb = 0: the
+// identity). Lanes past `lanes` repeat lane 0; nodes 12 and 13, which no clip animates, are
+// untouched.
 TEST(KernelsTest, SamplePairLanesEqualSampleLanesThenBlendLanes) {
   const std::vector<test::HandmadeChannel> channels = sampler_channels();
+  std::vector<test::HandmadeChannel> stepped = negated_and_rekeyed(channels);
+  ASSERT_EQ(stepped.back().node, 11);
+  stepped.back().interpolation = "STEP";
   nlohmann::json nodes = nlohmann::json::array();
-  for (int i = 0; i < 12; ++i) {
+  for (int i = 0; i < 14; ++i) {
     const glm::quat q = glm::normalize(glm::quat(1.0f, 0.1f * static_cast<float>(i), -0.2f, 0.05f));
     const float f = static_cast<float>(i);
     nodes.push_back({{"name", "n" + std::to_string(i)},
@@ -831,13 +852,19 @@ TEST(KernelsTest, SamplePairLanesEqualSampleLanesThenBlendLanes) {
                      {"rotation", {q.x, q.y, q.z, q.w}},
                      {"scale", {1.0f + 0.1f * f, 2.0f, 0.5f}}});
   }
-  const Asset asset =
-      load_asset_from_memory(test::handmade_gltf(nodes, {{"a", channels}, {"b", negated_and_rekeyed(channels)}}));
+  const Asset asset = load_asset_from_memory(test::handmade_gltf(nodes, {{"a", channels}, {"b", stepped}}));
   const Rig rig = build_rig(asset, {}, {.all_nodes = true, .frame = false});
   const std::vector<ClipTracks> clips = build_clip_tracks(asset, rig);
   const ClipTracks& a = clips[0];
   const ClipTracks& b = clips[1];
   ASSERT_FALSE(a.rest_translations.empty() || a.rest_rotations.empty() || a.rest_scales.empty());
+  // One group layout, with node 11's group stepping in b only.
+  ASSERT_TRUE(one_group_layout(a, b));
+  ASSERT_TRUE(some_group(
+      a, b, [](const ChannelGroup& x, const ChannelGroup& y) { return x.interpolation != y.interpolation; }));
+  ASSERT_EQ(rig.node_count(), 14u);
+  for (std::size_t n : {12, 13})
+    ASSERT_TRUE(std::find(a.animated.begin(), a.animated.end(), rig.rig_node[n]) == a.animated.end());
   const float times[kSampleLanes][2] = {{1.2f, 0.3f}, {-0.5f, 2.5f}, {0.3f, 0.3f},  {0.77f, 1.9f},
                                         {2.5f, 0.0f}, {0.0f, 1.1f},  {1.9f, 0.77f}, {0.5f, -0.2f}};
   const float weights[kSampleLanes][2] = {{0.3f, 0.7f}, {1.0f, 0.0f}, {0.55f, 0.45f}, {0.0f, 0.0f},

@@ -39,7 +39,7 @@ struct alignas(64) Scratch {
   std::uint32_t layer_stamp = 0;
   std::vector<std::uint32_t> layer_nodes, layer_weights_used;
   std::vector<KeyPosition> keys;               // per timeline of the clip being sampled
-  std::vector<KeyPosition> pair_keys;          // of the second clip of a SamplePair
+  std::vector<KeyPosition> pair_keys;          // of the second clip of a SamplePair(Lanes)
   std::vector<Affine> world;                   // world' per rig node
   std::vector<std::span<glm::vec4>> palettes;  // per rig skin: this slot's rows (PaletteJob)
   // Time-stamp ticks of this update per stage (sampling, hierarchy, palettes, packing) over the

@@ -148,7 +148,8 @@ struct CompiledRig {
   std::vector<std::uint32_t> node_set;
   // Per clip: clips that animate the same nodes with the same groups (path, lanes and targets,
   // group by group) and the same rest fills share a number, so that a crossfade of two of them
-  // samples and blends in one pass (AffineKernels::sample_pair).
+  // samples and blends in one pass (AffineKernels::sample_pair for one actor, sample_pair_lanes
+  // for a batch).
   std::vector<std::uint32_t> group_layout;
   // Every skin's mesh is static, so a batch's palettes run across lanes (palette_lanes, one left
   // transform for all poses); and the joints of all skins together, a slot's palette rows / 3.
