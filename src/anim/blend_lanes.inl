@@ -112,13 +112,13 @@ inline void blend_group(ChannelPath path, F8* a, const F8* b, F8 wa, F8 wb) noex
     for (std::size_t k = 0; k < n; ++k)
       store(pass.pose + (node * kPoseLaneComponents + first + k) * kSampleLanes, v[k]);
   };
-  const auto vector = [&](std::uint32_t node, std::size_t first, const glm::vec3& rest) {
+  const auto rest_vector = [&](std::uint32_t node, std::size_t first, const glm::vec3& rest) {
     F8 v[3];
     for (int k = 0; k < 3; ++k) v[k] = add(mul(splat(rest[k]), wa), mul(splat(rest[k]), wb));
     put(node, first, v, 3);
   };
-  for (std::uint32_t n : clip_a.rest_translations) vector(n, 0, rig.rest_translation[n]);
-  for (std::uint32_t n : clip_a.rest_scales) vector(n, 7, rig.rest_scale[n]);
+  for (std::uint32_t n : clip_a.rest_translations) rest_vector(n, 0, rig.rest_translation[n]);
+  for (std::uint32_t n : clip_a.rest_scales) rest_vector(n, 7, rig.rest_scale[n]);
   const F8 flipped_wb = flip_sign(splat(-1.0f), wb);
   for (std::uint32_t n : clip_a.rest_rotations) {
     const glm::quat& r = rig.rest_rotation[n];

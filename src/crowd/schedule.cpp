@@ -112,19 +112,18 @@ void record_update(Crowd::State& st, const std::optional<FrameTimer>& timer) {
 // RobotExpressive's 14 clips, so that a batch seldom straddles two regions.
 constexpr std::uint32_t kRegionSlots = 128;
 
-// Fills State::order with the due slots grouped by what they play (a counting sort on
-// order_key, slot order within a group), so that batches of actors playing one clip sample
-// across lanes (evaluate_slots). A group's last slots beyond whole batches, when fewer than
-// kFewestLanes, go after every group instead: in place they would share a batch with the next
-// group's first slots and make it sample one pose at a time (Fox, 100 actors playing its 3
-// clips: 80 actors sampled across lanes, now 96). With two `workers` or more and a crowd of
-// several regions, the runs of kHierarchyLanes positions of that order (each one batch, mostly) are then sorted,
-// stably, into regions of neighbouring slots by their first slot: a chunk of the order, one
-// task of the parallel loop, then writes one part of the packed arrays. Grouped across the whole
-// crowd, two workers wrote the rows of slots a few apart, which cost 1,000 RobotExpressive actors
-// on 2 threads a fifth of their time on a 2-vCPU VM (docs/benchmarks.md, "Workers apart in
-// memory"). State::order_starts holds the count of due slots per group (by order_key + 1) on
-// entry.
+// Fills State::order with the due slots grouped by what they play (a counting sort on order_key,
+// slot order within a group), so that batches of actors playing one clip sample across lanes
+// (evaluate_slots). A group's last slots beyond whole batches, when fewer than kFewestLanes, go
+// after every group instead: in place they would share a batch with the next group's first slots
+// and make it sample one pose at a time (Fox, 100 actors playing its 3 clips: 80 actors sampled
+// across lanes, now 96). With two `workers` or more and a crowd of several regions, the runs of
+// kHierarchyLanes positions of that order (each one batch, mostly) are then sorted, stably, into
+// regions of neighbouring slots by their first slot: a chunk of the order, one task of the parallel
+// loop, then writes one part of the packed arrays. Grouped across the whole crowd, two workers
+// wrote the rows of slots a few apart, which cost 1,000 RobotExpressive actors on 2 threads a fifth
+// of their time on a 2-vCPU VM (docs/benchmarks.md, "Workers apart in memory"). State::order_starts
+// holds the count of due slots per group (by order_key + 1) on entry.
 void group_due_slots(Crowd::State& st, std::uint32_t evaluated, std::size_t workers) {
   std::vector<std::uint32_t>& starts = st.order_starts;
   WorkerPool& pool = *st.workers;
