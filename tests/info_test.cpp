@@ -2,6 +2,7 @@
 // (written here as literals), on the built-in character (docs/spec.md §9), and on a bad file (docs/spec.md §8:
 // error on stderr, non-zero exit).
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gltf_crowd/asset.hpp"
 #include "test_documents.hpp"
 #include "test_support.hpp"
 
@@ -171,6 +173,44 @@ TEST(InfoTool, ReportsLodLevelsAndMorphTargets) {
   EXPECT_EQ(babylon[0]["levels"].get<std::vector<int>>(), (std::vector<int>{babylon[0]["node"].get<int>(), 1, 0}));
   // README: RobotExpressive's Head mesh has 3 morph targets (Angry, Surprised, Sad).
   EXPECT_EQ(info_json(test::asset_path("threejs/RobotExpressive.glb"))["morph_targets"], 3);
+}
+
+// Each clip's sampled channels (one per TRS channel, one per morph weight) and how many of them
+// never move, counted here from the file's keys: every key of a LINEAR channel's component
+// equal to the first, bit for bit (both assets key everything LINEAR, and every node they
+// animate is drawn or a joint of a drawn skin).
+TEST(InfoTool, CountsConstantChannels) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  for (const char* file : {"khronos/RiggedFigure.glb", "threejs/RobotExpressive.glb"}) {
+    SCOPED_TRACE(file);
+    const Asset asset = load_asset(test::asset_path(file));
+    const nlohmann::json info = info_json(test::asset_path(file));
+    ASSERT_EQ(info["clips"].size(), asset.clips.size());
+    std::size_t all_constant = 0;
+    for (std::size_t c = 0; c < asset.clips.size(); ++c) {
+      const Clip& clip = asset.clips[c];
+      std::size_t sampled = 0, constant = 0;
+      for (const Channel& ch : clip.channels) {
+        ASSERT_EQ(ch.interpolation, Interpolation::linear);
+        const bool weights = ch.path == ChannelPath::weights;
+        const std::size_t lanes = weights ? ch.components : 1, width = weights ? 1 : ch.components;
+        for (std::size_t lane = 0; lane < lanes; ++lane) {
+          const float* first = clip.values.data() + ch.values_offset + lane;
+          bool same = true;
+          for (std::size_t k = 1; k < ch.key_count; ++k)
+            same = same && std::memcmp(first + k * ch.components, first, width * sizeof(float)) == 0;
+          ++sampled;
+          constant += same ? 1 : 0;
+        }
+      }
+      EXPECT_EQ(info["clips"][c]["sampled_channels"], sampled) << clip.name;
+      EXPECT_EQ(info["clips"][c]["constant_channels"], constant) << clip.name;
+      all_constant += constant;
+    }
+    EXPECT_GT(all_constant, 0u);
+  }
+  const CommandOutput text = run_tool("info " + quoted(test::asset_path("khronos/RiggedFigure.glb")));
+  EXPECT_NE(text.out.find("57 channels (57 sampled, 43 constant: one key each)"), std::string::npos) << text.out;
 }
 
 TEST(InfoTool, BuiltInCharacterMeetsSpecSection9) {

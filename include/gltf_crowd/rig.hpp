@@ -136,6 +136,10 @@ struct ClipTracks {
   // One per TRS channel, one per morph weight of a weights channel (target: rig index or weight
   // index), each naming its lane of key_rows: the description a GPU evaluator uploads.
   std::vector<BoundChannel> channels;
+  // How many of `channels` are constant: one key, or keys that all hold one value (CUBICSPLINE:
+  // with zero tangents). They keep that one value as LINEAR on the last timeline, of a single key,
+  // which samples to exactly the authored value at every time: lossless, and a load to sample.
+  std::uint32_t constant_channels = 0;
   std::vector<ChannelGroup> groups;  // what SampleJob runs, by timeline
   std::vector<float> key_rows;
   std::vector<std::uint32_t> animated;  // rig nodes with a TRS channel, ascending, unique

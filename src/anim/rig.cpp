@@ -75,8 +75,28 @@ struct Lane {
   std::uint32_t source_stride = 0;  // floats from one key's part to the next (the channel's components)
 };
 
+// Whether a lane samples to one value at every time (glTF 2.0 Appendix C): it has one key, or
+// every key holds the first key's value bit for bit and, for CUBICSPLINE, every tangent is zero.
+// Exported characters key every property of every joint, and most of those channels never move.
+bool constant_lane(const Lane& l, std::uint32_t key_count) noexcept {
+  if (key_count == 1) return true;
+  const std::uint32_t n = lane_components(l.path);
+  const bool cubic = l.interpolation == Interpolation::cubic_spline;
+  const std::uint32_t parts = cubic ? 3 : 1, value = cubic ? 1 : 0;
+  for (std::uint32_t k = 0; k < key_count; ++k)
+    for (std::uint32_t p = 0; p < parts; ++p)
+      for (std::uint32_t c = 0; c < n; ++c) {
+        const float x = l.source[(std::size_t{k} * parts + p) * l.source_stride + c];
+        const float first = l.source[std::size_t{value} * l.source_stride + c];
+        if (p == value ? std::memcmp(&x, &first, sizeof x) != 0 : x != 0.0f) return false;
+      }
+  return true;
+}
+
 // Rewrites one clip against the rig; channels keyed at equal times share one timeline, and the
 // lanes of each timeline with the same path and interpolation are grouped (ChannelGroup).
+// Constant lanes keep only their value, as LINEAR on one timeline of a single key, the last
+// timeline, so that sampling them is a load and they take no key cursor from the others.
 ClipTracks compile_clip(const Asset& asset, const Clip& clip, const Rig& rig) {
   ClipTracks tracks;
   tracks.duration_seconds = clip.duration_seconds;
@@ -84,6 +104,7 @@ ClipTracks compile_clip(const Asset& asset, const Clip& clip, const Rig& rig) {
   tracks.weight_count = asset.total_weights;
   std::unordered_map<std::string_view, std::uint32_t> timeline_of;  // key bytes → timeline
   std::vector<Lane> lanes;
+  constexpr std::uint32_t kConstant = ~0u;  // the constant lanes' timeline, numbered once the others are
   for (const Channel& channel : clip.channels) {
     Lane lane{
         0, 0, channel.path, channel.interpolation, clip.values.data() + channel.values_offset, channel.components};
@@ -95,15 +116,7 @@ ClipTracks compile_clip(const Asset& asset, const Clip& clip, const Rig& rig) {
       lane.target = rig.rig_node[channel.node];
       tracks.animated.push_back(lane.target);
     }
-    const std::string_view times(reinterpret_cast<const char*>(clip.times.data() + channel.times_offset),
-                                 channel.key_count * sizeof(float));
-    const auto [it, inserted] = timeline_of.emplace(times, static_cast<std::uint32_t>(tracks.timelines.size()));
-    if (inserted) {
-      tracks.timelines.push_back({static_cast<std::uint32_t>(tracks.times.size()), channel.key_count});
-      tracks.times.insert(tracks.times.end(), clip.times.begin() + channel.times_offset,
-                          clip.times.begin() + channel.times_offset + channel.key_count);
-    }
-    lane.timeline = it->second;
+    const std::size_t first = lanes.size();
     const std::uint32_t count = channel.path == ChannelPath::weights ? channel.components : 1;
     for (std::uint32_t c = 0; c < count; ++c) {
       lanes.push_back(lane);
@@ -112,6 +125,37 @@ ClipTracks compile_clip(const Asset& asset, const Clip& clip, const Rig& rig) {
         lanes.back().source += c;
       }
     }
+    bool keyed = false;
+    for (std::size_t i = first; i < lanes.size(); ++i) {
+      Lane& l = lanes[i];
+      if (!constant_lane(l, channel.key_count)) {
+        keyed = true;
+        continue;
+      }
+      if (l.interpolation == Interpolation::cubic_spline)
+        l.source += l.source_stride;  // the value, past the in-tangent
+      l.interpolation = Interpolation::linear;
+      l.timeline = kConstant;
+      ++tracks.constant_channels;
+    }
+    if (!keyed) continue;
+    const std::string_view times(reinterpret_cast<const char*>(clip.times.data() + channel.times_offset),
+                                 channel.key_count * sizeof(float));
+    const auto [it, inserted] = timeline_of.emplace(times, static_cast<std::uint32_t>(tracks.timelines.size()));
+    if (inserted) {
+      tracks.timelines.push_back({static_cast<std::uint32_t>(tracks.times.size()), channel.key_count});
+      tracks.times.insert(tracks.times.end(), clip.times.begin() + channel.times_offset,
+                          clip.times.begin() + channel.times_offset + channel.key_count);
+    }
+    for (std::size_t i = first; i < lanes.size(); ++i)
+      if (lanes[i].timeline != kConstant) lanes[i].timeline = it->second;
+  }
+  if (tracks.constant_channels > 0) {
+    const auto constant = static_cast<std::uint32_t>(tracks.timelines.size());
+    tracks.timelines.push_back({static_cast<std::uint32_t>(tracks.times.size()), 1});
+    tracks.times.push_back(0.0f);  // any time: a single key is sampled at every time
+    for (Lane& l : lanes)
+      if (l.timeline == kConstant) l.timeline = constant;
   }
   // Lanes of one timeline, path and interpolation in groups of kGroupLanes, a timeline's groups
   // side by side in its rows.

@@ -18,6 +18,7 @@
 #include "gltf_crowd/bounds.hpp"
 #include "gltf_crowd/error.hpp"
 #include "gltf_crowd/lod.hpp"
+#include "gltf_crowd/rig.hpp"
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
 #include "tools/lod_report.hpp"
@@ -90,6 +91,9 @@ nlohmann::json summarize(const Asset& asset, const std::string& file) {
   nlohmann::json clips = nlohmann::json::array();
   const Bounds rest = rest_bounds(asset);
   Bounds animated = asset.clips.empty() ? rest : Bounds{};  // as animated_bounds(asset), once
+  // The clips as a crowd compiles them, against the drawn nodes' rig: what sampling drops
+  // (constant channels keep one key) is said here.
+  const std::vector<ClipTracks> tracks = build_clip_tracks(asset, build_rig(asset, asset.drawn_nodes));
   for (std::size_t c = 0; c < asset.clips.size(); ++c) {
     const Clip& clip = asset.clips[c];
     const Bounds clip_bounds = animated_bounds(asset, c);
@@ -97,6 +101,8 @@ nlohmann::json summarize(const Asset& asset, const std::string& file) {
     clips.push_back({{"name", clip.name},
                      {"duration", clip.duration_seconds},
                      {"channels", clip.channels.size()},
+                     {"sampled_channels", tracks[c].channels.size()},
+                     {"constant_channels", tracks[c].constant_channels},
                      {"bounds", bounds_json(clip_bounds)}});
   }
   // What a crowd with auto_generate and the default options would draw: authored levels, else
@@ -167,9 +173,13 @@ void print_text(const nlohmann::json& s) {
     fmt::print("    skins[{}] \"{}\": {} joints\n", i, s["skins"][i]["name"].get<std::string>(),
                s["skins"][i]["joints"].get<std::size_t>());
   fmt::print("  clips {}\n", s["clips"].size());
-  for (const auto& clip : s["clips"])
-    fmt::print("    \"{}\": {:.4g} s, {} channels\n", clip["name"].get<std::string>(), clip["duration"].get<double>(),
-               clip["channels"].get<std::size_t>());
+  for (const auto& clip : s["clips"]) {
+    const auto constant = clip["constant_channels"].get<std::size_t>();
+    fmt::print("    \"{}\": {:.4g} s, {} channels ({} sampled{})\n", clip["name"].get<std::string>(),
+               clip["duration"].get<double>(), clip["channels"].get<std::size_t>(),
+               clip["sampled_channels"].get<std::size_t>(),
+               constant > 0 ? fmt::format(", {} constant: one key each", constant) : "");
+  }
   print_bounds("rest bounds", s["rest_bounds"]);
   print_bounds("animated bounds (all clips)", s["animated_bounds"]);
   fmt::print("  morph targets {} (on {} primitives)\n", s["morph_targets"].get<std::size_t>(),

@@ -1,0 +1,159 @@
+// Compiled clips (rig.hpp, ClipTracks): a channel that samples to one value at every time keeps
+// that value as one key on the clip's last timeline, and still samples to exactly the authored
+// value; channels that move keep their keys.
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "gltf_crowd/jobs.hpp"
+#include "gltf_crowd/rig.hpp"
+#include "handmade_gltf.hpp"
+#include "scalar_pose.hpp"
+#include "test_support.hpp"
+
+namespace gltf_crowd {
+namespace {
+
+bool same_bits(const float* a, const float* b, std::size_t count) { return std::memcmp(a, b, count * 4) == 0; }
+
+// Node 0's translation and rotation, node 1's translation (CUBICSPLINE with zero tangents),
+// node 2's translation (STEP) and node 3's scale (a single key) never move; node 1's scale
+// (CUBICSPLINE, equal values but a tangent), node 2's rotation and node 3's translation do.
+// The constant rotation is not quite unit length, as exporters write them: a slerp of it with
+// itself would normalize it.
+const glm::vec3 kT0{1.0f, 2.0f, 3.0f}, kT1{-0.5f, 0.25f, 7.0f}, kT2{0.1f, 0.2f, 0.3f}, kS3{2.0f, 1.5f, 0.75f};
+const glm::quat kR0(0.9273618f, 0.1f, 0.2f, 0.3000001f);  // w, x, y, z
+
+test::HandmadeClip constant_and_moving() {
+  test::HandmadeClip clip{"mixed", {}};
+  clip.channels.push_back({0, "translation", "LINEAR", {0, 1, 2}, {1, 2, 3, 1, 2, 3, 1, 2, 3}});
+  const std::vector<float> r{kR0.x, kR0.y, kR0.z, kR0.w};
+  std::vector<float> rotation;
+  for (int k = 0; k < 3; ++k) rotation.insert(rotation.end(), r.begin(), r.end());
+  clip.channels.push_back({0, "rotation", "LINEAR", {0, 1, 2}, rotation});
+  clip.channels.push_back({1,
+                           "translation",
+                           "CUBICSPLINE",
+                           {0, 1},
+                           {0, 0, 0, -0.5f, 0.25f, 7, 0, 0, 0,  //
+                            0, 0, 0, -0.5f, 0.25f, 7, 0, 0, 0}});
+  clip.channels.push_back({1,
+                           "scale",
+                           "CUBICSPLINE",
+                           {0, 1},
+                           {0, 0, 0, 1, 1, 1, 0, 0.5f, 0,  //
+                            0, 0, 0, 1, 1, 1, 0, 0, 0}});
+  clip.channels.push_back(
+      {2, "translation", "STEP", {0, 0.5f, 1}, {0.1f, 0.2f, 0.3f, 0.1f, 0.2f, 0.3f, 0.1f, 0.2f, 0.3f}});
+  clip.channels.push_back({2, "rotation", "LINEAR", {0, 1}, {0, 0, 0, 1, 0, 0.6f, 0, 0.8f}});
+  clip.channels.push_back({3, "scale", "LINEAR", {0.5f}, {2, 1.5f, 0.75f}});
+  clip.channels.push_back({3, "translation", "LINEAR", {0, 1, 2}, {0, 0, 0, 1, 0, 0, 1, 1, 0}});
+  return clip;
+}
+
+std::shared_ptr<const Asset> handmade_asset() {
+  const nlohmann::json nodes =
+      nlohmann::json::array({{{"name", "a"}}, {{"name", "b"}}, {{"name", "c"}}, {{"name", "d"}}});
+  return std::make_shared<const Asset>(load_asset_from_memory(test::handmade_gltf(nodes, {constant_and_moving()})));
+}
+
+TEST(ClipTracks, ConstantChannelsKeepOneKeyOnTheLastTimeline) {
+  const auto asset = handmade_asset();
+  const Rig rig = build_rig(*asset, {}, RigOptions{.all_nodes = true});
+  const ClipTracks tracks = build_clip_tracks(*asset, asset->clips[0], rig);
+  EXPECT_EQ(tracks.constant_channels, 5u);
+  ASSERT_EQ(tracks.channels.size(), 8u);
+  // Keyed timelines: {0, 1, 2} (node 3's translation), {0, 1} (node 1's scale, node 2's
+  // rotation); then the constant one.
+  ASSERT_EQ(tracks.timelines.size(), 3u);
+  const std::uint32_t constant = 2;
+  EXPECT_EQ(tracks.timelines[constant].key_count, 1u);
+  const auto rig_node = [&](std::uint32_t n) { return rig.rig_node[n]; };
+  const auto find = [&](std::uint32_t node, ChannelPath path) {
+    for (const BoundChannel& ch : tracks.channels)
+      if (ch.target == rig_node(node) && ch.path == path) return ch;
+    ADD_FAILURE() << "no channel for node " << node;
+    return BoundChannel{};
+  };
+  for (const auto& [node, path] : {std::pair{0u, ChannelPath::translation},
+                                   {0u, ChannelPath::rotation},
+                                   {1u, ChannelPath::translation},
+                                   {2u, ChannelPath::translation},
+                                   {3u, ChannelPath::scale}}) {
+    const BoundChannel ch = find(node, path);
+    EXPECT_EQ(ch.timeline, constant) << "node " << node;
+    EXPECT_EQ(ch.interpolation, Interpolation::linear) << "node " << node;
+  }
+  for (const auto& [node, path, keys] :
+       {std::tuple{1u, ChannelPath::scale, 2u}, {2u, ChannelPath::rotation, 2u}, {3u, ChannelPath::translation, 3u}}) {
+    const BoundChannel ch = find(node, path);
+    EXPECT_NE(ch.timeline, constant) << "node " << node;
+    EXPECT_EQ(tracks.timelines[ch.timeline].key_count, keys) << "node " << node;
+  }
+  EXPECT_EQ(find(1, ChannelPath::scale).interpolation, Interpolation::cubic_spline);
+  // The constant channels' nodes are still animated: a sample writes them.
+  EXPECT_EQ(tracks.animated.size(), 4u);
+}
+
+TEST(ClipTracks, ConstantChannelsSampleToTheAuthoredValueAtEveryTime) {
+  const auto asset = handmade_asset();
+  const Rig rig = build_rig(*asset, {}, RigOptions{.all_nodes = true});
+  const ClipTracks tracks = build_clip_tracks(*asset, asset->clips[0], rig);
+  const std::size_t n = rig.node_count();
+  std::vector<glm::vec3> t(n), s(n);
+  std::vector<glm::quat> r(n);
+  std::vector<float> w;
+  std::vector<std::uint16_t> cursors(tracks.timelines.size(), 0);
+  std::vector<KeyPosition> keys(tracks.timelines.size());
+  std::vector<std::uint32_t> mark(n, 0);
+  std::uint32_t stamp = 0;
+  for (const float seconds : {0.0f, 0.3f, 0.5f, 0.77f, 1.5f, 2.0f, 9.0f, 0.1f}) {
+    const SampleJob job{&rig, &tracks, seconds, cursors, keys, mark, ++stamp, true, {t, r, s, w}};
+    ASSERT_TRUE(job.run());
+    const auto at = [&](std::uint32_t node) { return rig.rig_node[node]; };
+    EXPECT_TRUE(same_bits(&t[at(0)].x, &kT0.x, 3)) << "t=" << seconds;
+    EXPECT_TRUE(same_bits(&r[at(0)].x, &kR0.x, 4)) << "t=" << seconds;
+    EXPECT_TRUE(same_bits(&t[at(1)].x, &kT1.x, 3)) << "t=" << seconds;
+    EXPECT_TRUE(same_bits(&t[at(2)].x, &kT2.x, 3)) << "t=" << seconds;
+    EXPECT_TRUE(same_bits(&s[at(3)].x, &kS3.x, 3)) << "t=" << seconds;
+    // The moving channels as the glTF formulas give them.
+    const test::ScalarPose want = test::scalar_clip_pose(*asset, asset->clips[0], seconds);
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_NEAR(s[at(1)][i], want.scales[1][i], 1e-5f) << "t=" << seconds;
+      EXPECT_NEAR(t[at(3)][i], want.translations[3][i], 1e-5f) << "t=" << seconds;
+    }
+    EXPECT_NEAR(std::abs(glm::dot(r[at(2)], want.rotations[2])), 1.0f, 1e-6f) << "t=" << seconds;
+  }
+  // Node 1's scale moves between its keys: its out-tangent makes it a curve.
+  const SampleJob job{&rig, &tracks, 0.5f, cursors, keys, mark, ++stamp, true, {t, r, s, w}};
+  ASSERT_TRUE(job.run());
+  EXPECT_GT(s[rig.rig_node[1]].y, 1.0f);
+}
+
+// Exported characters key every property of every joint: RiggedFigure's 43 constant channels,
+// and RobotExpressive's morph weights, which none of its 14 clips moves.
+TEST(ClipTracks, RealCharactersConstantChannels) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Asset figure = load_asset(test::asset_path("khronos/RiggedFigure.glb"));
+  const Rig figure_rig = build_rig(figure, figure.drawn_nodes);
+  const ClipTracks figure_tracks = build_clip_tracks(figure, figure.clips[0], figure_rig);
+  EXPECT_EQ(figure_tracks.channels.size(), 57u);
+  EXPECT_EQ(figure_tracks.constant_channels, 43u);
+  const Asset robot = load_asset(test::asset_path("threejs/RobotExpressive.glb"));
+  const Rig robot_rig = build_rig(robot, robot.drawn_nodes);
+  for (const ClipTracks& tracks : build_clip_tracks(robot, robot_rig)) {
+    std::uint32_t constant_weights = 0;
+    for (const BoundChannel& ch : tracks.channels)
+      if (ch.path == ChannelPath::weights) {
+        EXPECT_EQ(ch.timeline, tracks.timelines.size() - 1);
+        ++constant_weights;
+      }
+    EXPECT_GT(constant_weights, 0u);
+  }
+}
+
+}  // namespace
+}  // namespace gltf_crowd
