@@ -117,11 +117,10 @@ inline void broadcast(const Affine& affine, Affine8& out) noexcept {
   for (int k = 0; k < 12; ++k) out.c[k] = splat((&affine.rows[0].x)[k]);
 }
 
-// `affine` in all 8 lanes, stored as lanes_world holds a node (96 floats).
+// `affine` in all 8 lanes, stored as lanes_world holds a node (96 floats). Stored as each
+// component is splat: through an Affine8 on the stack, GCC copied it with a `rep movsq`.
 inline void store_broadcast(const Affine& affine, float* lanes) noexcept {
-  Affine8 broadcasted;
-  broadcast(affine, broadcasted);
-  store_affine8(lanes, broadcasted);
+  for (int k = 0; k < 12; ++k) store(lanes + 8 * k, splat((&affine.rows[0].x)[k]));
 }
 
 inline void hierarchy_lanes(const HierarchyLanes& pass) noexcept {

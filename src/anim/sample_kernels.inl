@@ -130,7 +130,17 @@ inline void sample_group(const ChannelGroup& g, const KeyPosition& key, const fl
   const float* k0 = key_rows + g.values_offset + std::size_t{key.k} * g.key_stride;
   if (key.k == key.next || g.interpolation == Interpolation::step) {
     const float* value = cubic ? k0 + n * kGroupLanes : k0;
-    for (std::uint32_t c = 0; c < n; ++c) v[c] = load(value + c * kGroupLanes);
+    // A count known at compile time: GCC made the loop over n a `rep movsq` into `v`, whose
+    // start-up cost a constant channel (one key: always here) paid per group.
+    const auto copy = [&]<std::uint32_t kN>() {
+      for (std::uint32_t c = 0; c < kN; ++c) v[c] = load(value + c * kGroupLanes);
+    };
+    if (n == 4)
+      copy.template operator()<4>();
+    else if (n == 3)
+      copy.template operator()<3>();
+    else
+      copy.template operator()<1>();
     return;
   }
   const float* k1 = key_rows + g.values_offset + std::size_t{key.next} * g.key_stride;
