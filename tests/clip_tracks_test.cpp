@@ -10,8 +10,10 @@
 
 #include "gltf_crowd/jobs.hpp"
 #include "gltf_crowd/rig.hpp"
+#include "gltf_crowd/sampling.hpp"
 #include "handmade_gltf.hpp"
 #include "scalar_pose.hpp"
+#include "test_documents.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -131,6 +133,81 @@ TEST(ClipTracks, ConstantChannelsSampleToTheAuthoredValueAtEveryTime) {
   const SampleJob job{&rig, &tracks, 0.5f, cursors, keys, mark, ++stamp, true, {t, r, s, w}};
   ASSERT_TRUE(job.run());
   EXPECT_GT(s[rig.rig_node[1]].y, 1.0f);
+}
+
+// A property one clip holds still and another moves is sampled from its keys in both: compiled
+// constant in one, it would leave its keyed group there, and the two clips, which animate the
+// same properties, would no longer share a group layout (what a crossfade sampled in one pass
+// needs, ChannelGroup). A property every clip holds still is constant in each, at its own value.
+TEST(ClipTracks, OnlyPropertiesNoClipMovesAreConstant) {
+  test::HandmadeClip still{"still", {}}, moving{"moving", {}};
+  still.channels.push_back({0, "translation", "LINEAR", {0, 1}, {1, 2, 3, 1, 2, 3}});
+  moving.channels.push_back({0, "translation", "LINEAR", {0, 1}, {1, 2, 3, 4, 5, 6}});
+  still.channels.push_back({1, "scale", "LINEAR", {0, 1}, {2, 2, 2, 2, 2, 2}});
+  moving.channels.push_back({1, "scale", "LINEAR", {0, 1}, {3, 3, 3, 3, 3, 3}});
+  const nlohmann::json nodes = nlohmann::json::array({{{"name", "a"}}, {{"name", "b"}}});
+  const Asset asset = load_asset_from_memory(test::handmade_gltf(nodes, {still, moving}));
+  const Rig rig = build_rig(asset, {}, RigOptions{.all_nodes = true});
+  const std::vector<ClipTracks> clips = build_clip_tracks(asset, rig);
+  ASSERT_EQ(clips.size(), 2u);
+  for (const ClipTracks& tracks : {clips[0], clips[1], build_clip_tracks(asset, asset.clips[0], rig)}) {
+    EXPECT_EQ(tracks.constant_channels, 1u);  // node 1's scale
+    ASSERT_EQ(tracks.timelines.size(), 2u);
+    for (const BoundChannel& ch : tracks.channels)
+      EXPECT_EQ(ch.timeline, ch.path == ChannelPath::scale ? 1u : 0u) << "rig node " << ch.target;
+  }
+  ASSERT_EQ(clips[0].groups.size(), clips[1].groups.size());
+  for (std::size_t g = 0; g < clips[0].groups.size(); ++g) {
+    EXPECT_EQ(clips[0].groups[g].path, clips[1].groups[g].path);
+    EXPECT_EQ(clips[0].groups[g].lanes, clips[1].groups[g].lanes);
+    EXPECT_EQ(clips[0].groups[g].targets[0], clips[1].groups[g].targets[0]);
+  }
+}
+
+// A CUBICSPLINE weights channel of three morph weights, the first and last constant (zero
+// tangents) and the middle one moving: each weight is a lane, so one channel splits between the
+// constant timeline and its keyed one, and a constant lane's value lies past its in-tangent at
+// the stride of the channel's three weights.
+TEST(ClipTracks, AWeightsChannelSplitsIntoConstantAndMovingWeights) {
+  test::Document d;
+  d.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, 3, "VEC3");
+  d.add_accessor(d.add_view(std::vector<std::uint16_t>{0, 1, 2}), 5123, 3, "SCALAR");
+  d.add_floats({0, 0, 0, 0, 0, 0, 0, 0, 1}, 3, "VEC3");
+  d.add_floats({0.0f, 1.0f, 2.0f}, 1, "SCALAR");
+  // Per key: in-tangents (3), values (3), out-tangents (3).
+  d.add_floats({0, 0.3f, 0, 0.25f, 0.1f, 0.75f, 0, -0.2f, 0,  //
+                0, 0.5f, 0, 0.25f, 0.9f, 0.75f, 0, 0.4f,  0,  //
+                0, 0.1f, 0, 0.25f, 0.3f, 0.75f, 0, 0.0f,  0},
+               1, "SCALAR");
+  d.json["nodes"] = {{{"name", "M"}, {"mesh", 0}}};
+  d.json["scene"] = 0;
+  d.json["scenes"] = {{{"nodes", {0}}}};
+  const nlohmann::json target = {{"POSITION", 2}};
+  d.json["meshes"] = {
+      {{"primitives", {{{"attributes", {{"POSITION", 0}}}, {"indices", 1}, {"targets", {target, target, target}}}}}}};
+  d.json["animations"] = {{{"samplers", {{{"input", 3}, {"output", 4}, {"interpolation", "CUBICSPLINE"}}}},
+                           {"channels", {{{"sampler", 0}, {"target", {{"node", 0}, {"path", "weights"}}}}}}}};
+  const Asset asset = load_asset_from_memory(d.gltf());
+  const Rig rig = build_rig(asset, asset.drawn_nodes);
+  const ClipTracks tracks = build_clip_tracks(asset, asset.clips[0], rig);
+  EXPECT_EQ(tracks.constant_channels, 2u);
+  ASSERT_EQ(tracks.timelines.size(), 2u);
+  std::vector<float> weights(3);
+  std::vector<std::uint16_t> cursors(2, 0);
+  std::vector<KeyPosition> keys(2);
+  std::vector<std::uint32_t> mark(rig.node_count(), 0);
+  std::vector<glm::vec3> t(rig.node_count()), s(rig.node_count());
+  std::vector<glm::quat> r(rig.node_count());
+  std::uint32_t stamp = 0;
+  for (const float seconds : {0.0f, 0.25f, 0.5f, 1.0f, 1.3f, 1.99f, 2.0f, 3.0f}) {
+    const SampleJob job{&rig, &tracks, seconds, cursors, keys, mark, ++stamp, true, {t, r, s, weights}};
+    ASSERT_TRUE(job.run());
+    EXPECT_EQ(weights[0], 0.25f) << "t=" << seconds;
+    EXPECT_EQ(weights[2], 0.75f) << "t=" << seconds;
+    float want[3];
+    sample_channel(asset.clips[0], asset.clips[0].channels[0], seconds, want);
+    EXPECT_NEAR(weights[1], want[1], 1e-6f) << "t=" << seconds;
+  }
 }
 
 // Exported characters key every property of every joint: RiggedFigure's 43 constant channels,

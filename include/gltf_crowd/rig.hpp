@@ -95,7 +95,8 @@ struct Rig {
   std::size_t node_count() const noexcept { return asset_node.size(); }
 };
 
-// One key-time array of a clip, shared by every channel keyed at the same times.
+// One key-time array of a clip, shared by every channel keyed at the same times; or, last, the
+// single key (at time 0) of its constant channels (ClipTracks::constant_channels).
 struct Timeline {
   std::uint32_t times_offset = 0;  // into ClipTracks::times
   std::uint32_t key_count = 0;     // >= 1
@@ -125,10 +126,10 @@ struct ChannelGroup {
 };
 
 // One clip compiled against a rig: the channels that reach it, bound to rig nodes (TRS) or to
-// the flat morph weight array (weights). Channels keyed at equal times share a timeline; a
-// timeline's channels are sampled in groups of kGroupLanes (ChannelGroup), whose blocks are
-// interleaved key by key in key_rows, so one frame reads two adjacent rows per timeline, and
-// playback moves forward through memory.
+// the flat morph weight array (weights). Channels keyed at equal times share a timeline, and
+// constant channels the last one (constant_channels); a timeline's channels are sampled in groups of kGroupLanes
+// (ChannelGroup), whose blocks are interleaved key by key in key_rows, so one frame reads two adjacent rows per
+// timeline, and playback moves forward through memory.
 struct ClipTracks {
   float duration_seconds = 0.0f;  // the asset clip's
   std::vector<float> times;       // seconds, per timeline back to back
@@ -137,8 +138,10 @@ struct ClipTracks {
   // index), each naming its lane of key_rows: the description a GPU evaluator uploads.
   std::vector<BoundChannel> channels;
   // How many of `channels` are constant: one key, or keys that all hold one value (CUBICSPLINE:
-  // with zero tangents). They keep that one value as LINEAR on the last timeline, of a single key,
-  // which samples to exactly the authored value at every time: lossless, and a load to sample.
+  // with zero tangents), of a property that no clip of the asset moves (so that clips with the
+  // same channels keep one group layout). They keep that one value as LINEAR on the last
+  // timeline, of a single key, which samples to exactly the authored value at every time:
+  // lossless, and a load to sample.
   std::uint32_t constant_channels = 0;
   std::vector<ChannelGroup> groups;  // what SampleJob runs, by timeline
   std::vector<float> key_rows;

@@ -66,7 +66,7 @@ struct BoundChannel {
   std::uint32_t component_stride = 1;  // floats from one component to the next
   std::uint32_t components = 0;
   ChannelPath path = ChannelPath::translation;
-  Interpolation interpolation = Interpolation::linear;
+  Interpolation interpolation = Interpolation::linear;  // the sampler's; LINEAR for a constant channel
 };
 
 // Samples one channel at `seconds` (clamped to its first/last key) into `out`, which receives

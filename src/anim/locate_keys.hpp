@@ -18,6 +18,10 @@ inline void locate_keys(const ClipTracks& clip, float seconds, std::span<std::ui
     std::uint16_t no_hint = 0;
     std::uint16_t& cursor = i < cursors.size() ? cursors[i] : no_hint;
     const Timeline& timeline = clip.timelines[i];
+    if (timeline.key_count == 1) {  // one key, as on the constant channels' timeline: nothing to locate
+      keys[i] = {0, 0, 0.0f, 0.0f};
+      continue;
+    }
     keys[i] = locate_key(std::span(clip.times.data() + timeline.times_offset, timeline.key_count), seconds, cursor);
   }
 }

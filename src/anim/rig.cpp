@@ -93,11 +93,64 @@ bool constant_lane(const Lane& l, std::uint32_t key_count) noexcept {
   return true;
 }
 
+// Appends the lanes of one channel: one for a TRS channel, one per morph weight of a weights
+// channel; none for a node outside the rig, or a weights channel of a node without morph targets.
+void append_lanes(const Asset& asset, const Clip& clip, const Channel& channel, const Rig& rig,
+                  std::vector<Lane>& lanes) {
+  Lane lane{0, 0, channel.path, channel.interpolation, clip.values.data() + channel.values_offset, channel.components};
+  if (channel.path == ChannelPath::weights) {
+    if (asset.weight_counts[channel.node] == 0) return;
+    lane.target = asset.weight_offsets[channel.node];
+  } else {
+    if (rig.rig_node[channel.node] == kNotInRig) return;
+    lane.target = rig.rig_node[channel.node];
+  }
+  const std::uint32_t count = channel.path == ChannelPath::weights ? channel.components : 1;
+  for (std::uint32_t c = 0; c < count; ++c) {
+    lanes.push_back(lane);
+    if (channel.path == ChannelPath::weights) {
+      lanes.back().target += c;
+      lanes.back().source += c;
+    }
+  }
+}
+
+// The properties some clip of the asset moves (a lane that is not constant_lane): a bit per TRS
+// path (1 << path) per rig node, and per morph weight. A lane is compiled constant only where no
+// clip moves its property, so that clips with the same channels keep one group layout
+// (sample_pair's condition) whichever of them hold still.
+struct MovingProperties {
+  std::vector<std::uint8_t> paths;  // per rig node
+  std::vector<bool> weights;        // per morph weight
+  bool moves(const Lane& l) const {
+    return l.path == ChannelPath::weights ? weights[l.target] : (paths[l.target] >> static_cast<unsigned>(l.path)) & 1u;
+  }
+};
+
+MovingProperties moving_properties(const Asset& asset, const Rig& rig) {
+  MovingProperties moving{std::vector<std::uint8_t>(rig.node_count(), 0), std::vector<bool>(asset.total_weights)};
+  std::vector<Lane> lanes;
+  for (const Clip& clip : asset.clips)
+    for (const Channel& channel : clip.channels) {
+      lanes.clear();
+      append_lanes(asset, clip, channel, rig, lanes);
+      for (const Lane& l : lanes) {
+        if (constant_lane(l, channel.key_count)) continue;
+        if (l.path == ChannelPath::weights)
+          moving.weights[l.target] = true;
+        else
+          moving.paths[l.target] |= static_cast<std::uint8_t>(1u << static_cast<unsigned>(l.path));
+      }
+    }
+  return moving;
+}
+
 // Rewrites one clip against the rig; channels keyed at equal times share one timeline, and the
 // lanes of each timeline with the same path and interpolation are grouped (ChannelGroup).
-// Constant lanes keep only their value, as LINEAR on one timeline of a single key, the last
-// timeline, so that sampling them is a load and they take no key cursor from the others.
-ClipTracks compile_clip(const Asset& asset, const Clip& clip, const Rig& rig) {
+// Constant lanes of properties that no clip moves keep only their value, as LINEAR on one
+// timeline of a single key, the last timeline, so that sampling them is a load and they take no
+// key cursor from the others.
+ClipTracks compile_clip(const Asset& asset, const Clip& clip, const Rig& rig, const MovingProperties& moving) {
   ClipTracks tracks;
   tracks.duration_seconds = clip.duration_seconds;
   tracks.rig_nodes = static_cast<std::uint32_t>(rig.node_count());
@@ -106,29 +159,14 @@ ClipTracks compile_clip(const Asset& asset, const Clip& clip, const Rig& rig) {
   std::vector<Lane> lanes;
   constexpr std::uint32_t kConstant = ~0u;  // the constant lanes' timeline, numbered once the others are
   for (const Channel& channel : clip.channels) {
-    Lane lane{
-        0, 0, channel.path, channel.interpolation, clip.values.data() + channel.values_offset, channel.components};
-    if (channel.path == ChannelPath::weights) {
-      if (asset.weight_counts[channel.node] == 0) continue;
-      lane.target = asset.weight_offsets[channel.node];
-    } else {
-      if (rig.rig_node[channel.node] == kNotInRig) continue;
-      lane.target = rig.rig_node[channel.node];
-      tracks.animated.push_back(lane.target);
-    }
     const std::size_t first = lanes.size();
-    const std::uint32_t count = channel.path == ChannelPath::weights ? channel.components : 1;
-    for (std::uint32_t c = 0; c < count; ++c) {
-      lanes.push_back(lane);
-      if (channel.path == ChannelPath::weights) {
-        lanes.back().target += c;
-        lanes.back().source += c;
-      }
-    }
+    append_lanes(asset, clip, channel, rig, lanes);
+    if (lanes.size() == first) continue;
+    if (channel.path != ChannelPath::weights) tracks.animated.push_back(lanes[first].target);
     bool keyed = false;
     for (std::size_t i = first; i < lanes.size(); ++i) {
       Lane& l = lanes[i];
-      if (!constant_lane(l, channel.key_count)) {
+      if (moving.moves(l) || !constant_lane(l, channel.key_count)) {
         keyed = true;
         continue;
       }
@@ -312,7 +350,8 @@ Rig build_rig(const Asset& asset, std::span<const std::uint32_t> drawn_nodes, co
 std::vector<ClipTracks> build_clip_tracks(const Asset& asset, const Rig& rig) {
   std::vector<ClipTracks> tracks;
   tracks.reserve(asset.clips.size());
-  for (const Clip& clip : asset.clips) tracks.push_back(compile_clip(asset, clip, rig));
+  const MovingProperties moving = moving_properties(asset, rig);
+  for (const Clip& clip : asset.clips) tracks.push_back(compile_clip(asset, clip, rig, moving));
   return tracks;
 }
 
@@ -323,7 +362,7 @@ std::size_t max_timelines(std::span<const ClipTracks> clips) noexcept {
 }
 
 ClipTracks build_clip_tracks(const Asset& asset, const Clip& clip, const Rig& rig) {
-  return compile_clip(asset, clip, rig);
+  return compile_clip(asset, clip, rig, moving_properties(asset, rig));
 }
 
 }  // namespace gltf_crowd

@@ -28,7 +28,8 @@ inline constexpr std::size_t kMaxIdLength = 256;
 inline constexpr std::uint32_t kNoSlot = 0xFFFFFFFFu;
 // Key cursors kept per contributor (Playback); a clip's timelines beyond this many are located
 // by binary search. Exporters usually key every channel of a clip on one timeline
-// (RobotExpressive, Fox: one; CesiumMan: 19 accessors with equal times, merged to one).
+// (Fox: one; CesiumMan: 19 accessors with equal times, merged to one), and a clip with constant
+// channels adds the one-key timeline last (RobotExpressive, RiggedFigure: two).
 inline constexpr std::size_t kCursorTimelines = 4;
 
 // One clip blended into an actor's pose (docs/spec.md §3 "Crossfades").
