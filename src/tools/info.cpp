@@ -174,11 +174,16 @@ void print_text(const nlohmann::json& s) {
                s["skins"][i]["joints"].get<std::size_t>());
   fmt::print("  clips {}\n", s["clips"].size());
   for (const auto& clip : s["clips"]) {
+    // A weights channel is sampled as one track per morph weight: say so where that changes
+    // the count, so that the sampled count is not read as more channels than the clip has.
+    const auto channels = clip["channels"].get<std::size_t>();
+    const auto sampled = clip["sampled_channels"].get<std::size_t>();
     const auto constant = clip["constant_channels"].get<std::size_t>();
-    fmt::print("    \"{}\": {:.4g} s, {} channels ({} sampled{})\n", clip["name"].get<std::string>(),
-               clip["duration"].get<double>(), clip["channels"].get<std::size_t>(),
-               clip["sampled_channels"].get<std::size_t>(),
-               constant > 0 ? fmt::format(", {} constant: one key each", constant) : "");
+    std::vector<std::string> notes;
+    if (sampled != channels) notes.push_back(fmt::format("sampled as {}: one per morph weight", sampled));
+    if (constant > 0) notes.push_back(fmt::format("{} constant: one key each", constant));
+    fmt::print("    \"{}\": {:.4g} s, {} channels{}\n", clip["name"].get<std::string>(), clip["duration"].get<double>(),
+               channels, notes.empty() ? "" : fmt::format(" ({})", fmt::join(notes, "; ")));
   }
   print_bounds("rest bounds", s["rest_bounds"]);
   print_bounds("animated bounds (all clips)", s["animated_bounds"]);
