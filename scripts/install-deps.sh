@@ -1,16 +1,31 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages gltf-crowd builds and tests with (docs/platform.md §1).
 # Skips apt entirely when everything is already installed.
+#   scripts/install-deps.sh          everything: the library, the tool, tests, benchmarks, sanitizers
+#   scripts/install-deps.sh --tool   only what building and running the gltf-crowd tool needs
+#                                    (scripts/demo.sh): no test, benchmark or video packages, no npm
 set -euo pipefail
+tool_only=0
+case "${1:-}" in
+  --tool) tool_only=1 ;;
+  "") ;;
+  *) echo "usage: $0 [--tool]" >&2; exit 2 ;;
+esac
+# What CMakeLists.txt finds with GLTF_CROWD_TESTS=OFF and GLTF_CROWD_BENCH=OFF, and Mesa's EGL
+# and llvmpipe to render headless.
 packages=(
-  build-essential cmake ninja-build pkg-config git
-  libegl-dev libegl-mesa0 libgl1-mesa-dri libgles-dev libgl-dev libepoxy-dev
-  xvfb xauth libglfw3-dev libimgui-dev
-  libtinygltf-dev libmeshoptimizer-dev libdraco-dev libglm-dev libtbb-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev libfmt-dev libpng-dev libstb-dev gltfpack
-  libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
-  clang libclang-rt-14-dev
+  build-essential cmake ninja-build pkg-config
+  libegl-dev libegl-mesa0 libgl1-mesa-dri libgl-dev libgles-dev libepoxy-dev libglfw3-dev libimgui-dev
+  libtinygltf-dev libmeshoptimizer-dev libdraco-dev libglm-dev libtbb-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libstb-dev
 )
+if [ "$tool_only" -eq 0 ]; then
+  packages+=(
+    git xvfb xauth libgtest-dev libgmock-dev libbenchmark-dev libpng-dev gltfpack
+    libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
+    clang libclang-rt-14-dev
+  )
+fi
 # Not listed: gnuplot-nox, which only scripts/bench.sh needs (its chart); the build and the
 # tests do not use it, so CI does not install it. bench.sh says so when it is missing.
 missing=()
@@ -23,6 +38,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+[ "$tool_only" -eq 0 ] || exit 0
 
 # --- Khronos glTF-Validator (tests/gltf_validator_test.cpp) ---------------------------------
 # npm package gltf-validator, installed outside the repository into $GLTF_CROWD_NODE_DIR
