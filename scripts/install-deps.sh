@@ -6,10 +6,13 @@
 #                                    (scripts/demo.sh): no test, benchmark or video packages, no npm
 set -euo pipefail
 tool_only=0
+usage="usage: $0 [--tool]"
+[ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 case "${1:-}" in
   --tool) tool_only=1 ;;
+  -h | --help) echo "$usage"; exit 0 ;;
   "") ;;
-  *) echo "usage: $0 [--tool]" >&2; exit 2 ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac
 # What CMakeLists.txt finds with GLTF_CROWD_TESTS=OFF and GLTF_CROWD_BENCH=OFF, and Mesa's EGL
 # and llvmpipe to render headless.

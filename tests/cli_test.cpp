@@ -164,6 +164,26 @@ TEST(CliTool, MissingAssetGivesOneMessageAndExitCodeEverywhere) {
   }
 }
 
+// An error inside a file names the file before the offending object, in every command that
+// loads one: a GLB header whose length runs past the end of its 12 bytes (glTF 2.0 §4.4.3.1,
+// "length MUST be equal to the total length of the file").
+TEST(CliTool, AssetErrorsNameTheFile) {
+  const auto dir = test::scratch_dir("cli_truncated");
+  const std::string file = (dir / "truncated.glb").string();
+  const std::uint32_t header[3] = {0x46546C67u, 2u, 100u};  // "glTF", version 2, 100 bytes
+  std::ofstream(file, std::ios::binary).write(reinterpret_cast<const char*>(header), sizeof header);
+  const std::string expected = "gltf-crowd: error: " + file + ": glb.length: ";
+  for (const std::string& arguments :
+       {"render " + quoted(file) + " --actors 1 --out " + quoted((dir / "x.png").string()), "info " + quoted(file),
+        "pose " + quoted(file), "lod " + quoted(file) + " --out " + quoted((dir / "x.glb").string()),
+        "bench " + quoted(file) + " --actors 1 --frames 1"}) {
+    const CommandOutput r = tool(arguments);
+    EXPECT_EQ(r.exit_code, 1) << arguments << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, expected)) << arguments << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, "[glb_length]")) << arguments << ": " << r.out;
+  }
+}
+
 // The 8-byte PNG signature and the start of an IHDR chunk, as a file named .glb.
 std::filesystem::path png_named_glb(const std::filesystem::path& dir) {
   const unsigned char bytes[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n', 0, 0, 0, 13, 'I', 'H', 'D',

@@ -224,9 +224,11 @@ TEST(InfoTool, CountsConstantChannels) {
       EXPECT_EQ(info["clips"][c]["constant_channels"], constant[c]) << asset.clips[c].name;
       all_constant += constant[c];
       const std::size_t channels = asset.clips[c].channels.size();
+      ASSERT_GT(constant[c], 0u) << asset.clips[c].name;  // every clip of both holds some
       std::string counts = " s, " + std::to_string(channels) + " channels (";
       if (sampled[c] != channels) counts += "sampled as " + std::to_string(sampled[c]) + ": one per morph weight; ";
-      counts += std::to_string(constant[c]) + " constant: one key each)\n";
+      counts += std::to_string(constant[c]) + (sampled[c] != channels ? " of them" : "") +
+                " never change: kept as one key each)\n";
       const std::size_t at = text.out.find("    \"" + asset.clips[c].name + "\": ");
       ASSERT_NE(at, std::string::npos) << asset.clips[c].name << text.out;
       const std::string line = text.out.substr(at, text.out.find('\n', at) + 1 - at);

@@ -4,11 +4,13 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "gltf_crowd/default_character.hpp"
+#include "gltf_crowd/error.hpp"
 #include "tools/lod_stats_json.hpp"
 
 namespace gltf_crowd::tools {
@@ -46,12 +48,22 @@ std::size_t played_clip(const Asset& asset, const ClipAssignment& assignment, st
 
 }  // namespace
 
+Asset load_named_asset(const std::string& path) {
+  try {
+    return load_asset(path);
+  } catch (const Error& e) {
+    if (e.path() == path) throw;             // the file's own errors (file_open, not_gltf) name it already
+    const std::string_view what = e.what();  // "<object>: <message>"
+    throw Error(path + ": " + e.path(), e.rule(), std::string(what.substr(std::min(what.size(), e.path().size() + 2))));
+  }
+}
+
 std::shared_ptr<const Asset> load_crowd_asset(const std::string& path) {
   if (path.empty()) {
     const std::vector<std::uint8_t> glb = default_character_glb();
     return std::make_shared<const Asset>(load_asset_from_memory(glb));
   }
-  return std::make_shared<const Asset>(load_asset(path));
+  return std::make_shared<const Asset>(load_named_asset(path));
 }
 
 void print_load_warnings(const Asset& asset, const std::string& label, std::size_t shown) {

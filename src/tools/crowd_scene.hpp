@@ -21,7 +21,11 @@ namespace gltf_crowd::tools {
 // Exact 8-bit clear colour, so tests can tell background pixels from drawn ones.
 inline constexpr std::uint8_t background_rgb[3] = {40, 46, 56};
 
-// The built-in character for an empty path, else the asset at `path`.
+// load_asset(path) for a command: an error names the file as well as the offending object
+// ("a.glb: glb.length: ..."), since the library's Error::path() is the object's JSON path alone.
+Asset load_named_asset(const std::string& path);
+
+// The built-in character for an empty path, else the asset at `path` (load_named_asset).
 std::shared_ptr<const Asset> load_crowd_asset(const std::string& path);
 
 // Prints to stderr how many loading warnings `asset` has and the first `shown` of them

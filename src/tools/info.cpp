@@ -180,10 +180,15 @@ void print_text(const nlohmann::json& s) {
     const auto sampled = clip["sampled_channels"].get<std::size_t>();
     const auto constant = clip["constant_channels"].get<std::size_t>();
     std::vector<std::string> notes;
+    // Constant ones are counted among the sampled tracks and keep one key after compiling, however
+    // many the file holds.
     if (sampled != channels) notes.push_back(fmt::format("sampled as {}: one per morph weight", sampled));
-    if (constant > 0) notes.push_back(fmt::format("{} constant: one key each", constant));
-    fmt::print("    \"{}\": {:.4g} s, {} channels{}\n", clip["name"].get<std::string>(), clip["duration"].get<double>(),
-               channels, notes.empty() ? "" : fmt::format(" ({})", fmt::join(notes, "; ")));
+    if (constant > 0)
+      notes.push_back(fmt::format("{}{} never change{}: kept as one key each", constant,
+                                  sampled != channels ? " of them" : "", constant == 1 ? "s" : ""));
+    fmt::print("    \"{}\": {:.4g} s, {} channel{}{}\n", clip["name"].get<std::string>(),
+               clip["duration"].get<double>(), channels, channels == 1 ? "" : "s",
+               notes.empty() ? "" : fmt::format(" ({})", fmt::join(notes, "; ")));
   }
   print_bounds("rest bounds", s["rest_bounds"]);
   print_bounds("animated bounds (all clips)", s["animated_bounds"]);
@@ -213,7 +218,7 @@ void print_text(const nlohmann::json& s) {
 }
 
 void run_info(const InfoOptions& options) {
-  const Asset asset = load_asset(options.asset);
+  const Asset asset = load_named_asset(options.asset);
   const nlohmann::json summary = summarize(asset, options.asset);
   if (options.json)
     fmt::print("{}\n", json_text(summary, 2));
@@ -227,11 +232,13 @@ void register_info(CLI::App& app) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* info = app.add_subcommand("info", "Load and validate a glTF asset and summarize what a crowd would draw");
   info->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb)")->required();
-  info->add_flag("--json", options->json,
-                 "print JSON: nodes, meshes, primitives, reachable_primitives, skins [{joints}], "
-                 "clips [{name, duration, bounds}], rest_bounds and animated_bounds ({min, max, size} in "
-                 "asset units), morph_targets, lod [{node, levels}], levels_of_detail {source, screen_coverage, "
-                 "levels [{level, indices, ratio, error, sloppy}]}, extensions_used, ...");
+  info->add_flag(
+      "--json", options->json,
+      "print JSON: nodes, meshes, primitives, reachable_primitives, skins [{joints}], "
+      "clips [{name, duration, channels, sampled_channels (one per TRS channel and per morph weight), "
+      "constant_channels (of those, kept as one key), bounds}], rest_bounds and animated_bounds ({min, max, size} in "
+      "asset units), morph_targets, lod [{node, levels}], levels_of_detail {source, screen_coverage, "
+      "levels [{level, indices, ratio, error, sloppy}]}, extensions_used, ...");
   info->callback([options] { run_info(*options); });
 }
 

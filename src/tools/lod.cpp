@@ -13,6 +13,7 @@
 #include "gltf_crowd/lod.hpp"
 #include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
+#include "tools/crowd_scene.hpp"
 #include "tools/lod_report.hpp"
 
 namespace gltf_crowd::tools {
@@ -31,7 +32,7 @@ struct LodCommandOptions {
 void run_lod(const LodCommandOptions& options) {
   if (std::filesystem::path(options.out).extension() != ".glb")
     throw Error(options.out, Rule::lod_out_extension, "the output is a self-contained GLB: name it *.glb");
-  const Asset asset = load_asset(options.asset);
+  const Asset asset = load_named_asset(options.asset);
   const LodModel model = build_lod_model(asset, {.auto_generate = true,
                                                  .ratios = options.ratios,
                                                  .preserve_boundary = options.preserve_boundary,

@@ -652,7 +652,7 @@ void run_script(const std::shared_ptr<const Asset>& asset, const PoseOptions& o)
 }
 
 void run_pose(const PoseOptions& o) {
-  auto asset = std::make_shared<const Asset>(load_asset(o.asset));
+  auto asset = std::make_shared<const Asset>(load_named_asset(o.asset));
   if (!o.script.empty()) return run_script(asset, o);
   if (o.animation == "gpu") return run_single_gpu(asset, o);
   run_single(*asset, o);
