@@ -174,14 +174,14 @@ void print_text(const nlohmann::json& s) {
                s["skins"][i]["joints"].get<std::size_t>());
   fmt::print("  clips {}\n", s["clips"].size());
   for (const auto& clip : s["clips"]) {
-    // A weights channel is sampled as one track per morph weight: say so where that changes
-    // the count, so that the sampled count is not read as more channels than the clip has.
+    // A weights channel is sampled as one track per morph weight: the sampled count is named only
+    // where that makes it differ, so that it never reads as more channels than the clip has. The
+    // constant tracks are counted among the sampled ones and keep one key after compiling, however
+    // many the file holds.
     const auto channels = clip["channels"].get<std::size_t>();
     const auto sampled = clip["sampled_channels"].get<std::size_t>();
     const auto constant = clip["constant_channels"].get<std::size_t>();
     std::vector<std::string> notes;
-    // Constant ones are counted among the sampled tracks and keep one key after compiling, however
-    // many the file holds.
     if (sampled != channels) notes.push_back(fmt::format("sampled as {}: one per morph weight", sampled));
     if (constant > 0)
       notes.push_back(fmt::format("{}{} never change{}: kept as one key each", constant,
