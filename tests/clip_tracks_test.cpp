@@ -135,6 +135,57 @@ TEST(ClipTracks, ConstantChannelsSampleToTheAuthoredValueAtEveryTime) {
   EXPECT_GT(s[rig.rig_node[1]].y, 1.0f);
 }
 
+// SampleJob::constants_held: over a pose that an earlier run of the clip wrote, a run that
+// samples only the moving channels gives what a full run gives, bit for bit; the constant
+// channels' entries are left as they are (here poisoned, to show they are not written).
+TEST(ClipTracks, HeldConstantsAreNotWrittenAgain) {
+  const auto asset = handmade_asset();
+  const Rig rig = build_rig(*asset, {}, RigOptions{.all_nodes = true});
+  const ClipTracks tracks = build_clip_tracks(*asset, asset->clips[0], rig);
+  const std::size_t n = rig.node_count();
+  struct Buffers {
+    std::vector<glm::vec3> t, s;
+    std::vector<glm::quat> r;
+    std::vector<float> w;
+    std::vector<std::uint16_t> cursors;
+    std::vector<KeyPosition> keys;
+    std::vector<std::uint32_t> mark;
+  };
+  const auto make = [&] {
+    return Buffers{std::vector<glm::vec3>(n),
+                   std::vector<glm::vec3>(n),
+                   std::vector<glm::quat>(n),
+                   {},
+                   std::vector<std::uint16_t>(tracks.timelines.size(), 0),
+                   std::vector<KeyPosition>(tracks.timelines.size()),
+                   std::vector<std::uint32_t>(n, 0)};
+  };
+  Buffers held = make(), full = make();
+  const auto run = [&](Buffers& b, float seconds, bool constants_held) {
+    return SampleJob{&rig, &tracks, seconds, b.cursors, b.keys, b.mark, 1, true, {b.t, b.r, b.s, b.w}, constants_held}
+        .run();
+  };
+  ASSERT_TRUE(run(held, 0.2f, false));
+  for (const float seconds : {0.3f, 0.77f, 1.5f, 0.1f}) {
+    ASSERT_TRUE(run(held, seconds, true));
+    ASSERT_TRUE(run(full, seconds, false));
+    EXPECT_TRUE(same_bits(&held.t[0].x, &full.t[0].x, 3 * n)) << "t=" << seconds;
+    EXPECT_TRUE(same_bits(&held.r[0].x, &full.r[0].x, 4 * n)) << "t=" << seconds;
+    EXPECT_TRUE(same_bits(&held.s[0].x, &full.s[0].x, 3 * n)) << "t=" << seconds;
+  }
+  const auto at = [&](std::uint32_t node) { return rig.rig_node[node]; };
+  const glm::vec3 poison{-7.0f};
+  held.t[at(0)] = poison;  // constant
+  held.s[at(3)] = poison;  // constant (one key)
+  held.t[at(3)] = poison;  // moving
+  held.s[at(2)] = poison;  // rest: no channel of node 2's scale
+  ASSERT_TRUE(run(held, 0.6f, true));
+  EXPECT_EQ(held.t[at(0)], poison);
+  EXPECT_EQ(held.s[at(3)], poison);
+  EXPECT_EQ(held.s[at(2)], poison);
+  EXPECT_NE(held.t[at(3)], poison);
+}
+
 // A property one clip holds still and another moves is sampled from its keys in both: compiled
 // constant in one, it would leave its keyed group there, and the two clips, which animate the
 // same properties, would no longer share a group layout (what a crossfade sampled in one pass

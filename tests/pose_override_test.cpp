@@ -155,6 +155,44 @@ TEST(PoseOverrideTest, BulkPoseEqualsNodeByNodeAndClearingRestoresTheClip) {
       << "the cleared actor packs what the plain one does";
 }
 
+// A worker keeps the constant channels of the clip it sampled last in its scratch pose
+// (SampleJob::constants_held). Overrides of every node, morph weights and an animation layer
+// write over them: once cleared, the actor must pack what one never disturbed packs, bit for bit.
+TEST(PoseOverrideTest, ClearedOverridesAndLayersLeaveNothingBehind) {
+  const auto asset = character();
+  Crowd disturbed(asset, {.capacity = 1}), plain(asset, {.capacity = 1});
+  Actor a = disturbed.add_actor({.clip = "Wave", .time = 0.4f});
+  plain.add_actor({.clip = "Wave", .time = 0.4f});
+  const auto frame = [&] {
+    disturbed.update(1.0f / 30.0f);
+    plain.update(1.0f / 30.0f);
+  };
+  const auto expect_same_packing = [&](const char* after) {
+    const auto x = disturbed.node_streams(), y = plain.node_streams();
+    ASSERT_EQ(x.size(), y.size());
+    for (std::size_t d = 0; d < x.size(); ++d) {
+      EXPECT_EQ(x[d].transforms, y[d].transforms) << after << ", stream " << d;
+      EXPECT_EQ(x[d].palette, y[d].palette) << after << ", stream " << d;
+      EXPECT_EQ(x[d].weights, y[d].weights) << after << ", stream " << d;
+    }
+  };
+  frame();
+  const std::uint32_t morph = morph_node(*asset);
+  const std::vector<float> face(asset->weight_counts[morph], 0.9f);
+  for (std::uint32_t n = 0; n < asset->nodes.size(); ++n) a.set_local_transform(n, kRaised);
+  a.set_morph_weights(morph, face);
+  frame();
+  a.clear_local_pose();
+  a.clear_morph_weights(morph);
+  frame();
+  expect_same_packing("overrides cleared");
+  a.layer(1).select_clip("Dance");
+  frame();
+  a.layer(1).clear();
+  frame();
+  expect_same_packing("layer cleared");
+}
+
 TEST(PoseOverrideTest, MorphWeightsOverrideAndBlendTheClips) {
   const auto asset = character();
   Crowd crowd(asset, {.capacity = 2});

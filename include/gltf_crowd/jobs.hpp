@@ -53,6 +53,11 @@ struct SampleJob {
   // over a caller's pose), so no rest value is written.
   bool from_rest = true;
   RigPose output;
+  // true: `output` already holds what this clip's constant channels (ClipTracks::
+  // constant_channels) and, with from_rest, its rest values write: an earlier run of this clip
+  // wrote them, and nothing wrote those entries since. Only the moving channels are sampled (and
+  // the animated nodes marked). One RiggedFigure pose then samples 3 of its 9 channel groups.
+  bool constants_held = false;
 
   bool validate() const noexcept;
   bool run() const noexcept;

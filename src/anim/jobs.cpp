@@ -39,14 +39,19 @@ bool SampleJob::run() const noexcept {
   const ClipTracks& c = *clip;
   if (!mark.empty())
     for (std::uint32_t a : c.animated) mark[a] = stamp;
-  if (from_rest) {  // only what no channel overwrites
+  if (from_rest && !constants_held) {  // only what no channel overwrites
     for (std::uint32_t a : c.rest_translations) output.translations[a] = rig->rest_translation[a];
     for (std::uint32_t a : c.rest_rotations) output.rotations[a] = rig->rest_rotation[a];
     for (std::uint32_t a : c.rest_scales) output.scales[a] = rig->rest_scale[a];
     if (c.rest_weights) std::copy(rig->rest_weights.begin(), rig->rest_weights.end(), output.weights.begin());
   }
   locate_keys(c, seconds, cursors, keys.data());
-  affine_kernels().sample({c.key_rows.data(), c.groups.data(), c.groups.size(), keys.data(), output.translations.data(),
+  std::size_t groups = c.groups.size();
+  if (constants_held && c.constant_channels > 0) {  // the constant timeline's groups come last
+    const auto constant = static_cast<std::uint32_t>(c.timelines.size() - 1);
+    while (groups > 0 && c.groups[groups - 1].timeline == constant) --groups;
+  }
+  affine_kernels().sample({c.key_rows.data(), c.groups.data(), groups, keys.data(), output.translations.data(),
                            output.rotations.data(), output.scales.data(), output.weights.data()});
   return true;
 }

@@ -221,8 +221,9 @@ struct LanesScratch {
   // second clip into second_pose, then blends it into pose over blend_nodes (reserved for every
   // node, so filling it does not allocate).
   std::vector<float> pose, second_pose;
-  // The clip whose rest values of its animated nodes' unanimated properties `pose` holds (-1:
-  // none): sampling that clip again writes only its channels' targets, so they stay.
+  // The clip whose rest values of its animated nodes' unanimated properties, and whose constant
+  // channels' values, `pose` holds (-1: none): sampling that clip again writes only its moving
+  // channels' targets, so they stay.
   std::int64_t rest_clip = -1;
   std::vector<std::uint8_t> animated;
   std::vector<std::uint32_t> blend_nodes;

@@ -129,6 +129,16 @@ CompiledRig compile_rig(const Asset& asset, std::span<const std::uint32_t> drawn
     std::size_t same = 0;
     while (!same_group_layout(compiled.clips[same], clip)) ++same;  // stops at c at the latest
     compiled.group_layout.push_back(static_cast<std::uint32_t>(same));
+    // Groups sort by timeline, then path (rig.cpp): the constant timeline's come last, weights last of them.
+    const auto constant_timeline = static_cast<std::uint32_t>(clip.timelines.size() - 1);
+    const auto on_constant = [&](const ChannelGroup& g) {
+      return clip.constant_channels > 0 && g.timeline == constant_timeline;
+    };
+    const auto first = std::find_if(clip.groups.begin(), clip.groups.end(), on_constant);
+    const auto end =
+        std::find_if(first, clip.groups.end(), [](const ChannelGroup& g) { return g.path == ChannelPath::weights; });
+    compiled.constant_pose_groups.push_back({static_cast<std::uint32_t>(first - clip.groups.begin()),
+                                             static_cast<std::uint32_t>(end - clip.groups.begin())});
     std::vector<std::uint32_t>& weights = compiled.animated_weights.emplace_back();
     for (const BoundChannel& channel : clip.channels)
       if (channel.path == ChannelPath::weights) weights.push_back(channel.target);

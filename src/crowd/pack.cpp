@@ -4,6 +4,7 @@
 #include "crowd/pack.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include <immintrin.h>
 
@@ -183,6 +184,7 @@ void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playba
     std::fill(s.mark.begin(), s.mark.end(), 0u);
     s.stamp = 1;
   }
+  const std::int64_t held = std::exchange(s.held_clip, -1);
   if (p.count > 1) return blend_contributors(asset, compiled, p, s);
   if (p.count == 0) {
     std::copy(compiled.rig.rest_weights.begin(), compiled.rig.rest_weights.end(), s.weights.begin());
@@ -197,8 +199,10 @@ void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playba
                    s.mark,
                    s.stamp,
                    true,
-                   s.pose()};
+                   s.pose(),
+                   held == c.clip};
   sample.run();
+  s.held_clip = c.clip;
 }
 
 void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p, std::span<LayerState> layers,
@@ -206,9 +210,11 @@ void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Pl
   evaluate_local_pose(st.asset, compiled, p, s);
   // Root motion leaves the base layer's pose before the other layers and the application's
   // overrides, which may then move the root themselves (docs/spec.md §3.8, §3.10, §3.11).
+  const bool overridden = st.overridden != 0 && !st.overrides[slot].empty();
+  if (st.root.enabled() || !layers.empty() || overridden) s.held_clip = -1;  // they write over the clip's values
   if (st.root.enabled()) remove_root_motion(st, compiled, p, s);
   if (!layers.empty()) apply_layers(st, compiled, layers, s);
-  if (st.overridden != 0 && !st.overrides[slot].empty()) apply_overrides(compiled, st.overrides[slot], s);
+  if (overridden) apply_overrides(compiled, st.overrides[slot], s);
 }
 
 namespace {
@@ -353,7 +359,8 @@ SharedClips shared_clips(const Crowd::State& st, std::span<const std::uint32_t> 
 // (SampleLanes) with each slot's morph weights into its scratch's `weights` array, as SampleJob
 // from the rest pose samples each; `nodes` that the clip does not animate take their rest TRS,
 // as blend_contributors' rest_where_not_animated. With `rest_written`, `pose` already holds the
-// rest values of the clip's animated nodes' other properties (no channel of the clip writes them).
+// rest values of the clip's animated nodes' other properties (no channel of the clip writes them)
+// and its constant channels' values (CompiledRig::constant_pose_groups): both are left as they are.
 void sample_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, std::uint32_t i,
                        std::span<const std::uint32_t> nodes, std::span<Scratch> lanes, float* pose,
                        std::vector<float> Scratch::*weights, bool rest_written = false) noexcept {
@@ -384,6 +391,15 @@ void sample_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, s
     rest(a, 7, &rig.rest_scale[a].x, 3);
   }
   pass.pose = pose;
+  const auto [held, held_end] = st.draw.constant_pose_groups[clip];
+  if (!rest_written || held == held_end) return affine_kernels().sample_lanes(pass);
+  // `pose` holds the constant channels' values too, from this clip's last batch: RiggedFigure's
+  // 6 constant groups of 9 cost their loads and 8 × 8 transposes in every batch.
+  pass.count = held;
+  affine_kernels().sample_lanes(pass);
+  if (held_end == c.groups.size()) return;
+  pass.groups += held_end;  // the constant morph weights, into each slot's own array
+  pass.count = c.groups.size() - held_end;
   affine_kernels().sample_lanes(pass);
 }
 
@@ -397,6 +413,7 @@ void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, con
   const std::vector<std::uint32_t>& first = st.draw.clips[static_cast<std::size_t>(clips.first)].animated;
   for (std::uint32_t a : first) animated[a] = 1;
   float* pose = lanes_scratch.pose.data();
+  for (Scratch& s : lanes) s.held_clip = -1;  // their morph weights are written below
   if (clips.second < 0) {
     // A worker's batches mostly play the clip of its last batch (update groups slots by clip).
     sample_clip_lanes(st, slots, 0, {}, lanes, pose, &Scratch::weights, lanes_scratch.rest_clip == clips.first);

@@ -28,6 +28,10 @@ struct alignas(64) Scratch {
   std::vector<float> first_weights;         // the first contributor's morph weights
   std::vector<std::uint32_t> mark;          // per rig node: == stamp when animated this evaluation
   std::uint32_t stamp = 0;
+  // The clip whose rest values and constant channels the pose (translations, rotations, scales,
+  // weights) holds, as SampleJob::constants_held needs them (-1: none). Only a sample of that clip
+  // alone with nothing on top leaves them so (evaluate_actor_pose); every other writer clears it.
+  std::int64_t held_clip = -1;
   std::vector<std::uint8_t> moved;     // per rig node (LocalToModelJob)
   std::vector<std::uint32_t> touched;  // rig nodes marked by a crossfade of unlike clips
   // One animation layer's pose (docs/spec.md §3.11) and the nodes and morph weights it animates,

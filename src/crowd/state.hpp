@@ -152,6 +152,10 @@ struct CompiledRig {
   // samples and blends in one pass (AffineKernels::sample_pair for one actor, sample_pair_lanes
   // for a batch).
   std::vector<std::uint32_t> group_layout;
+  // Per clip: its groups [first, second) on the constant timeline that write the TRS pose (the
+  // constant weights groups follow them), empty without constant channels. A pose that already
+  // holds them from the same clip needs only the groups before (LanesScratch::rest_clip).
+  std::vector<std::array<std::uint32_t, 2>> constant_pose_groups;
   // Every skin's mesh is static, so a batch's palettes run across lanes (palette_lanes, one left
   // transform for all poses); and the joints of all skins together, a slot's palette rows / 3.
   bool static_skins = false;
