@@ -166,6 +166,50 @@ TEST(BatchEvaluation, AGroupsLastFewActorsGoAfterEveryGroup) {
   for (std::size_t actors : {27, 123}) expect_batches_pack_as_one_by_one(asset, actors, Drive::thirds);
 }
 
+// A worker's scratch keeps the constant channels and rest values of the clip it last sampled for
+// one actor alone (SampleJob::constants_held); a batch across lanes then writes its own clip's
+// morph weights into the same scratch. For every ordered pair of clips (a, b), one actor plays a
+// and 7 play b: each frame, the 7 go as one batch across lanes on the caller's thread (lanes 0–6)
+// and the one after them, alone, in lane 0's scratch. From the second frame on, that scratch held
+// a before the batch. The actor must pack what it packs in a crowd of its own.
+void expect_lone_sample_after_batch_as_fresh(const std::shared_ptr<const Asset>& asset) {
+  const std::size_t clips = asset->clips.size();
+  for (std::size_t a = 0; a < clips; ++a)
+    for (std::size_t b = 0; b < clips; ++b) {
+      if (a == b) continue;
+      SCOPED_TRACE(asset->clips[a].name + " alone after a batch of " + asset->clips[b].name);
+      Crowd crowd(asset, {.capacity = 8}), fresh(asset, {.capacity = 1});
+      crowd.add_actor({.clip = asset->clips[a].name, .time = 0.3f});
+      fresh.add_actor({.clip = asset->clips[a].name, .time = 0.3f});
+      for (int i = 1; i < 8; ++i) crowd.add_actor({.clip = asset->clips[b].name, .time = 0.1f * static_cast<float>(i)});
+      for (int frame = 0; frame < 3; ++frame) {
+        crowd.update(1.0f / 30.0f);
+        fresh.update(1.0f / 30.0f);
+      }
+      ASSERT_EQ(crowd.frame_stats().actors_batched_by_clip, 7u);
+      const auto x = crowd.node_streams(), y = fresh.node_streams();
+      ASSERT_EQ(x.size(), y.size());
+      for (std::size_t d = 0; d < x.size(); ++d) {  // slot 0's rows
+        EXPECT_TRUE(same_bits(&x[d].transforms[0].x, &y[d].transforms[0].x, 12)) << "stream " << d;
+        if (!y[d].palette.empty()) {
+          EXPECT_TRUE(same_bits(&x[d].palette[0].x, &y[d].palette[0].x, 12 * std::size_t{y[d].joint_count}))
+              << "stream " << d;
+        }
+        if (y[d].weight_stride > 0) {
+          EXPECT_TRUE(same_bits(x[d].weights.data(), y[d].weights.data(), y[d].weight_stride)) << "stream " << d;
+        }
+      }
+    }
+}
+
+TEST(BatchEvaluation, ALoneSampleAfterABatchPacksAsFresh) {
+  expect_lone_sample_after_batch_as_fresh(
+      std::make_shared<const Asset>(load_asset_from_memory(default_character_glb())));
+  GLTF_CROWD_REQUIRE_ASSETS();
+  expect_lone_sample_after_batch_as_fresh(
+      std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb"))));
+}
+
 TEST(BatchEvaluation, RobotExpressivePacksAsOneByOne) {
   GLTF_CROWD_REQUIRE_ASSETS();
   const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
