@@ -1,7 +1,9 @@
 // Crowd::update evaluates due actors in batches of eight, their hierarchy and palettes one pose
 // per lane (docs/architecture.md "Evaluation"), and must pack exactly what each actor evaluated
 // alone packs: a crowd of 13 actors (a batch of 8, then one of 5, on the caller's thread), one
-// of 70 (chunks of 32 over the worker threads) and one of 700 built-in characters (batches
+// of 70 (on the caller's thread too: at most 8,192 node evaluations, src/crowd/schedule.cpp), one
+// of 500 (above that for a rig of 17 nodes or more: chunks of 32 over the worker threads) and one
+// of 700 built-in characters (batches
 // sorted into regions of neighbouring slots, where there are two workers or more) against as
 // many crowds of one actor each (evaluated one by one), with crossfades, an application-driven
 // pose and placements, and again with every actor playing one clip alone (sampled across lanes):
@@ -97,11 +99,11 @@ void expect_batches_pack_as_one_by_one(const std::shared_ptr<const Asset>& asset
     for (auto& crowd : alone) crowd->update(1.0f / 30.0f);
   }
   // One clip (or crossfade) for everyone: 13 actors are one batch of 8 and one of 5, both
-  // sampled across lanes; 70 actors are split between chunks, most of them so. Two clips, 16
+  // sampled across lanes; 500 actors are split between chunks, most of them so. Two clips, 16
   // actors: a batch of each.
   const std::uint32_t batched = together.frame_stats().actors_batched_by_clip;
   if (mode == Drive::thirds) {
-    // A third's slots past whole batches (1 of 9 or 41) go after every third, one by one: every
+    // A third's slots past whole batches (1 of 9, 41 or 201) go after every third, one by one: every
     // other batch plays one clip. In place, 1 slot would start a batch with the next third's 7.
     EXPECT_EQ(batched, actors / 3 / 8 * 8 * 3);
   } else if (mode != Drive::mixed) {
@@ -131,12 +133,12 @@ void expect_batches_pack_as_one_by_one(const std::shared_ptr<const Asset>& asset
   }
 }
 
-// Mixed crowds of 13 and 70 actors, then 13 actors playing, and crossfading from, each clip in
+// Mixed crowds of 13, 70 and 500 actors, then 13 actors playing, and crossfading from, each clip in
 // turn (clips differ in which properties of their animated nodes they leave at rest), and 16
 // actors in two batches: two clips, or a clip and a crossfade into it (a worker keeps the rest
 // values of its last clip's batch: a batch of another clip, or a crossfade, overwrites them).
 void expect_all_ways(const std::shared_ptr<const Asset>& asset) {
-  for (std::size_t actors : {13, 70}) expect_batches_pack_as_one_by_one(asset, actors);
+  for (std::size_t actors : {13, 70, 500}) expect_batches_pack_as_one_by_one(asset, actors);
   for (std::size_t clip = 0; clip < asset->clips.size(); ++clip)
     for (Drive mode : {Drive::one_clip, Drive::crossfade}) expect_batches_pack_as_one_by_one(asset, 13, mode, clip);
   for (std::size_t clip = 0; clip < asset->clips.size(); ++clip)
@@ -145,8 +147,8 @@ void expect_all_ways(const std::shared_ptr<const Asset>& asset) {
         expect_batches_pack_as_one_by_one(asset, 16, mode, clip, second);
         expect_batches_pack_as_one_by_one(asset, 16, mode, second, clip);
       }
-  expect_batches_pack_as_one_by_one(asset, 70, Drive::one_clip, 0);
-  expect_batches_pack_as_one_by_one(asset, 70, Drive::crossfade, 0);
+  expect_batches_pack_as_one_by_one(asset, 500, Drive::one_clip, 0);
+  expect_batches_pack_as_one_by_one(asset, 500, Drive::crossfade, 0);
 }
 
 TEST(BatchEvaluation, BuiltInCharacterPacksAsOneByOne) {
@@ -159,11 +161,12 @@ TEST(BatchEvaluation, BuiltInCharacterPacksAsOneByOne) {
 
 // The 27 due actors of three clips, 9 each, are batches of 8 of each clip and three actors
 // evaluated one by one (on the caller's thread); 123, 41 each, are 15 batches of one clip each
-// over the workers' chunks and three alone.
+// and three alone, still on the caller's thread (few node evaluations); 603, 201 each, are 75
+// batches over the workers' chunks and three alone.
 TEST(BatchEvaluation, AGroupsLastFewActorsGoAfterEveryGroup) {
   const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
   ASSERT_GE(asset->clips.size(), 3u);
-  for (std::size_t actors : {27, 123}) expect_batches_pack_as_one_by_one(asset, actors, Drive::thirds);
+  for (std::size_t actors : {27, 123, 603}) expect_batches_pack_as_one_by_one(asset, actors, Drive::thirds);
 }
 
 // A worker's scratch keeps the constant channels and rest values of the clip it last sampled for

@@ -61,6 +61,10 @@ void make_workers(Crowd::State& st) {
   if (!st.workers) {
     st.workers = std::make_unique<WorkerPool>();
     st.workers->arena.initialize();
+    // oneTBB allocates on a thread's first parallel loop in an arena. A crowd that starts small
+    // runs its updates on the caller's thread alone (kSerialNodes): without this loop, its first
+    // update over the workers would allocate.
+    st.workers->arena.execute([] { tbb::parallel_for(0, 64, [](int) {}); });
   }
   WorkerPool& pool = *st.workers;
   pool.scratch.clear();
@@ -111,6 +115,14 @@ void record_update(Crowd::State& st, const std::optional<FrameTimer>& timer) {
 // Due slots per region of group_due_slots: at most about one batch per group and region for
 // RobotExpressive's 14 clips, so that a batch seldom straddles two regions.
 constexpr std::uint32_t kRegionSlots = 128;
+
+// Due slots per task of run_update's parallel loop.
+constexpr std::uint32_t kChunk = 32;
+// Up to this many node evaluations per update (due actors × draw rig nodes), the due slots run on
+// the caller's thread alone: about 40–80 µs of work on one core of the 2-vCPU VMs we measure,
+// where handing chunks to a second worker made 100 actors no faster, or slower (Fox 0.24 → 0.32 µs
+// per actor; docs/benchmarks.md "One thread below 8,192 node evaluations").
+constexpr std::uint64_t kSerialNodes = 8192;
 
 // Fills State::order with the due slots grouped by what they play (a counting sort on order_key,
 // slot order within a group), so that batches of actors playing one clip sample across lanes
@@ -223,8 +235,12 @@ void run_update(Crowd::State& st, float delta_seconds) {
   }
   WorkerPool& pool = *st.workers;
   // The arena's concurrency, or less under a tbb::global_control (gltf-crowd bench --threads).
-  const std::size_t workers = std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
-                                       tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+  // Few node evaluations run on the caller's thread alone (kSerialNodes), as one worker.
+  const bool serial = std::uint64_t{evaluated} * st.draw.rig.node_count() <= kSerialNodes || evaluated <= kChunk;
+  const std::size_t workers =
+      serial ? 1
+             : std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
+                        tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
   group_due_slots(st, evaluated, workers);
   for (Scratch& s : pool.scratch) s.batched_by_clip = 0;
   if (timer)
@@ -238,9 +254,8 @@ void run_update(Crowd::State& st, float delta_seconds) {
   // pose's result is the same as alone, so batching does not change results either). With stage
   // timing on, a batch holding one of every 64 due slots is timed per stage (frame_timer.hpp):
   // four counter reads per 64 actors cost nothing measurable. When the due slots fit one chunk,
-  // they run on the caller's thread: handing one chunk to the arena costs more than a small
-  // crowd's evaluation.
-  constexpr std::uint32_t kChunk = 32;
+  // or their node evaluations stay within kSerialNodes, they run on the caller's thread: handing
+  // chunks to the arena costs more than a small crowd's evaluation.
   const bool timing = timer.has_value();
   // Consumed entries of `order` and due_group are cleared, so that their lines stay with the
   // core that read them last until the next update's serial passes write them, instead of being
@@ -248,7 +263,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
   // more than writes to lines it wrote (the due pass and grouping of 1,000 actors on 2 threads:
   // about 29–36 → 16–22 thousand time-stamp ticks, docs/benchmarks.md). On one worker, or on the
   // caller's thread alone, the stores only cost.
-  const bool consume = workers > 1 && evaluated > kChunk;
+  const bool consume = workers > 1;
   const auto evaluate_range = [&st, &pool, timing, consume](std::uint32_t begin, std::uint32_t end,
                                                             std::size_t worker) {
     const std::span<Scratch> lanes = std::span(pool.scratch).subspan(worker * kHierarchyLanes, kHierarchyLanes);
@@ -285,7 +300,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
     if (size > 0) flush();
     if (timing) lanes[0].chunk_ticks += ticks() - start;
   };
-  if (evaluated <= kChunk) {
+  if (serial) {
     evaluate_range(0, evaluated, 0);
   } else {
     // Chunks split at multiples of kHierarchyLanes in `order` (a range of 25 slots would end in
