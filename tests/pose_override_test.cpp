@@ -158,6 +158,8 @@ TEST(PoseOverrideTest, BulkPoseEqualsNodeByNodeAndClearingRestoresTheClip) {
 // A worker keeps the constant channels of the clip it sampled last in its scratch pose
 // (SampleJob::constants_held). Overrides of every node, morph weights and an animation layer
 // write over them: once cleared, the actor must pack what one never disturbed packs, bit for bit.
+// (The built-in character's clips hold their constants at the same values, so a layer left
+// uncleared goes unseen here; LayerTest.RealCharactersPackWhatTheSpecPredicts sees it.)
 TEST(PoseOverrideTest, ClearedOverridesAndLayersLeaveNothingBehind) {
   const auto asset = character();
   Crowd disturbed(asset, {.capacity = 1}), plain(asset, {.capacity = 1});

@@ -201,8 +201,7 @@ void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playba
                    true,
                    s.pose(),
                    held == c.clip};
-  sample.run();
-  s.held_clip = c.clip;
+  if (sample.run()) s.held_clip = c.clip;
 }
 
 void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p, std::span<LayerState> layers,
