@@ -380,6 +380,44 @@ TEST(CliTool, ExportDefaultWritesToOut) {
   EXPECT_GT(tool("export-default").exit_code, 0) << "the output is required";
 }
 
+// A command writes one format: an output named for another fails before any work, naming the
+// option, and writes nothing (render --out crowd.jpg wrote a PNG under that name); upper case
+// extensions are the same format.
+TEST(CliTool, OutputNamesEndInTheFormatWritten) {
+  const auto dir = test::scratch_dir("cli_out_extension");
+  const std::string asset = quoted(character_file(dir));
+  struct Case {
+    std::string arguments;
+    std::string file;
+    std::string message;
+  };
+  const std::vector<Case> refused = {
+      {"render --actors 1 --out", "crowd.jpg", "--out: '{}' does not end in .png: render writes a PNG image"},
+      {"render --actors 1 --out", "crowd", "--out: '{}' does not end in .png"},
+      {"render --actors 1 --video x.mp4 --frames 2 --out", "last.txt", "--out: '{}' does not end in .png"},
+      {"studio --frames 1 --screenshot", "shot.bmp", "--screenshot: '{}' does not end in .png: studio writes"},
+      {"export-default --out", "character.gltf", "--out: '{}' does not end in .glb: export-default writes"},
+      {"lod " + asset + " --out", "levels.gltf", "--out: '{}' does not end in .glb: lod writes a self-contained GLB"},
+  };
+  for (const Case& c : refused) {
+    const std::string file = (dir / c.file).string();
+    const std::string arguments = c.arguments + " " + quoted(file);
+    const CommandOutput r = tool(arguments);
+    EXPECT_GT(r.exit_code, 0) << arguments << ": " << r.out;
+    EXPECT_NE(r.exit_code, 124) << arguments << " hung";
+    std::string message = c.message;
+    message.replace(message.find("{}"), 2, file);
+    EXPECT_TRUE(contains(r.out, message)) << arguments << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, "[out_extension]")) << arguments << ": " << r.out;
+    EXPECT_FALSE(std::filesystem::exists(file)) << arguments << " wrote it";
+  }
+  const auto upper = dir / "CHARACTER.GLB";
+  const CommandOutput r = tool("export-default --out " + quoted(upper.string()));
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "wrote the built-in character to " + upper.string())) << r.out;
+  EXPECT_NO_THROW(load_asset(upper));
+}
+
 TEST(CliTool, HelpStatesTheTimeStep) {
   for (const auto& [command, step] : std::vector<std::pair<std::string, std::string>>{
            {"render", "1/30 s"}, {"studio", "1/30 s"}, {"bench", "1/60 s"}}) {

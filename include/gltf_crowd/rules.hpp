@@ -228,7 +228,7 @@
   X(shader_compile, "a shader did not compile")                                                            \
   X(program_link, "a shader program did not link")                                                         \
   X(framebuffer_incomplete, "a framebuffer that is not complete")                                          \
-  X(framebuffer_format, "reading a framebuffer's color in a format it does not hold")                       \
+  X(framebuffer_format, "reading a framebuffer's color in a format it does not hold")                      \
   X(invalid_size, "a framebuffer or shadow map size outside the GL limit, or an empty box")                \
   X(png_write_failed, "a PNG file that could not be written")                                              \
   X(palette_too_large, "a node stream larger than the GPU's buffer or texture limits")                     \
@@ -238,7 +238,7 @@
   X(reference_deform, "skin data that does not match its skin, in the reference renderer")                 \
   /* The gltf-crowd command (tools) */                                                                     \
   X(write_failed, "an output file that could not be written")                                              \
-  X(lod_out_extension, "an output name for `lod` that does not end in .glb")                               \
+  X(out_extension, "an output file name that does not end in the format written (.glb, .png)")             \
   X(no_clips, "a crossfade on an asset without clips")                                                     \
   X(too_many_actors, "more actors than the GPU's palette limits fit")                                      \
   X(unknown_actor, "a script naming an actor id that does not exist")                                      \
@@ -248,7 +248,7 @@
   X(set_key, "a --set key that names no setting")                                                          \
   X(set_value, "a --set value that the setting does not accept")                                           \
   X(no_display, "GLFW could not initialise (no display)")                                                  \
-  X(no_window, "GLFW could not create an OpenGL 4.3 core window")                                           \
+  X(no_window, "GLFW could not create an OpenGL 4.3 core window")                                          \
   X(video_unavailable, "render --video in a build without FFmpeg")                                         \
   X(video_format, "a --video file whose container or encoder this FFmpeg build lacks")                     \
   X(video_encode, "an FFmpeg call that failed while encoding or writing the video")

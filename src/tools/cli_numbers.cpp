@@ -1,6 +1,7 @@
 #include "tools/cli_numbers.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -12,6 +13,8 @@
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "gltf_crowd/error.hpp"
 
 namespace gltf_crowd::tools {
 namespace {
@@ -150,6 +153,16 @@ CLI::Validator output_file() {
         return {};
       },
       "FILE");
+}
+
+void require_extension(const std::string& option, const std::string& file, std::string_view extension,
+                       std::string_view written) {
+  const std::string actual = std::filesystem::path(file).extension().string();
+  const auto same = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
+  };
+  if (!std::ranges::equal(actual, extension, same))
+    throw Error(option, Rule::out_extension, fmt::format("'{}' does not end in {}: {}", file, extension, written));
 }
 
 }  // namespace gltf_crowd::tools

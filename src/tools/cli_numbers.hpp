@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -38,5 +39,11 @@ CLI::Validator non_empty();
 // A file to write: not empty, not a folder, in a folder that exists, so that a command fails
 // before its work rather than after: "folder '/nonexistent' does not exist".
 CLI::Validator output_file();
+
+// Throws Error (path `option`, rule out_extension) unless `file` ends in `extension`, ASCII case
+// ignored: a command writes one format, and a name that says another misleads whoever opens it
+// ("'crowd.jpg' does not end in .png: render writes a PNG image").
+void require_extension(const std::string& option, const std::string& file, std::string_view extension,
+                       std::string_view written);
 
 }  // namespace gltf_crowd::tools

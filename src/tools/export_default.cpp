@@ -5,6 +5,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/error.hpp"
@@ -15,11 +16,13 @@ namespace gltf_crowd::tools {
 namespace {
 
 void run_export_default(const std::string& out) {
+  require_extension("--out", out, ".glb", "export-default writes a self-contained GLB");
   const std::vector<std::uint8_t> glb = default_character_glb();
   std::ofstream file(out, std::ios::binary | std::ios::trunc);
   file.write(reinterpret_cast<const char*>(glb.data()), static_cast<std::streamsize>(glb.size()));
   file.close();
   if (!file) throw Error(out, Rule::write_failed, "could not write the output file");
+  fmt::print("wrote the built-in character to {} ({} bytes)\n", out, glb.size());
 }
 
 }  // namespace

@@ -30,8 +30,7 @@ struct LodCommandOptions {
 };
 
 void run_lod(const LodCommandOptions& options) {
-  if (std::filesystem::path(options.out).extension() != ".glb")
-    throw Error(options.out, Rule::lod_out_extension, "the output is a self-contained GLB: name it *.glb");
+  require_extension("--out", options.out, ".glb", "lod writes a self-contained GLB");
   const Asset asset = load_named_asset(options.asset);
   const LodModel model = build_lod_model(asset, {.auto_generate = true,
                                                  .ratios = options.ratios,
