@@ -394,7 +394,8 @@ TEST(CliTool, OutputNamesEndInTheFormatWritten) {
   const std::vector<Case> refused = {
       {"render --actors 1 --out", "crowd.jpg", "--out: '{}' does not end in .png: render writes a PNG image"},
       {"render --actors 1 --out", "crowd", "--out: '{}' does not end in .png"},
-      {"render --actors 1 --video x.mp4 --frames 2 --out", "last.txt", "--out: '{}' does not end in .png"},
+      {"render --actors 1 --video " + quoted((dir / "x.mp4").string()) + " --frames 2 --out", "last.txt",
+       "--out: '{}' does not end in .png"},
       {"studio --frames 1 --screenshot", "shot.bmp", "--screenshot: '{}' does not end in .png: studio writes"},
       {"export-default --out", "character.gltf", "--out: '{}' does not end in .glb: export-default writes"},
       {"lod " + asset + " --out", "levels.gltf", "--out: '{}' does not end in .glb: lod writes a self-contained GLB"},
