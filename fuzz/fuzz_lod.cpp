@@ -2,7 +2,8 @@
 //
 // The input describes one primitive as the loader would deliver it (finite positions, indices
 // below the vertex count, joints below the skin's joint count, weights >= 0), a few ratios and a
-// rest-pose offset of one joint. It runs simplify_levels() directly and build_lod_model() with
+// rest-pose offset of one joint. It runs simplify_levels() directly (without poses, and with a
+// second pose that moves each vertex by its weight on that joint times the offset) and build_lod_model() with
 // auto_generate on a one-mesh asset around the primitive, and aborts (a finding) unless:
 //  - simplify_levels returns one level per ratio, none longer than the one before it, with a
 //    finite error >= 0, every index below the vertex count, whole triangles only, and the
@@ -186,6 +187,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const fuzz::Input input = fuzz::read_input(in);
   fuzz::check_levels(input.primitive, simplify_levels(input.primitive, input.ratios, 0.05f, input.preserve_boundary),
                      input.ratios.size());
+  // The pose check: a second pose moves each vertex by its weight on joint 1 times the joint's
+  // offset (all of it when unskinned).
+  const Primitive& p = input.primitive;
+  PoseSamples poses{.positions = p.positions, .pose_count = 2, .tolerance = 0.01f};
+  for (std::size_t v = 0; v < p.vertex_count(); ++v) {
+    float w = p.joints0.empty() ? 1.0f : 0.0f;
+    for (int k = 0; k < 4 && !p.joints0.empty(); ++k)
+      if (p.joints0[v][k] == 1) w += p.weights0[v][k];
+    poses.positions.push_back(p.positions[v] + w * input.joint_offset);
+  }
+  fuzz::check_levels(p, simplify_levels(p, input.ratios, 0.05f, input.preserve_boundary, poses), input.ratios.size());
   const Asset asset = fuzz::make_asset(input);
   const LodOptions options{
       .enabled = true, .auto_generate = true, .ratios = input.ratios, .preserve_boundary = input.preserve_boundary};

@@ -31,19 +31,10 @@ std::uint64_t drawn_indices(const Asset& asset) {
   return total;
 }
 
-// Fox is not here: gltfpack reaches 864 / 804 indices only by joining vertices of disjoint
-// joints, which tears the walking mesh (tests/lod_visual_test.cpp measured legs lost:
-// RiggedFigure 28 %, Fox 10 % of the silhouette) and which the simplifier refuses (docs/spec.md
-// §7.2). Fox keeps 1,428 indices (0.83) at both ratios, against at most 950 and 884 here. With
-// the joint rule and no cap on refinements it would stop at 1,050 (error 0.042, budget 0.05),
-// and that level fails the walk check (6.3 % of the silhouette empty against 5 %); even without
-// the locks that keep vertices sharing no joint from collapsing onto each other it stops at 990,
-// and at 954 with no error budget (docs/benchmarks.md). RobotExpressive, which gltfpack leaves
-// unsimplified, has its own target below.
 class LodGltfpack : public ::testing::TestWithParam<const char*> {};
 
 INSTANTIATE_TEST_SUITE_P(Assets, LodGltfpack,
-                         ::testing::Values("khronos/CesiumMan.glb", "khronos/RiggedFigure.glb",
+                         ::testing::Values("khronos/CesiumMan.glb", "khronos/Fox.glb", "khronos/RiggedFigure.glb",
                                            "threejs/RobotExpressive.glb"),
                          [](const auto& test_info) { return std::filesystem::path(test_info.param).stem().string(); });
 

@@ -14,6 +14,7 @@
 
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/lod.hpp"
+#include "gltf_crowd/pose.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -244,6 +245,98 @@ void expect_new_edges_share_joints(const Primitive& p, std::span<const std::uint
   }
 }
 
+// Distance from p to triangle abc, computed by clamping to the plane and then to the edges.
+float distance_to_triangle(glm::vec3 p, glm::vec3 a, glm::vec3 b, glm::vec3 c) {
+  const glm::vec3 n = glm::cross(b - a, c - a);
+  const float area2 = glm::dot(n, n);
+  if (area2 > 0.0f) {
+    const glm::vec3 q = p - n * (glm::dot(p - a, n) / area2);  // p projected onto the plane
+    const bool inside = glm::dot(glm::cross(b - a, q - a), n) >= 0.0f &&
+                        glm::dot(glm::cross(c - b, q - b), n) >= 0.0f && glm::dot(glm::cross(a - c, q - c), n) >= 0.0f;
+    if (inside) return glm::length(p - q);
+  }
+  const auto segment = [&p](glm::vec3 u, glm::vec3 v) {
+    const glm::vec3 d = v - u;
+    const float len2 = glm::dot(d, d);
+    const float t = len2 > 0.0f ? std::clamp(glm::dot(p - u, d) / len2, 0.0f, 1.0f) : 0.0f;
+    return glm::length(p - (u + t * d));
+  };
+  return std::min({segment(a, b), segment(b, c), segment(c, a)});
+}
+
+// Vertex positions of `p`, drawn by `node`, at the current pose of `pose` (glTF 2.0 §3.7.3:
+// Σ wᵢ · world(jointᵢ) · IBMᵢ · v for a skinned node, else world(node) · v), computed here.
+std::vector<glm::vec3> posed_vertices(const Asset& asset, AssetPose& pose, std::uint32_t node, const Primitive& p) {
+  std::vector<glm::mat4> world(asset.nodes.size());
+  pose.world_matrices(glm::mat4(1.0f), world);
+  std::vector<glm::vec3> out;
+  const std::int32_t skin = asset.nodes[node].skin;
+  for (std::size_t v = 0; v < p.vertex_count(); ++v) {
+    const glm::vec4 rest(p.positions[v], 1.0f);
+    if (skin < 0 || p.joints0.empty()) {
+      out.emplace_back(world[node] * rest);
+      continue;
+    }
+    const Skin& s = asset.skins[static_cast<std::size_t>(skin)];
+    glm::vec3 sum(0.0f);
+    for (const auto& [joint, w] : weights_of(p, v))
+      sum += w * glm::vec3(world[s.joints[joint]] * s.inverse_bind_matrices[joint] * rest);
+    out.push_back(sum);
+  }
+  return out;
+}
+
+// docs/spec.md §7.2's pose check, computed here by brute force at 4 of its sample times per clip
+// (0, ¼, ½ and ¾ of the duration): at each, no level-0 vertex of a generated level's primitive is
+// further from the level's posed surface (all of its triangles) than at rest by more than 2 % of
+// the character's rest-pose extent. Measured 2026-12-06: at most 1.8 % (Fox, level 2); with the
+// check switched off (tolerance 1.0) Fox's levels reached 3.8 % and 8.7 %, RobotExpressive's 2.9 %
+// and CesiumMan's 2.5 %.
+void expect_levels_follow_the_poses(const Asset& asset, const LodModel& model, const std::string& file) {
+  AssetPose pose(asset);
+  pose.set_rest();
+  glm::vec3 lo(std::numeric_limits<float>::max()), hi(-std::numeric_limits<float>::max());
+  for (const LodSourceNode& source : model.sources)
+    for (const Primitive& p : asset.meshes[static_cast<std::size_t>(source.levels[0].mesh)].primitives)
+      for (const glm::vec3& q : posed_vertices(asset, pose, source.node, p)) lo = glm::min(lo, q), hi = glm::max(hi, q);
+  const float extent = std::max({hi.x - lo.x, hi.y - lo.y, hi.z - lo.z});
+  ASSERT_FALSE(asset.clips.empty()) << file;
+  for (const LodSourceNode& source : model.sources) {
+    const Mesh& mesh = asset.meshes[static_cast<std::size_t>(source.levels[0].mesh)];
+    for (std::size_t l = 1; l < source.levels.size(); ++l)
+      for (const LodPrimitive& lp : source.levels[l].primitives) {
+        const Primitive& p = mesh.primitives[lp.primitive];
+        if (lp.indices.empty() || p.joints0.empty()) continue;
+        // Distance of every vertex to the level's surface at one pose.
+        const auto distances = [&lp](const std::vector<glm::vec3>& q) {
+          std::vector<float> d(q.size(), std::numeric_limits<float>::max());
+          for (std::size_t v = 0; v < q.size(); ++v)
+            for (std::size_t t = 0; t < lp.indices.size(); t += 3)
+              d[v] = std::min(d[v],
+                              distance_to_triangle(q[v], q[lp.indices[t]], q[lp.indices[t + 1]], q[lp.indices[t + 2]]));
+          return d;
+        };
+        pose.set_rest();
+        const std::vector<float> rest = distances(posed_vertices(asset, pose, source.node, p));
+        const float bound = 0.02f * extent * 1.0001f;  // float rounding
+        const std::size_t per_clip = std::clamp<std::size_t>(64 / asset.clips.size(), 1, 16);
+        for (std::size_t c = 0; c < asset.clips.size(); ++c)
+          for (std::size_t i = 0; i < per_clip; i += std::max<std::size_t>(per_clip / 4, 1)) {
+            const float t = asset.clips[c].duration_seconds * static_cast<float>(i) / static_cast<float>(per_clip);
+            pose.set_clip(c, t);
+            const std::vector<float> now = distances(posed_vertices(asset, pose, source.node, p));
+            float worst = 0.0f;
+            std::size_t at = 0;
+            for (std::size_t v = 0; v < now.size(); ++v)
+              if (now[v] - rest[v] > worst) worst = now[v] - rest[v], at = v;
+            EXPECT_LE(worst, bound) << file << " node " << source.node << " level " << l << " primitive "
+                                    << lp.primitive << ": vertex " << at << " at clip " << c << ", " << t
+                                    << " s (extent " << extent << ")";
+          }
+      }
+  }
+}
+
 // Level l − 1's threshold is where level l's error covers one pixel of a 1080-pixel viewport
 // (docs/spec.md §7 "Thresholds"), within the clamps: non-increasing, the last one 0.01.
 void expect_error_driven_thresholds(const LodModel& model) {
@@ -291,10 +384,10 @@ void check_generated(const std::string& file) {
         EXPECT_EQ(lp.triangle_count * 3, lp.indices.size()) << where;
         for (std::uint32_t i : lp.indices) ASSERT_LT(i, p.vertex_count()) << where;
         EXPECT_GT(lp.error, 0.0f) << where;
-        expect_new_edges_share_joints(p, lp.indices, where);
       }
     }
   }
+  expect_levels_follow_the_poses(asset, model, file);
   std::size_t k = 0;
   for (const Mesh& mesh : asset.meshes)
     for (const Primitive& p : mesh.primitives) EXPECT_EQ(p.indices, before[k++]) << "the asset was mutated";
@@ -310,27 +403,15 @@ TEST(LodGenerate, CesiumManReducesAndKeepsSkinning) {
   check_generated("khronos/CesiumMan.glb");
 }
 
-// Fox's and RiggedFigure's regular passes stall above their targets, where
-// meshopt_simplifySloppy's clusters used to join a leg to the body or an arm to the torso (the
-// lowest levels tore while walking, tests/lod_visual_test.cpp): the sloppy result obeys the same
-// joint rule, or the level keeps the regular result.
-TEST(LodGenerate, SloppyLevelsNeverJoinDisjointJoints) {
+// Flat-shaded Fox and thin-limbed RiggedFigure: every level follows the skin at the clips' poses.
+TEST(LodGenerate, FoxReducesAndKeepsSkinning) {
   GLTF_CROWD_REQUIRE_ASSETS();
-  for (const char* file : {"khronos/Fox.glb", "khronos/RiggedFigure.glb"}) {
-    const Asset asset = load_asset(test::asset_path(file));
-    const LodModel model = build_lod_model(asset, {.enabled = true, .auto_generate = true});
-    ASSERT_EQ(model.source, LodSource::generated) << file;
-    for (const LodSourceNode& source : model.sources) {
-      for (std::size_t l = 1; l < source.levels.size(); ++l) {
-        const LodNodeLevel& level = source.levels[l];
-        for (const LodPrimitive& lp : level.primitives) {
-          const Primitive& p = asset.meshes[static_cast<std::size_t>(level.mesh)].primitives[lp.primitive];
-          EXPECT_LT(lp.index_count, p.indices.size()) << file << " level " << l;
-          expect_new_edges_share_joints(p, lp.indices, fmt::format("{} level {}", file, l));
-        }
-      }
-    }
-  }
+  check_generated("khronos/Fox.glb");
+}
+
+TEST(LodGenerate, RiggedFigureReducesAndKeepsSkinning) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  check_generated("khronos/RiggedFigure.glb");
 }
 
 TEST(LodGenerate, NodesSharingAMeshGetTheSameLevels) {
@@ -466,6 +547,50 @@ TEST(LodSimplify, VerticesOfDisjointJointsNeverJoin) {
     ASSERT_FALSE(levels[l].sloppy) << "level " << l;
     expect_new_edges_share_joints(p, levels[l].indices, fmt::format("grid level {}", l));
   }
+}
+
+// The grid folded like a knee: the right half turns 90° about the middle column. Vertex by vertex,
+// the largest growth from rest to the fold of its distance to `level`'s surface, each posed.
+float knee_growth(const std::vector<glm::vec3>& rest, const std::vector<glm::vec3>& folded,
+                  std::span<const std::uint32_t> level) {
+  float worst = 0.0f;
+  for (std::size_t v = 0; v < rest.size(); ++v) {
+    float at_rest = std::numeric_limits<float>::max(), now = at_rest;
+    for (std::size_t t = 0; t < level.size(); t += 3) {
+      at_rest =
+          std::min(at_rest, distance_to_triangle(rest[v], rest[level[t]], rest[level[t + 1]], rest[level[t + 2]]));
+      now =
+          std::min(now, distance_to_triangle(folded[v], folded[level[t]], folded[level[t + 1]], folded[level[t + 2]]));
+    }
+    worst = std::max(worst, now - at_rest);
+  }
+  return worst;
+}
+
+TEST(LodSimplify, PosedLevelsFollowTheFold) {
+  const int n = 16;
+  const float middle = n / 2;
+  Primitive p = grid(n);
+  std::vector<glm::vec3> folded;
+  for (const glm::vec3& q : p.positions) {
+    p.joints0.emplace_back(0, 1, 0, 0);
+    p.weights0.emplace_back(q.x < middle ? 1.0f : 0.0f, q.x < middle ? 0.0f : 1.0f, 0.0f, 0.0f);
+    folded.push_back(q.x <= middle ? q : glm::vec3(middle, q.y, -(q.x - middle)));
+  }
+  PoseSamples poses{.pose_count = 2, .tolerance = 0.03f * n};
+  poses.positions = p.positions;
+  poses.positions.insert(poses.positions.end(), folded.begin(), folded.end());
+  const std::vector<float> ratios = {0.5f, 0.25f};
+  const auto levels = simplify_levels(p, ratios, 0.05f, false, poses);
+  for (std::size_t l = 0; l < levels.size(); ++l) {
+    EXPECT_LT(levels[l].indices.size(), p.indices.size()) << "level " << l;
+    EXPECT_LE(knee_growth(p.positions, folded, levels[l].indices), poses.tolerance + levels[l].error * n)
+        << "level " << l;
+  }
+  // The check can fail: without poses or weights the flat grid collapses across the fold.
+  Primitive flat = grid(n);
+  const auto free = simplify_levels(flat, ratios, 0.05f, false);
+  EXPECT_GT(knee_growth(p.positions, folded, free[1].indices), poses.tolerance + free[1].error * n);
 }
 
 TEST(LodSimplify, HardEdgesAndSeamsWeldForSimplification) {

@@ -29,21 +29,23 @@ struct Character {
   const char* name;
   const char* file;  // under ../shared/assets
   const char* clip;  // a walk (or the only clip)
+  // Differing pixels at the takeover coverage, of the pixels either image covers: 1.3 × the worst
+  // measured (docs/benchmarks.md, issue 19 "On screen"), 5 % where that is less. Fox's levels
+  // differ in colour only (7.1 % of 336 px at level 1, no silhouette pixel): its flat-shaded
+  // facets and texture are interpolated across triangles twice as large.
+  double takeover_bound = 0.05;
 };
 
-// Bounds from the measurements (docs/benchmarks.md, issue 19 "On screen"), 1.3× the worst:
-// differing pixels at the takeover coverage, of the pixels either image covers (worst 3.9 %,
-// CesiumMan level 2: shading across its larger triangles), and empty pixels inside level 0's
-// silhouette over the walk, of that interior (worst 3.8 %, RobotExpressive and Fox, whose lowest
-// levels lose shape at this close-up; RiggedFigure's torn level 2 left 28 % empty, Fox's 10 %).
-constexpr double takeover_bound = 0.05;
-constexpr double hole_bound = 0.05;
+// Empty pixels inside level 0's silhouette over the walk, of that interior: 1.3 × the worst
+// measured (2.7 %, RiggedFigure's level 2, whose thin limbs lose most at this close-up); a
+// level torn at the hips by sloppy clustering left 28 % of RiggedFigure empty, Fox's 10 %.
+constexpr double hole_bound = 0.035;
 
 // The skinned characters of ../shared/assets/README.md. SimpleSkin (a flat strip whose levels
 // have error 0, so they take over at coverage 10⁶) and RecursiveSkeletons (84 copies of a
 // 40-vertex mesh, no character) have no takeover coverage to draw at.
 const Character characters[] = {
-    {"CesiumMan", "khronos/CesiumMan.glb", ""},       {"Fox", "khronos/Fox.glb", "Walk"},
+    {"CesiumMan", "khronos/CesiumMan.glb", ""},       {"Fox", "khronos/Fox.glb", "Walk", 0.093},
     {"RiggedFigure", "khronos/RiggedFigure.glb", ""}, {"RobotExpressive", "threejs/RobotExpressive.glb", "Walking"},
     {"RiggedSimple", "khronos/RiggedSimple.glb", ""},
 };
@@ -258,9 +260,9 @@ TEST_P(LodVisual, TakeoverCoverageLooksLikeLevel0) {
     std::cout << c.name << " level " << level << " at coverage " << coverage << ": " << d.covered
               << " px covered, silhouette " << d.silhouette << ", colour " << d.colour << " (" << 100.0 * d.fraction()
               << " %)\n";
-    // Small at 1080 pixels: Fox's level 2 takes over at 78 covered pixels.
+    // Small at 1080 pixels: Fox's level 2 takes over at 154 covered pixels.
     EXPECT_GT(d.covered, 50u) << "the actor must be on screen";
-    EXPECT_LE(d.fraction(), takeover_bound)
+    EXPECT_LE(d.fraction(), c.takeover_bound)
         << c.name << " level " << level << ": " << d.silhouette << " silhouette and " << d.colour << " colour of "
         << d.covered << " px differ; "
         << test::write_difference(dir, "level" + std::to_string(level), reduced, original, 48);

@@ -174,26 +174,42 @@ std::vector<std::uint8_t> export_lod_glb(const Asset& asset, const LodModel& mod
 // One generated level of one primitive (simplify_levels).
 struct SimplifiedLevel {
   std::vector<std::uint32_t> indices;  // triangle list into the primitive's vertices
-  // Geometric error meshoptimizer reports, relative to the primitive's extent (the largest side
-  // of its position bounds); 0 when `indices` are the original ones.
+  // Geometric error relative to the primitive's extent (the largest side of its position
+  // bounds): the larger of meshoptimizer's error at rest and the pose check's largest growth
+  // (relative to the rest pose's extent); 0 when `indices` are the original ones.
   float error = 0.0f;
   bool sloppy = false;  // from meshopt_simplifySloppy: attribute seams and skin weights ignored
 };
 
-// One primitive simplified to each ratio of `ratios` (docs/spec.md §7 "Levels"), of its original
-// index count each time, with a geometric error of at most `target_error` (relative to the
-// primitive's extent; twice that for the sloppy fallback). The topology, not the render vertices, is simplified:
-// vertices are welded by position, morph displacements and joint weights (within 1e-3 in Σ|Δweight|); a vertex whose
-// weights differ from a neighbour's by more than 0.5 in Σ|Δweight| stays in place (where that stalls above 1.2 × the
-// target: by 1.99); a result with a new edge between vertices that share no weighted joint is rejected. Each output
-// corner maps back to an original vertex of its triangle's UV chart with the normal closest to the face. Open borders
-// move only without `preserve_boundary`. A level the regular simplifier leaves above 1.2 × its target comes from
-// meshopt_simplifySloppy when that is smaller and adds no edge between vertices that share no weighted joint (never
-// with `preserve_boundary`). A level equals the original indices (error 0) when nothing could be reduced; primitives
-// not drawn as triangle lists are never reduced. Output: ratios.size() levels, each at most the original size and the
-// level before it, every index < vertex_count().
+// Where a primitive's vertices go as the character moves, for simplify_levels' pose check
+// (docs/spec.md §7.2): positions of all vertex_count() vertices at pose_count poses, pose-major
+// (vertex v of pose k at positions[k · vertex_count() + v]), pose 0 the rest pose, all in one
+// space; and how far, in that space's units, a removed vertex's distance to the level's surface
+// may grow at a pose. Fewer than 2 poses: no check.
+struct PoseSamples {
+  std::vector<glm::vec3> positions;
+  std::size_t pose_count = 0;
+  float tolerance = 0.0f;
+};
+
+// One primitive simplified to each ratio of `ratios` (docs/spec.md §7.2 "Generated"), of its
+// original index count each time, with a geometric error of at most `target_error` (relative to
+// the primitive's extent; twice that for the sloppy fallback). The topology, not the render
+// vertices, is simplified: vertices that differ only in normal or tangent are welded (joint
+// weights within 1e-3 in Σ|Δweight|), UV seams stay seams, and each output corner maps back to a
+// vertex of its welded class with the normal closest to the face. With `poses`, a result is kept
+// only when every vertex it removes stays within poses.tolerance of its rest-pose closest point
+// on the result's surface at every pose; otherwise the 4 worst are locked and it runs again, up
+// to 64 times. Without poses, a skinned vertex whose weights differ from a neighbour's by more
+// than 0.5 in Σ|Δweight| stays in place. Open borders move only without `preserve_boundary`. A
+// level the regular simplifier leaves above 1.2 × its target comes from meshopt_simplifySloppy
+// when that is smaller and passes the pose check (never with `preserve_boundary`, nor for a
+// skinned primitive without poses). A level equals the original indices (error 0) when nothing
+// could be reduced; primitives not drawn as triangle lists are never reduced. Output:
+// ratios.size() levels, each at most the original size and the level before it, every index <
+// vertex_count().
 std::vector<SimplifiedLevel> simplify_levels(const Primitive& primitive, std::span<const float> ratios,
-                                             float target_error, bool preserve_boundary);
+                                             float target_error, bool preserve_boundary, const PoseSamples& poses = {});
 
 // Triangles drawn by `indices` index references in `mode`: n/3 for triangles, n − 2 for strips
 // and fans (n ≥ 3), 0 for points and lines (glTF 2.0 §3.7.2.1 primitive modes).
