@@ -3,8 +3,9 @@
 // The input describes one primitive as the loader would deliver it (finite positions, indices
 // below the vertex count, joints below the skin's joint count, weights >= 0), a few ratios and a
 // rest-pose offset of one joint. It runs simplify_levels() directly (without poses, and with a
-// second pose that moves each vertex by its weight on that joint times the offset) and build_lod_model() with
-// auto_generate on a one-mesh asset around the primitive, and aborts (a finding) unless:
+// second pose that moves each vertex by its weight on that joint times the offset) and
+// build_lod_model() with auto_generate on a one-mesh asset around the primitive, and aborts (a
+// finding) unless:
 //  - simplify_levels returns one level per ratio, none longer than the one before it, with a
 //    finite error >= 0, every index below the vertex count, whole triangles only, and the
 //    original indices for anything that is not a triangle list;

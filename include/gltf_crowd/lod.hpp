@@ -198,9 +198,11 @@ struct PoseSamples {
 // vertices, is simplified: vertices that differ only in normal or tangent are welded (joint
 // weights within 1e-3 in Σ|Δweight|), UV seams stay seams, and each output corner maps back to a
 // vertex of its welded class with the normal closest to the face. With `poses`, a result is kept
-// only when every vertex it removes stays within poses.tolerance of its rest-pose closest point
-// on the result's surface at every pose; otherwise the 4 worst are locked and it runs again, up
-// to 64 times. Without poses, a skinned vertex whose weights differ from a neighbour's by more
+// only when no vertex it removes is further from the result's surface (the 8 triangles nearest it
+// at rest) at any pose than at rest by more than the tolerance; otherwise the worst 4 (or worst
+// eighth, if more) are locked and it runs again, up to 64 times. The tolerance is tried at 1/16,
+// 1/8, 1/4, 1/2 and 1 × poses.tolerance; the first result within 1.1 × the target is kept, else
+// the smallest. Without poses, a skinned vertex whose weights differ from a neighbour's by more
 // than 0.5 in Σ|Δweight| stays in place. Open borders move only without `preserve_boundary`. A
 // level the regular simplifier leaves above 1.2 × its target comes from meshopt_simplifySloppy
 // when that is smaller and passes the pose check (never with `preserve_boundary`, nor for a

@@ -9,8 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "gltf_crowd/error.hpp"
 #include "anim/posed_positions.hpp"
+#include "gltf_crowd/bounds.hpp"
+#include "gltf_crowd/error.hpp"
 #include "gltf_crowd/pose.hpp"
 #include "lod/bounds.hpp"
 
@@ -112,13 +113,10 @@ float posed_extent(const Asset& asset, std::span<const LodSourceNode> sources, A
   for (const LodSourceNode& source : sources)
     for (const Primitive& primitive : asset.meshes[static_cast<std::size_t>(source.levels[0].mesh)].primitives)
       detail::append_posed_positions(asset, source.node, primitive, world, pose.weights(), points);
-  if (points.empty()) return 0.0f;
-  glm::vec3 lo = points[0], hi = points[0];
-  for (const glm::vec3& p : points) {
-    lo = glm::min(lo, p);
-    hi = glm::max(hi, p);
-  }
-  const glm::vec3 size = hi - lo;
+  Bounds bounds;
+  for (const glm::vec3& p : points) bounds.add(p);
+  if (bounds.empty()) return 0.0f;
+  const glm::vec3 size = bounds.max - bounds.min;
   return std::max({size.x, size.y, size.z});
 }
 

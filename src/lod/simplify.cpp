@@ -35,6 +35,7 @@
 
 #include <meshoptimizer.h>
 
+#include "gltf_crowd/bounds.hpp"
 #include "gltf_crowd/lod.hpp"
 
 namespace gltf_crowd {
@@ -254,9 +255,9 @@ class PoseCheck {
     for (std::size_t k = 0; k < poses.pose_count; ++k)
       for (std::size_t v = 0; v < vertices; ++v)
         posed_[k * classes_ + w.class_of[v]] = poses.positions[k * vertices + v];
-    glm::vec3 lo = posed_[0], hi = posed_[0];
-    for (std::uint32_t c = 0; c < classes_; ++c) lo = glm::min(lo, at(0, c)), hi = glm::max(hi, at(0, c));
-    const glm::vec3 size = hi - lo;
+    Bounds rest;
+    for (std::uint32_t c = 0; c < classes_; ++c) rest.add(at(0, c));
+    const glm::vec3 size = rest.max - rest.min;
     extent_ = std::max({size.x, size.y, size.z});
     for (std::size_t t = 0; t + 2 < surface.size(); t += 3)
       for (int k = 0; k < 3; ++k) {
@@ -322,16 +323,11 @@ class PoseCheck {
     }
   }
 
-  // Distance of class c, at pose k, to the triangles `near_` of `reduced`.
-  float distance_at(std::size_t k, std::uint32_t c, std::span<const std::uint32_t> reduced) const {
-    const glm::vec3 p = at(k, c);
-    float best = std::numeric_limits<float>::infinity();
-    for (const auto& [rest, t] : near_) {
-      const glm::vec3 a = at(k, reduced[t]), b = at(k, reduced[t + 1]), d = at(k, reduced[t + 2]);
-      const glm::vec3 w = closest_barycentric(p, a, b, d);
-      best = std::min(best, glm::length(p - (w.x * a + w.y * b + w.z * d)));
-    }
-    return best;
+  // Distance of class c, at pose k, to the triangle of `reduced` whose first index is at t.
+  float distance_at(std::size_t k, std::uint32_t c, std::span<const std::uint32_t> reduced, std::uint32_t t) const {
+    const glm::vec3 p = at(k, c), a = at(k, reduced[t]), b = at(k, reduced[t + 1]), d = at(k, reduced[t + 2]);
+    const glm::vec3 w = closest_barycentric(p, a, b, d);
+    return glm::length(p - (w.x * a + w.y * b + w.z * d));
   }
 
   // Of removed class c: the largest growth over the poses of its distance to the surface that
@@ -343,13 +339,8 @@ class PoseCheck {
                      const std::vector<std::vector<std::uint32_t>>& triangles_at) {
     nearest_kept(c, triangles_at);
     near_.clear();
-    const glm::vec3 p = at(0, c);
     for (std::uint32_t kept : kept_)
-      for (std::uint32_t t : triangles_at[kept]) {
-        const glm::vec3 a = at(0, reduced[t]), b = at(0, reduced[t + 1]), d = at(0, reduced[t + 2]);
-        const glm::vec3 w = closest_barycentric(p, a, b, d);
-        near_.emplace_back(glm::length(p - (w.x * a + w.y * b + w.z * d)), t);
-      }
+      for (std::uint32_t t : triangles_at[kept]) near_.emplace_back(distance_at(0, c, reduced, t), t);
     if (near_.empty()) return 0.0f;  // an island removed whole
     std::sort(near_.begin(), near_.end());
     near_.erase(std::unique(near_.begin(), near_.end()), near_.end());
@@ -357,7 +348,11 @@ class PoseCheck {
     const float rest = near_.front().first;
     float worst = 0.0f;
     const std::size_t poses = posed_.size() / classes_;
-    for (std::size_t k = 1; k < poses; ++k) worst = std::max(worst, distance_at(k, c, reduced) - rest);
+    for (std::size_t k = 1; k < poses; ++k) {
+      float now = std::numeric_limits<float>::infinity();
+      for (const auto& near : near_) now = std::min(now, distance_at(k, c, reduced, near.second));
+      worst = std::max(worst, now - rest);
+    }
     return worst;
   }
 
@@ -439,12 +434,14 @@ std::vector<SimplifiedLevel> simplify_levels(const Primitive& primitive, std::sp
       // Sloppy clustering ignores the weights: it joined RiggedFigure's legs to its body, which
       // tore at the hips once it walked (tests/lod_visual_test.cpp). It has no locks to refine,
       // so it passes the pose check whole or not at all.
-      const PoseVerdict verdict = n > 0 && n < count ? judge(std::span(attempt.data(), n)) : PoseVerdict{};
-      if (n > 0 && n < count && verdict.offenders.empty()) {
-        std::swap(out, attempt);
-        count = n;
-        error = std::max(attempt_error, verdict.error);
-        sloppy = true;
+      if (n > 0 && n < count) {
+        const PoseVerdict verdict = judge(std::span(attempt.data(), n));
+        if (verdict.offenders.empty()) {
+          std::swap(out, attempt);
+          count = n;
+          error = std::max(attempt_error, verdict.error);
+          sloppy = true;
+        }
       }
     }
     // A level is never larger than the one before it (a lower target can stall higher).
