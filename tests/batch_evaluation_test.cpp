@@ -234,6 +234,14 @@ TEST(BatchEvaluation, RiggedFigurePacksAsOneByOne) {
   expect_all_ways(asset);
 }
 
+// One joint's translation, rotation and scale, each a group of one channel: sampled across
+// poses (sample_kernels.inl, sample_across).
+TEST(BatchEvaluation, RiggedSimplePacksAsOneByOne) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("khronos/RiggedSimple.glb")));
+  expect_all_ways(asset);
+}
+
 TEST(BatchEvaluation, CesiumManPacksAsOneByOne) {
   GLTF_CROWD_REQUIRE_ASSETS();
   const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("khronos/CesiumMan.glb")));

@@ -175,15 +175,47 @@ std::vector<test::HandmadeChannel> sampler_channels() {
   return out;
 }
 
-// sampler_channels() on 12 nodes, compiled.
+// Groups of one and two channels, which SampleLanes samples across poses: two rotations on one
+// timeline keyed close together (one across the sign flip), one alone that turns far between its
+// second and third keys (0.9 s to 1.6 s: past the series' range, sampled pose by pose), a scale and
+// a translation keyed from 0.25 s to 1.75 s (each its own group). Poses before a timeline's first
+// key or after its last hold a key (k == next), copied as authored: −0 too, which a lerp of the key
+// with itself would make +0.
+std::vector<test::HandmadeChannel> narrow_channels() {
+  std::vector<test::HandmadeChannel> out;
+  for (int node = 0; node < 2; ++node) {
+    test::HandmadeChannel c{node, "rotation", "LINEAR", {0.0f, 0.5f, 1.0f, 2.0f}, {}};
+    glm::quat q = glm::normalize(glm::quat(0.8f, 0.1f * static_cast<float>(node + 1), -0.3f, 0.2f));
+    for (int k = 0; k < 4; ++k) {
+      const float sign = node == 1 && k == 2 ? -1.0f : 1.0f;
+      c.values.insert(c.values.end(), {sign * q.x, sign * q.y, sign * q.z, sign * q.w});
+      q = glm::angleAxis(0.1f + 0.05f * static_cast<float>(k), glm::vec3(0.0f, 0.6f, 0.8f)) * q;
+    }
+    out.push_back(c);
+  }
+  const glm::quat q = glm::normalize(glm::quat(0.5f, 0.5f, -0.1f, 0.3f));
+  const glm::quat close = glm::angleAxis(0.2f, glm::vec3(1.0f, 0.0f, 0.0f)) * q;
+  const glm::quat far = glm::angleAxis(2.5f, glm::vec3(0.0f, 0.0f, 1.0f)) * close;
+  out.push_back({2,
+                 "rotation",
+                 "LINEAR",
+                 {0.2f, 0.9f, 1.6f},
+                 {q.x, q.y, q.z, q.w, close.x, close.y, close.z, close.w, far.x, far.y, far.z, far.w}});
+  out.push_back({3, "scale", "LINEAR", {0.25f, 1.75f}, {1.0f, 2.0f, 0.5f, 1.5f, 0.25f, 3.0f}});
+  out.push_back({4, "translation", "LINEAR", {0.25f, 1.75f}, {0.1f, -0.0f, 3.0f, 4.0f, 0.7f, -1.0f}});
+  return out;
+}
+
+// `channels` (by default sampler_channels()) on 12 nodes, compiled.
 struct SamplerClip {
-  std::vector<test::HandmadeChannel> channels = sampler_channels();
+  std::vector<test::HandmadeChannel> channels;
   Rig rig;
   ClipTracks tracks;
 };
 
-SamplerClip sampler_clip() {
+SamplerClip sampler_clip(std::vector<test::HandmadeChannel> channels = sampler_channels()) {
   SamplerClip out;
+  out.channels = std::move(channels);
   nlohmann::json nodes = nlohmann::json::array();
   for (int i = 0; i < 12; ++i) nodes.push_back({{"name", "n" + std::to_string(i)}});
   const Asset asset = load_asset_from_memory(test::handmade_gltf(nodes, {{"clip", out.channels}}));
@@ -546,15 +578,13 @@ TEST(KernelsTest, GroupSamplerMatchesDoublePrecisionSampling) {
   }
 }
 
-// sample_lanes against `sample` run on each pose alone: 1 to 8 poses of the sampler's clip, each
-// at its own time (STEP, LINEAR and CUBICSPLINE over five timelines), bit for bit, in the layout
-// hierarchy_lanes reads; lanes past `lanes` repeat lane 0 and nodes no group targets are untouched.
-TEST(KernelsTest, SampleLanesEqualTheSamplerOfEachPose) {
-  const SamplerClip clip = sampler_clip();
+// sample_lanes against `sample` run on each pose alone: 1 to 8 poses of `clip`, pose l at
+// times[l], bit for bit, in the layout hierarchy_lanes reads; lanes past `lanes` repeat lane 0 and
+// nodes no group targets are untouched.
+void expect_sample_lanes_equal_each_pose(const SamplerClip& clip, const float (&times)[kSampleLanes]) {
   const std::vector<test::HandmadeChannel>& channels = clip.channels;
   const Rig& rig = clip.rig;
   const ClipTracks& tracks = clip.tracks;
-  const float times[kSampleLanes] = {1.2f, -0.5f, 0.3f, 0.77f, 2.5f, 0.0f, 1.9f, 0.5f};
   constexpr float kUntouched = -99.0f;
   for (const AffineKernels* set : kernel_sets()) {
     for (std::size_t lanes = 1; lanes <= kSampleLanes; ++lanes) {
@@ -593,6 +623,18 @@ TEST(KernelsTest, SampleLanesEqualTheSamplerOfEachPose) {
         }
     }
   }
+}
+
+// The sampler's clip (STEP, LINEAR and CUBICSPLINE over five timelines), each pose at its own time.
+TEST(KernelsTest, SampleLanesEqualTheSamplerOfEachPose) {
+  expect_sample_lanes_equal_each_pose(sampler_clip(), {1.2f, -0.5f, 0.3f, 0.77f, 2.5f, 0.0f, 1.9f, 0.5f});
+}
+
+// Narrow groups, sampled across poses: up to 7 poses none of which is in node 2's far interval
+// (its group too across poses), then 8 with lane 7 there (that group pose by pose).
+TEST(KernelsTest, NarrowGroupsSampledAcrossPosesEqualTheSamplerOfEachPose) {
+  expect_sample_lanes_equal_each_pose(sampler_clip(narrow_channels()),
+                                      {0.3f, -0.5f, 0.77f, 2.5f, 0.0f, 1.9f, 0.5f, 1.2f});
 }
 
 // blend_lanes against blend_pair run on each lane's pose alone, bit for bit: random poses with
@@ -833,15 +875,14 @@ TEST(KernelsTest, SamplePairWritesEachClipsMorphWeightsApart) {
 
 // sample_pair_lanes against sample_lanes of each clip (from the rest pose, as the crowd fills the
 // properties no channel writes) and blend_lanes of the two, bit for bit over the whole pose
-// array: the sampler's clip crossfading into its negated, re-keyed copy, whose one-channel group
-// of node 11 steps instead (one layout, two interpolations), on 14 nodes with rest values of
-// their own, 1 to 8 poses, each at its own two times and weights (one lane with wa = wb = 0: the
-// identity). Lanes past `lanes` repeat lane 0; nodes 12 and 13, which no clip animates, are
-// untouched.
-TEST(KernelsTest, SamplePairLanesEqualSampleLanesThenBlendLanes) {
-  const std::vector<test::HandmadeChannel> channels = sampler_channels();
+// array: a clip of `channels` crossfading into its negated, re-keyed copy, whose last channel's
+// one-channel group steps instead (one layout, two interpolations), on 14 nodes with rest values
+// of their own, 1 to 8 poses, pose l at times[l] in each clip and its own weights (one lane with
+// wa = wb = 0: the identity). Lanes past `lanes` repeat lane 0; nodes 12 and 13, which no clip
+// animates, are untouched.
+void expect_pair_lanes_equal_lanes_then_blend(const std::vector<test::HandmadeChannel>& channels,
+                                              const float (&times)[kSampleLanes][2]) {
   std::vector<test::HandmadeChannel> stepped = negated_and_rekeyed(channels);
-  ASSERT_EQ(stepped.back().node, 11);
   stepped.back().interpolation = "STEP";
   nlohmann::json nodes = nlohmann::json::array();
   for (int i = 0; i < 14; ++i) {
@@ -858,15 +899,13 @@ TEST(KernelsTest, SamplePairLanesEqualSampleLanesThenBlendLanes) {
   const ClipTracks& a = clips[0];
   const ClipTracks& b = clips[1];
   ASSERT_FALSE(a.rest_translations.empty() || a.rest_rotations.empty() || a.rest_scales.empty());
-  // One group layout, with node 11's group stepping in b only.
+  // One group layout, with the last channel's group stepping in b only.
   ASSERT_TRUE(one_group_layout(a, b));
   ASSERT_TRUE(some_group(
       a, b, [](const ChannelGroup& x, const ChannelGroup& y) { return x.interpolation != y.interpolation; }));
   ASSERT_EQ(rig.node_count(), 14u);
   for (std::size_t n : {12, 13})
     ASSERT_TRUE(std::find(a.animated.begin(), a.animated.end(), rig.rig_node[n]) == a.animated.end());
-  const float times[kSampleLanes][2] = {{1.2f, 0.3f}, {-0.5f, 2.5f}, {0.3f, 0.3f},  {0.77f, 1.9f},
-                                        {2.5f, 0.0f}, {0.0f, 1.1f},  {1.9f, 0.77f}, {0.5f, -0.2f}};
   const float weights[kSampleLanes][2] = {{0.3f, 0.7f}, {1.0f, 0.0f}, {0.55f, 0.45f}, {0.0f, 0.0f},
                                           {0.9f, 0.1f}, {0.0f, 1.0f}, {0.25f, 0.5f},  {0.6f, 0.4f}};
   constexpr float kUntouched = -99.0f;
@@ -921,6 +960,32 @@ TEST(KernelsTest, SamplePairLanesEqualSampleLanesThenBlendLanes) {
             << "node " << i / (kPoseLaneComponents * kSampleLanes) << ", component "
             << i / kSampleLanes % kPoseLaneComponents << ", lane " << i % kSampleLanes;
     }
+}
+
+// The sampler's clip, whose last channel (node 11's translation) is a group of its own.
+TEST(KernelsTest, SamplePairLanesEqualSampleLanesThenBlendLanes) {
+  ASSERT_EQ(sampler_channels().back().node, 11);
+  expect_pair_lanes_equal_lanes_then_blend(sampler_channels(), {{1.2f, 0.3f},
+                                                                {-0.5f, 2.5f},
+                                                                {0.3f, 0.3f},
+                                                                {0.77f, 1.9f},
+                                                                {2.5f, 0.0f},
+                                                                {0.0f, 1.1f},
+                                                                {1.9f, 0.77f},
+                                                                {0.5f, -0.2f}});
+}
+
+// Narrow groups, sampled across poses in both clips, or pose by pose where either clip has a pose
+// in node 2's far interval (a from 8 poses on, b from 5: its copy turns far from 0.9 s to 1.6 s).
+TEST(KernelsTest, NarrowGroupsPairedAcrossPosesEqualSampleLanesThenBlendLanes) {
+  expect_pair_lanes_equal_lanes_then_blend(narrow_channels(), {{0.3f, 0.3f},
+                                                               {-0.5f, 2.5f},
+                                                               {0.77f, 1.9f},
+                                                               {2.5f, 0.0f},
+                                                               {0.0f, 1.1f},
+                                                               {1.9f, 0.77f},
+                                                               {0.5f, -0.2f},
+                                                               {1.2f, 0.5f}});
 }
 
 TEST(KernelsTest, TheChosenSetIsOneOfTheTwo) {

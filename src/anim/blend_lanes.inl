@@ -92,9 +92,19 @@ inline void blend_group(ChannelPath path, F8* a, const F8* b, F8 wa, F8 wb) noex
   const ClipTracks& clip_a = *pass.clips[0];
   const ClipTracks& clip_b = *pass.clips[1];
   SlerpCoefficients cache_a[kSampleLanes], cache_b[kSampleLanes];
+  const F8 wa = load(pass.wa), wb = load(pass.wb);
   for (std::size_t gi = 0; gi < clip_a.groups.size(); ++gi) {
     const ChannelGroup& ga = clip_a.groups[gi];
     const ChannelGroup& gb = clip_b.groups[gi];
+    if (samples_across(ga) && samples_across(gb)) {
+      F8 a[kAcrossLanes][4], b[kAcrossLanes][4];
+      if (sample_across(ga, clip_a.key_rows.data(), pass.keys[0], pass.lanes, a) &&
+          sample_across(gb, clip_b.key_rows.data(), pass.keys[1], pass.lanes, b)) {
+        for (std::uint32_t j = 0; j < ga.lanes; ++j) blend_group(ga.path, a[j], b[j], wa, wb);
+        store_across(ga, a, pass.pose);
+        continue;
+      }
+    }
     F8 a[kSampleLanes][4], b[kSampleLanes][4];
     sample_group_lanes(ga, clip_a.key_rows.data(), pass.keys[0], pass.lanes, cache_a, a);
     sample_group_lanes(gb, clip_b.key_rows.data(), pass.keys[1], pass.lanes, cache_b, b);
@@ -107,7 +117,6 @@ inline void blend_group(ChannelPath path, F8* a, const F8* b, F8 wa, F8 wb) noex
     store_pose_lanes(ga, a, pass.lanes, pass.pose);
   }
   const Rig& rig = *pass.rig;
-  const F8 wa = load(pass.wa), wb = load(pass.wb);
   const auto put = [&](std::uint32_t node, std::size_t first, const F8* v, std::size_t n) {
     for (std::size_t k = 0; k < n; ++k)
       store(pass.pose + (node * kPoseLaneComponents + first + k) * kSampleLanes, v[k]);

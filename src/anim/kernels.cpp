@@ -63,18 +63,6 @@ inline void transpose8(F8* rows) noexcept {
     rows[4 + k] = {c[k], d[k]};
   }
 }
-#include "anim/sample_kernels.inl"
-inline F8 join(__m128 lo, __m128 hi) noexcept { return {lo, hi}; }
-// Four components of 8 lanes into each lane's 4-float row: rows[l] = (c[0]_l, c[1]_l, c[2]_l, c[3]_l).
-inline void rows4(const F8* c, __m128 rows[8]) noexcept {
-  __m128 lo[4] = {c[0].lo, c[1].lo, c[2].lo, c[3].lo}, hi[4] = {c[0].hi, c[1].hi, c[2].hi, c[3].hi};
-  _MM_TRANSPOSE4_PS(lo[0], lo[1], lo[2], lo[3]);
-  _MM_TRANSPOSE4_PS(hi[0], hi[1], hi[2], hi[3]);
-  for (int l = 0; l < 4; ++l) {
-    rows[l] = lo[l];
-    rows[l + 4] = hi[l];
-  }
-}
 // All bits set in lane l where bit l of `bits` is set.
 inline F8 lane_mask(unsigned bits) noexcept {
   const __m128i b = _mm_set1_epi32(static_cast<int>(bits));
@@ -88,6 +76,23 @@ inline F8 select(F8 mask, F8 a, F8 b) noexcept {
           _mm_or_ps(_mm_and_ps(mask.hi, a.hi), _mm_andnot_ps(mask.hi, b.hi))};
 }
 inline F8 below(F8 a, F8 b) noexcept { return {_mm_cmplt_ps(a.lo, b.lo), _mm_cmplt_ps(a.hi, b.hi)}; }
+// Lane l = base[at[l]].
+inline F8 gather(const float* base, const std::int32_t* at) noexcept {
+  return {_mm_setr_ps(base[at[0]], base[at[1]], base[at[2]], base[at[3]]),
+          _mm_setr_ps(base[at[4]], base[at[5]], base[at[6]], base[at[7]])};
+}
+#include "anim/sample_kernels.inl"
+inline F8 join(__m128 lo, __m128 hi) noexcept { return {lo, hi}; }
+// Four components of 8 lanes into each lane's 4-float row: rows[l] = (c[0]_l, c[1]_l, c[2]_l, c[3]_l).
+inline void rows4(const F8* c, __m128 rows[8]) noexcept {
+  __m128 lo[4] = {c[0].lo, c[1].lo, c[2].lo, c[3].lo}, hi[4] = {c[0].hi, c[1].hi, c[2].hi, c[3].hi};
+  _MM_TRANSPOSE4_PS(lo[0], lo[1], lo[2], lo[3]);
+  _MM_TRANSPOSE4_PS(hi[0], hi[1], hi[2], hi[3]);
+  for (int l = 0; l < 4; ++l) {
+    rows[l] = lo[l];
+    rows[l + 4] = hi[l];
+  }
+}
 #include "anim/hierarchy_lanes.inl"
 #include "anim/blend_lanes.inl"
 }  // namespace kernels_sse2
@@ -145,6 +150,16 @@ inline void transpose8(F8* rows) noexcept {
     rows[4 + k].v = _mm256_permute2f128_ps(u[k], u[4 + k], 0x31);
   }
 }
+inline F8 lane_mask(unsigned bits) noexcept {
+  const __m256i lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  return {_mm256_castsi256_ps(
+      _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lanes), lanes))};
+}
+inline F8 select(F8 mask, F8 a, F8 b) noexcept { return {_mm256_blendv_ps(b.v, a.v, mask.v)}; }
+inline F8 below(F8 a, F8 b) noexcept { return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ)}; }
+inline F8 gather(const float* base, const std::int32_t* at) noexcept {
+  return {_mm256_i32gather_ps(base, _mm256_load_si256(reinterpret_cast<const __m256i*>(at)), 4)};
+}
 #include "anim/sample_kernels.inl"
 inline F8 join(__m128 lo, __m128 hi) noexcept { return {_mm256_set_m128(hi, lo)}; }
 // rows4 of the SSE2 set with 8-lane shuffles: half the shuffles of two 4-lane transposes, and the
@@ -163,13 +178,6 @@ inline void rows4(const F8* c, __m128 rows[8]) noexcept {
     rows[l + 4] = _mm256_extractf128_ps(pairs[l], 1);
   }
 }
-inline F8 lane_mask(unsigned bits) noexcept {
-  const __m256i lanes = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-  return {_mm256_castsi256_ps(
-      _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(static_cast<int>(bits)), lanes), lanes))};
-}
-inline F8 select(F8 mask, F8 a, F8 b) noexcept { return {_mm256_blendv_ps(b.v, a.v, mask.v)}; }
-inline F8 below(F8 a, F8 b) noexcept { return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ)}; }
 #include "anim/hierarchy_lanes.inl"
 #include "anim/blend_lanes.inl"
 }  // namespace kernels_fma

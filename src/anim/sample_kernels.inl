@@ -2,8 +2,9 @@
 // one clip), included once per instruction set inside a namespace that defines F8 (kGroupLanes
 // floats) with load, store, splat, add, sub, mul, madd (a × b + c), div, sqrt, max, flip_sign (b with
 // the sign bits of a's negative lanes flipped), abs_value, any_below, low and high (lanes 0–3 and
-// 4–7 as SSE registers), and transpose8 (8 F8 as an 8 × 8 matrix, transposed in place). No
-// include guard on purpose.
+// 4–7 as SSE registers), transpose8 (8 F8 as an 8 × 8 matrix, transposed in place), lane_mask
+// (all bits of lane l where bit l is set), select (a where the mask is set, else b) and gather
+// (lane l = base[at[l]]). No include guard on purpose.
 
 // Writes the group's lanes from their components (v[c] holds component c of every lane), four
 // lanes at a time transposed in registers into (x, y, z, w): going through memory would read
@@ -63,6 +64,15 @@ inline void normalize_lanes(F8* q) noexcept {
   for (int c = 0; c < 4; ++c) q[c] = mul(q[c], inverse);
 }
 
+// slerp_series_polynomial of slerp.hpp in lanes, p(k) giving the lanes of coefficient p[k].
+template <typename Coefficient>
+inline F8 series_polynomial(Coefficient p, F8 d) noexcept {
+  const F8 one = splat(1.0f), d2 = mul(d, d), d4 = mul(d2, d2);
+  const F8 e01 = madd(p(0), d, one), e23 = madd(p(2), d, p(1));
+  const F8 e45 = madd(p(4), d, p(3)), e67 = madd(p(6), d, p(5));
+  return madd(madd(madd(p(7), d2, e67), d2, e45), d4, madd(e23, d2, e01));
+}
+
 inline void slerp_lanes(const float* k0, const float* k1, float t, const float* ca, const float* cb, F8* q) noexcept {
   F8 a[4], b[4];
   for (int c = 0; c < 4; ++c) {
@@ -74,15 +84,10 @@ inline void slerp_lanes(const float* k0, const float* k1, float t, const float* 
   const F8 dot = abs_value(signed_dot);
   F8 wa, wb;
   if (!any_below(dot, kSlerpSeriesMinCos)) {
-    // slerp_series_polynomial of slerp.hpp in lanes.
-    const F8 one = splat(1.0f), d = sub(dot, one), d2 = mul(d, d), d4 = mul(d2, d2);
-    const auto polynomial = [&](const float* p) {
-      const F8 e01 = madd(splat(p[0]), d, one), e23 = madd(splat(p[2]), d, splat(p[1]));
-      const F8 e45 = madd(splat(p[4]), d, splat(p[3])), e67 = madd(splat(p[6]), d, splat(p[5]));
-      return madd(madd(madd(splat(p[7]), d2, e67), d2, e45), d4, madd(e23, d2, e01));
-    };
-    wa = mul(polynomial(ca), splat(1.0f - t));
-    wb = mul(polynomial(cb), splat(t));
+    const auto lanes = [](const float* p) { return [p](int k) { return splat(p[k]); }; };
+    const F8 d = sub(dot, splat(1.0f));
+    wa = mul(series_polynomial(lanes(ca), d), splat(1.0f - t));
+    wb = mul(series_polynomial(lanes(cb), d), splat(t));
   } else {  // keys far apart in some lane (rare): the scalar weights
     alignas(32) float x[kGroupLanes], sa[kGroupLanes], sb[kGroupLanes];
     store(x, dot);
@@ -204,6 +209,121 @@ inline void sample_group_lanes(const ChannelGroup& g, const float* key_rows, con
     for (std::size_t l = 0; l < lanes; ++l) sample_group(g, keys[l][g.timeline], key_rows, cache[l], v[l]);
 }
 
+// Groups of at most this many channels are sampled across poses (sample_across), one channel of
+// 8 poses per register, instead of pose by pose: a narrow group wastes most lanes of a pose's
+// registers and still pays the 8 × 8 transposes into SampleLanes::pose.
+inline constexpr std::uint32_t kAcrossLanes = 2;
+
+inline bool samples_across(const ChannelGroup& g) noexcept {
+  return g.lanes <= kAcrossLanes && g.interpolation == Interpolation::linear && g.path != ChannelPath::weights;
+}
+
+// One timeline's keys of 8 poses, lanes past `lanes` as lane 0's: the offsets of each lane's two
+// key rows (k and next times the group's stride, in floats), its t, and bit l where lane l holds
+// its key (k == next), which sample_group copies instead of interpolating.
+struct LaneKeys {
+  alignas(32) std::int32_t row0[kSampleLanes], row1[kSampleLanes];
+  alignas(32) float t[kSampleLanes];
+  unsigned still = 0;
+};
+
+inline LaneKeys lane_keys(const ChannelGroup& g, const KeyPosition* const* keys, std::size_t lanes) noexcept {
+  LaneKeys out;
+  for (std::size_t l = 0; l < kSampleLanes; ++l) {
+    const KeyPosition& key = keys[l < lanes ? l : 0][g.timeline];
+    out.row0[l] = static_cast<std::int32_t>(key.k * g.key_stride);
+    out.row1[l] = static_cast<std::int32_t>(key.next * g.key_stride);
+    out.t[l] = key.t;
+    out.still |= static_cast<unsigned>(key.k == key.next) << l;
+  }
+  return out;
+}
+
+// slerp_series_coefficients of slerp.hpp in lanes: p[k] holds coefficient k of each lane's t.
+inline void series_coefficients_lanes(F8 t, F8* p) noexcept {
+  const F8 t2 = mul(t, t);
+  F8 c[kSlerpTerms];
+  for (int i = 0; i < kSlerpTerms; ++i) {
+    const float u = 1.0f / static_cast<float>((i + 1) * (2 * i + 3));
+    const float v = static_cast<float>(i + 1) / static_cast<float>(2 * i + 3);
+    c[i] = sub(mul(splat(u), t2), splat(v));
+  }
+  const F8 c12 = mul(c[0], c[1]), c34 = mul(c[2], c[3]), c56 = mul(c[4], c[5]), c78 = mul(c[6], c[7]);
+  const F8 p4 = mul(c12, c34);
+  p[0] = c[0];
+  p[1] = c12;
+  p[2] = mul(c12, c[2]);
+  p[3] = p4;
+  p[4] = mul(p4, c[4]);
+  p[5] = mul(p4, c56);
+  p[6] = mul(p4, mul(c56, c[6]));
+  p[7] = mul(p4, mul(c56, c78));
+}
+
+// The channels of a LINEAR TRS group (samples_across) across poses: v[j][c] lane l is component
+// c of channel j of pose l at keys' lane l, bit for bit sample_group's lane j for that pose (the
+// same operations in the same order in every lane). False, with v unspecified, where some
+// pose's rotation keys lie farther apart than the slerp series reaches: sample_group then gives
+// that pose's whole group the scalar weights, and the caller samples the group pose by pose.
+template <std::uint32_t kN>
+inline bool sample_across(const ChannelGroup& g, const float* key_rows, const LaneKeys& keys,
+                          F8 (*v)[4]) noexcept {
+  const float* base = key_rows + g.values_offset;
+  const F8 t = load(keys.t), still = lane_mask(keys.still);
+  F8 a[kAcrossLanes][4], b[kAcrossLanes][4];
+  for (std::uint32_t j = 0; j < g.lanes; ++j)
+    for (std::uint32_t c = 0; c < kN; ++c) {
+      a[j][c] = gather(base + j + c * kGroupLanes, keys.row0);
+      b[j][c] = gather(base + j + c * kGroupLanes, keys.row1);
+    }
+  if constexpr (kN == 3) {
+    for (std::uint32_t j = 0; j < g.lanes; ++j)
+      for (std::uint32_t c = 0; c < 3; ++c) v[j][c] = select(still, a[j][c], madd(sub(b[j][c], a[j][c]), t, a[j][c]));
+    return true;
+  }
+  F8 dot[kAcrossLanes], flipped[kAcrossLanes][4];
+  for (std::uint32_t j = 0; j < g.lanes; ++j) {
+    const F8 signed_dot = slerp_dot(a[j], b[j]);
+    for (int c = 0; c < 4; ++c) flipped[j][c] = flip_sign(signed_dot, b[j][c]);
+    dot[j] = abs_value(signed_dot);
+    if (any_below(dot[j], kSlerpSeriesMinCos)) return false;
+  }
+  const F8 s = sub(splat(1.0f), t);
+  F8 ca[kSlerpTerms], cb[kSlerpTerms];
+  series_coefficients_lanes(s, ca);
+  series_coefficients_lanes(t, cb);
+  for (std::uint32_t j = 0; j < g.lanes; ++j) {
+    const F8 d = sub(dot[j], splat(1.0f));
+    const F8 wa = mul(series_polynomial([&](int k) { return ca[k]; }, d), s);
+    const F8 wb = mul(series_polynomial([&](int k) { return cb[k]; }, d), t);
+    F8 q[4];
+    for (int c = 0; c < 4; ++c) q[c] = madd(wa, a[j][c], mul(wb, flipped[j][c]));
+    normalize_lanes(q);
+    for (int c = 0; c < 4; ++c) v[j][c] = select(still, a[j][c], q[c]);
+  }
+  return true;
+}
+
+inline bool sample_across(const ChannelGroup& g, const float* key_rows, const KeyPosition* const* keys,
+                          std::size_t lanes, F8 (*v)[4]) noexcept {
+  const LaneKeys at = lane_keys(g, keys, lanes);
+  return g.path == ChannelPath::rotation ? sample_across<4>(g, key_rows, at, v) : sample_across<3>(g, key_rows, at, v);
+}
+
+// Where a path's first component sits among a node's kPoseLaneComponents in SampleLanes::pose.
+inline std::size_t lane_component_offset(ChannelPath path) noexcept {
+  return path == ChannelPath::translation ? 0 : path == ChannelPath::rotation ? 3 : 7;
+}
+
+// sample_across's channels into SampleLanes::pose.
+inline void store_across(const ChannelGroup& g, const F8 (*v)[4], float* pose) noexcept {
+  const std::uint32_t n = lane_components(g.path);
+  const std::size_t first = lane_component_offset(g.path);
+  for (std::uint32_t j = 0; j < g.lanes; ++j)
+    for (std::uint32_t c = 0; c < n; ++c)
+      store(pose + (std::size_t{g.targets[j]} * kPoseLaneComponents + first + c) * kSampleLanes, v[j][c]);
+}
+
 // A weights group of `lanes` poses into each pose's own array.
 inline void store_weight_lanes(const ChannelGroup& g, const F8 (*v)[4], std::size_t lanes,
                                float* const* weights) noexcept {
@@ -222,7 +342,7 @@ inline void store_pose_lanes(const ChannelGroup& g, F8 (*v)[4], std::size_t lane
   for (std::size_t l = lanes; l < kSampleLanes; ++l)
     for (std::uint32_t c = 0; c < n; ++c) v[l][c] = v[0][c];
   // Where each channel's first component goes; the next ones follow 8 floats apart.
-  const std::size_t first = g.path == ChannelPath::translation ? 0 : g.path == ChannelPath::rotation ? 3 : 7;
+  const std::size_t first = lane_component_offset(g.path);
   float* to[kGroupLanes];
   for (std::uint32_t j = 0; j < kGroupLanes; ++j)
     to[j] = pose + (std::size_t{g.targets[j]} * kPoseLaneComponents + first) * kSampleLanes;
@@ -246,6 +366,13 @@ inline void store_pose_lanes(const ChannelGroup& g, F8 (*v)[4], std::size_t lane
   SlerpCoefficients cache[kSampleLanes];
   for (std::size_t gi = 0; gi < pass.count; ++gi) {
     const ChannelGroup& g = pass.groups[gi];
+    if (samples_across(g)) {
+      F8 across[kAcrossLanes][4];
+      if (sample_across(g, pass.key_rows, pass.keys, pass.lanes, across)) {
+        store_across(g, across, pass.pose);
+        continue;
+      }
+    }
     F8 v[kSampleLanes][4];
     sample_group_lanes(g, pass.key_rows, pass.keys, pass.lanes, cache, v);
     if (g.path == ChannelPath::weights)
