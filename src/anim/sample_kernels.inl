@@ -243,11 +243,7 @@ inline LaneKeys lane_keys(const ChannelGroup& g, const KeyPosition* const* keys,
 inline void series_coefficients_lanes(F8 t, F8* p) noexcept {
   const F8 t2 = mul(t, t);
   F8 c[kSlerpTerms];
-  for (int i = 0; i < kSlerpTerms; ++i) {
-    const float u = 1.0f / static_cast<float>((i + 1) * (2 * i + 3));
-    const float v = static_cast<float>(i + 1) / static_cast<float>(2 * i + 3);
-    c[i] = sub(mul(splat(u), t2), splat(v));
-  }
+  for (int i = 0; i < kSlerpTerms; ++i) c[i] = sub(mul(splat(kSlerpSeriesU[i]), t2), splat(kSlerpSeriesV[i]));
   const F8 c12 = mul(c[0], c[1]), c34 = mul(c[2], c[3]), c56 = mul(c[4], c[5]), c78 = mul(c[6], c[7]);
   const F8 p4 = mul(c12, c34);
   p[0] = c[0];

@@ -19,20 +19,22 @@ namespace gltf_crowd {
 inline constexpr float kSlerpSeriesMinCos = 0.7f;
 inline constexpr int kSlerpTerms = 8;
 
+// c_i = u_i t² - v_i with u_i = 1 / (i (2i + 1)) and v_i = i / (2i + 1), i = 1..kSlerpTerms: no
+// division per call. Shared with the lanes version (sample_kernels.inl), which must match bit for bit.
+inline constexpr float kSlerpSeriesU[kSlerpTerms] = {1.0f / 3,  1.0f / 10, 1.0f / 21,  1.0f / 36,
+                                                     1.0f / 55, 1.0f / 78, 1.0f / 105, 1.0f / 136};
+inline constexpr float kSlerpSeriesV[kSlerpTerms] = {1.0f / 3,  2.0f / 5,  3.0f / 7,  4.0f / 9,
+                                                     5.0f / 11, 6.0f / 13, 7.0f / 15, 8.0f / 17};
+
 // The series as a polynomial in d: f = t P(d), P(d) = 1 + p1 d + p2 d² + ... + p8 d⁸ with
 // p_k = c_1 ⋯ c_k; p[k - 1] = p_k for k = 1..kSlerpTerms. Computed once per key position and
 // shared by every channel sampled at it. The prefix products go as a tree (three products deep,
 // not a chain of eight): a slerp waits on them, and one actor's sampling is bound by that wait.
 inline void slerp_series_coefficients(float t, float* p) noexcept {
   static_assert(kSlerpTerms == 8, "the product tree below is written for 8 terms");
-  // c_i = u_i t² - v_i with u_i = 1 / (i (2i + 1)) and v_i = i / (2i + 1): no division per call.
-  constexpr auto u = [](int i) { return 1.0f / static_cast<float>(i * (2 * i + 1)); };
-  constexpr auto v = [](int i) { return static_cast<float>(i) / static_cast<float>(2 * i + 1); };
-  constexpr float kU[kSlerpTerms] = {u(1), u(2), u(3), u(4), u(5), u(6), u(7), u(8)};
-  constexpr float kV[kSlerpTerms] = {v(1), v(2), v(3), v(4), v(5), v(6), v(7), v(8)};
   const float t2 = t * t;
   float c[kSlerpTerms];
-  for (int i = 0; i < kSlerpTerms; ++i) c[i] = kU[i] * t2 - kV[i];
+  for (int i = 0; i < kSlerpTerms; ++i) c[i] = kSlerpSeriesU[i] * t2 - kSlerpSeriesV[i];
   const float c12 = c[0] * c[1], c34 = c[2] * c[3], c56 = c[4] * c[5], c78 = c[6] * c[7];
   const float p4 = c12 * c34;
   p[0] = c[0];
