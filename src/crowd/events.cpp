@@ -91,18 +91,15 @@ void advance_slot(Crowd::State& st, std::uint32_t slot, double delta_seconds) {
 
 }  // namespace
 
+bool clocks_alone(const Crowd::State& st) noexcept {
+  return st.marker_count == 0 && !st.root.enabled() && st.layered == 0;
+}
+
 void advance_clocks(Crowd::State& st, double delta_seconds) {
   st.events.clear();
   const auto n = static_cast<std::uint32_t>(st.size());
-  if (st.marker_count == 0 && !st.root.enabled() && st.layered == 0) {  // the common case
-    // Each playback line was last written by the worker that evaluated the slot (its key
-    // cursors), often on another core: asking for it a few slots ahead overlaps those transfers
-    // (a fifth of this pass for 1,000 actors on 2 threads, docs/benchmarks.md).
-    constexpr std::uint32_t kAhead = 8;
-    for (std::uint32_t slot = 0; slot < n; ++slot) {
-      if (slot + kAhead < n) __builtin_prefetch(st.playback.data() + slot + kAhead, 1);
-      if (advance_playback(st.asset, st.playback[slot], delta_seconds)) st.stale[slot] = 1;
-    }
+  if (clocks_alone(st)) {
+    for (std::uint32_t slot = 0; slot < n; ++slot) advance_clock(st, slot, delta_seconds);
     return;
   }
   for (std::uint32_t slot = 0; slot < n; ++slot) advance_slot(st, slot, delta_seconds);

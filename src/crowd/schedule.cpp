@@ -212,9 +212,16 @@ void run_update(Crowd::State& st, float delta_seconds) {
   if (st.time_stages) timer.emplace();
   ++st.frames;
   ++st.generation;
-  // Advance every clock (serial and cheap): clocks stay exact whether or not the pose is
-  // evaluated this frame.
-  advance_clocks(st, delta_seconds);  // and the events of the markers they cross
+  // Every clock advances, so clocks stay exact whether or not the pose is evaluated this frame.
+  // Where each clock steps on its own and LOD does not read them (docs/spec.md §7), the due pass
+  // advances them itself: one pass over the slots on the caller's thread instead of two.
+  const LodState& lod = st.lod;
+  const bool lod_active = lod.configured && lod.options.enabled && lod.view.has_value();
+  const bool clocks_in_due_pass = st.animation == Animation::cpu && !lod_active && clocks_alone(st);
+  if (clocks_in_due_pass)
+    st.events.clear();
+  else
+    advance_clocks(st, delta_seconds);  // and the events of the markers they cross
   const auto n = static_cast<std::uint32_t>(st.size());
   // Levels follow the camera, placements and clips of this frame (docs/spec.md §7).
   refresh_instances(st);
@@ -223,6 +230,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
   std::vector<std::uint32_t>& starts = st.order_starts;
   std::fill(starts.begin(), starts.end(), 0u);
   for (std::uint32_t slot = 0; slot < n; ++slot) {
+    if (clocks_in_due_pass) advance_clock(st, slot, delta_seconds);
     // A line of due_group ahead, for writing: the parallel loop left it on the core that read
     // it last (see evaluate_range).
     if (slot % 16 == 0 && slot + 32 < n) __builtin_prefetch(st.due_group.data() + slot + 32, 1);
