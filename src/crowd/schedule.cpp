@@ -134,13 +134,15 @@ constexpr std::uint64_t kSerialNodes = 8192;
 // regions of neighbouring slots by their first slot: a chunk of the order, one task of the parallel
 // loop, then writes one part of the packed arrays. Grouped across the whole crowd, two workers
 // wrote the rows of slots a few apart, which cost 1,000 RobotExpressive actors on 2 threads a fifth
-// of their time on a 2-vCPU VM (docs/benchmarks.md, "Workers apart in memory"). State::order_starts
-// holds the count of due slots per group (by order_key + 1) on entry.
+// of their time on a 2-vCPU VM (docs/benchmarks.md, "Workers apart in memory"). On entry,
+// State::order_starts holds the count of due slots per group (by order_key + 1), and State::order
+// the due slots in slot order.
 void group_due_slots(Crowd::State& st, std::uint32_t evaluated, std::size_t workers) {
   std::vector<std::uint32_t>& starts = st.order_starts;
   WorkerPool& pool = *st.workers;
-  // One group is in slot order already: its runs are sorted by region.
-  const bool one_group = static_cast<std::size_t>(std::count(starts.begin(), starts.end(), 0u)) + 1 >= starts.size();
+  // One group is in slot order, its kept slots and then its last few: the due pass wrote that
+  // order, and its runs are sorted by region.
+  if (static_cast<std::size_t>(std::count(starts.begin(), starts.end(), 0u)) + 1 >= starts.size()) return;
   std::vector<std::uint32_t>& kept = pool.kept;
   kept.resize(starts.size() - 1);
   std::uint32_t tail = 0;  // the kept slots of every group come first
@@ -173,7 +175,7 @@ void group_due_slots(Crowd::State& st, std::uint32_t evaluated, std::size_t work
     ends.reserve(capacity / kRegionSlots);
     next.reserve(capacity / kRegionSlots + 1);
   }
-  const std::uint32_t regions = one_group || workers < 2 ? 1 : evaluated / kRegionSlots;
+  const std::uint32_t regions = workers < 2 ? 1 : evaluated / kRegionSlots;
   if (regions < 2) return;
   ends.clear();
   // About (r + 1) · evaluated / regions due slots lie before ends[r]; thresholds are at least
@@ -236,6 +238,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
     if (slot % 16 == 0 && slot + 32 < n) __builtin_prefetch(st.due_group.data() + slot + 32, 1);
     // Hidden actors are evaluated when shown again (set_visible).
     const bool due = st.stale[slot] && (st.hidden_count == 0 || !st.hidden[slot]) && scheduled(st, slot);
+    st.order[evaluated] = slot;  // the due slots in slot order: group_due_slots keeps it for one group
     evaluated += due;
     deferred += st.stale[slot] && !due;
     st.due_group[slot] = due ? order_key(st.asset, st.playback[slot]) : kNotDue;
