@@ -253,7 +253,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
              : std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
                         tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
   group_due_slots(st, evaluated, workers);
-  for (Scratch& s : pool.scratch) s.batched_by_clip = 0;
+  for (std::size_t w = 0; w < pool.lanes.size(); ++w) pool.scratch[w * kHierarchyLanes].batched_by_clip = 0;
   if (timer)
     for (Scratch& s : pool.scratch) {
       s.ticks = {};
@@ -337,7 +337,8 @@ void run_update(Crowd::State& st, float delta_seconds) {
   st.stats.actors_evaluated = evaluated;
   st.stats.actors_deferred = deferred;
   st.stats.actors_batched_by_clip = 0;
-  for (const Scratch& s : pool.scratch) st.stats.actors_batched_by_clip += s.batched_by_clip;
+  for (std::size_t w = 0; w < pool.lanes.size(); ++w)
+    st.stats.actors_batched_by_clip += pool.scratch[w * kHierarchyLanes].batched_by_clip;
   std::uint64_t bytes_per_actor = 0;
   for (const NodeStream& s : st.streams)
     bytes_per_actor += 48ull * (1 + (s.palette.empty() ? 0 : s.joint_count)) + 4ull * s.weight_stride;
