@@ -95,6 +95,25 @@ TEST(AllocationTest, MoreDueActorsThanInWarmUpAllocateNothing) {
   EXPECT_EQ(crowd.frame_stats().actors_evaluated, 600u);
 }
 
+// A crowd that warms up playing one clip skips the grouping pass (its due pass's slot order is
+// the evaluation order); the first frame with several clips after that allocates nothing: 600
+// built-in characters all playing the first clip, then every other one switched to the second.
+TEST(AllocationTest, MoreClipsThanInWarmUpAllocateNothing) {
+  auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  ASSERT_GE(asset->clips.size(), 2u);
+  Crowd crowd(asset, {.capacity = 600});
+  std::vector<ActorOptions> options(600, ActorOptions{.clip = asset->clips[0].name});
+  auto actors = crowd.add_actors(options);
+  for (int f = 0; f < 10; ++f) crowd.update(1.0f / 60.0f);
+  for (std::size_t i = 0; i < actors.size(); i += 2) actors[i].select_clip(asset->clips[1].name);
+  allocations = 0;
+  counting = true;
+  for (int f = 0; f < 5; ++f) crowd.update(1.0f / 60.0f);
+  counting = false;
+  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_EQ(crowd.frame_stats().actors_evaluated, 600u);
+}
+
 // The same with markers on every clip (docs/spec.md §3.9): once the event list has grown to a
 // long frame's events, reporting them allocates nothing.
 TEST(AllocationTest, UpdateWithEventsAllocatesNothingAfterWarmUp) {

@@ -140,11 +140,22 @@ constexpr std::uint64_t kSerialNodes = 8192;
 void group_due_slots(Crowd::State& st, std::uint32_t evaluated, std::size_t workers) {
   std::vector<std::uint32_t>& starts = st.order_starts;
   WorkerPool& pool = *st.workers;
+  // Sized for the crowd's capacity on the first update (and the first after a reserve), whatever
+  // it groups, so that a later frame with more groups or due slots allocates nothing.
+  const std::size_t capacity = st.order.size();
+  std::vector<std::uint32_t>& kept = pool.kept;
+  std::vector<std::uint32_t>& ends = pool.region_ends;  // ends[r]: the slot after region r
+  std::vector<std::uint32_t>& next = pool.region_next;  // a counting sort of the runs by region
+  std::vector<std::uint32_t>& grouped = pool.grouped;
+  kept.resize(starts.size() - 1);
+  if (grouped.size() < capacity) {
+    grouped.resize(capacity);
+    ends.reserve(capacity / kRegionSlots);
+    next.reserve(capacity / kRegionSlots + 1);
+  }
   // One group is in slot order, its kept slots and then its last few: the due pass wrote that
   // order, and its runs are sorted by region.
   if (static_cast<std::size_t>(std::count(starts.begin(), starts.end(), 0u)) + 1 >= starts.size()) return;
-  std::vector<std::uint32_t>& kept = pool.kept;
-  kept.resize(starts.size() - 1);
   std::uint32_t tail = 0;  // the kept slots of every group come first
   for (std::size_t k = 0; k < kept.size(); ++k) {
     const std::uint32_t part = starts[k + 1] % kHierarchyLanes;
@@ -163,17 +174,6 @@ void group_due_slots(Crowd::State& st, std::uint32_t evaluated, std::size_t work
     } else {
       st.order[tail++] = slot;
     }
-  }
-  // Sized for the crowd's capacity on the first update (and the first after a reserve), so that
-  // a later frame with more due slots allocates nothing.
-  const std::size_t capacity = st.order.size();
-  std::vector<std::uint32_t>& ends = pool.region_ends;  // ends[r]: the slot after region r
-  std::vector<std::uint32_t>& next = pool.region_next;  // a counting sort of the runs by region
-  std::vector<std::uint32_t>& grouped = pool.grouped;
-  if (grouped.size() < capacity) {
-    grouped.resize(capacity);
-    ends.reserve(capacity / kRegionSlots);
-    next.reserve(capacity / kRegionSlots + 1);
   }
   const std::uint32_t regions = workers < 2 ? 1 : evaluated / kRegionSlots;
   if (regions < 2) return;
