@@ -70,6 +70,15 @@ TEST(AllocationTest, UpdateAllocatesNothingAfterWarmUp) {
   EXPECT_GE(allocations.load(), 1);
 }
 
+// The allocations made by `frames` updates of 1/60 s.
+long allocations_in_updates(Crowd& crowd, int frames) {
+  allocations = 0;
+  counting = true;
+  for (int f = 0; f < frames; ++f) crowd.update(1.0f / 60.0f);
+  counting = false;
+  return allocations.load();
+}
+
 // A frame with far more due actors than any before it allocates nothing either: 600 built-in
 // characters, 500 of them paused while the crowd warms up, then all playing. Several clips and
 // at least 256 due actors take the region sort of the parallel loop's order on two workers or
@@ -87,11 +96,7 @@ TEST(AllocationTest, MoreDueActorsThanInWarmUpAllocateNothing) {
   for (int f = 0; f < 10; ++f) crowd.update(1.0f / 60.0f);
   ASSERT_EQ(crowd.frame_stats().actors_evaluated, 100u);
   for (Actor& a : actors) a.play();
-  allocations = 0;
-  counting = true;
-  for (int f = 0; f < 5; ++f) crowd.update(1.0f / 60.0f);
-  counting = false;
-  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_EQ(allocations_in_updates(crowd, 5), 0);
   EXPECT_EQ(crowd.frame_stats().actors_evaluated, 600u);
 }
 
@@ -106,11 +111,7 @@ TEST(AllocationTest, MoreClipsThanInWarmUpAllocateNothing) {
   auto actors = crowd.add_actors(options);
   for (int f = 0; f < 10; ++f) crowd.update(1.0f / 60.0f);
   for (std::size_t i = 0; i < actors.size(); i += 2) actors[i].select_clip(asset->clips[1].name);
-  allocations = 0;
-  counting = true;
-  for (int f = 0; f < 5; ++f) crowd.update(1.0f / 60.0f);
-  counting = false;
-  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_EQ(allocations_in_updates(crowd, 5), 0);
   EXPECT_EQ(crowd.frame_stats().actors_evaluated, 600u);
 }
 
