@@ -35,7 +35,7 @@ void refresh_instances(Crowd::State& st) {
   LodState& lod = st.lod;
   std::vector<PrimitiveGroup>& groups = st.groups;
   const auto n = static_cast<std::uint32_t>(st.size());
-  const bool active = lod.configured && lod.options.enabled && lod.view.has_value();
+  const bool active = lod.active();
   if (!active && lod.plain_slots == n) return;
   lod.plain_slots = active ? kNoBand : n;
   // Refilled in place: update() allocates nothing after warm-up.

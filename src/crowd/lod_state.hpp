@@ -20,6 +20,8 @@ struct LodState {
   LodModel model;
   float bias = 1.0f;
   std::optional<LodView> view;
+  // LOD selects levels this frame: prepared, enabled, and given a view by update().
+  bool active() const noexcept { return configured && options.enabled && view.has_value(); }
   // Per level: the groups one actor at that level draws (a source node with fewer levels
   // contributes its last one). Without levels, one entry: every group.
   std::vector<std::vector<std::uint32_t>> level_groups;

@@ -217,9 +217,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
   // Every clock advances, so clocks stay exact whether or not the pose is evaluated this frame.
   // Where each clock steps on its own and LOD does not read them (docs/spec.md §7), the due pass
   // advances them itself: one pass over the slots on the caller's thread instead of two.
-  const LodState& lod = st.lod;
-  const bool lod_active = lod.configured && lod.options.enabled && lod.view.has_value();
-  const bool clocks_in_due_pass = st.animation == Animation::cpu && !lod_active && clocks_alone(st);
+  const bool clocks_in_due_pass = st.animation == Animation::cpu && !st.lod.active() && clocks_alone(st);
   if (clocks_in_due_pass)
     st.events.clear();
   else

@@ -60,7 +60,7 @@ void reclassify(Crowd::State& st) {
 bool scheduled(const Crowd::State& st, std::uint32_t slot) noexcept {
   const LodState& lod = st.lod;
   const UpdateRateOptions& rate = st.update_rate;
-  if (!rate.enabled || !(lod.configured && lod.options.enabled && lod.view.has_value())) return true;
+  if (!rate.enabled || !lod.active()) return true;
   if (lod.level[slot] == kCulledLevel) return false;  // not drawn: evaluated when visible again
   const float coverage = lod.coverage[slot];
   std::uint32_t period = 1;
