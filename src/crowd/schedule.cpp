@@ -13,6 +13,7 @@
 
 #include "crowd/frame_timer.hpp"
 #include "crowd/pack.hpp"
+#include "crowd/parallel_choice.hpp"
 
 namespace gltf_crowd {
 
@@ -29,6 +30,7 @@ struct WorkerPool {
   // region but the last ends (a slot), the order grouped by clip before its runs are sorted by
   // region, and each region's next position in that sort.
   std::vector<std::uint32_t> kept, region_ends, grouped, region_next;
+  ParallelChoice choice;  // for updates between kChunk due slots and kParallelNodes
 };
 
 // The CPU evaluation's floating-point mode on the thread that runs it (docs/spec.md §5.4): one
@@ -62,7 +64,7 @@ void make_workers(Crowd::State& st) {
     st.workers = std::make_unique<WorkerPool>();
     st.workers->arena.initialize();
     // oneTBB allocates on a thread's first parallel loop in an arena. A crowd that starts small
-    // runs its updates on the caller's thread alone (kSerialNodes): without this loop, its first
+    // runs its updates on the caller's thread alone (ParallelChoice): without this loop, its first
     // update over the workers would allocate.
     st.workers->arena.execute([] { tbb::parallel_for(0, 64, [](int) {}); });
   }
@@ -118,11 +120,11 @@ constexpr std::uint32_t kRegionSlots = 128;
 
 // Due slots per task of run_update's parallel loop.
 constexpr std::uint32_t kChunk = 32;
-// Up to this many node evaluations per update (due actors × draw rig nodes), the due slots run on
-// the caller's thread alone: about 40–80 µs of work on one core of the 2-vCPU VMs we measure,
-// where handing chunks to a second worker made 100 actors no faster, or slower (Fox 0.24 → 0.32 µs
-// per actor; docs/benchmarks.md "One thread below 8,192 node evaluations").
-constexpr std::uint64_t kSerialNodes = 8192;
+// Above this many node evaluations per update (due actors × draw rig nodes), the due slots always
+// run across the workers: 1,000 CesiumMan actors (about 22,000) took half as long on 2 threads as on
+// one in every minute we measured. From kChunk due slots up to here, ParallelChoice measures
+// which way is faster on this machine now.
+constexpr std::uint64_t kParallelNodes = 32768;
 
 // Fills State::order with the due slots grouped by what they play (a counting sort on order_key,
 // slot order within a group), so that batches of actors playing one clip sample across lanes
@@ -210,6 +212,10 @@ void group_due_slots(Crowd::State& st, std::uint32_t evaluated, std::size_t work
 }  // namespace
 
 void run_update(Crowd::State& st, float delta_seconds) {
+  // ParallelChoice weighs the whole update: after an update on two workers, the serial passes of
+  // the next one read lines the other core wrote (RobotExpressive, 100 actors: 0.30 µs per actor
+  // on the caller's thread, 0.38 on two workers, which timing the evaluation alone chose).
+  const std::uint64_t update_start = st.size() > kChunk ? ticks() : 0;  // only a choice reads it
   std::optional<FrameTimer> timer;  // only when asked: the clocks cost a small crowd ~10 %
   if (st.time_stages) timer.emplace();
   ++st.frames;
@@ -244,12 +250,14 @@ void run_update(Crowd::State& st, float delta_seconds) {
   }
   WorkerPool& pool = *st.workers;
   // The arena's concurrency, or less under a tbb::global_control (gltf-crowd bench --threads).
-  // Few node evaluations run on the caller's thread alone (kSerialNodes), as one worker.
-  const bool serial = std::uint64_t{evaluated} * st.draw.rig.node_count() <= kSerialNodes || evaluated <= kChunk;
-  const std::size_t workers =
-      serial ? 1
-             : std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
-                        tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+  const std::size_t concurrency =
+      std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
+               tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+  // A serial update runs on the caller's thread alone, as one worker.
+  const std::uint64_t nodes = std::uint64_t{evaluated} * st.draw.rig.node_count();
+  const bool chosen = concurrency > 1 && evaluated > kChunk && nodes <= kParallelNodes;
+  const bool serial = concurrency == 1 || evaluated <= kChunk || (chosen && pool.choice.serial());
+  const std::size_t workers = serial ? 1 : concurrency;
   group_due_slots(st, evaluated, workers);
   for (std::size_t w = 0; w < pool.lanes.size(); ++w) pool.scratch[w * kHierarchyLanes].batched_by_clip = 0;
   if (timer)
@@ -263,8 +271,8 @@ void run_update(Crowd::State& st, float delta_seconds) {
   // pose's result is the same as alone, so batching does not change results either). With stage
   // timing on, a batch holding one of every 64 due slots is timed per stage (frame_timer.hpp):
   // four counter reads per 64 actors cost nothing measurable. When the due slots fit one chunk,
-  // or their node evaluations stay within kSerialNodes, they run on the caller's thread: handing
-  // chunks to the arena costs more than a small crowd's evaluation.
+  // they run on the caller's thread: handing chunks to the arena costs more than a small crowd's
+  // evaluation. Up to kParallelNodes, ParallelChoice decides from what each way cost lately.
   const bool timing = timer.has_value();
   // Consumed entries of `order` and due_group are cleared, so that their lines stay with the
   // core that read them last until the next update's serial passes write them, instead of being
@@ -324,6 +332,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
                         });
     });
   }
+  if (chosen) pool.choice.record(serial, static_cast<double>(ticks() - update_start) / static_cast<double>(nodes));
   std::array<std::uint64_t, 4> stage{};
   std::uint64_t chunks = 0;
   if (timer)
