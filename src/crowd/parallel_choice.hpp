@@ -44,8 +44,9 @@ class ParallelChoice {
   }
 
   // Records what an update that ran `serial` cost, in ticks per node evaluation, unless one of
-  // the kSwitchUpdates previous updates ran the other way. One sample moves its estimate by an eighth, and by at most
-  // its double: an update preempted for a millisecond does not decide the next hundred.
+  // the kSwitchUpdates previous updates ran the other way. One sample moves its estimate by an
+  // eighth, and by at most its double: an update preempted for a millisecond does not decide
+  // the next hundred.
   void record(bool serial, double cost) noexcept {
     run_ = serial != last_serial_ ? 1 : run_ > kSwitchUpdates ? run_ : run_ + 1;
     last_serial_ = serial;
@@ -64,7 +65,8 @@ class ParallelChoice {
   double parallel_cost_ = 0.0;
   std::uint32_t updates_ = 0;
   bool serial_chosen_ = true;
-  std::uint32_t run_ = 0;  // updates in a row that ran the way of last_serial_, up to kSwitchUpdates + 1
+  // Updates in a row that ran the way of last_serial_, counted up to kSwitchUpdates + 1.
+  std::uint32_t run_ = 0;
   bool last_serial_ = false;
 };
 
