@@ -121,9 +121,9 @@ constexpr std::uint32_t kRegionSlots = 128;
 // Due slots per task of run_update's parallel loop.
 constexpr std::uint32_t kChunk = 32;
 // Above this many node evaluations per update (due actors × draw rig nodes), the due slots always
-// run across the workers: 1,000 CesiumMan actors (about 22,000) took half as long on 2 threads as on
-// one in every minute we measured. From kChunk due slots up to here, ParallelChoice measures
-// which way is faster on this machine now.
+// run across the workers: 1,000 CesiumMan actors (about 22,000) took 0.6 × as long on 2 threads
+// as on one (0.119 against 0.196 µs per actor, docs/benchmarks.md "Serial or parallel, measured"). From kChunk due
+// slots up to here, ParallelChoice measures which way is faster on this machine now.
 constexpr std::uint64_t kParallelNodes = 32768;
 
 // Fills State::order with the due slots grouped by what they play (a counting sort on order_key,
@@ -255,8 +255,9 @@ void run_update(Crowd::State& st, float delta_seconds) {
                tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
   // A serial update runs on the caller's thread alone, as one worker.
   const std::uint64_t nodes = std::uint64_t{evaluated} * st.draw.rig.node_count();
-  const bool chosen = concurrency > 1 && evaluated > kChunk && nodes <= kParallelNodes;
-  const bool serial = concurrency == 1 || evaluated <= kChunk || (chosen && pool.choice.serial());
+  const bool small = concurrency == 1 || evaluated <= kChunk;
+  const bool chosen = !small && nodes <= kParallelNodes;
+  const bool serial = small || (chosen && pool.choice.serial());
   const std::size_t workers = serial ? 1 : concurrency;
   group_due_slots(st, evaluated, workers);
   for (std::size_t w = 0; w < pool.lanes.size(); ++w) pool.scratch[w * kHierarchyLanes].batched_by_clip = 0;
