@@ -199,8 +199,9 @@ struct InstanceLanes {
 };
 
 // The scratch arrays of hierarchy_lanes, palette_lanes and instance_lanes for a rig of `nodes`
-// nodes and `drawn` drawn nodes.
-struct LanesScratch {
+// nodes and `drawn` drawn nodes. One per worker, on cache lines of its own: each worker writes
+// its rest_clip in every batch.
+struct alignas(64) LanesScratch {
   // `joints`: the most joints of any skin (palette_lanes' staging).
   LanesScratch(std::size_t nodes, std::size_t joints, std::size_t drawn)
       : world(96 * nodes),

@@ -31,6 +31,10 @@ struct WorkerPool {
   // region, and each region's next position in that sort.
   std::vector<std::uint32_t> kept, region_ends, grouped, region_next;
   ParallelChoice choice;  // for updates between kChunk due slots and kParallelNodes
+  // One allocation before each worker's scratch, never touched: without it, the last buffers
+  // that make_workers allocated for one worker and the first of the next shared cache lines that
+  // both workers write in every batch (docs/benchmarks.md, "Workers' scratch apart").
+  std::vector<std::vector<char>> gaps;
 };
 
 // The CPU evaluation's floating-point mode on the thread that runs it (docs/spec.md §5.4): one
@@ -59,6 +63,9 @@ class FlushToZero {
 Crowd::State::State(const Asset& a) : asset(a) {}
 Crowd::State::~State() = default;
 
+// Bytes of WorkerPool::gaps: whole pages, wider than any prefetcher's reach.
+constexpr std::size_t kWorkerGapBytes = 8192;
+
 void make_workers(Crowd::State& st) {
   if (!st.workers) {
     st.workers = std::make_unique<WorkerPool>();
@@ -71,9 +78,14 @@ void make_workers(Crowd::State& st) {
   WorkerPool& pool = *st.workers;
   pool.scratch.clear();
   pool.lanes.clear();
+  pool.gaps.clear();
   std::size_t joints = 0;  // the most of any skin: palette_lanes' staging
   for (const RigSkin& skin : st.draw.rig.skins) joints = std::max(joints, skin.joints.size());
+  const auto workers = static_cast<std::size_t>(pool.arena.max_concurrency());
+  pool.scratch.reserve(workers * kHierarchyLanes);
+  pool.lanes.reserve(workers);
   for (int i = 0; i < pool.arena.max_concurrency(); ++i) {
+    pool.gaps.emplace_back(kWorkerGapBytes);
     for (std::size_t l = 0; l < kHierarchyLanes; ++l) pool.scratch.emplace_back(st.draw);
     pool.lanes.emplace_back(st.draw.rig.node_count(), joints, st.draw.rig.drawn.size());
   }
