@@ -31,9 +31,10 @@ struct WorkerPool {
   // region, and each region's next position in that sort.
   std::vector<std::uint32_t> kept, region_ends, grouped, region_next;
   ParallelChoice choice;  // for updates between kChunk due slots and kParallelNodes
-  // One allocation before each worker's scratch, never touched: without it, the last buffers
-  // that make_workers allocated for one worker and the first of the next shared cache lines that
-  // both workers write in every batch (docs/benchmarks.md, "Workers' scratch apart").
+  // One allocation before each worker's scratch, never read: without it, the last buffer that
+  // make_workers allocated for one worker could share a cache line with the first buffer of the
+  // next, and each worker writes its own in every batch (docs/benchmarks.md, "Workers' scratch
+  // apart").
   std::vector<std::vector<char>> gaps;
 };
 
@@ -63,7 +64,7 @@ class FlushToZero {
 Crowd::State::State(const Asset& a) : asset(a) {}
 Crowd::State::~State() = default;
 
-// Bytes of WorkerPool::gaps: whole pages, wider than any prefetcher's reach.
+// Bytes of each of WorkerPool::gaps: two pages, wider than any prefetcher's reach.
 constexpr std::size_t kWorkerGapBytes = 8192;
 
 void make_workers(Crowd::State& st) {
@@ -84,7 +85,7 @@ void make_workers(Crowd::State& st) {
   const auto workers = static_cast<std::size_t>(pool.arena.max_concurrency());
   pool.scratch.reserve(workers * kHierarchyLanes);
   pool.lanes.reserve(workers);
-  for (int i = 0; i < pool.arena.max_concurrency(); ++i) {
+  for (std::size_t i = 0; i < workers; ++i) {
     pool.gaps.emplace_back(kWorkerGapBytes);
     for (std::size_t l = 0; l < kHierarchyLanes; ++l) pool.scratch.emplace_back(st.draw);
     pool.lanes.emplace_back(st.draw.rig.node_count(), joints, st.draw.rig.drawn.size());
