@@ -490,7 +490,8 @@ TEST(KernelsTest, PaletteLanesEqualThePaletteOfEachPose) {
 
 // instance_lanes after hierarchy_lanes against `multiply` on each pose's world, as the crowd
 // packs one pose: rigid nodes (one at rest in every lane, so not in the pass's lanes) and static
-// skinned meshes, with and without an unframe transform, 1 to 8 lanes, bit for bit.
+// skinned meshes, with and without an unframe transform, 1 to 8 lanes, bit for bit. Without
+// static_rows, the static meshes' rows keep what they held.
 TEST(KernelsTest, InstanceLanesEqualTheProductsOfEachPose) {
   std::mt19937 rng(31);
   constexpr std::size_t kNodes = 12;
@@ -512,42 +513,47 @@ TEST(KernelsTest, InstanceLanesEqualTheProductsOfEachPose) {
   const std::vector<std::uint8_t> keep_none(kNodes, 0);
   for (const AffineKernels* k : kernel_sets()) {
     SCOPED_TRACE(k->name);
-    for (const Affine* frame : {static_cast<const Affine*>(nullptr), &unframe})
-      for (std::size_t lanes = 1; lanes <= kHierarchyLanes; ++lanes) {
-        SCOPED_TRACE(::testing::Message() << lanes << " lanes, unframe " << (frame != nullptr));
-        std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
-        std::vector<std::vector<Affine>> got(lanes, std::vector<Affine>(drawn.size()));
-        InstanceLanes instances{drawn, skins, frame, lanes};
-        for (std::size_t l = 0; l < lanes; ++l) {
-          instances.placement[l] = &placements[l];
-          for (std::size_t d = 0; d < drawn.size(); ++d)
-            scratch.instance_rows[kHierarchyLanes * d + l] = &got[l][d].rows[0];
-        }
-        instances.lanes_world = scratch.world.data();
-        instances.in_lanes = scratch.in_lanes.data();
-        instances.rest_world = poses.rest.data();
-        instances.rows = scratch.instance_rows.data();
-        poses.run_lanes(*k, lanes, keep_none.data(), world, scratch);
-        ASSERT_EQ(scratch.in_lanes[11], 0u);  // the test covers a node read from rest_world
-        k->instance_lanes(instances);
-        for (std::size_t l = 0; l < lanes; ++l) {
-          const std::vector<Affine> want_world = poses.world_of(*k, l);
-          Affine framed = placements[l];
-          if (frame != nullptr) k->multiply(placements[l], *frame, framed);
-          for (std::size_t d = 0; d < drawn.size(); ++d) {
-            Affine want;
-            if (drawn[d].rule == InstanceRule::static_mesh)
-              k->multiply(placements[l], skins[static_cast<std::size_t>(drawn[d].skin)].mesh_world, want);
-            else
-              k->multiply(framed, want_world[drawn[d].node], want);
-            for (int r = 0; r < 3; ++r)
-              for (int c = 0; c < 4; ++c)
-                ASSERT_EQ(std::bit_cast<std::uint32_t>(got[l][d].rows[r][c]),
-                          std::bit_cast<std::uint32_t>(want.rows[r][c]))
-                    << "lane " << l << ", drawn " << d << ", row " << r << ", column " << c;
+    for (const bool static_rows : {true, false})
+      for (const Affine* frame : {static_cast<const Affine*>(nullptr), &unframe})
+        for (std::size_t lanes = 1; lanes <= kHierarchyLanes; ++lanes) {
+          SCOPED_TRACE(::testing::Message()
+                       << lanes << " lanes, unframe " << (frame != nullptr) << ", static rows " << static_rows);
+          std::vector<std::vector<Affine>> world(lanes, std::vector<Affine>(kNodes));
+          Affine held;  // what every row holds before the pass
+          for (glm::vec4& row : held.rows) row = glm::vec4(-7.0f);
+          std::vector<std::vector<Affine>> got(lanes, std::vector<Affine>(drawn.size(), held));
+          InstanceLanes instances{drawn, skins, frame, lanes};
+          instances.static_rows = static_rows;
+          for (std::size_t l = 0; l < lanes; ++l) {
+            instances.placement[l] = &placements[l];
+            for (std::size_t d = 0; d < drawn.size(); ++d)
+              scratch.instance_rows[kHierarchyLanes * d + l] = &got[l][d].rows[0];
+          }
+          instances.lanes_world = scratch.world.data();
+          instances.in_lanes = scratch.in_lanes.data();
+          instances.rest_world = poses.rest.data();
+          instances.rows = scratch.instance_rows.data();
+          poses.run_lanes(*k, lanes, keep_none.data(), world, scratch);
+          ASSERT_EQ(scratch.in_lanes[11], 0u);  // the test covers a node read from rest_world
+          k->instance_lanes(instances);
+          for (std::size_t l = 0; l < lanes; ++l) {
+            const std::vector<Affine> want_world = poses.world_of(*k, l);
+            Affine framed = placements[l];
+            if (frame != nullptr) k->multiply(placements[l], *frame, framed);
+            for (std::size_t d = 0; d < drawn.size(); ++d) {
+              Affine want = held;
+              if (drawn[d].rule == InstanceRule::rigid)
+                k->multiply(framed, want_world[drawn[d].node], want);
+              else if (static_rows)
+                k->multiply(placements[l], skins[static_cast<std::size_t>(drawn[d].skin)].mesh_world, want);
+              for (int r = 0; r < 3; ++r)
+                for (int c = 0; c < 4; ++c)
+                  ASSERT_EQ(std::bit_cast<std::uint32_t>(got[l][d].rows[r][c]),
+                            std::bit_cast<std::uint32_t>(want.rows[r][c]))
+                      << "lane " << l << ", drawn " << d << ", row " << r << ", column " << c;
+            }
           }
         }
-      }
   }
 }
 

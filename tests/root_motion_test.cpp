@@ -17,6 +17,7 @@
 #include "gltf_crowd/default_character.hpp"
 #include "handmade_gltf.hpp"
 #include "scalar_pose.hpp"
+#include "test_support.hpp"
 
 namespace gltf_crowd {
 namespace {
@@ -301,6 +302,74 @@ TEST(RootMotion, RemovalMovesTheMotionAcrossSlots) {
   crowd.update(0.5f);
   crowd.remove_actor("first");
   expect_motion(crowd.find_actor("second")->take_root_motion(), {0.0f, 0.0f, 1.0f});
+}
+
+// Slot `slot`'s instance transform in `stream` (3 rows of a 3 × 4 affine) as a 4 × 4 matrix.
+glm::mat4 instance_matrix(const NodeStream& stream, std::size_t slot) {
+  glm::mat4 m(1.0f);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c) m[c][r] = stream.transforms[slot * 3 + static_cast<std::size_t>(r)][c];
+  return m;
+}
+
+// Root motion applied to the placement of `count` actors playing `clip` (root `node`, its
+// vertical motion): after every update, each actor's rows in every skinned stream are its
+// placement × the rows it had at the identity placement; then the same after set_transform.
+void expect_skinned_rows_follow_placement(std::shared_ptr<const Asset> asset, const std::string& node,
+                                          const std::string& clip, int count, float step) {
+  CrowdOptions options = with_root({.node = node, .translation_y = true, .apply_to_placement = true});
+  options.capacity = 8;
+  Crowd crowd(std::move(asset), options);
+  std::vector<Actor> actors;
+  for (int i = 0; i < count; ++i)
+    actors.push_back(crowd.add_actor({.clip = clip, .phase = 0.1f * static_cast<float>(i)}));
+  std::vector<std::size_t> skinned;    // streams
+  std::vector<glm::mat4> at_identity;  // per skinned stream, slot 0's rows before any update
+  for (std::size_t s = 0; s < crowd.node_streams().size(); ++s)
+    if (crowd.node_streams()[s].joint_count > 0) {
+      skinned.push_back(s);
+      at_identity.push_back(instance_matrix(crowd.node_streams()[s], 0));
+    }
+  ASSERT_FALSE(skinned.empty());
+  const auto expect_rows = [&] {
+    for (std::size_t i = 0; i < skinned.size(); ++i)
+      for (std::size_t slot = 0; slot < actors.size(); ++slot) {
+        const glm::mat4 expected = actors[slot].transform() * at_identity[i];
+        const glm::mat4 rows = instance_matrix(crowd.node_streams()[skinned[i]], slot);
+        for (int c = 0; c < 4; ++c)
+          for (int r = 0; r < 3; ++r)
+            ASSERT_NEAR(rows[c][r], expected[c][r], kTol) << "stream " << skinned[i] << " slot " << slot;
+      }
+  };
+  for (int frame = 0; frame < 6; ++frame) {
+    crowd.update(step);
+    expect_rows();
+  }
+  ASSERT_GT(std::abs(actors[0].transform()[3][1]), 1e-3f);  // it moved
+  actors[0].set_transform(glm::translate(glm::mat4(1.0f), glm::vec3(3.0f, 0.0f, -2.0f)));
+  expect_rows();
+  crowd.update(step);
+  expect_rows();
+}
+
+// A static skinned mesh's instance transform is the placement × the mesh's world, which no pose
+// moves: root motion applied to the placement moves it in an update, set_transform at once. The
+// built-in character's hips bob twice a loop (0.6 s each): 6 updates of 0.07 s. One actor is
+// packed alone, six in one batch (docs/spec.md §5.8).
+TEST(RootMotion, PlacementMovesStaticMeshRows) {
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  for (const int count : {1, 6}) {
+    SCOPED_TRACE(count);
+    expect_skinned_rows_follow_placement(asset, "Hips", "Walking", count, 0.07f);
+  }
+}
+
+// The same where rigid nodes are drawn too, so that a batch's instance transforms run across
+// lanes (instance_lanes): RobotExpressive, whose Body bobs as it runs.
+TEST(RootMotion, PlacementMovesStaticMeshRowsAcrossLanes) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
+  expect_skinned_rows_follow_placement(asset, "Body", "Running", 6, 0.05f);
 }
 
 // The built-in character's Walking clip (1.2 s) with the root joint Hips: one loop moves the

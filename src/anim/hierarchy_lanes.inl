@@ -276,6 +276,7 @@ inline void instance_lanes(const InstanceLanes& pass) noexcept {
     const RigDrawn& drawn = pass.drawn[d];
     glm::vec4* const* rows = pass.rows + 8 * d;
     if (drawn.rule == InstanceRule::static_mesh) {  // a constant right operand: no gather pays
+      if (!pass.static_rows) continue;
       const Affine& mesh_world = pass.skins[static_cast<std::size_t>(drawn.skin)].mesh_world;
       for (std::size_t l = 0; l < pass.lanes; ++l)
         product(*pass.placement[l], mesh_world, *reinterpret_cast<Affine*>(rows[l]));

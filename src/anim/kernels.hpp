@@ -182,10 +182,10 @@ struct PaletteLanes {
 // The instance transforms of the drawn nodes (Rig::drawn) for up to kHierarchyLanes poses after
 // their hierarchy_lanes pass, as the crowd packs each (InstanceRule), bit for bit as `multiply`
 // gives them one pose at a time: for drawn node d and lane l, 3 rows at rows[8d + l] =
-// placement[l] × mesh_world of its skin (static_mesh), or placement[l] × unframe × world_l(node)
-// (rigid; null unframe = identity), with the world from lanes_world where in_lanes, else
-// rest_world (the node rests in every lane). No drawn node may be an animated_mesh. Lanes past
-// `lanes` are not read or written; `lanes` outside 1..8 does nothing.
+// placement[l] × mesh_world of its skin (static_mesh, with static_rows), or placement[l] ×
+// unframe × world_l(node) (rigid; null unframe = identity), with the world from lanes_world where
+// in_lanes, else rest_world (the node rests in every lane). No drawn node may be an
+// animated_mesh. Lanes past `lanes` are not read or written; `lanes` outside 1..8 does nothing.
 struct InstanceLanes {
   std::span<const RigDrawn> drawn;
   std::span<const RigSkin> skins;
@@ -196,6 +196,7 @@ struct InstanceLanes {
   const std::uint8_t* in_lanes = nullptr;
   const Affine* rest_world = nullptr;
   glm::vec4* const* rows = nullptr;  // kHierarchyLanes per drawn node, written
+  bool static_rows = true;           // false: static_mesh nodes' rows are left as they are
 };
 
 // The scratch arrays of hierarchy_lanes, palette_lanes and instance_lanes for a rig of `nodes`

@@ -263,8 +263,9 @@ inline void pack_weights(Crowd::State& st, std::uint32_t slot, const Scratch& s)
   st.packed_generation[slot] = st.generation;
 }
 
-// The slot's instance transforms into every stream, then pack_weights.
-void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s) noexcept {
+// The slot's instance transforms into every stream (a static mesh's only with `static_rows`),
+// then pack_weights.
+void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s, bool static_rows) noexcept {
   const Rig& rig = st.draw.rig;
   const AffineProduct multiply = affine_product();
   const Affine placement = placement_rows(st.placements[slot]);
@@ -288,7 +289,7 @@ void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s) noex
     switch (drawn.rule) {
       case InstanceRule::rigid: multiply(framed(), model, *instance); break;
       case InstanceRule::static_mesh:
-        multiply(placement, rig.skins[static_cast<std::size_t>(drawn.skin)].mesh_world, *instance);
+        if (static_rows) multiply(placement, rig.skins[static_cast<std::size_t>(drawn.skin)].mesh_world, *instance);
         break;
       case InstanceRule::animated_mesh:  // a singular world: the palette carries it (PaletteJob)
         if (abs_determinant(model) > 1e-12f)
@@ -303,7 +304,7 @@ void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s) noex
 
 }  // namespace
 
-void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed) noexcept {
+void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed, bool static_rows) noexcept {
   const Rig& rig = st.draw.rig;
   StageClock clock(timed);
   pose_slot(st, slot, s);
@@ -312,7 +313,7 @@ void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed)
   clock.lap(s.ticks[1]);
   write_palettes(st, slot, s);
   clock.lap(s.ticks[2]);
-  pack_instances(st, slot, s);
+  pack_instances(st, slot, s, static_rows);
   clock.lap(s.ticks[3]);
 }
 
@@ -474,7 +475,8 @@ void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, con
 void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std::span<Scratch> lanes,
                     LanesScratch& lanes_scratch, bool timed) noexcept {
   if (slots.size() < kFewestLanes) {  // with the same results
-    for (std::size_t l = 0; l < slots.size(); ++l) evaluate_slot(st, slots[l], lanes[l], timed);
+    for (std::size_t l = 0; l < slots.size(); ++l)
+      evaluate_slot(st, slots[l], lanes[l], timed, placement_moved(st, slots[l]));
     return;
   }
   const Rig& rig = st.draw.rig;
@@ -535,7 +537,8 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
   }
   clock.lap(ticks[2]);
   if (!st.draw.instance_lanes) {
-    for (std::size_t l = 0; l < slots.size(); ++l) pack_instances(st, slots[l], lanes[l]);
+    for (std::size_t l = 0; l < slots.size(); ++l)
+      pack_instances(st, slots[l], lanes[l], placement_moved(st, slots[l]));
     clock.lap(ticks[3]);
     return;
   }
@@ -543,7 +546,9 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
   InstanceLanes instances{rig.drawn, rig.skins, rig.framed ? &rig.unframe : nullptr, slots.size()};
   std::array<Affine, kHierarchyLanes> placements;
   glm::vec4** rows = lanes_scratch.instance_rows.data();
+  instances.static_rows = false;
   for (std::size_t l = 0; l < slots.size(); ++l) {
+    instances.static_rows |= placement_moved(st, slots[l]);  // the same values for the others
     placements[l] = placement_rows(st.placements[slots[l]]);
     instances.placement[l] = &placements[l];
     for (std::size_t d = 0; d < st.streams.size(); ++d)

@@ -85,9 +85,20 @@ void apply_layers(const Crowd::State& st, const CompiledRig& compiled, std::span
 void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p, std::span<LayerState> layers,
                          std::uint32_t slot, Scratch& s) noexcept;
 
+// Whether an update's evaluation of `slot` writes its static meshes' instance rows (placement ×
+// the mesh's world, which no pose moves): only where root motion moved the placement in this
+// update. Every other change of a placement (set_transform, add_actors) or of the rows' storage
+// (compile_streams, set_animation) evaluates the slot at once (evaluate_now), which writes every
+// row; removing an actor copies its rows.
+inline bool placement_moved(const Crowd::State& st, std::uint32_t slot) noexcept {
+  return st.placement_generation[slot] == st.generation;
+}
+
 // Evaluates the pose of one slot and packs it into every stream, stamping it with the current
-// generation. `timed` adds each stage's ticks to scratch.ticks.
-void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed = false) noexcept;
+// generation; its static meshes' instance rows only with `static_rows`. `timed` adds each
+// stage's ticks to scratch.ticks.
+void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed = false,
+                   bool static_rows = true) noexcept;
 
 // The fewest slots that evaluate_slots runs across lanes: the lanes' passes cost what about five
 // poses alone cost (every lane is computed, used or not), so fewer go one by one.
