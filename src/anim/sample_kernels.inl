@@ -8,38 +8,39 @@
 
 // Writes the group's lanes from their components (v[c] holds component c of every lane), four
 // lanes at a time transposed in registers into (x, y, z, w): going through memory would read
-// back halves of 8-wide stores, which store forwarding does not serve. All eight lanes are
-// stored, unconditionally: an unused lane repeats lane 0's keys and target, so it writes lane
-// 0's value again.
+// back halves of 8-wide stores, which store forwarding does not serve. Lanes go out four at a
+// time up to `lanes` (an unused lane repeats lane 0's keys and target, so it writes lane 0's
+// value again): a group of one node's channel stores 4 lanes, not 8.
 template <bool kQuat>
-inline void scatter_vectors(const std::uint32_t* targets, const F8* v, float* out) noexcept {
-  for (std::uint32_t first = 0; first < kGroupLanes; first += 4) {
-    const bool lo = first == 0;
-    __m128 x = lo ? low(v[0]) : high(v[0]), y = lo ? low(v[1]) : high(v[1]);
-    __m128 z = lo ? low(v[2]) : high(v[2]);
-    __m128 w = kQuat ? (lo ? low(v[3]) : high(v[3])) : _mm_setzero_ps();
+inline void scatter_vectors(const std::uint32_t* targets, std::uint32_t lanes, const F8* v, float* out) noexcept {
+  const auto put = [out](std::uint32_t target, __m128 r) {
+    if constexpr (kQuat) {
+      _mm_storeu_ps(out + std::size_t{target} * 4, r);
+    } else {  // 12 bytes: the fourth float belongs to the next node
+      float* p = out + std::size_t{target} * 3;
+      _mm_storel_pi(reinterpret_cast<__m64*>(p), r);
+      _mm_store_ss(p + 2, _mm_movehl_ps(r, r));
+    }
+  };
+  const auto four = [&](__m128 x, __m128 y, __m128 z, __m128 w, const std::uint32_t* to) {
     _MM_TRANSPOSE4_PS(x, y, z, w);
-    const auto put = [out](std::uint32_t target, __m128 r) {
-      if constexpr (kQuat) {
-        _mm_storeu_ps(out + std::size_t{target} * 4, r);
-      } else {  // 12 bytes: the fourth float belongs to the next node
-        float* p = out + std::size_t{target} * 3;
-        _mm_storel_pi(reinterpret_cast<__m64*>(p), r);
-        _mm_store_ss(p + 2, _mm_movehl_ps(r, r));
-      }
-    };
-    put(targets[first], x);
-    put(targets[first + 1], y);
-    put(targets[first + 2], z);
-    put(targets[first + 3], w);
-  }
+    put(to[0], x);
+    put(to[1], y);
+    put(to[2], z);
+    put(to[3], w);
+  };
+  const __m128 zero = _mm_setzero_ps();
+  four(low(v[0]), low(v[1]), low(v[2]), kQuat ? low(v[3]) : zero, targets);
+  if (lanes > 4) four(high(v[0]), high(v[1]), high(v[2]), kQuat ? high(v[3]) : zero, targets + 4);
 }
 
 inline void scatter(const ChannelGroup& g, const F8* v, const SamplePass& pass) noexcept {
   switch (g.path) {
-    case ChannelPath::translation: scatter_vectors<false>(g.targets, v, &pass.translations[0].x); break;
-    case ChannelPath::rotation: scatter_vectors<true>(g.targets, v, &pass.rotations[0].x); break;  // x, y, z, w
-    case ChannelPath::scale: scatter_vectors<false>(g.targets, v, &pass.scales[0].x); break;
+    case ChannelPath::translation: scatter_vectors<false>(g.targets, g.lanes, v, &pass.translations[0].x); break;
+    case ChannelPath::rotation:
+      scatter_vectors<true>(g.targets, g.lanes, v, &pass.rotations[0].x);
+      break;  // x, y, z, w
+    case ChannelPath::scale: scatter_vectors<false>(g.targets, g.lanes, v, &pass.scales[0].x); break;
     case ChannelPath::weights: {
       alignas(32) float w[kGroupLanes];
       store(w, v[0]);
@@ -262,8 +263,7 @@ inline void series_coefficients_lanes(F8 t, F8* p) noexcept {
 // pose's rotation keys lie farther apart than the slerp series reaches: sample_group then gives
 // that pose's whole group the scalar weights, and the caller samples the group pose by pose.
 template <std::uint32_t kN>
-inline bool sample_across(const ChannelGroup& g, const float* key_rows, const LaneKeys& keys,
-                          F8 (*v)[4]) noexcept {
+inline bool sample_across(const ChannelGroup& g, const float* key_rows, const LaneKeys& keys, F8 (*v)[4]) noexcept {
   const float* base = key_rows + g.values_offset;
   const F8 t = load(keys.t), still = lane_mask(keys.still);
   F8 a[kAcrossLanes][4], b[kAcrossLanes][4];
