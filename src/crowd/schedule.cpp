@@ -46,17 +46,24 @@ struct WorkerPool {
 // about a hundred cycles; Fox's rotation keys hold components near 1e-25, whose products
 // underflow in every slerp of those channels (Fox, 100 actors: 0.310 → 0.222 µs per actor on one
 // thread, docs/benchmarks.md "Flush to zero"). The caller's control bits come back after; the
-// exception flags raised meanwhile stay raised, as without the guard.
+// exception flags raised meanwhile stay raised, as without the guard. A thread already in that
+// mode (the arena's: make_workers) is left alone: loading MXCSR costs more than a 1-actor
+// update's sampling of one node.
 class FlushToZero {
  public:
-  FlushToZero() noexcept : csr_(_mm_getcsr()) { _mm_setcsr((csr_ & kFlags) | kEvaluation); }
-  ~FlushToZero() { _mm_setcsr((_mm_getcsr() & kFlags) | (csr_ & ~kFlags)); }
+  FlushToZero() noexcept : csr_(_mm_getcsr()) {
+    if (!evaluating()) _mm_setcsr((csr_ & kFlags) | kEvaluation);
+  }
+  ~FlushToZero() {
+    if (!evaluating()) _mm_setcsr((_mm_getcsr() & kFlags) | (csr_ & ~kFlags));
+  }
   FlushToZero(const FlushToZero&) = delete;
   FlushToZero& operator=(const FlushToZero&) = delete;
 
  private:
   static constexpr unsigned kFlags = 0x3Fu;  // MXCSR's sticky exception flags
   static constexpr unsigned kEvaluation = _MM_FLUSH_ZERO_ON | _MM_MASK_MASK | _MM_ROUND_NEAREST;
+  bool evaluating() const noexcept { return (csr_ & ~kFlags) == kEvaluation; }
   unsigned csr_;
 };
 
@@ -70,7 +77,12 @@ constexpr std::size_t kWorkerGapBytes = 8192;
 void make_workers(Crowd::State& st) {
   if (!st.workers) {
     st.workers = std::make_unique<WorkerPool>();
-    st.workers->arena.initialize();
+    {
+      // The arena captures the floating-point mode of the thread that initializes it and runs
+      // every task in it: the evaluation's, so that each task's FlushToZero finds it set.
+      const FlushToZero mode;
+      st.workers->arena.initialize();
+    }
     // oneTBB allocates on a thread's first parallel loop in an arena. A crowd that starts small
     // runs its updates on the caller's thread alone (ParallelChoice): without this loop, its first
     // update over the workers would allocate.
