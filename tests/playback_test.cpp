@@ -3,13 +3,16 @@
 // the table runs for several D, so exact multiples of an inexact D are covered too. Every
 // expected value is worked out by hand from docs/spec.md's formulas (comment on each row), then the
 // same table drives real actors of the built-in character, through add_actors and update.
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "anim/clip_time.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/playback.hpp"
@@ -151,6 +154,62 @@ TEST(PlaybackClockTest, RestartAndSettle) {
   EXPECT_EQ(settle_elapsed(6.5, 2.0f, repeat, 3), 6.0);
   EXPECT_EQ(settle_elapsed(-6.5, 2.0f, ping_pong, 3), -6.0);
   EXPECT_EQ(settle_elapsed(123.0, 2.0f, repeat, 0), 123.0);
+}
+
+// docs/spec.md §3's repeat and ping-pong rule written out with the division: traversal k =
+// floor(e / D), remainder e − k·D (a negative rounding clamped to 0, one that rounds to D in
+// float counted as the next traversal's start), mirrored on odd k for ping-pong.
+float divided_time(double e, float duration, LoopMode loop) {
+  const double d = duration;
+  double k = std::floor(e / d);
+  double m = std::max(e - k * d, 0.0);
+  if (static_cast<float>(m) >= duration) {
+    m = 0.0;
+    k += 1.0;
+  }
+  const bool odd = std::fmod(std::abs(k), 2.0) == 1.0;
+  return static_cast<float>(loop == ping_pong && odd ? d - m : m);
+}
+
+// The crowd maps clocks with 1 / D given (anim/clip_time.hpp: a product, and the division only
+// where the product's floor could differ); both that and the public clip_time must give the
+// division's time bit for bit: at and a few units in the last place around exact multiples of D,
+// where the product and the quotient round to opposite sides of an integer, up to clocks of 2⁴²
+// traversals (where a double's unit in the last place outgrows a float's of D), and at random.
+TEST(PlaybackClockTest, ProductTraversalIsTheDivisions) {
+  std::vector<double> traversals;
+  for (int k = -40; k <= 40; ++k) traversals.push_back(k);
+  for (int p = 10; p <= 42; p += 2) {
+    traversals.push_back(std::ldexp(1.0, p));
+    traversals.push_back(-std::ldexp(1.0, p) - 1.0);
+    traversals.push_back(std::ldexp(1.0, p) * 0.75 + 1.0);
+  }
+  std::mt19937_64 random(18);
+  std::uniform_real_distribution<double> anywhere(-1e4, 1e4);
+  std::size_t checked = 0;
+  for (const float duration : {2.0f, 0.9583f, 1.0f / 3.0f, 1.2f, 1.0f / 24.0f, 7.3f, 2.0833333f}) {
+    const double d = duration, inverse = 1.0 / d;
+    std::vector<double> clocks;
+    for (const double k : traversals) {
+      double e = k * d;
+      clocks.push_back(e);
+      for (int step = 0; step < 6; ++step) clocks.push_back(e = std::nextafter(e, HUGE_VAL));
+      e = k * d;
+      for (int step = 0; step < 6; ++step) clocks.push_back(e = std::nextafter(e, -HUGE_VAL));
+    }
+    for (int i = 0; i < 2000; ++i) clocks.push_back(anywhere(random));
+    for (const double e : clocks) {
+      for (const LoopMode loop : {repeat, ping_pong}) {
+        const float expected = divided_time(e, duration, loop);
+        const std::string where = std::string(to_string(loop)) + " D=" + std::to_string(d) + " e=" + std::to_string(e) +
+                                  " (" + std::to_string(e / d) + "·D)";
+        EXPECT_EQ(clip_time(e, duration, inverse, loop, 0, e < 0.0).seconds, expected) << where;
+        EXPECT_EQ(clip_time(e, duration, loop, 0, e < 0.0).seconds, expected) << where;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 20000u);
 }
 
 std::shared_ptr<const Asset> character() {

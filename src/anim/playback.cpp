@@ -1,10 +1,10 @@
 // Based on: docs/spec.md §3 "Time" (the elapsed-clock rules for once, repeat, ping-pong, repetitions).
-// The clock is kept in double: a float clock loses sub-frame precision after a few hours of
-// playback, and the wrap below must see exact multiples of D as exact.
+// clip_time's rules live in anim/clip_time.hpp, inline for the crowd's per-contributor calls.
 #include "gltf_crowd/playback.hpp"
 
 #include <algorithm>
-#include <cmath>
+
+#include "anim/clip_time.hpp"
 
 namespace gltf_crowd {
 
@@ -18,28 +18,7 @@ std::string_view to_string(LoopMode mode) noexcept {
 }
 
 ClipTime clip_time(double e, float duration_seconds, LoopMode loop, std::uint32_t repetitions, bool backward) noexcept {
-  const double d = duration_seconds;
-  if (!(d > 0.0)) return {0.0f, loop == LoopMode::once || repetitions > 0};
-  if (loop == LoopMode::once) {
-    const bool finished = backward ? e <= 0.0 : e >= d;
-    return {static_cast<float>(std::clamp(e, 0.0, d)), finished};
-  }
-  if (repetitions > 0 && std::abs(e) >= repetitions * d) {
-    // The limit of t as |e| rises to n·D; ping-pong is symmetric in e, repeat is not.
-    const bool at_start = loop == LoopMode::ping_pong ? repetitions % 2 == 0 : e < 0.0;
-    return {at_start ? 0.0f : duration_seconds, true};
-  }
-  double k = std::floor(e / d);
-  double m = e - k * d;
-  if (m < 0.0) m = 0.0;
-  // A remainder that rounds to D is really the start of the next traversal; counting it there
-  // keeps ping-pong's direction right at the turn.
-  if (static_cast<float>(m) >= duration_seconds) {
-    m = 0.0;
-    k += 1.0;
-  }
-  const bool mirrored = loop == LoopMode::ping_pong && std::fmod(std::abs(k), 2.0) == 1.0;
-  return {static_cast<float>(mirrored ? d - m : m), false};
+  return clip_time(e, duration_seconds, 1.0 / static_cast<double>(duration_seconds), loop, repetitions, backward);
 }
 
 double restart_elapsed(float duration_seconds, LoopMode loop, bool backward) noexcept {

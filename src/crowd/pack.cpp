@@ -341,16 +341,19 @@ SharedClips shared_clips(const Crowd::State& st, std::span<const std::uint32_t> 
   return {first, lead.count == 2 ? std::int64_t{second} : -1};
 }
 
-// Contributor i of the slot, playing clip c, located on c's timelines into `keys`, with `weights`
-// reset to the rest weights where c leaves some at rest (as SampleJob from the rest pose).
-// Returns keys.data().
+// 1 / D of a compiled clip, which a batch's contributors of it share (contributor_time).
+double inverse_duration(const ClipTracks& c) noexcept { return 1.0 / static_cast<double>(c.duration_seconds); }
+
+// Contributor i of the slot, playing clip c (1 / D: `inverse`), located on c's timelines into
+// `keys`, with `weights` reset to the rest weights where c leaves some at rest (as SampleJob from
+// the rest pose). Returns keys.data().
 [[gnu::always_inline]] inline const KeyPosition* locate_contributor(Crowd::State& st, std::uint32_t slot,
                                                                     std::uint32_t i, const ClipTracks& c,
-                                                                    std::vector<KeyPosition>& keys,
+                                                                    double inverse, std::vector<KeyPosition>& keys,
                                                                     std::vector<float>& weights) noexcept {
   Playback& p = st.playback[slot];
   ContributorState& contributor = p.contributors[i];
-  locate_keys(c, contributor_time(st.asset, p, contributor).seconds, contributor.cursors, keys.data());
+  locate_keys(c, contributor_time(st.asset, p, contributor, inverse).seconds, contributor.cursors, keys.data());
   if (c.rest_weights) std::copy(st.draw.rig.rest_weights.begin(), st.draw.rig.rest_weights.end(), weights.begin());
   return keys.data();
 }
@@ -368,9 +371,10 @@ void sample_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, s
   const std::uint32_t clip = st.playback[slots[0]].contributors[i].clip;
   const ClipTracks& c = st.draw.clips[clip];
   SampleLanes pass{c.key_rows.data(), c.groups.data(), c.groups.size(), slots.size()};
+  const double inverse = inverse_duration(c);
   for (std::size_t l = 0; l < slots.size(); ++l) {
     Scratch& s = lanes[l];
-    pass.keys[l] = locate_contributor(st, slots[l], i, c, s.keys, s.*weights);
+    pass.keys[l] = locate_contributor(st, slots[l], i, c, inverse, s.keys, s.*weights);
     pass.weights[l] = (s.*weights).data();
   }
   // Animated nodes' properties that no channel moves, as SampleJob's from_rest writes them.
@@ -431,10 +435,11 @@ void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, con
   if (st.draw.group_layout[a] == st.draw.group_layout[b]) {
     // One pass: both clips sampled and blended in registers, the pose written once.
     SamplePairLanes pass{&st.draw.rig, {&st.draw.clips[a], &st.draw.clips[b]}, slots.size()};
+    const double inverse_a = inverse_duration(*pass.clips[0]), inverse_b = inverse_duration(*pass.clips[1]);
     for (std::size_t l = 0; l < slots.size(); ++l) {
       Scratch& s = lanes[l];
-      pass.keys[0][l] = locate_contributor(st, slots[l], 0, *pass.clips[0], s.keys, s.first_weights);
-      pass.keys[1][l] = locate_contributor(st, slots[l], 1, *pass.clips[1], s.pair_keys, s.one_weights);
+      pass.keys[0][l] = locate_contributor(st, slots[l], 0, *pass.clips[0], inverse_a, s.keys, s.first_weights);
+      pass.keys[1][l] = locate_contributor(st, slots[l], 1, *pass.clips[1], inverse_b, s.pair_keys, s.one_weights);
       pass.weights[0][l] = s.first_weights.data();
       pass.weights[1][l] = s.one_weights.data();
     }

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "anim/clip_time.hpp"
 #include "crowd/lod_state.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/rig.hpp"
@@ -385,6 +386,13 @@ float active_time(const Asset& asset, const Playback& p) noexcept;
 
 // Time of contributor c under the actor's loop rules.
 ClipTime contributor_time(const Asset& asset, const Playback& p, const ContributorState& c) noexcept;
+// The same with 1 / D of c's clip given (anim/clip_time.hpp): contributors of one clip share the
+// division.
+inline ClipTime contributor_time(const Asset& asset, const Playback& p, const ContributorState& c,
+                                 double inverse_duration) noexcept {
+  return clip_time(c.elapsed, asset.clips[c.clip].duration_seconds, inverse_duration, p.loop, p.repetitions,
+                   p.speed < 0.0f);
+}
 
 // State::due_group of a slot that is not evaluated this update.
 inline constexpr std::uint32_t kNotDue = 0xFFFFFFFFu;
