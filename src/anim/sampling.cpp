@@ -7,6 +7,7 @@
 #include <cassert>
 #include <cmath>
 
+#include "anim/locate_keys.hpp"
 #include "anim/slerp.hpp"
 
 namespace gltf_crowd {
@@ -70,30 +71,7 @@ void interpolate(const float* values, std::uint32_t run_n, Interpolation interpo
 }  // namespace
 
 KeyPosition locate_key(std::span<const float> times, float seconds, std::uint16_t& cursor) noexcept {
-  assert(!times.empty());
-  const auto last = static_cast<std::uint32_t>(times.size() - 1);
-  if (!(seconds > times[0]) || last == 0) return {0, 0, 0.0f, 0.0f};
-  if (seconds >= times[last]) {
-    cursor = static_cast<std::uint16_t>(std::min<std::uint32_t>(last, 0xFFFF));
-    return {last, last, 0.0f, 0.0f};
-  }
-  // times[0] < seconds < times[last]: find k with times[k] <= seconds < times[k + 1].
-  std::uint32_t k = cursor;
-  if (k < last && times[k] <= seconds) {
-    if (seconds >= times[k + 1]) {
-      ++k;  // the next key: steady forward playback
-      if (seconds >= times[k + 1])
-        k = static_cast<std::uint32_t>(std::upper_bound(times.begin() + k + 1, times.end(), seconds) - times.begin()) -
-            1;
-    }
-  } else if (k > 0 && k <= last && times[k - 1] <= seconds && seconds < times[k]) {
-    --k;  // the previous key: steady backward playback
-  } else {
-    k = static_cast<std::uint32_t>(std::upper_bound(times.begin(), times.end(), seconds) - times.begin()) - 1;
-  }
-  cursor = static_cast<std::uint16_t>(std::min<std::uint32_t>(k, 0xFFFF));
-  const float interval = times[k + 1] - times[k];
-  return {k, k + 1, (seconds - times[k]) / interval, interval};
+  return find_key(times, seconds, cursor);
 }
 
 void interpolate_key(const float* values, std::uint32_t n, Interpolation interpolation, bool rotation,
