@@ -268,16 +268,23 @@ inline void pack_weights(Crowd::State& st, std::uint32_t slot, const Scratch& s)
 void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s, bool static_rows) noexcept {
   const Rig& rig = st.draw.rig;
   const AffineProduct multiply = affine_product();
-  const Affine placement = placement_rows(st.placements[slot]);
-  // placement × unframe, computed when a drawn node first needs it (static meshes do not).
-  Affine framed_placement;
-  bool framed_ready = false;
+  // The placement, and placement × unframe, read and computed when a drawn node first needs
+  // them: a static mesh needs neither while its placement stays (static_rows false).
+  Affine placement, framed_placement;
+  bool placed = false, framed_ready = false;
+  const auto placed_rows = [&]() -> const Affine& {
+    if (!placed) {
+      placement = placement_rows(st.placements[slot]);
+      placed = true;
+    }
+    return placement;
+  };
   const auto framed = [&]() -> const Affine& {
     if (!framed_ready) {
       if (rig.framed)
-        multiply(placement, rig.unframe, framed_placement);
+        multiply(placed_rows(), rig.unframe, framed_placement);
       else
-        framed_placement = placement;
+        framed_placement = placed_rows();
       framed_ready = true;
     }
     return framed_placement;
@@ -289,7 +296,7 @@ void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s, bool
     switch (drawn.rule) {
       case InstanceRule::rigid: multiply(framed(), model, *instance); break;
       case InstanceRule::static_mesh:
-        if (static_rows) multiply(placement, rig.skins[static_cast<std::size_t>(drawn.skin)].mesh_world, *instance);
+        if (static_rows) multiply(placed_rows(), rig.skins[static_cast<std::size_t>(drawn.skin)].mesh_world, *instance);
         break;
       case InstanceRule::animated_mesh:  // a singular world: the palette carries it (PaletteJob)
         if (abs_determinant(model) > 1e-12f)
