@@ -55,6 +55,31 @@ TEST(FloatMode, UpdateAndControlsLeaveTheCallersModeAsTheyFoundIt) {
   _mm_setcsr(entry);
 }
 
+// A caller in another mode gets its MXCSR back as it was, exception flags included (docs/spec.md
+// §5.4): the underflow that flushing the tiny placement's products raises does not reach it. A seek evaluates the actor
+// at once on the caller's thread, writing its instance transforms (placement × the mesh's world).
+TEST(FloatMode, ASwitchedCallerGetsItsFlagsBackAsTheyWere) {
+  const unsigned entry = _mm_getcsr();
+  Crowd tiny(character(), {.capacity = 40});
+  add_actors(tiny, static_cast<float>(kTiny));
+  const unsigned mode = entry & ~unsigned{_MM_FLUSH_ZERO_ON | 0x40u | 0x3Fu};  // no flag raised
+  for (const float seconds : {0.25f, 0.5f, 0.75f}) {
+    _mm_setcsr(mode);
+    tiny.actors()[3].seek(seconds);
+    const unsigned after = _mm_getcsr();
+    _mm_setcsr(entry);
+    EXPECT_EQ(control_bits(after), control_bits(mode)) << "after seek(" << seconds << ")";
+    EXPECT_EQ(after & unsigned{_MM_EXCEPT_UNDERFLOW}, 0u) << "after seek(" << seconds << ")";
+  }
+  // The evaluation does raise underflow: the same seek in the evaluation's own mode, which the
+  // crowd leaves alone, keeps the flag.
+  _mm_setcsr((mode | _MM_FLUSH_ZERO_ON | _MM_MASK_MASK) & ~unsigned{_MM_ROUND_MASK});
+  tiny.actors()[3].seek(0.6f);
+  const unsigned kept = _mm_getcsr();
+  _mm_setcsr(entry);
+  EXPECT_NE(kept & unsigned{_MM_EXCEPT_UNDERFLOW}, 0u);
+}
+
 TEST(FloatMode, ResultsBelowTheSmallestNormalFloatAreZero) {
   const unsigned entry = _mm_getcsr();
   // The caller's mode must not matter: neither flush to zero nor denormals are zero here.

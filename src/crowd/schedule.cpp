@@ -45,17 +45,19 @@ struct WorkerPool {
 // normal float gives 0 instead of a subnormal). Producing a subnormal costs a microcode assist of
 // about a hundred cycles; Fox's rotation keys hold components near 1e-25, whose products
 // underflow in every slerp of those channels (Fox, 100 actors: 0.310 → 0.222 µs per actor on one
-// thread, docs/benchmarks.md "Flush to zero"). The caller's control bits come back after; the
-// exception flags raised meanwhile stay raised, as without the guard. A thread already in that
-// mode (the arena's: make_workers) is left alone: loading MXCSR costs more than a 1-actor
-// update's sampling of one node.
+// thread, docs/benchmarks.md "Flush to zero"). A thread already in that mode (the arena's:
+// make_workers) is left alone: loading MXCSR costs more than a 1-actor update's sampling of one
+// node. Elsewhere the caller's MXCSR comes back as it was, exception flags included: the flags
+// that the evaluation raised are dropped, as oneTBB drops those of a task run on the caller's
+// thread in `execute`. Keeping them meant reading MXCSR again after the evaluation, which waits
+// for every floating-point operation in flight (one actor: 3–5 % of an update).
 class FlushToZero {
  public:
   FlushToZero() noexcept : csr_(_mm_getcsr()) {
     if (!evaluating()) _mm_setcsr((csr_ & kFlags) | kEvaluation);
   }
   ~FlushToZero() {
-    if (!evaluating()) _mm_setcsr((_mm_getcsr() & kFlags) | (csr_ & ~kFlags));
+    if (!evaluating()) _mm_setcsr(csr_);
   }
   FlushToZero(const FlushToZero&) = delete;
   FlushToZero& operator=(const FlushToZero&) = delete;
