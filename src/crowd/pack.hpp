@@ -100,9 +100,11 @@ inline bool placement_moved(const Crowd::State& st, std::uint32_t slot) noexcept
 void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed = false,
                    bool static_rows = true) noexcept;
 
-// The fewest slots that evaluate_slots runs across lanes: the lanes' passes cost what about five
-// poses alone cost (every lane is computed, used or not), so fewer go one by one.
-inline constexpr std::size_t kFewestLanes = 5;
+// The fewest slots that evaluate_slots runs across lanes: the lanes' passes cost what three or
+// four poses alone cost (every lane is computed, used or not), so fewer go one by one. With the
+// per-actor costs of 2026-12-07, a group's last 4 slots ran 2–5 % faster across lanes than alone
+// (100 actors of RiggedSimple, RiggedFigure, CesiumMan; docs/benchmarks.md), its last 3 level.
+inline constexpr std::size_t kFewestLanes = 4;
 
 // evaluate_slot for up to kHierarchyLanes slots (anim/kernels.hpp) with one hierarchy pass over
 // all of their poses (hierarchy_lanes: each pose's result is what LocalToModelJob gives it), and
