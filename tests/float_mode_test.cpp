@@ -56,8 +56,9 @@ TEST(FloatMode, UpdateAndControlsLeaveTheCallersModeAsTheyFoundIt) {
 }
 
 // A caller in another mode gets its MXCSR back as it was, exception flags included (docs/spec.md
-// §5.4): the underflow that flushing the tiny placement's products raises does not reach it. A seek evaluates the actor
-// at once on the caller's thread, writing its instance transforms (placement × the mesh's world).
+// §5.4): the underflow that flushing the tiny placement's products raises does not reach it. A
+// seek evaluates the actor at once on the caller's thread, writing its instance transforms
+// (placement × the mesh's world).
 TEST(FloatMode, ASwitchedCallerGetsItsFlagsBackAsTheyWere) {
   const unsigned entry = _mm_getcsr();
   Crowd tiny(character(), {.capacity = 40});

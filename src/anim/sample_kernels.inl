@@ -37,9 +37,7 @@ inline void scatter_vectors(const std::uint32_t* targets, std::uint32_t lanes, c
 inline void scatter(const ChannelGroup& g, const F8* v, const SamplePass& pass) noexcept {
   switch (g.path) {
     case ChannelPath::translation: scatter_vectors<false>(g.targets, g.lanes, v, &pass.translations[0].x); break;
-    case ChannelPath::rotation:
-      scatter_vectors<true>(g.targets, g.lanes, v, &pass.rotations[0].x);
-      break;  // x, y, z, w
+    case ChannelPath::rotation: scatter_vectors<true>(g.targets, g.lanes, v, &pass.rotations[0].x); break;
     case ChannelPath::scale: scatter_vectors<false>(g.targets, g.lanes, v, &pass.scales[0].x); break;
     case ChannelPath::weights: {
       alignas(32) float w[kGroupLanes];

@@ -46,11 +46,12 @@ struct WorkerPool {
 // about a hundred cycles; Fox's rotation keys hold components near 1e-25, whose products
 // underflow in every slerp of those channels (Fox, 100 actors: 0.310 → 0.222 µs per actor on one
 // thread, docs/benchmarks.md "Flush to zero"). A thread already in that mode (the arena's:
-// make_workers) is left alone: loading MXCSR costs more than a 1-actor update's sampling of one
-// node. Elsewhere the caller's MXCSR comes back as it was, exception flags included: the flags
-// that the evaluation raised are dropped, as oneTBB drops those of a task run on the caller's
-// thread in `execute`. Keeping them meant reading MXCSR again after the evaluation, which waits
-// for every floating-point operation in flight (one actor: 3–5 % of an update).
+// make_workers) is left alone: reading and loading MXCSR stall the pipeline (about a tenth of a
+// one-actor update in perf profiles). Elsewhere the caller's MXCSR comes back as it was,
+// exception flags included: the flags that the evaluation raised are dropped, as oneTBB drops
+// those of a task run on the caller's thread in `execute`. Keeping them meant reading MXCSR
+// again after the evaluation, which waits for every floating-point operation in flight (a
+// one-actor update: 2–4 %).
 class FlushToZero {
  public:
   FlushToZero() noexcept : csr_(_mm_getcsr()) {
