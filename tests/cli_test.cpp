@@ -3,6 +3,7 @@
 // `timeout`, so an argument that made the tool hang fails the test instead of hanging it.
 #include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
 #include <vector>
@@ -70,6 +71,10 @@ TEST(CliTool, NonFiniteNumbersAreRejectedNamingTheOption) {
     EXPECT_TRUE(contains(r.out, c.option + ": '")) << c.arguments << ": " << r.out;
     EXPECT_TRUE(contains(r.out, "finite")) << c.arguments << ": " << r.out;
   }
+  // Finite as a double but past what a float holds: said so, not called infinite.
+  const CommandOutput big = tool("render --lod --lod-bias 1e39 --actors 1 --out " + out);
+  EXPECT_GT(big.exit_code, 0) << big.out;
+  EXPECT_TRUE(contains(big.out, "--lod-bias: '1e39' is beyond the largest float; it must be finite")) << big.out;
 }
 
 // Options that could not take effect as given (one that needs another, empty names, an output
@@ -417,6 +422,50 @@ TEST(CliTool, OutputNamesEndInTheFormatWritten) {
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "wrote the built-in character to " + upper.string())) << r.out;
   EXPECT_NO_THROW(load_asset(upper));
+}
+
+// An output that names the command's input, or another of its outputs, fails before any work,
+// naming the option and both files: lod --out equal to its asset replaced the asset, and render
+// --stats equal to --out left JSON where the picture was.
+TEST(CliTool, OutputsNeverOverwriteTheInputOrEachOther) {
+  const auto dir = test::scratch_dir("cli_out_overwrites");
+  const std::string asset = character_file(dir);
+  const auto bytes = [](const std::string& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string original = bytes(asset);
+  const std::string png = (dir / "crowd.png").string();
+  // The asset by another name: a relative path through the folder's parent.
+  const std::string alias = (dir / ".." / dir.filename() / "character.glb").string();
+  struct Case {
+    std::string arguments;
+    std::string message;
+  };
+  const std::vector<Case> refused = {
+      {"lod " + quoted(asset) + " --out " + quoted(asset),
+       "--out: '" + asset + "' is the same file as asset '" + asset + "', which this command reads"},
+      {"lod " + quoted(asset) + " --out " + quoted(alias), "--out: '" + alias + "' is the same file as asset"},
+      {"render " + quoted(asset) + " --actors 1 --out " + quoted(png) + " --stats " + quoted(asset),
+       "--stats: '" + asset + "' is the same file as asset"},
+      {"render --actors 1 --out " + quoted(png) + " --stats " + quoted(png),
+       "--stats: '" + png + "' is the same file as --out '" + png + "', which this command also writes"},
+      {"studio " + quoted(asset) + " --frames 1 --stats " + quoted(asset), "--stats: '" + asset + "' is the same file"},
+  };
+  for (const Case& c : refused) {
+    const CommandOutput r = tool(c.arguments);
+    EXPECT_GT(r.exit_code, 0) << c.arguments << ": " << r.out;
+    EXPECT_NE(r.exit_code, 124) << c.arguments << " hung";
+    EXPECT_TRUE(contains(r.out, c.message)) << c.arguments << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, "[out_overwrites]")) << c.arguments << ": " << r.out;
+    EXPECT_EQ(bytes(asset), original) << c.arguments << " changed the asset";
+    EXPECT_FALSE(std::filesystem::exists(png)) << c.arguments << " wrote the picture";
+  }
+  // Different files pass the check.
+  const std::string levels = (dir / "levels.glb").string();
+  const CommandOutput lod = tool("lod " + quoted(asset) + " --out " + quoted(levels));
+  EXPECT_EQ(lod.exit_code, 0) << lod.out;
+  EXPECT_TRUE(std::filesystem::exists(levels));
 }
 
 TEST(CliTool, HelpStatesTheTimeStep) {

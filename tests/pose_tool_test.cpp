@@ -362,6 +362,8 @@ TEST(PoseToolTest, ScriptErrorsNameTheLine) {
       {"add id=a\nseek b 0.5\n", "script_syntax"},
       {"add id=a\nupdate fast\n", "script_syntax"},
       {"add id=a\njump a\n", "script_syntax"},
+      // A name that no node has, said as such (it was "is not a count", for the index fallback).
+      {"add id=a\nlocal a NoSuchBone t=0,0,0\n", "no node \"NoSuchBone\": neither a node's name nor an index below"},
   };
   for (const auto& [text, rule] : cases) {
     std::ofstream(dir / "bad.txt") << text;

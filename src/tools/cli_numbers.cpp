@@ -37,8 +37,10 @@ CLI::Validator finite_validator(const std::string& requirement, std::function<bo
           problem = std::from_chars(text.data(), text.data() + text.size(), x).ec == std::errc::result_out_of_range
                         ? "is out of range"
                         : "is not a number";
-        } else if (!std::isfinite(x) || std::abs(x) > std::numeric_limits<float>::max()) {
+        } else if (!std::isfinite(x)) {
           problem = "is not finite";
+        } else if (std::abs(x) > std::numeric_limits<float>::max()) {
+          problem = "is beyond the largest float";
         } else if (!accepts(x)) {
           problem = "is out of range";
         }
@@ -163,6 +165,34 @@ void require_extension(const std::string& option, const std::string& file, std::
   };
   if (!std::ranges::equal(actual, extension, same))
     throw Error(option, Rule::out_extension, fmt::format("'{}' does not end in {}: {}", file, extension, written));
+}
+
+namespace {
+
+// Whether `a` and `b` name one file: the same absolute, normalized path (a file not written yet),
+// or, where both exist, one file (links, "./x" and "x").
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code error;
+  if (std::filesystem::equivalent(a, b, error)) return true;
+  const std::filesystem::path pa = std::filesystem::weakly_canonical(a, error);
+  if (error) return false;
+  const std::filesystem::path pb = std::filesystem::weakly_canonical(b, error);
+  return !error && pa == pb;
+}
+
+}  // namespace
+
+void require_distinct_files(std::initializer_list<NamedFile> inputs, std::initializer_list<NamedFile> outputs) {
+  for (auto out = outputs.begin(); out != outputs.end(); ++out) {
+    if (out->file.empty()) continue;
+    const auto check = [&](const NamedFile& other, std::string_view what) {
+      if (!other.file.empty() && same_file(out->file, other.file))
+        throw Error(std::string(out->option), Rule::out_overwrites,
+                    fmt::format("'{}' is the same file as {} '{}'{}", out->file, other.option, other.file, what));
+    };
+    for (const NamedFile& in : inputs) check(in, ", which this command reads");
+    for (auto earlier = outputs.begin(); earlier != out; ++earlier) check(*earlier, ", which this command also writes");
+  }
 }
 
 }  // namespace gltf_crowd::tools

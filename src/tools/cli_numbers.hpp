@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,5 +46,18 @@ CLI::Validator output_file();
 // ("'crowd.jpg' does not end in .png: render writes a PNG image").
 void require_extension(const std::string& option, const std::string& file, std::string_view extension,
                        std::string_view written);
+
+// One file a command reads or writes, named by its option ("asset" for the positional); an
+// empty `file` is an option not given.
+struct NamedFile {
+  std::string_view option;
+  const std::string& file;
+};
+
+// Throws Error (path: the output's option, rule out_overwrites) when an output names the same file
+// as an input or an earlier output, by its path or, where both exist, as one file under two names:
+// `lod crowd.glb --out crowd.glb` would replace the asset it reads, and `render --stats` equal to
+// `--out` would leave JSON where the picture was. Called before any work, so nothing is written.
+void require_distinct_files(std::initializer_list<NamedFile> inputs, std::initializer_list<NamedFile> outputs);
 
 }  // namespace gltf_crowd::tools

@@ -31,6 +31,7 @@ struct LodCommandOptions {
 
 void run_lod(const LodCommandOptions& options) {
   require_extension("--out", options.out, ".glb", "lod writes a self-contained GLB");
+  require_distinct_files({{"asset", options.asset}}, {{"--out", options.out}});
   const Asset asset = load_named_asset(options.asset);
   const LodModel model = build_lod_model(asset, {.auto_generate = true,
                                                  .ratios = options.ratios,

@@ -347,8 +347,10 @@ Actor find(Crowd& crowd, const Script& s, const std::string& id) {
 std::uint32_t node_of(const Asset& asset, const Script& s, const std::string& word) {
   const int named = asset.find_node(word);
   if (named >= 0) return static_cast<std::uint32_t>(named);
-  const std::uint32_t index = s.count(word);
-  if (index >= asset.nodes.size()) s.fail(fmt::format("no node \"{}\"", word));
+  std::uint32_t index = 0;
+  const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), index);
+  if (ec != std::errc() || ptr != word.data() + word.size() || index >= asset.nodes.size())
+    s.fail(fmt::format("no node \"{}\": neither a node's name nor an index below {}", word, asset.nodes.size()));
   return index;
 }
 

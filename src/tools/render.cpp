@@ -141,6 +141,10 @@ void report_progress(std::uint64_t done, std::uint64_t total, bool terminal) {
 
 void run_render(const RenderOptions& options) {
   if (options.write_out) require_extension("--out", options.out, ".png", "render writes a PNG image");
+  static const std::string kNone;
+  require_distinct_files(
+      {{"asset", options.asset}},
+      {{"--out", options.write_out ? options.out : kNone}, {"--video", options.video}, {"--stats", options.stats}});
   // The reference path draws and skins every actor separately: about a millisecond per actor.
   if (options.reference && options.actors > 10'000)
     throw Error("--actors", Rule::too_many_actors,

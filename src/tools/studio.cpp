@@ -136,6 +136,8 @@ std::string resolve_model(const std::vector<ModelEntry>& models, std::string_vie
 void run_studio(const StudioOptions& options) {
   if (!options.screenshot.empty())
     require_extension("--screenshot", options.screenshot, ".png", "studio writes a PNG image");
+  require_distinct_files({{"asset", options.asset}},
+                         {{"--screenshot", options.screenshot}, {"--stats", options.stats}});
   std::filesystem::path assets_dir = options.assets_dir;
   if (assets_dir.empty() && std::filesystem::is_directory("../shared/assets")) assets_dir = "../shared/assets";
   const std::vector<ModelEntry> models = scan_models(assets_dir);
