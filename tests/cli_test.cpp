@@ -468,6 +468,26 @@ TEST(CliTool, OutputsNeverOverwriteTheInputOrEachOther) {
   EXPECT_TRUE(std::filesystem::exists(levels));
 }
 
+// What bench hands to the library for an option fails under that option's name, not under the
+// API field it fills (it said root_motion.node, add_mask.branches[0].node and bench.crossfade).
+TEST(CliTool, BenchErrorsNameTheOption) {
+  const auto dir = test::scratch_dir("cli_bench_option_errors");
+  const auto still = dir / "still.gltf";  // one node, no mesh, no clip
+  std::ofstream(still) << R"({"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[{"name":"n"}]})";
+  const std::pair<std::string, std::string> cases[] = {
+      {"bench --root-motion Nope", "--root-motion: no node named \"Nope\" [unknown_node]"},
+      {"bench --layer additive --layer-mask Nope", "--layer-mask: no node named \"Nope\" [unknown_node]"},
+      {"bench " + quoted(still.string()) + " --crossfade", "--crossfade: a crossfade needs an asset with at least one"},
+      {"bench " + quoted(still.string()) + " --layer override", "--layer: a layer needs a clip"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const CommandOutput r = tool(arguments + " --actors 2 --frames 1 --warmup 0");
+    EXPECT_GT(r.exit_code, 0) << arguments << ": " << r.out;
+    EXPECT_NE(r.exit_code, 124) << arguments << " hung";
+    EXPECT_TRUE(contains(r.out, message)) << arguments << ": " << r.out;
+  }
+}
+
 TEST(CliTool, HelpStatesTheTimeStep) {
   for (const auto& [command, step] : std::vector<std::pair<std::string, std::string>>{
            {"render", "1/30 s"}, {"studio", "1/30 s"}, {"bench", "1/60 s"}}) {

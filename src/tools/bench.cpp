@@ -26,6 +26,7 @@
 
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/gl.hpp"
+#include "tools/as_option.hpp"
 #include "tools/bench_crowd.hpp"
 #include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
@@ -81,6 +82,17 @@ struct GpuMeasurement {
   std::uint64_t upload_bytes = 0;
 };
 
+// The measured crowd: its actors, then what the options add to each.
+void populate(Crowd& crowd, const BenchOptions& options) {
+  populate_bench_crowd(crowd, options.actors, options.crossfade);
+  if (options.local_pose) drive_bench_skeletons(crowd);
+  if (!options.root_motion.empty())
+    as_option("--root-motion", [&] { crowd.set_root_motion({.node = options.root_motion, .yaw = true}); });
+  if (!options.layer.empty())
+    add_bench_layers(crowd, options.layer == "additive" ? LayerMode::additive : LayerMode::override,
+                     options.layer_mask);
+}
+
 void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
   std::optional<HeadlessContext> context;
@@ -90,12 +102,7 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
                       PaletteStorage::automatic);
   }
   Crowd crowd(asset, {.capacity = options.actors, .animation = Animation::gpu});
-  populate_bench_crowd(crowd, options.actors, options.crossfade);
-  if (options.local_pose) drive_bench_skeletons(crowd);
-  if (!options.root_motion.empty()) crowd.set_root_motion({.node = options.root_motion, .yaw = true});
-  if (!options.layer.empty())
-    add_bench_layers(crowd, options.layer == "additive" ? LayerMode::additive : LayerMode::override,
-                     options.layer_mask);
+  populate(crowd, options);
   // CPU times come from a renderer that does not time the passes (reading a timer query waits
   // for the GPU); the GPU time from a second one, over as many further frames.
   std::optional<CrowdRenderer> renderer, timed;
@@ -237,12 +244,7 @@ void run_bench(const BenchOptions& options) {
 
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
   Crowd crowd(asset, {.capacity = options.actors});
-  populate_bench_crowd(crowd, options.actors, options.crossfade);
-  if (options.local_pose) drive_bench_skeletons(crowd);
-  if (!options.root_motion.empty()) crowd.set_root_motion({.node = options.root_motion, .yaw = true});
-  if (!options.layer.empty())
-    add_bench_layers(crowd, options.layer == "additive" ? LayerMode::additive : LayerMode::override,
-                     options.layer_mask);
+  populate(crowd, options);
   for (std::uint32_t f = 0; f < options.warmup; ++f) crowd.update(bench_frame_seconds);
   const Measurement m = measure(crowd, options.frames);
 

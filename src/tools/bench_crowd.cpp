@@ -8,6 +8,7 @@
 #include <glm/gtc/quaternion.hpp>
 
 #include "gltf_crowd/error.hpp"
+#include "tools/as_option.hpp"
 
 namespace gltf_crowd::tools {
 namespace {
@@ -25,7 +26,7 @@ void populate_bench_crowd(Crowd& crowd, std::size_t actors, bool crossfade) {
   const Asset& asset = crowd.asset();
   const std::size_t clips = asset.clips.size();
   if (crossfade && clips == 0)
-    throw Error("bench.crossfade", Rule::no_clips, "a crossfade needs an asset with at least one clip");
+    throw Error("--crossfade", Rule::no_clips, "a crossfade needs an asset with at least one clip");
   const auto side = static_cast<std::size_t>(std::ceil(std::sqrt(static_cast<double>(actors))));
   std::vector<ActorOptions> options(actors);
   for (std::size_t i = 0; i < actors; ++i) {
@@ -62,8 +63,9 @@ void drive_bench_skeletons(Crowd& crowd) {
 
 void add_bench_layers(Crowd& crowd, LayerMode mode, const std::string& mask_node) {
   const Asset& asset = crowd.asset();
-  if (asset.clips.empty()) throw Error("bench.layer", Rule::no_clips, "a layer needs a clip; the asset has none");
-  if (!mask_node.empty()) crowd.add_mask("bench", std::vector<MaskBranch>{{mask_node}});
+  if (asset.clips.empty()) throw Error("--layer", Rule::no_clips, "a layer needs a clip; the asset has none");
+  if (!mask_node.empty())
+    as_option("--layer-mask", [&] { crowd.add_mask("bench", std::vector<MaskBranch>{{mask_node}}); });
   const std::vector<Actor> actors = crowd.actors();
   for (std::size_t i = 0; i < actors.size(); ++i) {
     ActorLayer layer = actors[i].layer(1);
