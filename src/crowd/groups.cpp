@@ -152,6 +152,8 @@ CompiledRig compile_rig(const Asset& asset, std::span<const std::uint32_t> drawn
   compiled.instance_lanes =
       compiled.static_skins &&
       std::any_of(rig.drawn.begin(), rig.drawn.end(), [](const RigDrawn& d) { return d.rule == InstanceRule::rigid; });
+  compiled.static_meshes_only = std::all_of(rig.drawn.begin(), rig.drawn.end(),
+                                            [](const RigDrawn& d) { return d.rule == InstanceRule::static_mesh; });
   for (std::uint32_t d = 0; d < rig.drawn.size(); ++d)
     if (rig.drawn[d].weight_count > 0) compiled.weighted_drawn.push_back(d);
   compiled.keep_world.assign(rig.node_count(), compiled.static_skins ? 0 : 1);

@@ -165,6 +165,9 @@ struct CompiledRig {
   // (instance_lanes). With static skinned meshes alone, gathering the placements into lanes costs
   // what it saves (one product per pose), so each pose is packed alone.
   bool instance_lanes = false;
+  // Every drawn node is a static mesh: a pose changes none of its instance rows, which are
+  // written only when the placement moves (pack_instances).
+  bool static_meshes_only = false;
   // The drawn nodes with morph weights (Rig::drawn indices, ascending): the streams packing
   // copies weights into.
   std::vector<std::uint32_t> weighted_drawn;
