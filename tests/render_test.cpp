@@ -67,6 +67,19 @@ TEST(RenderTool, UnwritableOutputFailsWithMessage) {
   EXPECT_NE(r.out.find("--out: folder '/nonexistent/dir' does not exist"), std::string::npos) << r.out;
 }
 
+// More samples than the GL allows (llvmpipe's GL_MAX_SAMPLES is 4) fail under --msaa with the
+// picture's size, not under the library's FramebufferOptions.samples.
+TEST(RenderTool, SamplesTheGlRefusesNameMsaa) {
+  const auto dir = test::scratch_dir("render_msaa");
+  const test::CommandOutput r = test::run_tool("render --actors 1 --msaa 16 --out " +
+                                               test::quoted((dir / "x.png").string()) + " 2>&1 >/dev/null");
+  if (r.exit_code == 0) GTEST_SKIP() << "this GL allows 16 samples";
+  EXPECT_GT(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("--msaa: 640 x 480 pixels with 16 samples: 16 samples exceed GL_MAX_SAMPLES"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("FramebufferOptions"), std::string::npos) << r.out;
+}
+
 TEST(RenderTool, ZeroActorsIsRejected) {
   Render r = run_render("zero", {"--actors", "0"});
   EXPECT_NE(r.exit_code, 0);

@@ -139,6 +139,22 @@ void report_progress(std::uint64_t done, std::uint64_t total, bool terminal) {
   }
 }
 
+// The picture's framebuffer. What the GL refuses (GL_MAX_SAMPLES, GL_MAX_RENDERBUFFER_SIZE, or
+// storage it cannot allocate: an incomplete framebuffer) is named by the options that asked for
+// it, not by FramebufferOptions' fields.
+std::unique_ptr<Framebuffer> make_picture_target(const RenderOptions& options) {
+  try {
+    return std::make_unique<Framebuffer>(
+        FramebufferOptions{.width = options.width, .height = options.height, .samples = options.msaa});
+  } catch (const Error& e) {
+    const bool samples = e.path() == "FramebufferOptions.samples" ||
+                         (e.rule() == rule_id(Rule::framebuffer_incomplete) && options.msaa > 1);
+    throw Error(samples ? "--msaa" : "--width/--height", e.rule(),
+                fmt::format("{} x {} pixels with {} samples: {}", options.width, options.height, options.msaa,
+                            std::string(e.what()).substr(e.path().size() + 2)));
+  }
+}
+
 void run_render(const RenderOptions& options) {
   if (options.write_out) require_extension("--out", options.out, ".png", "render writes a PNG image");
   static const std::string kNone;
@@ -187,7 +203,8 @@ void run_render(const RenderOptions& options) {
       frame_crowd(layout.crowd_bounds, static_cast<float>(options.width) / static_cast<float>(options.height));
   const LodView view{camera.view, camera.projection, options.width, options.height};
 
-  Framebuffer target({.width = options.width, .height = options.height, .samples = options.msaa});
+  const std::unique_ptr<Framebuffer> picture = make_picture_target(options);
+  const Framebuffer& target = *picture;
   std::unique_ptr<CrowdRenderer> instanced;
   std::unique_ptr<ReferenceRenderer> reference;
   if (options.reference) {
