@@ -119,6 +119,8 @@ CompiledRig compile_rig(const Asset& asset, std::span<const std::uint32_t> drawn
   compiled.rig = build_rig(asset, drawn_nodes, options);
   compiled.clips = build_clip_tracks(asset, compiled.rig);
   compiled.max_timelines = max_timelines(compiled.clips);
+  for (const Clip& clip : asset.clips)
+    compiled.inverse_durations.push_back(1.0 / static_cast<double>(clip.duration_seconds));
   for (std::size_t c = 0; c < compiled.clips.size(); ++c) {
     const ClipTracks& clip = compiled.clips[c];
     std::vector<std::uint8_t>& flags = compiled.animates.emplace_back(compiled.rig.node_count(), 0);

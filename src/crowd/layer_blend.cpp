@@ -70,9 +70,8 @@ const AdditiveReference* sample_layer(const Crowd::State& st, const CompiledRig&
   }
   if (p.count == 1) {  // one clip (the common case): sampled straight into the layer arrays
     ContributorState& c = p.contributors[0];
-    SampleJob{&rig, &compiled.clips[c.clip], contributor_time(st.asset, p, c).seconds, c.cursors, s.keys, {}, 0, true,
-              out}
-        .run();
+    const float seconds = contributor_time(st.asset, p, c, compiled.inverse_durations[c.clip]).seconds;
+    SampleJob{&rig, &compiled.clips[c.clip], seconds, c.cursors, s.keys, {}, 0, true, out}.run();
     return additive ? &reference_of(st, layer, c.clip) : nullptr;
   }
   // A crossfade within the layer: every contributor over the rest pose, then the base layer's

@@ -42,8 +42,10 @@ void sample_blend_pair(const Asset& asset, const CompiledRig& compiled, Playback
     std::copy(compiled.rig.rest_weights.begin(), compiled.rig.rest_weights.end(), s.first_weights.begin());
     std::copy(compiled.rig.rest_weights.begin(), compiled.rig.rest_weights.end(), s.one_weights.begin());
   }
-  locate_keys(clip_a, contributor_time(asset, p, a).seconds, a.cursors, s.keys.data());
-  locate_keys(clip_b, contributor_time(asset, p, b).seconds, b.cursors, s.pair_keys.data());
+  locate_keys(clip_a, contributor_time(asset, p, a, compiled.inverse_durations[a.clip]).seconds, a.cursors,
+              s.keys.data());
+  locate_keys(clip_b, contributor_time(asset, p, b, compiled.inverse_durations[b.clip]).seconds, b.cursors,
+              s.pair_keys.data());
   SamplePair pass;
   pass.key_rows[0] = clip_a.key_rows.data();
   pass.key_rows[1] = clip_b.key_rows.data();
@@ -108,9 +110,8 @@ void blend_contributors(const Asset& asset, const CompiledRig& compiled, Playbac
     // Nodes another contributor animates are at rest in this one.
     if (!one_node_set) rest_where_not_animated(rig, compiled.animates[c.clip].data(), touched, layer);
     // Marked above (touched); from the rest pose: the rest of what the clip's channels leave.
-    SampleJob{&rig, &compiled.clips[c.clip], contributor_time(asset, p, c).seconds, c.cursors, s.keys, {}, 0, true,
-              layer}
-        .run();
+    const float seconds = contributor_time(asset, p, c, compiled.inverse_durations[c.clip]).seconds;
+    SampleJob{&rig, &compiled.clips[c.clip], seconds, c.cursors, s.keys, {}, 0, true, layer}.run();
   };
   // Nodes [front, back] are blended as flat arrays (subspans), others node by node.
   const auto blended = [&](const RigPose& pose) {
@@ -193,7 +194,7 @@ void evaluate_local_pose(const Asset& asset, const CompiledRig& compiled, Playba
   ContributorState& c = p.contributors[0];
   SampleJob sample{&compiled.rig,
                    &compiled.clips[c.clip],
-                   contributor_time(asset, p, c).seconds,
+                   contributor_time(asset, p, c, compiled.inverse_durations[c.clip]).seconds,
                    c.cursors,
                    s.keys,
                    s.mark,
@@ -351,9 +352,6 @@ SharedClips shared_clips(const Crowd::State& st, std::span<const std::uint32_t> 
   return {first, lead.count == 2 ? std::int64_t{second} : -1};
 }
 
-// 1 / D of a compiled clip, which a batch's contributors of it share (contributor_time).
-double inverse_duration(const ClipTracks& c) noexcept { return 1.0 / static_cast<double>(c.duration_seconds); }
-
 // Contributor i of the slot, playing clip c (1 / D: `inverse`), located on c's timelines into
 // `keys`, with `weights` reset to the rest weights where c leaves some at rest (as SampleJob from
 // the rest pose). Returns keys.data().
@@ -381,7 +379,7 @@ void sample_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, s
   const std::uint32_t clip = st.playback[slots[0]].contributors[i].clip;
   const ClipTracks& c = st.draw.clips[clip];
   SampleLanes pass{c.key_rows.data(), c.groups.data(), c.groups.size(), slots.size()};
-  const double inverse = inverse_duration(c);
+  const double inverse = st.draw.inverse_durations[clip];
   for (std::size_t l = 0; l < slots.size(); ++l) {
     Scratch& s = lanes[l];
     pass.keys[l] = locate_contributor(st, slots[l], i, c, inverse, s.keys, s.*weights);
@@ -445,7 +443,7 @@ void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, con
   if (st.draw.group_layout[a] == st.draw.group_layout[b]) {
     // One pass: both clips sampled and blended in registers, the pose written once.
     SamplePairLanes pass{&st.draw.rig, {&st.draw.clips[a], &st.draw.clips[b]}, slots.size()};
-    const double inverse_a = inverse_duration(*pass.clips[0]), inverse_b = inverse_duration(*pass.clips[1]);
+    const double inverse_a = st.draw.inverse_durations[a], inverse_b = st.draw.inverse_durations[b];
     for (std::size_t l = 0; l < slots.size(); ++l) {
       Scratch& s = lanes[l];
       pass.keys[0][l] = locate_contributor(st, slots[l], 0, *pass.clips[0], inverse_a, s.keys, s.first_weights);

@@ -138,6 +138,9 @@ struct CompiledRig {
   Rig rig;
   std::vector<ClipTracks> clips;
   std::size_t max_timelines = 0;  // over clips
+  // Per clip: 1 / its duration in seconds, as a double (clip_time's product, anim/clip_time.hpp),
+  // so that mapping a contributor's clock divides nothing.
+  std::vector<double> inverse_durations;
   // Per clip, per rig node: 1 where the clip animates it (ClipTracks::animated as flags), so a
   // crossfade gives a layer the full rest pose only on nodes its clip does not animate.
   std::vector<std::vector<std::uint8_t>> animates;
