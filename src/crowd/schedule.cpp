@@ -278,12 +278,15 @@ void run_update(Crowd::State& st, float delta_seconds) {
   }
   WorkerPool& pool = *st.workers;
   // The arena's concurrency, or less under a tbb::global_control (gltf-crowd bench --threads).
+  // Up to kChunk due slots the update is serial whatever it is, and asking oneTBB (two calls into
+  // the library) cost a one-actor update 3–4 % of its samples in perf profiles.
   const std::size_t concurrency =
-      std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
-               tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+      evaluated <= kChunk ? 1
+                          : std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
+                                     tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
   // A serial update runs on the caller's thread alone, as one worker.
   const std::uint64_t nodes = std::uint64_t{evaluated} * st.draw.rig.node_count();
-  const bool small = concurrency == 1 || evaluated <= kChunk;
+  const bool small = concurrency == 1;
   const bool chosen = !small && nodes <= kParallelNodes;
   const bool serial = small || (chosen && pool.choice.serial());
   const std::size_t workers = serial ? 1 : concurrency;
