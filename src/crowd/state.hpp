@@ -392,8 +392,8 @@ float active_time(const Asset& asset, const Playback& p) noexcept;
 
 // Time of contributor c under the actor's loop rules.
 ClipTime contributor_time(const Asset& asset, const Playback& p, const ContributorState& c) noexcept;
-// The same with 1 / D of c's clip given (anim/clip_time.hpp): contributors of one clip share the
-// division.
+// The same with 1 / D of c's clip given (anim/clip_time.hpp), as CompiledRig::inverse_durations
+// holds it: the evaluation maps every contributor's clock without a division.
 inline ClipTime contributor_time(const Asset& asset, const Playback& p, const ContributorState& c,
                                  double inverse_duration) noexcept {
   return clip_time(c.elapsed, asset.clips[c.clip].duration_seconds, inverse_duration, p.loop, p.repetitions,
