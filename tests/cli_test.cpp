@@ -436,6 +436,8 @@ TEST(CliTool, OutputsNeverOverwriteTheInputOrEachOther) {
   };
   const std::string original = bytes(asset);
   const std::string png = (dir / "crowd.png").string();
+  const std::string relative = "cli_out_overwrites_crowd.png";  // in the working directory
+  std::filesystem::remove(relative);
   // The asset by another name: a relative path through the folder's parent.
   const std::string alias = (dir / ".." / dir.filename() / "character.glb").string();
   struct Case {
@@ -450,6 +452,9 @@ TEST(CliTool, OutputsNeverOverwriteTheInputOrEachOther) {
        "--stats: '" + asset + "' is the same file as asset"},
       {"render --actors 1 --out " + quoted(png) + " --stats " + quoted(png),
        "--stats: '" + png + "' is the same file as --out '" + png + "', which this command also writes"},
+      // Neither exists yet: one relative to the working directory, one absolute.
+      {"render --actors 1 --out " + relative + " --stats " + quoted(std::filesystem::absolute(relative).string()),
+       "is the same file as --out '" + relative + "', which this command also writes"},
       {"studio " + quoted(asset) + " --frames 1 --stats " + quoted(asset), "--stats: '" + asset + "' is the same file"},
   };
   for (const Case& c : refused) {
@@ -460,6 +465,7 @@ TEST(CliTool, OutputsNeverOverwriteTheInputOrEachOther) {
     EXPECT_TRUE(contains(r.out, "[out_overwrites]")) << c.arguments << ": " << r.out;
     EXPECT_EQ(bytes(asset), original) << c.arguments << " changed the asset";
     EXPECT_FALSE(std::filesystem::exists(png)) << c.arguments << " wrote the picture";
+    EXPECT_FALSE(std::filesystem::exists(relative)) << c.arguments << " wrote the picture";
   }
   // Different files pass the check.
   const std::string levels = (dir / "levels.glb").string();

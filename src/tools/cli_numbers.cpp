@@ -169,14 +169,19 @@ void require_extension(const std::string& option, const std::string& file, std::
 
 namespace {
 
-// Whether `a` and `b` name one file: the same absolute, normalized path (a file not written yet),
+// Whether `a` and `b` name one file: the same absolute, normalized path (a file not written yet:
+// made absolute first, as weakly_canonical leaves a relative path with no existing part relative),
 // or, where both exist, one file (links, "./x" and "x").
 bool same_file(const std::string& a, const std::string& b) {
   std::error_code error;
   if (std::filesystem::equivalent(a, b, error)) return true;
-  const std::filesystem::path pa = std::filesystem::weakly_canonical(a, error);
+  const auto normal = [&error](const std::string& file) {
+    const std::filesystem::path absolute = std::filesystem::absolute(file, error);
+    return error ? std::filesystem::path() : std::filesystem::weakly_canonical(absolute, error);
+  };
+  const std::filesystem::path pa = normal(a);
   if (error) return false;
-  const std::filesystem::path pb = std::filesystem::weakly_canonical(b, error);
+  const std::filesystem::path pb = normal(b);
   return !error && pa == pb;
 }
 
