@@ -427,7 +427,7 @@ struct NodeStream {
 struct FrameStats {
   std::uint32_t actors_evaluated = 0;  // poses evaluated and packed by this update
   std::uint32_t actors_deferred = 0;   // advanced but left to a later frame (update-rate LOD)
-  // Of actors_evaluated, those evaluated in a batch (of 5 to 8) whose actors all played one clip
+  // Of actors_evaluated, those evaluated in a batch (of 4 to 8) whose actors all played one clip
   // alone, or one crossfade of the same two clips, with nothing on top: their clips were sampled
   // for the whole batch at once (docs/spec.md §5.8). The rest were sampled one by one.
   std::uint32_t actors_batched_by_clip = 0;

@@ -346,7 +346,9 @@ void register_bench(CLI::App& app) {
       "--json", options->json,
       "print one JSON object: asset, actors, threads, frames, crossfade, local_pose, root_motion, layer, "
       "layer_mask, us_per_actor "
-      "(wall time per update / actors, stage timing off), stages {sampling, hierarchy, palettes, packing} "
+      "(wall time per update / actors, stage timing off), actors_batched_by_clip (of the last update's "
+      "evaluated actors, those sampled across lanes with their batch's clips), stages {sampling, hierarchy, "
+      "palettes, packing} "
       "(CPU us per actor), bytes_per_frame, packing {bytes_per_frame, bytes_per_second, "
       "memcpy_bytes_per_second} (the packing stage's rate per thread and a plain memcpy's of "
       "the same bytes), draws. With --animation gpu, instead of stages, bytes_per_frame and packing: "
