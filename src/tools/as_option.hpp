@@ -8,6 +8,10 @@
 
 namespace gltf_crowd::tools {
 
+// An Error's message without the "path: " its what() starts with, for thrown again under a
+// command-line option's name.
+inline std::string message_without_path(const Error& e) { return std::string(e.what()).substr(e.path().size() + 2); }
+
 // Runs `step`; an Error it throws is thrown again under `option`, with its rule and its message
 // less the library's path: the user typed the option, not the API field it fills
 // ("--root-motion: no node named "Nope"", not "root_motion.node: ...").
@@ -16,7 +20,7 @@ void as_option(std::string_view option, Step&& step) {
   try {
     step();
   } catch (const Error& e) {
-    throw Error(std::string(option), e.rule(), std::string(e.what()).substr(e.path().size() + 2));
+    throw Error(std::string(option), e.rule(), message_without_path(e));
   }
 }
 

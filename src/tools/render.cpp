@@ -26,6 +26,7 @@
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/gl.hpp"
+#include "tools/as_option.hpp"
 #include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
@@ -151,7 +152,7 @@ std::unique_ptr<Framebuffer> make_picture_target(const RenderOptions& options) {
                          (e.rule() == rule_id(Rule::framebuffer_incomplete) && options.msaa > 1);
     throw Error(samples ? "--msaa" : "--width/--height", e.rule(),
                 fmt::format("{} x {} pixels with {} samples: {}", options.width, options.height, options.msaa,
-                            std::string(e.what()).substr(e.path().size() + 2)));
+                            message_without_path(e)));
   }
 }
 
