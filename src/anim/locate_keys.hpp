@@ -26,12 +26,13 @@ inline KeyPosition find_key(std::span<const float> times, float seconds, std::ui
   // times[0] < seconds < times[last]: find k with times[k] <= seconds < times[k + 1].
   std::uint32_t k = cursor;
   if (k < last && times[k] <= seconds) {
-    if (seconds >= times[k + 1]) {
-      ++k;  // the next key: steady forward playback
-      if (seconds >= times[k + 1])
-        k = static_cast<std::uint32_t>(std::upper_bound(times.begin() + k + 1, times.end(), seconds) - times.begin()) -
-            1;
-    }
+    // The next key or the same, without a branch: steady forward playback crosses a key every
+    // few updates, at no pattern a predictor learns across a batch's actors (RiggedSimple, 100
+    // actors: a mispredicted branch here held a fifth of the locating's perf samples). k stays
+    // below last, as seconds < times[last].
+    k += seconds >= times[k + 1] ? 1u : 0u;
+    if (seconds >= times[k + 1])
+      k = static_cast<std::uint32_t>(std::upper_bound(times.begin() + k + 1, times.end(), seconds) - times.begin()) - 1;
   } else if (k > 0 && k <= last && times[k - 1] <= seconds && seconds < times[k]) {
     --k;  // the previous key: steady backward playback
   } else {

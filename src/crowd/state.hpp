@@ -406,9 +406,9 @@ inline constexpr std::uint32_t kNotDue = 0xFFFFFFFFu;
 inline std::size_t order_keys(const Asset& asset) noexcept { return 2 * asset.clips.size() + 1; }
 
 // An actor's evaluation group (State::order): its clip while it plays one alone, the clip count
-// plus its incoming clip during a crossfade, the last group without a clip.
-inline std::uint32_t order_key(const Asset& asset, const Playback& p) noexcept {
-  const auto clips = static_cast<std::uint32_t>(asset.clips.size());
+// plus its incoming clip during a crossfade, the last group without a clip. `clips` is the
+// asset's clip count, which a pass over the slots reads once.
+inline std::uint32_t order_key(std::uint32_t clips, const Playback& p) noexcept {
   if (p.count == 0) return 2 * clips;
   return p.contributors[0].clip + (p.count > 1 ? clips : 0u);
 }
