@@ -274,6 +274,75 @@ TEST(CrowdTest, OneAndTwoThreadsPackIdenticalBytes) {
   EXPECT_EQ(std::memcmp(one.data(), two.data(), one.size() * sizeof(glm::vec4)), 0);
 }
 
+// A crowd of 4,096 slots or more splits its due pass (clocks, the due slots and their groups)
+// across the workers, then moves each part's due slots together: the same slots, clocks and rows
+// as on one thread, with paused, hidden, finished and backward actors among them, all playing one
+// clip (the due slots in slot order are the evaluation's order) or many, some crossfading (the
+// groups' counts order them).
+TEST(CrowdTest, ADuePassSplitAcrossWorkersFindsWhatOneThreadFinds) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  auto asset = load_shared("threejs/RobotExpressive.glb");
+  constexpr std::size_t kActors = 4500;
+  struct Run {
+    std::vector<glm::vec4> bytes;
+    std::vector<float> times;
+    std::vector<std::uint32_t> evaluated, batched;
+  };
+  auto run = [&](int threads, bool one_clip) {
+    tbb::global_control limit(tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(threads));
+    Crowd crowd(asset, {.capacity = kActors});
+    std::vector<ActorOptions> options(kActors);
+    for (std::size_t i = 0; i < options.size(); ++i) {
+      options[i].clip = one_clip ? "Walking" : asset->clips[i % asset->clips.size()].name;
+      options[i].phase = static_cast<float>(i % 89) / 89.0f;
+      options[i].speed = i % 11 == 0 ? -1.5f : 0.5f + static_cast<float>(i % 7) * 0.25f;
+      options[i].transform = glm::translate(glm::mat4(1.0f), glm::vec3(i % 60, 0, i / 60));
+    }
+    crowd.add_actors(options);
+    auto a = crowd.actors();
+    if (!one_clip)
+      for (std::size_t i = 0; i < a.size(); i += 5) a[i].select_clip("Dance", {.crossfade_seconds = 0.05f});
+    for (std::size_t i = 1; i < a.size(); i += 13) a[i].pause();
+    for (std::size_t i = 2; i < a.size(); i += 17) a[i].set_visible(false);
+    for (std::size_t i = 3; i < a.size(); i += 19) a[i].set_loop(LoopMode::once);
+    Run r;
+    for (int f = 0; f < 6; ++f) {
+      crowd.update(1.0f / 30.0f);
+      r.evaluated.push_back(crowd.frame_stats().actors_evaluated);
+      r.batched.push_back(crowd.frame_stats().actors_batched_by_clip);
+    }
+    for (std::size_t i = 0; i < a.size(); i += 7) a[i].set_visible(true);  // evaluated when shown
+    for (const Actor& actor : crowd.actors()) r.times.push_back(actor.time());
+    for (const NodeStream& s : crowd.node_streams()) {
+      r.bytes.insert(r.bytes.end(), s.transforms.begin(), s.transforms.end());
+      r.bytes.insert(r.bytes.end(), s.palette.begin(), s.palette.end());
+    }
+    return r;
+  };
+  for (const bool one_clip : {true, false}) {
+    SCOPED_TRACE(one_clip ? "one clip" : "every clip");
+    const Run one = run(1, one_clip), two = run(2, one_clip);
+    // Every shown actor that plays is due: the crowd less the hidden and the paused, and less
+    // those of the actors played once whose clip has ended.
+    std::uint32_t shown_playing = 0, once = 0;
+    for (std::size_t i = 0; i < kActors; ++i) {
+      const bool still = i % 13 == 1 || i % 17 == 2;
+      shown_playing += !still;
+      once += !still && i % 19 == 3;
+    }
+    ASSERT_EQ(one.evaluated.size(), 6u);
+    EXPECT_LE(one.evaluated[0], shown_playing);
+    EXPECT_GE(one.evaluated[0], shown_playing - once);
+    EXPECT_EQ(one.evaluated, two.evaluated);
+    // Grouped by clip as well: every part's count per group reached the grouping. (Batches at the
+    // two workers' chunk ends differ, hence not equal.)
+    for (std::size_t f = 0; f < one.batched.size(); ++f) EXPECT_GE(two.batched[f] * 20, one.batched[f] * 19) << f;
+    EXPECT_EQ(one.times, two.times);
+    ASSERT_EQ(one.bytes.size(), two.bytes.size());
+    EXPECT_EQ(std::memcmp(one.bytes.data(), two.bytes.data(), one.bytes.size() * sizeof(glm::vec4)), 0);
+  }
+}
+
 TEST(CrowdTest, NodeWorldOfTheHandEqualsAnIndependentParentChain) {
   GLTF_CROWD_REQUIRE_ASSETS();
   auto asset = load_shared("threejs/RobotExpressive.glb");

@@ -17,6 +17,12 @@
 
 namespace gltf_crowd {
 
+// What find_due_slots found: the slots evaluated now, and those advanced but deferred by
+// update-rate LOD.
+struct DueSlots {
+  std::uint32_t evaluated = 0, deferred = 0;
+};
+
 // update() runs in the crowd's own arena, so a worker's slot index (current_thread_index) picks
 // its scratch; all of them are built with the rig, none lazily inside a frame. Calls outside
 // update (controls, add_actors) run on the caller's thread and use scratch[0].
@@ -30,6 +36,10 @@ struct WorkerPool {
   // region but the last ends (a slot), the order grouped by clip before its runs are sorted by
   // region, and each region's next position in that sort.
   std::vector<std::uint32_t> kept, region_ends, grouped, region_next;
+  // find_due_slots' scratch when split: per part, its count of due slots per group (State::order_starts'
+  // layout), and what it found.
+  std::vector<std::uint32_t> part_starts;
+  std::vector<DueSlots> part_found;
   ParallelChoice choice;  // for updates between kChunk due slots and kParallelNodes
   // One allocation before each worker's scratch, never read: without it, the last buffer that
   // make_workers allocated for one worker could share a cache line with the first buffer of the
@@ -237,39 +247,31 @@ void group_due_slots(Crowd::State& st, std::uint32_t evaluated, std::size_t work
   }
 }
 
-// What find_due_slots found: the slots evaluated now, and those advanced but deferred by
-// update-rate LOD.
-struct DueSlots {
-  std::uint32_t evaluated = 0, deferred = 0;
-};
-
-// The due pass, on the caller's thread: advances each slot's clock first when `advance`
-// (clocks_in_due_pass), then writes State::due_group, the due slots in slot order to State::order,
-// and their count per group to State::order_starts (by order_key + 1). Its own function, so that
-// its counters stay in registers: run_update hands the address of its locals to the parallel
-// loop, and every call in the pass (advance_playback) would otherwise store and reload them. A
-// run of slots in one group is counted in a register too: incrementing one entry of starts per
-// slot made each slot wait for the previous slot's store (RiggedSimple, 10,000 actors: a sixth of
-// the pass in perf profiles).
-DueSlots find_due_slots(Crowd::State& st, bool advance, float delta_seconds) {
-  std::vector<std::uint32_t>& starts = st.order_starts;
-  std::fill(starts.begin(), starts.end(), 0u);
-  const auto n = static_cast<std::uint32_t>(st.size());
+// The due pass over slots [begin, end): advances each slot's clock first when `advance`
+// (clocks_in_due_pass), then writes State::due_group, the due slots in slot order from `out`, and
+// adds their count per group to `starts` (by order_key + 1). Its own function, so that its
+// counters stay in registers: run_update hands the address of its locals to the parallel loop,
+// and every call in the pass (advance_playback) would otherwise store and reload them. A run of
+// slots in one group is counted in a register too: incrementing one entry of starts per slot
+// made each slot wait for the previous slot's store (RiggedSimple, 10,000 actors: a sixth of the
+// pass in perf profiles).
+DueSlots find_due_slots(Crowd::State& st, std::uint32_t begin, std::uint32_t end, bool advance, float delta_seconds,
+                        std::uint32_t* out, std::uint32_t* starts) noexcept {
   const auto clips = static_cast<std::uint32_t>(st.asset.clips.size());
   // Without update-rate LOD, every stale slot that is shown is due (scheduled).
   const bool every_stale_due = !st.update_rate.enabled || !st.lod.active();
   const bool any_hidden = st.hidden_count > 0;
   DueSlots found;
   std::uint32_t run_key = kNotDue, run = 0;  // the group of the last due slot, and its due slots since the count
-  for (std::uint32_t slot = 0; slot < n; ++slot) {
+  for (std::uint32_t slot = begin; slot < end; ++slot) {
     if (advance) advance_clock(st, slot, delta_seconds);
     // A line of due_group ahead, for writing: the parallel loop left it on the core that read
     // it last (see evaluate_range).
-    if (slot % 16 == 0 && slot + 32 < n) __builtin_prefetch(st.due_group.data() + slot + 32, 1);
+    if (slot % 16 == 0 && slot + 32 < end) __builtin_prefetch(st.due_group.data() + slot + 32, 1);
     // Hidden actors are evaluated when shown again (set_visible).
     const bool stale = st.stale[slot];
     const bool due = stale && !(any_hidden && st.hidden[slot]) && (every_stale_due || scheduled(st, slot));
-    st.order[found.evaluated] = slot;  // the due slots in slot order: group_due_slots keeps it for one group
+    out[found.evaluated] = slot;  // the due slots in slot order: group_due_slots keeps it for one group
     found.evaluated += due;
     found.deferred += stale && !due;
     const std::uint32_t key = due ? order_key(clips, st.playback[slot]) : kNotDue;
@@ -283,6 +285,67 @@ DueSlots find_due_slots(Crowd::State& st, bool advance, float delta_seconds) {
     ++run;
   }
   if (run > 0) starts[run_key + 1] += run;
+  return found;
+}
+
+// Slots per part of a due pass split across the workers, and the fewest slots in a crowd whose
+// due pass is split: on the caller's thread alone, the pass took a fifth of RiggedSimple's
+// 10,000-actor update on 2 threads (docs/benchmarks.md, "The due pass across the workers").
+constexpr std::uint32_t kDuePart = 1024;
+constexpr std::uint32_t kParallelDueSlots = 4 * kDuePart;
+
+// The floating-point mode of the caller's thread on an arena's thread, for the length of a task
+// of the due pass: clocks advance in the caller's mode (run_update's serial passes), so that they
+// come out alike whether the pass is split or not.
+class CallerMode {
+ public:
+  explicit CallerMode(unsigned caller) noexcept : csr_(_mm_getcsr()) {
+    _mm_setcsr((csr_ & kFlags) | (caller & ~kFlags));
+  }
+  ~CallerMode() { _mm_setcsr(csr_); }
+  CallerMode(const CallerMode&) = delete;
+  CallerMode& operator=(const CallerMode&) = delete;
+
+ private:
+  static constexpr unsigned kFlags = 0x3Fu;  // MXCSR's sticky exception flags, the task's own
+  unsigned csr_;
+};
+
+// The due pass (find_due_slots over every slot) into State::order and State::order_starts: on
+// `workers` ≥ 2 for a crowd of kParallelDueSlots or more, in parts of kDuePart slots across the
+// arena, whose due slots are then moved together in slot order. Results are the same either way.
+DueSlots find_due_slots(Crowd::State& st, std::size_t workers, bool advance, float delta_seconds) {
+  std::vector<std::uint32_t>& starts = st.order_starts;
+  std::fill(starts.begin(), starts.end(), 0u);
+  const auto n = static_cast<std::uint32_t>(st.size());
+  if (workers < 2 || n < kParallelDueSlots)
+    return find_due_slots(st, 0, n, advance, delta_seconds, st.order.data(), starts.data());
+  WorkerPool& pool = *st.workers;
+  const std::uint32_t parts = (n + kDuePart - 1) / kDuePart;
+  const std::size_t keys = starts.size();
+  // Grown with the crowd, never shrunk: a frame after the largest allocates nothing.
+  pool.part_starts.resize(std::max<std::size_t>(pool.part_starts.size(), std::size_t{parts} * keys));
+  std::fill_n(pool.part_starts.begin(), std::size_t{parts} * keys, 0u);
+  pool.part_found.resize(std::max<std::size_t>(pool.part_found.size(), parts));
+  const unsigned caller = _mm_getcsr();
+  pool.arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, parts, 1), [&](const tbb::blocked_range<std::uint32_t>& r) {
+      const CallerMode mode(caller);
+      for (std::uint32_t part = r.begin(); part != r.end(); ++part) {
+        const std::uint32_t begin = part * kDuePart, end = std::min(begin + kDuePart, n);
+        pool.part_found[part] = find_due_slots(st, begin, end, advance, delta_seconds, st.order.data() + begin,
+                                               pool.part_starts.data() + std::size_t{part} * keys);
+      }
+    });
+  });
+  DueSlots found;
+  for (std::uint32_t part = 0; part < parts; ++part) {
+    const DueSlots& f = pool.part_found[part];
+    std::copy_n(st.order.begin() + std::size_t{part} * kDuePart, f.evaluated, st.order.begin() + found.evaluated);
+    found.evaluated += f.evaluated;
+    found.deferred += f.deferred;
+    for (std::size_t k = 0; k < keys; ++k) starts[k] += pool.part_starts[part * keys + k];
+  }
   return found;
 }
 
@@ -308,15 +371,16 @@ void run_update(Crowd::State& st, float delta_seconds) {
   // Levels follow the camera, placements and clips of this frame (docs/spec.md §7).
   refresh_instances(st);
   if (st.animation == Animation::gpu) return record_update(st, timer);
-  const auto [evaluated, deferred] = find_due_slots(st, clocks_in_due_pass, delta_seconds);
   WorkerPool& pool = *st.workers;
   // The arena's concurrency, or less under a tbb::global_control (gltf-crowd bench --threads).
-  // Up to kChunk due slots the update is serial whatever it is, and asking oneTBB (two calls into
-  // the library) cost a one-actor update 3–4 % of its samples in perf profiles.
-  const std::size_t concurrency =
-      evaluated <= kChunk ? 1
+  // Up to kChunk slots the update is serial whatever it is, and asking oneTBB (two calls into the
+  // library) cost a one-actor update 3–4 % of its samples in perf profiles.
+  const std::size_t threads =
+      st.size() <= kChunk ? 1
                           : std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
                                      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
+  const auto [evaluated, deferred] = find_due_slots(st, threads, clocks_in_due_pass, delta_seconds);
+  const std::size_t concurrency = evaluated <= kChunk ? 1 : threads;
   // A serial update runs on the caller's thread alone, as one worker.
   const std::uint64_t nodes = std::uint64_t{evaluated} * st.draw.rig.node_count();
   const bool small = concurrency == 1;
