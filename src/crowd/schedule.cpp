@@ -323,10 +323,14 @@ DueSlots find_due_slots(Crowd::State& st, std::size_t workers, bool advance, flo
   WorkerPool& pool = *st.workers;
   const std::uint32_t parts = (n + kDuePart - 1) / kDuePart;
   const std::size_t keys = starts.size();
-  // Grown with the crowd, never shrunk: a frame after the largest allocates nothing.
-  pool.part_starts.resize(std::max<std::size_t>(pool.part_starts.size(), std::size_t{parts} * keys));
+  // Sized for the crowd's capacity on the first split pass (and the first after a reserve), so
+  // that a later frame with more actors allocates nothing.
+  const std::size_t most_parts = (st.order.size() + kDuePart - 1) / kDuePart;
+  if (pool.part_found.size() < most_parts) {
+    pool.part_starts.resize(most_parts * keys);
+    pool.part_found.resize(most_parts);
+  }
   std::fill_n(pool.part_starts.begin(), std::size_t{parts} * keys, 0u);
-  pool.part_found.resize(std::max<std::size_t>(pool.part_found.size(), parts));
   const unsigned caller = _mm_getcsr();
   pool.arena.execute([&] {
     tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, parts, 1), [&](const tbb::blocked_range<std::uint32_t>& r) {
