@@ -75,6 +75,11 @@ TEST(CliTool, NonFiniteNumbersAreRejectedNamingTheOption) {
   const CommandOutput big = tool("render --lod --lod-bias 1e39 --actors 1 --out " + out);
   EXPECT_GT(big.exit_code, 0) << big.out;
   EXPECT_TRUE(contains(big.out, "--lod-bias: '1e39' is beyond the largest float; it must be finite")) << big.out;
+  // Above 0 as a double but 0 as a float: the option says so, not the library's set_lod_bias.
+  const CommandOutput tiny = tool("render --lod --lod-bias 1e-46 --actors 1 --out " + out);
+  EXPECT_GT(tiny.exit_code, 0) << tiny.out;
+  EXPECT_TRUE(contains(tiny.out, "--lod-bias: '1e-46' is below the smallest float; it must be finite and > 0"))
+      << tiny.out;
 }
 
 // Options that could not take effect as given (one that needs another, empty names, an output
@@ -404,6 +409,10 @@ TEST(CliTool, OutputNamesEndInTheFormatWritten) {
       {"studio --frames 1 --screenshot", "shot.bmp", "--screenshot: '{}' does not end in .png: studio writes"},
       {"export-default --out", "character.gltf", "--out: '{}' does not end in .glb: export-default writes"},
       {"lod " + asset + " --out", "levels.gltf", "--out: '{}' does not end in .glb: lod writes a self-contained GLB"},
+      // Statistics are JSON: without an asset, `render --stats crowd.glb` replaced crowd.glb.
+      {"render --actors 1 --out " + quoted((dir / "x.png").string()) + " --stats", "crowd.glb",
+       "--stats: '{}' does not end in .json: render writes JSON statistics"},
+      {"studio --frames 1 --stats", "stats.txt", "--stats: '{}' does not end in .json: studio writes JSON statistics"},
   };
   for (const Case& c : refused) {
     const std::string file = (dir / c.file).string();

@@ -43,6 +43,8 @@ CLI::Validator finite_validator(const std::string& requirement, std::function<bo
           problem = "is beyond the largest float";
         } else if (!accepts(x)) {
           problem = "is out of range";
+        } else if (static_cast<float>(x) == 0.0f && !accepts(0.0)) {  // 1e-46 for "> 0"
+          problem = "is below the smallest float";
         }
         return problem == nullptr ? std::string() : fmt::format("'{}' {}; it must be {}", text, problem, requirement);
       },

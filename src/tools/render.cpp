@@ -162,6 +162,9 @@ void run_render(const RenderOptions& options) {
   require_distinct_files(
       {{"asset", options.asset}},
       {{"--out", options.write_out ? options.out : kNone}, {"--video", options.video}, {"--stats", options.stats}});
+  // After the check above, which names a clash with the asset itself: `render --stats crowd.glb`
+  // without an asset would replace crowd.glb by JSON.
+  if (!options.stats.empty()) require_extension("--stats", options.stats, ".json", "render writes JSON statistics");
   // The reference path draws and skins every actor separately: about a millisecond per actor.
   if (options.reference && options.actors > 10'000)
     throw Error("--actors", Rule::too_many_actors,

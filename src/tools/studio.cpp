@@ -138,6 +138,7 @@ void run_studio(const StudioOptions& options) {
     require_extension("--screenshot", options.screenshot, ".png", "studio writes a PNG image");
   require_distinct_files({{"asset", options.asset}},
                          {{"--screenshot", options.screenshot}, {"--stats", options.stats}});
+  if (!options.stats.empty()) require_extension("--stats", options.stats, ".json", "studio writes JSON statistics");
   std::filesystem::path assets_dir = options.assets_dir;
   if (assets_dir.empty() && std::filesystem::is_directory("../shared/assets")) assets_dir = "../shared/assets";
   const std::vector<ModelEntry> models = scan_models(assets_dir);
