@@ -8,6 +8,8 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
+#include <tbb/global_control.h>
+#include <tbb/info.h>
 
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
@@ -98,6 +100,28 @@ TEST(AllocationTest, MoreDueActorsThanInWarmUpAllocateNothing) {
   for (Actor& a : actors) a.play();
   EXPECT_EQ(allocations_in_updates(crowd, 5), 0);
   EXPECT_EQ(crowd.frame_stats().actors_evaluated, 600u);
+}
+
+// A crowd of thousands splits its due pass across the workers (src/crowd/schedule.cpp), whose
+// scratch is sized on the crowd's first update whichever way that one ran: updates on two
+// workers after a warm-up on one thread allocate nothing.
+TEST(AllocationTest, ASplitDuePassAfterAWarmUpOnOneThreadAllocatesNothing) {
+  if (tbb::info::default_concurrency() < 2) GTEST_SKIP() << "one CPU: the crowd's arena has one worker, nothing splits";
+  auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  constexpr std::size_t kActors = 4500;
+  Crowd crowd(asset, {.capacity = kActors});
+  std::vector<ActorOptions> options(kActors);
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    options[i].clip = asset->clips[i % asset->clips.size()].name;
+    options[i].phase = static_cast<float>(i) / static_cast<float>(kActors);
+  }
+  crowd.add_actors(options);
+  {
+    const tbb::global_control one(tbb::global_control::max_allowed_parallelism, 1);
+    for (int f = 0; f < 10; ++f) crowd.update(1.0f / 60.0f);
+  }
+  EXPECT_EQ(allocations_in_updates(crowd, 5), 0);
+  EXPECT_EQ(crowd.frame_stats().actors_evaluated, kActors);
 }
 
 // A crowd that warms up playing one clip skips the grouping pass (its due pass's slot order is

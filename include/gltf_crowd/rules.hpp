@@ -238,7 +238,7 @@
   X(reference_deform, "skin data that does not match its skin, in the reference renderer")                 \
   /* The gltf-crowd command (tools) */                                                                     \
   X(write_failed, "an output file that could not be written")                                              \
-  X(out_extension, "an output file name that does not end in the format written (.glb, .png, .json)")             \
+  X(out_extension, "an output file name that does not end in the format written (.glb, .png, .json)")      \
   X(out_overwrites, "an output file that names the command's input or another of its outputs")             \
   X(no_clips, "a crossfade on an asset without clips")                                                     \
   X(too_many_actors, "more actors than the GPU's palette limits fit")                                      \

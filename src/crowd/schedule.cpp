@@ -297,8 +297,9 @@ constexpr std::uint32_t kDuePart = 1024;
 constexpr std::uint32_t kParallelDueSlots = 4 * kDuePart;
 
 // The floating-point mode of the caller's thread on an arena's thread, for the length of a task
-// of the due pass: clocks advance in the caller's mode (run_update's serial passes), so that they
-// come out alike whether the pass is split or not.
+// of the due pass: clocks advance in the caller's mode where the pass runs on the caller's
+// thread, so they come out alike whether it is split or not. The exception flags that the
+// clocks raise in a part stay on the arena's thread.
 class CallerMode {
  public:
   explicit CallerMode(unsigned caller) noexcept : csr_(_mm_getcsr()) {
@@ -320,19 +321,25 @@ DueSlots find_due_slots(Crowd::State& st, std::size_t workers, bool advance, flo
   std::vector<std::uint32_t>& starts = st.order_starts;
   std::fill(starts.begin(), starts.end(), 0u);
   const auto n = static_cast<std::uint32_t>(st.size());
-  if (workers < 2 || n < kParallelDueSlots)
-    return find_due_slots(st, 0, n, advance, delta_seconds, st.order.data(), starts.data());
   WorkerPool& pool = *st.workers;
-  const std::uint32_t parts = (n + kDuePart - 1) / kDuePart;
   const std::size_t keys = starts.size();
-  // Sized for the crowd's capacity on the first split pass (and the first after a reserve), so
-  // that a later frame with more actors allocates nothing.
+  // Each part counts into a row of lines of its own: parts of a crowd of many clips add to
+  // their rows at nearly every slot.
+  const std::size_t stride = (keys + 15) / 16 * 16;
+  // Sized for the crowd's capacity on its first update (and the first after a reserve) whether
+  // or not this one splits, so that no later update allocates: not one with more actors, nor one
+  // on more threads than the warm-up's.
   const std::size_t most_parts = (st.order.size() + kDuePart - 1) / kDuePart;
-  if (pool.part_found.size() < most_parts) {
-    pool.part_starts.resize(most_parts * keys);
+  if (st.order.size() >= kParallelDueSlots && pool.part_found.size() < most_parts) {
+    pool.part_starts.resize(most_parts * stride + 15);  // 15: room to start on a line
     pool.part_found.resize(most_parts);
   }
-  std::fill_n(pool.part_starts.begin(), std::size_t{parts} * keys, 0u);
+  if (workers < 2 || n < kParallelDueSlots)
+    return find_due_slots(st, 0, n, advance, delta_seconds, st.order.data(), starts.data());
+  const std::uint32_t parts = (n + kDuePart - 1) / kDuePart;
+  const auto address = reinterpret_cast<std::uintptr_t>(pool.part_starts.data());
+  std::uint32_t* const rows = pool.part_starts.data() + (64 - address % 64) % 64 / sizeof(std::uint32_t);
+  std::fill_n(rows, std::size_t{parts} * stride, 0u);
   const unsigned caller = _mm_getcsr();
   pool.arena.execute([&] {
     tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, parts, 1), [&](const tbb::blocked_range<std::uint32_t>& r) {
@@ -340,7 +347,7 @@ DueSlots find_due_slots(Crowd::State& st, std::size_t workers, bool advance, flo
       for (std::uint32_t part = r.begin(); part != r.end(); ++part) {
         const std::uint32_t begin = part * kDuePart, end = std::min(begin + kDuePart, n);
         pool.part_found[part] = find_due_slots(st, begin, end, advance, delta_seconds, st.order.data() + begin,
-                                               pool.part_starts.data() + std::size_t{part} * keys);
+                                               rows + std::size_t{part} * stride);
       }
     });
   });
@@ -350,7 +357,7 @@ DueSlots find_due_slots(Crowd::State& st, std::size_t workers, bool advance, flo
     std::copy_n(st.order.begin() + std::size_t{part} * kDuePart, f.evaluated, st.order.begin() + found.evaluated);
     found.evaluated += f.evaluated;
     found.deferred += f.deferred;
-    for (std::size_t k = 0; k < keys; ++k) starts[k] += pool.part_starts[part * keys + k];
+    for (std::size_t k = 0; k < keys; ++k) starts[k] += rows[part * stride + k];
   }
   return found;
 }
@@ -368,7 +375,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
   ++st.generation;
   // Every clock advances, so clocks stay exact whether or not the pose is evaluated this frame.
   // Where each clock steps on its own and LOD does not read them (docs/spec.md §7), the due pass
-  // advances them itself: one pass over the slots on the caller's thread instead of two.
+  // advances them itself: one pass over the slots instead of two.
   const bool clocks_in_due_pass = st.animation == Animation::cpu && !st.lod.active() && clocks_alone(st);
   if (clocks_in_due_pass)
     st.events.clear();
@@ -410,7 +417,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
   // evaluation. Up to kParallelNodes, ParallelChoice decides from what each way cost lately.
   const bool timing = timer.has_value();
   // Consumed entries of `order` and due_group are cleared, so that their lines stay with the
-  // core that read them last until the next update's serial passes write them, instead of being
+  // core that read them last until the next update's due pass writes them, instead of being
   // shared by two cores: on the 2-vCPU VM writes to lines that the other core only read cost
   // more than writes to lines it wrote (the due pass and grouping of 1,000 actors on 2 threads:
   // about 29–36 → 16–22 thousand time-stamp ticks, docs/benchmarks.md). On one worker, or on the
