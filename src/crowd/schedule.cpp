@@ -392,7 +392,10 @@ void run_update(Crowd::State& st, float delta_seconds) {
       st.size() <= kChunk ? 1
                           : std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
                                      tbb::global_control::active_value(tbb::global_control::max_allowed_parallelism));
-  const auto [evaluated, deferred] = find_due_slots(st, threads, clocks_in_due_pass, delta_seconds);
+  // Plain variables, not a structured binding: Debian 12's clang (the fuzzers' build) cannot
+  // capture a binding in the lambdas below.
+  const DueSlots due = find_due_slots(st, threads, clocks_in_due_pass, delta_seconds);
+  const std::uint32_t evaluated = due.evaluated, deferred = due.deferred;
   const std::size_t concurrency = evaluated <= kChunk ? 1 : threads;
   // A serial update runs on the caller's thread alone, as one worker.
   const std::uint64_t nodes = std::uint64_t{evaluated} * st.draw.rig.node_count();
