@@ -13,6 +13,7 @@
 
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
+#include "gltf_crowd/jobs.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -126,6 +127,9 @@ void expect_report(const nlohmann::json& report, const std::shared_ptr<const Ass
     EXPECT_GT(packing[rate].get<double>(), 0.0) << rate;
     EXPECT_TRUE(std::isfinite(packing[rate].get<double>())) << rate;
   }
+  // The tool runs on this CPU with this environment: it chooses the set this process chose.
+  ASSERT_TRUE(report.contains("affine_kernels")) << report.dump();
+  EXPECT_EQ(report["affine_kernels"], affine_kernel_name()) << report.dump();
 }
 
 TEST(BenchTool, JsonReportOnTheBuiltInCharacter) {

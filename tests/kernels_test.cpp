@@ -5,8 +5,11 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <glm/gtc/matrix_transform.hpp>
@@ -38,6 +41,7 @@ void expect_near(const Affine& got, const glm::mat4& want, const char* what) {
 std::vector<const AffineKernels*> kernel_sets() {
   std::vector<const AffineKernels*> sets{&portable_affine_kernels()};
   if (const AffineKernels* fma = fma_affine_kernels()) sets.push_back(fma);
+  if (const AffineKernels* avx512 = avx512_affine_kernels()) sets.push_back(avx512);
   return sets;
 }
 
@@ -994,9 +998,110 @@ TEST(KernelsTest, NarrowGroupsPairedAcrossPosesEqualSampleLanesThenBlendLanes) {
                                                                {1.2f, 0.5f}});
 }
 
-TEST(KernelsTest, TheChosenSetIsOneOfTheTwo) {
+TEST(KernelsTest, TheChosenSetIsTheWidestThisCpuHas) {
   const AffineKernels& chosen = affine_kernels();
-  EXPECT_TRUE(&chosen == &portable_affine_kernels() || &chosen == fma_affine_kernels()) << chosen.name;
+  EXPECT_TRUE(&chosen == &portable_affine_kernels() || &chosen == fma_affine_kernels() ||
+              &chosen == avx512_affine_kernels())
+      << chosen.name;
+  if (std::getenv("GLTF_CROWD_SIMD") == nullptr) {
+    const AffineKernels* widest = avx512_affine_kernels() != nullptr ? avx512_affine_kernels() : fma_affine_kernels();
+    EXPECT_EQ(&chosen, widest != nullptr ? widest : &portable_affine_kernels()) << chosen.name;
+  }
+}
+
+// Bit for bit, or the first float that differs.
+template <class T>
+void expect_same_bits(const std::vector<T>& got, const std::vector<T>& want, const char* what) {
+  static_assert(sizeof(T) % sizeof(float) == 0);
+  ASSERT_EQ(got.size(), want.size()) << what;
+  const auto* a = reinterpret_cast<const std::uint32_t*>(got.data());
+  const auto* b = reinterpret_cast<const std::uint32_t*>(want.data());
+  const std::size_t floats = got.size() * sizeof(T) / sizeof(float);
+  const std::size_t differ = static_cast<std::size_t>(std::mismatch(a, a + floats, b).first - a);
+  EXPECT_EQ(differ, floats) << what << ": float " << differ << " of " << floats << " differs";
+}
+
+// The avx512vl set is the avx2+fma set's code compiled with AVX-512VL's 32 registers: its
+// single-pose kernels give that set's bits, and the tests above give each set's lane kernels
+// the bits of its own single-pose kernels, so a crowd packs alike on either. Random products,
+// palettes and hierarchies, and the sampler's clips sampled and crossfaded at times in and
+// outside them.
+TEST(KernelsTest, TheAvx512SetGivesTheAvx2SetsBits) {
+  const AffineKernels* avx512 = avx512_affine_kernels();
+  if (avx512 == nullptr) GTEST_SKIP() << "this CPU has no AVX-512F and VL";
+  const AffineKernels* fma = fma_affine_kernels();
+  ASSERT_NE(fma, nullptr);
+  std::mt19937 rng(43);
+  std::uniform_real_distribution<float> u(-2.0f, 2.0f);
+  constexpr std::size_t kNodes = 48;
+  std::vector<std::int32_t> parent(kNodes);
+  std::vector<Affine> rest(kNodes), rest_world(kNodes);
+  std::vector<glm::vec3> translations(kNodes), scales(kNodes);
+  std::vector<glm::quat> rotations(kNodes);
+  std::vector<std::uint32_t> mark(kNodes);
+  for (std::size_t n = 0; n < kNodes; ++n) {
+    parent[n] = n % 11 == 0 ? -1 : static_cast<std::int32_t>(rng() % n);
+    rest[n] = random_affine(rng);
+    rest_world[n] = random_affine(rng);
+    translations[n] = {u(rng), u(rng), u(rng)};
+    rotations[n] = glm::normalize(glm::quat(u(rng), u(rng), u(rng), u(rng)));
+    scales[n] = {0.5f + 0.5f * std::abs(u(rng)), 1.0f + 0.2f * u(rng), 0.25f + std::abs(u(rng))};
+    mark[n] = n % 3 == 0 ? 1u : 2u;  // animated at stamp 2
+  }
+  const Affine root = random_affine(rng);
+  const auto products = [&](const AffineKernels& k) {
+    std::vector<Affine> out(kNodes);
+    for (std::size_t n = 0; n + 1 < kNodes; ++n) k.multiply(rest[n], rest_world[n + 1], out[n]);
+    return out;
+  };
+  expect_same_bits(products(*avx512), products(*fma), "multiply");
+  const auto worlds = [&](const AffineKernels& k, const Affine* frame) {
+    std::vector<Affine> world(kNodes);
+    std::vector<std::uint8_t> moved(kNodes);
+    k.hierarchy({kNodes, parent.data(), rest.data(), translations.data(), rotations.data(), scales.data(), mark.data(),
+                 2, frame, rest_world.data(), moved.data()},
+                world.data());
+    return world;
+  };
+  for (const Affine* frame : {static_cast<const Affine*>(nullptr), &root})
+    expect_same_bits(worlds(*avx512, frame), worlds(*fma, frame), "hierarchy");
+  std::vector<std::uint32_t> joints;
+  for (std::uint32_t n = 0; n < kNodes; n += 2) joints.push_back(n);
+  std::vector<Affine> inverse_binds(joints.size());
+  for (Affine& m : inverse_binds) m = random_affine(rng);
+  const auto palette = [&](const AffineKernels& k, const Affine* left) {
+    std::vector<glm::vec4> rows(3 * joints.size());
+    k.palette(joints, inverse_binds, rest_world, left, rows.data(), false);
+    return rows;
+  };
+  for (const Affine* left : {static_cast<const Affine*>(nullptr), &root})
+    expect_same_bits(palette(*avx512, left), palette(*fma, left), "palette");
+  for (const SamplerClip& clip : {sampler_clip(), sampler_clip(narrow_channels())}) {
+    const ClipTracks& tracks = clip.tracks;
+    for (const float seconds : {-0.5f, 0.0f, 0.3f, 0.5f, 0.77f, 1.2f, 1.9f, 2.5f}) {
+      SCOPED_TRACE(::testing::Message() << "at " << seconds << " s");
+      const std::vector<KeyPosition> keys = keys_at(tracks, seconds), later = keys_at(tracks, 2.5f - seconds);
+      const auto sampled = [&](const AffineKernels& k) {
+        std::vector<glm::vec3> t(12), s(12);
+        std::vector<glm::quat> r(12);
+        k.sample({tracks.key_rows.data(), tracks.groups.data(), tracks.groups.size(), keys.data(), t.data(), r.data(),
+                  s.data(), nullptr});
+        return std::tuple(t, r, s);
+      };
+      const auto crossfaded = [&](const AffineKernels& k) {
+        std::vector<glm::vec3> t(12), s(12);
+        std::vector<glm::quat> r(12);
+        k.sample_pair(pair_pass(tracks, tracks, keys, later, {0.35f, 0.65f}, t, r, s));
+        return std::tuple(t, r, s);
+      };
+      for (const auto& [got, want] :
+           {std::pair(sampled(*avx512), sampled(*fma)), std::pair(crossfaded(*avx512), crossfaded(*fma))}) {
+        expect_same_bits(std::get<0>(got), std::get<0>(want), "translations");
+        expect_same_bits(std::get<1>(got), std::get<1>(want), "rotations");
+        expect_same_bits(std::get<2>(got), std::get<2>(want), "scales");
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -118,8 +118,10 @@ struct PaletteJob {
   bool run() const noexcept;
 };
 
-// Name of the affine kernel set the jobs use: "avx2+fma" where the CPU has both, else "sse2"
-// (GLTF_CROWD_SIMD=sse2 forces it). The two differ in the last bits (FMA rounds once).
+// Name of the affine kernel set the jobs use: "avx512vl" where the CPU has AVX2, FMA, AVX-512F
+// and AVX-512VL, else "avx2+fma" where it has AVX2 and FMA, else "sse2" (GLTF_CROWD_SIMD=sse2
+// or =avx2 asks for one of the last two). sse2 differs from the others in the last bits (FMA
+// rounds once); avx512vl is avx2+fma's code with 32 registers, the same bits.
 const char* affine_kernel_name() noexcept;
 
 }  // namespace gltf_crowd

@@ -233,7 +233,7 @@ struct alignas(64) LanesScratch {
 };
 
 struct AffineKernels {
-  const char* name;  // "sse2" or "avx2+fma"
+  const char* name;  // "sse2", "avx2+fma" or "avx512vl"
   void (*sample)(const SamplePass& pass) noexcept;
   void (*sample_lanes)(const SampleLanes& pass) noexcept;           // see SampleLanes
   void (*blend_lanes)(const BlendLanes& pass) noexcept;             // see BlendLanes
@@ -256,8 +256,12 @@ struct AffineKernels {
 const AffineKernels& portable_affine_kernels() noexcept;
 // AVX2 + FMA kernels when this CPU has both, else null.
 const AffineKernels* fma_affine_kernels() noexcept;
-// The set the crowd uses: FMA where supported, unless the environment variable
-// GLTF_CROWD_SIMD=sse2 asks for the portable set (to compare them). Chosen once per process.
+// The AVX2 + FMA kernels compiled with AVX-512VL's 32 registers ("avx512vl": the same results bit
+// for bit) when this CPU has AVX2, FMA, AVX-512F and AVX-512VL, else null.
+const AffineKernels* avx512_affine_kernels() noexcept;
+// The set the crowd uses: avx512vl, else avx2+fma, else sse2, where the CPU has it; the
+// environment variable GLTF_CROWD_SIMD=sse2 or =avx2 asks for the portable or the AVX2 + FMA set
+// (to compare them). Chosen once per process.
 const AffineKernels& affine_kernels() noexcept;
 
 }  // namespace gltf_crowd

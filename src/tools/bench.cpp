@@ -26,6 +26,7 @@
 
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/gl.hpp"
+#include "gltf_crowd/jobs.hpp"
 #include "tools/as_option.hpp"
 #include "tools/bench_crowd.hpp"
 #include "tools/cli_numbers.hpp"
@@ -272,7 +273,8 @@ void run_bench(const BenchOptions& options) {
                                        {{"bytes_per_frame", packing_bytes},
                                         {"bytes_per_second", packing_rate},
                                         {"memcpy_bytes_per_second", memcpy_rate}}},
-                                      {"draws", last.draws}});
+                                      {"draws", last.draws},
+                                      {"affine_kernels", affine_kernel_name()}});
     fmt::print("{}\n", json_text(out));
     return;
   }
@@ -280,11 +282,11 @@ void run_bench(const BenchOptions& options) {
       "{}: {} actors, {} thread{}, {} frames{}: {:.3f} us per actor per update "
       "(CPU per actor: sampling {:.3f}, hierarchy {:.3f}, palettes {:.3f}, packing {:.3f}), "
       "{} bytes packed per frame, {} draws; packing stage {:.2f} GB/s per thread, memcpy of its {} bytes "
-      "{:.2f} GB/s\n",
+      "{:.2f} GB/s; {} affine kernels\n",
       label, options.actors, threads, threads == 1 ? "" : "s", options.frames,
       options.crossfade ? ", mid-crossfade" : "", us_per_actor, m.sampling_ms * stage_us, m.hierarchy_ms * stage_us,
       m.palettes_ms * stage_us, m.packing_ms * stage_us, last.packed_bytes, last.draws, packing_rate * 1e-9,
-      packing_bytes, memcpy_rate * 1e-9);
+      packing_bytes, memcpy_rate * 1e-9, affine_kernel_name());
 }
 
 }  // namespace
@@ -351,7 +353,8 @@ void register_bench(CLI::App& app) {
       "palettes, packing} "
       "(CPU us per actor), bytes_per_frame, packing {bytes_per_frame, bytes_per_second, "
       "memcpy_bytes_per_second} (the packing stage's rate per thread and a plain memcpy's of "
-      "the same bytes), draws. With --animation gpu, instead of stages, bytes_per_frame and packing: "
+      "the same bytes), draws, affine_kernels (the CPU kernel set: avx512vl, avx2+fma or sse2). With --animation gpu, "
+      "instead of stages, bytes_per_frame and packing: "
       "animation, animate_us_per_actor (the renderer's compute passes, wall time), "
       "upload_bytes_per_frame, gpu_ms_per_frame, gpu_ms_per_frame_by_pass {sample, weights, hierarchy, palette, "
       "instances}, gpu_time_meaningful (false on a software "
