@@ -244,6 +244,19 @@ TEST(CliTool, LodBiasZeroHasAReadableMessage) {
   EXPECT_FALSE(std::regex_search(r.out, std::regex("[0-9]{20}"))) << "an absurd number: " << r.out;
 }
 
+// A mistyped command is named, with the commands there are; a right one with a wrong option is
+// CLI11's message as before.
+TEST(CliTool, AMistypedCommandIsNamed) {
+  const CommandOutput r = tool("rendr robot.glb");
+  EXPECT_GT(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "'rendr' is not a command; the commands are render, ")) << r.out;
+  for (const char* command : {"info", "pose", "lod", "studio", "bench"}) EXPECT_TRUE(contains(r.out, command)) << r.out;
+  const CommandOutput option = tool("render --actorz 5");
+  EXPECT_GT(option.exit_code, 0) << option.out;
+  EXPECT_TRUE(contains(option.out, "--actorz")) << option.out;
+  EXPECT_FALSE(contains(option.out, "is not a command")) << option.out;
+}
+
 TEST(CliTool, VersionPrintsTheProjectVersion) {
   const CommandOutput r = tool("--version");
   EXPECT_EQ(r.exit_code, 0) << r.out;

@@ -1,9 +1,13 @@
 // gltf-crowd: the command line tool (docs/spec.md §8). One subcommand per file; see commands.hpp.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "gltf_crowd/error.hpp"
 #include "gltf_crowd/version.hpp"
@@ -26,6 +30,19 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback
   } catch (const CLI::ParseError& e) {
+    // A mistyped command reaches CLI11 as a stray argument, and it only says that a subcommand
+    // is required: name the word and the commands instead.
+    if (argc > 1 && argv[1][0] != '-') {
+      const std::vector<CLI::App*> commands = app.get_subcommands([](CLI::App*) { return true; });
+      const auto named = [&](const CLI::App* c) { return c->check_name(argv[1]); };
+      if (std::none_of(commands.begin(), commands.end(), named)) {
+        std::vector<std::string> names;
+        for (const CLI::App* c : commands) names.push_back(c->get_name());
+        fmt::print(stderr, "gltf-crowd: error: '{}' is not a command; the commands are {}\n", argv[1],
+                   fmt::join(names, ", "));
+        return e.get_exit_code();
+      }
+    }
     return app.exit(e);
   } catch (const gltf_crowd::Error& e) {
     fmt::print(stderr, "gltf-crowd: error: {} [{}]\n", e.what(), e.rule());
