@@ -117,8 +117,9 @@ namespace kernels_fma {
 
 // The AVX2 + FMA set again, compiled where the CPU also has AVX-512F and VL: the same intrinsics,
 // with 32 vector registers instead of 16 to keep them in. palette_lanes' and hierarchy_lanes'
-// Affine8 values, which spilled to the stack in the 16-register build, mostly stay in registers
-// (RobotExpressive, 1,000 actors, one thread: about 10 % faster, docs/benchmarks.md). The
+// Affine8 values spilled to the stack in the 16-register build; here about half of those loads
+// and stores are gone (RobotExpressive, 1,000 actors, one thread: about 12 % faster,
+// docs/benchmarks.md "Thirty-two registers"). The
 // operations and their order are the same, so the results are those of the AVX2 + FMA set bit for
 // bit (tests/kernels_test.cpp). GCC is asked for 256-bit vectors: its own loops then never use
 // 512-bit registers, which lower some Intel cores' clock.
