@@ -255,6 +255,10 @@ TEST(CliTool, AMistypedCommandIsNamed) {
   EXPECT_GT(option.exit_code, 0) << option.out;
   EXPECT_TRUE(contains(option.out, "--actorz")) << option.out;
   EXPECT_FALSE(contains(option.out, "is not a command")) << option.out;
+  // Help asked for after the word is help, as CLI11 gives it.
+  const CommandOutput help = tool("rendr --help");
+  EXPECT_EQ(help.exit_code, 0) << help.out;
+  EXPECT_FALSE(contains(help.out, "is not a command")) << help.out;
 }
 
 TEST(CliTool, VersionPrintsTheProjectVersion) {

@@ -1,6 +1,6 @@
-// The kernels (src/anim/kernels.hpp) of the portable SSE2 set and, on CPUs with AVX2 and FMA,
-// the fused set: the affine products against glm's 4×4 products, the group sampler against a
-// double-precision evaluation of glTF 2.0 Appendix C written here.
+// The kernels (src/anim/kernels.hpp) of the portable SSE2 set and, on CPUs with AVX2 and FMA
+// (and AVX-512VL), the fused sets: the affine products against glm's 4×4 products, the group
+// sampler against a double-precision evaluation of glTF 2.0 Appendix C written here.
 #include <algorithm>
 #include <bit>
 #include <cmath>

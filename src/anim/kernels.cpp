@@ -122,7 +122,8 @@ namespace kernels_fma {
 // docs/benchmarks.md "Thirty-two registers"). The
 // operations and their order are the same, so the results are those of the AVX2 + FMA set bit for
 // bit (tests/kernels_test.cpp). GCC is asked for 256-bit vectors: its own loops then never use
-// 512-bit registers, which lower some Intel cores' clock.
+// 512-bit registers, which lower some Intel cores' clock (clang's target attribute has no such
+// option: a clang build may vectorize its own loops to 512 bits, with the same results).
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx2,fma,avx512f,avx512vl"))), apply_to = function)
 #else

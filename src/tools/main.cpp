@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // A mistyped command reaches CLI11 as a stray argument, and it only says that a subcommand
     // is required: name the word and the commands instead.
-    if (argc > 1 && argv[1][0] != '-') {
+    if (e.get_exit_code() != 0 && argc > 1 && argv[1][0] != '-') {  // not --help or --version
       const std::vector<CLI::App*> commands = app.get_subcommands([](CLI::App*) { return true; });
       const auto named = [&](const CLI::App* c) { return c->check_name(argv[1]); };
       if (std::none_of(commands.begin(), commands.end(), named)) {
