@@ -28,24 +28,34 @@ install(FILES ${PROJECT_BINARY_DIR}/gltf_crowdConfig.cmake
   ${PROJECT_BINARY_DIR}/gltf_crowdConfigVersion.cmake
   DESTINATION ${GLTF_CROWD_CMAKE_DIR} COMPONENT dev)
 
-# pkg-config: relocatable (prefix from the file's own place). Static builds list their
-# dependencies as public requirements, since nothing else links them.
-if(GLTF_CROWD_STATIC)
-  set(GLTF_CROWD_PC_REQUIRES "glm epoxy egl tbb fmt tinygltf stb draco")
-  set(GLTF_CROWD_PC_REQUIRES_PRIVATE "")
-  set(GLTF_CROWD_PC_LIBS_EXTRA "-lmeshoptimizer -pthread")
-  set(GLTF_CROWD_PC_LIBS_PRIVATE "")
-else()
-  set(GLTF_CROWD_PC_REQUIRES "glm")
-  set(GLTF_CROWD_PC_REQUIRES_PRIVATE "epoxy egl tbb fmt tinygltf stb draco")
-  set(GLTF_CROWD_PC_LIBS_EXTRA "")
-  set(GLTF_CROWD_PC_LIBS_PRIVATE "-lmeshoptimizer -pthread")
-endif()
+# pkg-config: two modules, relocatable (prefix from the file's own place). gltf_crowd_core is
+# GL-free; gltf_crowd adds the OpenGL backend. Static builds list their dependencies as public
+# requirements, since nothing else links them. stb is linked by name and never required: its
+# module's Cflags (-I/usr/include/stb) would reach every user's compile line.
 file(RELATIVE_PATH GLTF_CROWD_PC_TO_PREFIX
   ${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/pkgconfig ${CMAKE_INSTALL_PREFIX})
-configure_file(cmake/gltf_crowd.pc.in ${PROJECT_BINARY_DIR}/gltf_crowd.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/gltf_crowd.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
-  COMPONENT dev)
+function(gltf_crowd_pkg_config module description libs deps)
+  if(GLTF_CROWD_STATIC)
+    set(GLTF_CROWD_PC_REQUIRES "glm ${deps}")
+    set(GLTF_CROWD_PC_REQUIRES_PRIVATE "")
+    set(GLTF_CROWD_PC_LIBS "${libs} -lstb -lmeshoptimizer -pthread")
+    set(GLTF_CROWD_PC_LIBS_PRIVATE "")
+  else()
+    set(GLTF_CROWD_PC_REQUIRES "glm")
+    set(GLTF_CROWD_PC_REQUIRES_PRIVATE "${deps}")
+    set(GLTF_CROWD_PC_LIBS "${libs}")
+    set(GLTF_CROWD_PC_LIBS_PRIVATE "-lstb -lmeshoptimizer -pthread")
+  endif()
+  set(GLTF_CROWD_PC_NAME ${module})
+  set(GLTF_CROWD_PC_DESCRIPTION "${description}")
+  configure_file(cmake/gltf_crowd.pc.in ${PROJECT_BINARY_DIR}/${module}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/${module}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+    COMPONENT dev)
+endfunction()
+gltf_crowd_pkg_config(gltf_crowd_core "${PROJECT_DESCRIPTION}: asset, animation, LOD and crowd, GPU-free"
+  "-lgltf_crowd_core" "tbb fmt tinygltf draco")
+gltf_crowd_pkg_config(gltf_crowd "${PROJECT_DESCRIPTION}: the core and its OpenGL backend"
+  "-lgltf_crowd_gl -lgltf_crowd_core" "epoxy egl tbb fmt tinygltf draco")
 
 if(TARGET gltf-crowd)
   install(TARGETS gltf-crowd RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tool)

@@ -29,7 +29,7 @@ run_example() {
 echo "== 1. install into a clean prefix, find_package and pkg-config"
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
 for f in lib/cmake/gltf_crowd/gltf_crowdConfig.cmake lib/cmake/gltf_crowd/gltf_crowdConfigVersion.cmake \
-         lib/pkgconfig/gltf_crowd.pc include/gltf_crowd/crowd.hpp include/gltf_crowd/version.hpp \
+         lib/pkgconfig/gltf_crowd.pc lib/pkgconfig/gltf_crowd_core.pc include/gltf_crowd/crowd.hpp include/gltf_crowd/version.hpp \
          include/gltf_crowd/gl.hpp include/gltf_crowd/gl_platform.hpp include/gltf_crowd/gl_renderers.hpp \
          include/gltf_crowd/gltf_crowd_skinning.glsl \
          lib/libgltf_crowd_core.a lib/libgltf_crowd_gl.a; do
@@ -54,10 +54,41 @@ if cmake -S "$work/wrong-version" -B "$work/wrong-version/build" -DCMAKE_PREFIX_
      >/dev/null 2>&1; then
   echo "package_test: find_package(gltf_crowd 99) was accepted" >&2; exit 1
 fi
+# Both pkg-config modules: their Cflags name only the prefix and glm's (no dependency's private
+# include folder such as stb's), and each links a program: the GL one examples/minimal, the
+# GL-free one a crowd updated without any GL library on the link line.
+for module in gltf_crowd gltf_crowd_core; do
+  cflags=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags "$module")
+  if grep -q "stb" <<<"$cflags"; then
+    echo "package_test: pkg-config --cflags $module leaks a dependency's include folder: $cflags" >&2; exit 1
+  fi
+done
 pc_flags=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs gltf_crowd)
 # shellcheck disable=SC2086
 c++ -std=c++20 -O1 examples/minimal/main.cpp -o "$work/pc-minimal" $pc_flags
 run_example "$work/pc-minimal" pc-minimal.png
+cat > "$work/core.cpp" <<'CPP'
+#include <cstdio>
+#include <memory>
+#include <gltf_crowd/crowd.hpp>
+#include <gltf_crowd/default_character.hpp>
+int main() {
+  using namespace gltf_crowd;
+  auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  Crowd crowd(asset, {.capacity = 4});
+  crowd.add_actors(std::vector<ActorOptions>(4));
+  crowd.update(0.5f);
+  std::printf("%zu actors\n", crowd.actor_count());
+  return crowd.actor_count() == 4 ? 0 : 1;
+}
+CPP
+core_flags=$(PKG_CONFIG_PATH="$work/prefix/lib/pkgconfig" pkg-config --cflags --libs gltf_crowd_core)
+if grep -q -E -e "-l(gltf_crowd_gl|epoxy|EGL|GL)( |$)" <<<"$core_flags"; then
+  echo "package_test: gltf_crowd_core.pc links GL: $core_flags" >&2; exit 1
+fi
+# shellcheck disable=SC2086
+c++ -std=c++20 -O1 "$work/core.cpp" -o "$work/pc-core" $core_flags
+"$work/pc-core"
 
 echo "== 2. add_subdirectory, shared libraries"
 mkdir -p "$work/embedding"
