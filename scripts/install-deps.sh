@@ -26,7 +26,7 @@ if [ "$tool_only" -eq 0 ]; then
   packages+=(
     git xvfb xauth libgtest-dev libgmock-dev libbenchmark-dev libpng-dev gltfpack
     libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
-    clang libclang-rt-14-dev
+    clang libclang-rt-14-dev clang-format
   )
 fi
 # Not listed: gnuplot-nox, which only scripts/bench.sh needs (its chart); the build and the

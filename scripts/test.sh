@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 jobs=$(nproc)
+# Formatting first: it takes a second, and a difference fails the run (.clang-format).
+scripts/format.sh --check
 
 # Options are given explicitly: `build` may hold scripts/demo.sh's cache (tests off, Release),
 # and an empty test run must fail rather than pass.

@@ -23,8 +23,7 @@ std::filesystem::path tool_path() { return GLTF_CROWD_TOOL; }
 std::filesystem::path scratch_dir(const std::string& name) {
   // Per process: ctest runs test cases in parallel processes, several of which use one name
   // (png_bytes), and two checkouts may run their suites at once.
-  auto dir = std::filesystem::temp_directory_path() /
-             ("gltf_crowd_test_" + std::to_string(getpid()) + "_" + name);
+  auto dir = std::filesystem::temp_directory_path() / ("gltf_crowd_test_" + std::to_string(getpid()) + "_" + name);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;

@@ -99,7 +99,7 @@ void advance_clocks(Crowd::State& st, double delta_seconds) {
   st.events.clear();
   const auto n = static_cast<std::uint32_t>(st.size());
   if (clocks_alone(st)) {
-    for (std::uint32_t slot = 0; slot < n; ++slot) advance_clock(st, slot, delta_seconds);
+    for (std::uint32_t slot = 0; slot < n; ++slot) advance_clock(st, slot, n, delta_seconds);
     return;
   }
   for (std::uint32_t slot = 0; slot < n; ++slot) advance_slot(st, slot, delta_seconds);

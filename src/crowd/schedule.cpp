@@ -266,7 +266,7 @@ void group_due_slots(Crowd::State& st, std::uint32_t evaluated, std::size_t work
   DueSlots found;
   std::uint32_t run_key = kNotDue, run = 0;  // the group of the last due slot, and its due slots since the count
   for (std::uint32_t slot = begin; slot < end; ++slot) {
-    if (advance) advance_clock(st, slot, delta_seconds);
+    if (advance) advance_clock(st, slot, end, delta_seconds);
     // A line of due_group ahead, for writing: the parallel loop left it on the core that read
     // it last (see evaluate_range).
     if (slot % 16 == 0 && slot + 32 < end) __builtin_prefetch(st.due_group.data() + slot + 32, 1);

@@ -336,8 +336,8 @@ void advance_clocks(Crowd::State& st, double delta_seconds);
 // layers. Then one slot's step is advance_clock.
 bool clocks_alone(const Crowd::State& st) noexcept;
 // advance_clocks for one slot when clocks_alone: advance_playback, marking the slot stale when
-// it moved.
-inline void advance_clock(Crowd::State& st, std::uint32_t slot, double delta_seconds) noexcept;
+// it moved. `end` bounds the part of the slots this worker steps (its prefetch stays inside).
+inline void advance_clock(Crowd::State& st, std::uint32_t slot, std::uint32_t end, double delta_seconds) noexcept;
 
 // --- root_motion.cpp ---
 // Validates `options` against the asset and builds the per-clip table (throws Error as
@@ -425,12 +425,12 @@ void start_crossfade(const Asset& asset, Playback& p, std::uint32_t clip, double
 // clip-less actors (they keep their packed pose).
 bool advance_playback(const Asset& asset, Playback& p, double delta_seconds) noexcept;
 
-inline void advance_clock(Crowd::State& st, std::uint32_t slot, double delta_seconds) noexcept {
+inline void advance_clock(Crowd::State& st, std::uint32_t slot, std::uint32_t end, double delta_seconds) noexcept {
   // Each playback line was last written by the worker that evaluated the slot (its key cursors),
-  // often on another core: asking for it a few slots ahead overlaps those transfers (a fifth of
-  // the clocks' pass for 1,000 actors on 2 threads, docs/benchmarks.md).
+  // often on another core: asking for it a few slots ahead overlaps those transfers. Never past
+  // `end`: the next part's lines belong to another worker.
   constexpr std::uint32_t kAhead = 8;
-  if (slot + kAhead < st.playback.size()) __builtin_prefetch(st.playback.data() + slot + kAhead, 1);
+  if (slot + kAhead < end) __builtin_prefetch(st.playback.data() + slot + kAhead, 1);
   if (advance_playback(st.asset, st.playback[slot], delta_seconds)) st.stale[slot] = 1;
 }
 
