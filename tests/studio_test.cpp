@@ -369,7 +369,7 @@ TEST(StudioTool, MissingAssetAndNonFiniteSettingsAreErrors) {
             std::string::npos)
       << absent.output;
   const StudioRun nan = run_studio("nan", {"--set", "bias=nan"}, 1);
-  EXPECT_EQ(nan.exit_code, 1) << nan.output;
+  EXPECT_EQ(nan.exit_code, 2) << "a usage error: " << nan.output;
   EXPECT_NE(nan.output.find("[set_value]"), std::string::npos) << nan.output;
 }
 

@@ -241,7 +241,7 @@ void run_bench(const BenchOptions& options) {
   tbb::global_control limit(tbb::global_control::max_allowed_parallelism, threads);
   if (options.animation == "gpu") return run_gpu_bench(options, threads);
   if (options.records_only)
-    throw Error("--records-only", Rule::animation_mode, "measures the GPU path's update: add --animation gpu");
+    throw UsageError("--records-only", Rule::animation_mode, "measures the GPU path's update: add --animation gpu");
 
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
   Crowd crowd(asset, {.capacity = options.actors});

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "gltf_crowd/error.hpp"
+#include "tools/as_option.hpp"
 
 namespace gltf_crowd::tools {
 namespace {
@@ -166,7 +167,7 @@ void require_extension(const std::string& option, const std::string& file, std::
     return std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b));
   };
   if (!std::ranges::equal(actual, extension, same))
-    throw Error(option, Rule::out_extension, fmt::format("'{}' does not end in {}: {}", file, extension, written));
+    throw UsageError(option, Rule::out_extension, fmt::format("'{}' does not end in {}: {}", file, extension, written));
 }
 
 namespace {
@@ -194,8 +195,8 @@ void require_distinct_files(std::initializer_list<NamedFile> inputs, std::initia
     if (out->file.empty()) continue;
     const auto check = [&](const NamedFile& other, std::string_view what) {
       if (!other.file.empty() && same_file(out->file, other.file))
-        throw Error(std::string(out->option), Rule::out_overwrites,
-                    fmt::format("'{}' is the same file as {} '{}'{}", out->file, other.option, other.file, what));
+        throw UsageError(std::string(out->option), Rule::out_overwrites,
+                         fmt::format("'{}' is the same file as {} '{}'{}", out->file, other.option, other.file, what));
     };
     for (const NamedFile& in : inputs) check(in, ", which this command reads");
     for (auto earlier = outputs.begin(); earlier != out; ++earlier) check(*earlier, ", which this command also writes");

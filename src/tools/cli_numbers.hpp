@@ -41,7 +41,7 @@ CLI::Validator non_empty();
 // before its work rather than after: "folder '/nonexistent' does not exist".
 CLI::Validator output_file();
 
-// Throws Error (path `option`, rule out_extension) unless `file` ends in `extension`, ASCII case
+// Throws UsageError (path `option`, rule out_extension) unless `file` ends in `extension`, ASCII case
 // ignored: a command writes one format, and a name that says another misleads whoever opens it
 // ("'crowd.jpg' does not end in .png: render writes a PNG image").
 void require_extension(const std::string& option, const std::string& file, std::string_view extension,
@@ -54,7 +54,7 @@ struct NamedFile {
   const std::string& file;
 };
 
-// Throws Error (path: the output's option, rule out_overwrites) when an output names the same file
+// Throws UsageError (path: the output's option, rule out_overwrites) when an output names the same file
 // as an input or an earlier output, by its path or, where both exist, as one file under two names:
 // `lod crowd.glb --out crowd.glb` would replace the asset it reads, and `render --stats` equal to
 // `--out` would leave JSON where the picture was. Called before any work, so nothing is written.

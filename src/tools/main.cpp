@@ -11,7 +11,16 @@
 
 #include "gltf_crowd/error.hpp"
 #include "gltf_crowd/version.hpp"
+#include "tools/as_option.hpp"
 #include "tools/commands.hpp"
+
+namespace {
+
+// Exit status of a command line that cannot work as given (docs/spec.md §8); a failure while
+// working exits with 1.
+constexpr int kUsageStatus = 2;
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -27,6 +36,17 @@ int main(int argc, char** argv) {
   gltf_crowd::tools::register_lod(app);
   gltf_crowd::tools::register_studio(app);
   gltf_crowd::tools::register_bench(app);
+  app.footer(
+      "Errors go to stderr as 'gltf-crowd: error: ...'. Exit status: 0 on success, 2 for a command line that "
+      "cannot work as given (an unknown option, a bad value, conflicting options, an output that would "
+      "overwrite an input), found before any work; 1 for a failure while working (loading the asset, "
+      "OpenGL, encoding, writing).");
+  // CLI11's own errors in the form of the tool's: one line that names the tool.
+  app.failure_message([](const CLI::App* root, const CLI::Error& e) {
+    const std::vector<CLI::App*> chosen = root->get_subcommands();
+    return fmt::format("gltf-crowd: error: {}\nRun 'gltf-crowd{}{} --help' for the options.\n", e.what(),
+                       chosen.empty() ? "" : " ", chosen.empty() ? "" : chosen.front()->get_name());
+  });
   try {
     app.parse(argc, argv);  // runs the chosen subcommand's callback
   } catch (const CLI::ParseError& e) {
@@ -40,10 +60,14 @@ int main(int argc, char** argv) {
         for (const CLI::App* c : commands) names.push_back(c->get_name());
         fmt::print(stderr, "gltf-crowd: error: '{}' is not a command; the commands are {}\n", argv[1],
                    fmt::join(names, ", "));
-        return e.get_exit_code();
+        return kUsageStatus;
       }
     }
-    return app.exit(e);
+    const int status = app.exit(e);  // prints help, the version or the error
+    return status == 0 ? 0 : kUsageStatus;
+  } catch (const gltf_crowd::tools::UsageError& e) {
+    fmt::print(stderr, "gltf-crowd: error: {} [{}]\n", e.what(), e.rule());
+    return kUsageStatus;
   } catch (const gltf_crowd::Error& e) {
     fmt::print(stderr, "gltf-crowd: error: {} [{}]\n", e.what(), e.rule());
     return 1;

@@ -30,6 +30,7 @@
 #include "gltf_crowd/gl.hpp"
 #include "gltf_crowd/pose.hpp"
 #include "gltf_crowd/sampling.hpp"
+#include "tools/as_option.hpp"
 #include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
@@ -185,8 +186,6 @@ void print_text(const Asset& asset, const Json& doc) {
 // One actor of a GPU-animated crowd, paused at the clip time (loop once: the time clamps to
 // [0, duration], and sampling clamps to the keys, as sampled directly), read back.
 void run_single_gpu(const std::shared_ptr<const Asset>& asset, const PoseOptions& o) {
-  if (o.clip.empty())
-    throw Error("--animation", Rule::animation_mode, "gpu prints a clip's pose: give --clip (or --script)");
   detail::check_finite(o.time, "--time");
   const std::uint32_t clip = resolve_clip(*asset, o.clip);
   // Actors select clips by name; an unnamed clip, or one sharing its name with an earlier clip,
@@ -654,6 +653,8 @@ void run_script(const std::shared_ptr<const Asset>& asset, const PoseOptions& o)
 }
 
 void run_pose(const PoseOptions& o) {
+  if (o.animation == "gpu" && o.clip.empty() && o.script.empty())
+    throw UsageError("--animation", Rule::animation_mode, "gpu prints a clip's pose: give --clip (or --script)");
   auto asset = std::make_shared<const Asset>(load_named_asset(o.asset));
   if (!o.script.empty()) return run_script(asset, o);
   if (o.animation == "gpu") return run_single_gpu(asset, o);

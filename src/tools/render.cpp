@@ -156,7 +156,8 @@ std::unique_ptr<Framebuffer> make_picture_target(const RenderOptions& options) {
   }
 }
 
-void run_render(const RenderOptions& options) {
+// The checks of the options that need no asset or context, each naming its option (UsageError).
+void check_render_options(const RenderOptions& options) {
   if (options.write_out) require_extension("--out", options.out, ".png", "render writes a PNG image");
   static const std::string kNone;
   require_distinct_files(
@@ -177,8 +178,12 @@ void run_render(const RenderOptions& options) {
   if (options.gl == "3.3" && options.skinned_vertex_cache)
     throw Error("--skinned-vertex-cache", Rule::gl_version,
                 "the cache needs transform feedback objects: --gl 4.3 or es3.0");
+  if (!options.video.empty()) check_video_options(options);
+}
+
+void run_render(const RenderOptions& options) {
+  usage_checks([&] { check_render_options(options); });
   const bool video = !options.video.empty();
-  if (video) check_video_options(options);
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
   print_load_warnings(*asset, options.asset.empty() ? "built-in character" : options.asset);
   const AppearanceAssignment appearance{

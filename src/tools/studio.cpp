@@ -26,6 +26,7 @@
 
 #include "gltf_crowd/error.hpp"
 #include "gltf_crowd/gl.hpp"
+#include "tools/as_option.hpp"
 #include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
@@ -151,7 +152,9 @@ void run_studio(const StudioOptions& options) {
   const std::string robot = resolve("RobotExpressive");
   settings.model = !options.asset.empty() ? options.asset : robot == "RobotExpressive" ? "" : robot;
   std::optional<ActorEdit> edit;
-  for (const std::string& set : options.sets) apply_setting(set, settings, edit, resolve);
+  usage_checks([&] {
+    for (const std::string& set : options.sets) apply_setting(set, settings, edit, resolve);
+  });
 
   Window window(options.width, options.height);
   glfwSwapInterval(options.frames > 0 ? 0 : 1);
