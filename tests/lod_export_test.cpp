@@ -5,12 +5,14 @@
 // skipped, unless CI is set: then they fail.
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "gltf_crowd/lod.hpp"
+#include "test_documents.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -102,6 +104,21 @@ TEST(LodExport, CesiumManLoadsBackAsAuthoredAndValidates) {
 TEST(LodExport, ExternalBuffersAndImagesAreEmbedded) {
   GLTF_CROWD_REQUIRE_ASSETS();
   check_round_trip("khronos/MorphStressTest/MorphStressTest.gltf", "0.5", 2);
+}
+
+// A ratio whose level would repeat the one before it (0.3 and 0.29 of a 4 × 4 grid's 96 indices
+// both aim at 27) is dropped, and `lod` says so; the file has the other levels.
+TEST(LodExport, ADroppedRatioIsNamed) {
+  const std::filesystem::path dir = test::scratch_dir("lod_export_dropped");
+  const std::vector<std::uint8_t> grid = test::grid_document(4).gltf();
+  std::ofstream(dir / "grid.gltf", std::ios::binary)
+      .write(reinterpret_cast<const char*>(grid.data()), static_cast<std::streamsize>(grid.size()));
+  const CommandOutput r = run_tool("lod " + quoted(dir / "grid.gltf") + " --ratios 0.5,0.3,0.29 --out " +
+                                   quoted(dir / "levels.glb") + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("wrote 3 levels"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ratio 0.29: dropped"), std::string::npos) << r.out;
+  EXPECT_EQ(load_asset((dir / "levels.glb").string()).nodes[0].lod_ids.size(), 2u);
 }
 
 TEST(LodExport, NothingToExportIsAnError) {

@@ -15,6 +15,7 @@
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/lod.hpp"
 #include "gltf_crowd/pose.hpp"
+#include "test_documents.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -465,6 +466,40 @@ Primitive grid(int n) {
       p.indices.insert(p.indices.end(),
                        {at(x, y), at(x + 1, y), at(x + 1, y + 1), at(x, y), at(x + 1, y + 1), at(x, y + 1)});
   return p;
+}
+
+// Ratios 0.3 and 0.29 of the 96 indices of a 4 × 4 grid both aim at 27 indices (⌊28.8⌋ and
+// ⌊27.84⌋ rounded down to whole triangles): the same simplification, so the second level would
+// draw the first again. It is dropped and named, and its threshold goes with it (§7.2, §7.4).
+TEST(LodGenerate, ALevelNoSmallerThanTheOneBeforeIsDropped) {
+  const Asset asset = load_asset_from_memory(test::grid_document(4).gltf());
+  const std::vector<float> ratios = {0.5f, 0.3f, 0.29f};
+  const auto simplified = simplify_levels(grid(4), ratios, 0.03f, false);  // the 3 % of §7.2
+  ASSERT_EQ(simplified[2].indices.size(), simplified[1].indices.size()) << "the test's premise";
+  ASSERT_LT(simplified[1].indices.size(), simplified[0].indices.size());
+  const LodModel model = build_lod_model(asset, {.auto_generate = true, .ratios = ratios});
+  ASSERT_EQ(model.source, LodSource::generated);
+  EXPECT_EQ(model.level_count, 3u);
+  EXPECT_EQ(model.dropped_ratios, (std::vector<float>{0.29f}));
+  ASSERT_EQ(model.level_indices.size(), 3u);
+  EXPECT_EQ(model.level_indices,
+            (std::vector<std::uint64_t>{96, simplified[0].indices.size(), simplified[1].indices.size()}));
+  ASSERT_EQ(model.sources.size(), 1u);
+  EXPECT_EQ(model.sources[0].levels.size(), 3u);
+  // One threshold per level asked for; the dropped level's is removed, so the level before it
+  // draws down to where the dropped one would have ended.
+  const LodModel given =
+      build_lod_model(asset, {.auto_generate = true, .ratios = ratios, .screen_coverage = {0.8f, 0.4f, 0.2f, 0.1f}});
+  EXPECT_EQ(given.thresholds, (std::vector<float>{0.8f, 0.4f, 0.1f}));
+  expect_error(
+      [&] {
+        (void)build_lod_model(asset, {.auto_generate = true, .ratios = ratios, .screen_coverage = {0.8f, 0.4f, 0.1f}});
+      },
+      "lod.screen_coverage", "lod_screen_coverage_count");
+  // A crowd reports it in lod_stats.
+  Crowd crowd(std::make_shared<const Asset>(asset),
+              {.lod = {.enabled = true, .auto_generate = true, .ratios = ratios}});
+  EXPECT_EQ(crowd.lod_stats().dropped_ratios, (std::vector<float>{0.29f}));
 }
 
 TEST(LodSimplify, UnreducibleInputsKeepTheirIndices) {

@@ -105,4 +105,27 @@ inline Document skinned_triangle() {
   return d;
 }
 
+// A flat n × n grid of quads in the z = 0 plane, corners (0, 0) and (n, n), two triangles per
+// quad (u32 indices), drawn by one static node: geometry alone, for the level generator.
+inline Document grid_document(int n) {
+  Document d;
+  std::vector<float> positions;
+  for (int y = 0; y <= n; ++y)
+    for (int x = 0; x <= n; ++x)
+      positions.insert(positions.end(), {static_cast<float>(x), static_cast<float>(y), 0.0f});
+  const auto at = [n](int x, int y) { return static_cast<std::uint32_t>(y * (n + 1) + x); };
+  std::vector<std::uint32_t> indices;
+  for (int y = 0; y < n; ++y)
+    for (int x = 0; x < n; ++x)
+      indices.insert(indices.end(),
+                     {at(x, y), at(x + 1, y), at(x + 1, y + 1), at(x, y), at(x + 1, y + 1), at(x, y + 1)});
+  d.add_accessor(d.add_view(positions), 5126, positions.size() / 3, "VEC3", {{"min", {0, 0, 0}}, {"max", {n, n, 0}}});
+  d.add_accessor(d.add_view(indices), 5125, indices.size(), "SCALAR");
+  d.json["meshes"] = {{{"primitives", {{{"attributes", {{"POSITION", 0}}}, {"indices", 1}}}}}};
+  d.json["nodes"] = {{{"name", "Grid"}, {"mesh", 0}}};
+  d.json["scene"] = 0;
+  d.json["scenes"] = {{{"nodes", {0}}}};
+  return d;
+}
+
 }  // namespace gltf_crowd::test

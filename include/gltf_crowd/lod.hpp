@@ -123,11 +123,11 @@ struct LodSourceNode {
 struct LodModel {
   LodSource source = LodSource::none;
   std::uint32_t level_count = 1;  // max over sources of levels.size(); >= 1
-  // Descending thresholds: options.screen_coverage, else the authored MSFT_screencoverage of the
-  // first source node that has one, else for generated levels the error-driven ones (threshold
-  // l − 1, where level l takes over: pixel_error / (level_errors[l] × viewport_pixels), at most
-  // 1e6 and the previous one, at least the last; the last, 0.01, culls), else [0.5, 0.2, 0.01]
-  // then halving to level_count entries;
+  // Descending thresholds: options.screen_coverage (less dropped_ratios'), else the authored
+  // MSFT_screencoverage of the first source node that has one, else for generated levels the
+  // error-driven ones (threshold l − 1, where level l takes over: pixel_error /
+  // (level_errors[l] × viewport_pixels), at most 1e6 and the previous one, at least the last;
+  // the last, 0.01, culls), else [0.5, 0.2, 0.01] then halving to level_count entries;
   // with options.min_coverage, those at or below it dropped and it appended (it may be 0).
   // Level of band i is min(i, level_count - 1); coverage below the last one culls.
   std::vector<float> thresholds;
@@ -138,6 +138,10 @@ struct LodModel {
   // character's extent (the largest side of any level-0 primitive's bounds, mesh units); 0 for
   // level 0 and authored levels, whose error is unknown.
   std::vector<float> level_errors;
+  // Generated: the ratios (of LodOptions::ratios, in order) whose level kept as many indices as
+  // the level before it (no primitive could be reduced further) and was therefore not made a
+  // level; the levels are those of the other ratios. Empty otherwise.
+  std::vector<float> dropped_ratios;
   // Rest pose, level 0, actor space (before placement): AABB centre of every drawn vertex,
   // radius = largest distance of a vertex from it.
   Sphere rest_sphere;
@@ -150,7 +154,9 @@ struct LodModel {
 };
 
 // Builds the levels of `asset`: authored MSFT_lod levels of reachable nodes when any exist,
-// otherwise (with options.auto_generate) one generated level per ratio, otherwise none.
+// otherwise (with options.auto_generate) one generated level per ratio, less those that keep as
+// many indices as the level before them (LodModel::dropped_ratios), otherwise none. A given
+// screen_coverage then has one threshold per ratio and level 0; a dropped ratio's is removed.
 // Throws Error for invalid options (validate_lod_options), for a non-empty screen_coverage whose
 // count differs from the level count when there are levels (path "lod.screen_coverage", rule
 // "lod_screen_coverage_count": fewer would cull every actor below the last one given, more
@@ -277,6 +283,7 @@ struct LodStats {
   std::uint32_t demoted_actors = 0;            // actors below their coverage level for the budget
   bool budget_satisfied = true;
   std::vector<LodLevelStats> levels;  // one per level of the model
+  std::vector<float> dropped_ratios;  // LodModel::dropped_ratios: generated levels not made
 };
 
 }  // namespace gltf_crowd

@@ -68,6 +68,7 @@ void prepare_lod_levels(Crowd::State& st) {
   LodState& lod = st.lod;
   lod.model = build_lod_model(st.asset, lod.options);
   lod.configured = true;
+  st.lod_stats.dropped_ratios = lod.model.dropped_ratios;
   st.groups.clear();
   lod.group_primitive.clear();
   for (const LodSourceNode& source : lod.model.sources) {

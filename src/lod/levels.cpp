@@ -167,11 +167,29 @@ void generate_levels(const Asset& asset, const LodOptions& options, LodModel& mo
   }
   if (!reduced) return;
   model.source = LodSource::generated;
+  // A ratio whose level keeps as many indices as the level before it is dropped: no primitive
+  // grows from level to level, so it would draw that level again (docs/spec.md §7.2).
+  std::vector<bool> kept(options.ratios.size());
+  std::size_t before = 0;  // indices of one actor at the last kept level
+  for (const LodSourceNode& source : model.sources)
+    for (const LodPrimitive& p : source.levels[0].primitives) before += p.index_count;
+  for (std::size_t r = 0; r < options.ratios.size(); ++r) {
+    std::size_t count = 0;
+    for (const LodSourceNode& source : model.sources)
+      for (const std::vector<SimplifiedLevel>& primitive : by_mesh[source.levels[0].mesh])
+        count += primitive[r].indices.size();
+    kept[r] = count < before;
+    if (kept[r])
+      before = count;
+    else
+      model.dropped_ratios.push_back(options.ratios[r]);
+  }
   for (LodSourceNode& source : model.sources) {
     const LodNodeLevel base = source.levels[0];
     const Mesh& mesh = asset.meshes[static_cast<std::size_t>(base.mesh)];
     const auto& primitives = by_mesh[base.mesh];
     for (std::size_t r = 0; r < options.ratios.size(); ++r) {
+      if (!kept[r]) continue;
       LodNodeLevel level{base.node, base.mesh, {}};
       for (std::size_t p = 0; p < primitives.size(); ++p) {
         const Primitive& primitive = mesh.primitives[p];
@@ -191,12 +209,23 @@ void generate_levels(const Asset& asset, const LodOptions& options, LodModel& mo
 
 std::vector<float> resolve_thresholds(const Asset& asset, const LodOptions& options, const LodModel& model) {
   if (!options.screen_coverage.empty()) {
-    if (model.source != LodSource::none && options.screen_coverage.size() != model.level_count)
-      throw Error("lod.screen_coverage", Rule::lod_screen_coverage_count,
-                  fmt::format("{} {} for {} levels ({}): give one threshold per level", options.screen_coverage.size(),
-                              options.screen_coverage.size() == 1 ? "threshold" : "thresholds", model.level_count,
-                              to_string(model.source)));
-    return options.screen_coverage;
+    // Generated levels take one threshold per level asked for, the original and one per ratio:
+    // which ratios are dropped is known only now, and their thresholds go with them.
+    const bool generated = model.source == LodSource::generated;
+    const std::size_t levels = generated ? options.ratios.size() + 1 : model.level_count;
+    if (model.source != LodSource::none && options.screen_coverage.size() != levels)
+      throw Error(
+          "lod.screen_coverage", Rule::lod_screen_coverage_count,
+          fmt::format("{} {} for {} levels ({}): give one threshold per level{}", options.screen_coverage.size(),
+                      options.screen_coverage.size() == 1 ? "threshold" : "thresholds", levels, to_string(model.source),
+                      generated ? ", the original and one per ratio" : ""));
+    std::vector<float> thresholds = options.screen_coverage;
+    // Threshold r is where ratio r's level would take over: without it, the level before holds on.
+    for (std::size_t r = options.ratios.size(); generated && r-- > 0;)
+      if (std::find(model.dropped_ratios.begin(), model.dropped_ratios.end(), options.ratios[r]) !=
+          model.dropped_ratios.end())
+        thresholds.erase(thresholds.begin() + static_cast<std::ptrdiff_t>(r));
+    return thresholds;
   }
   if (model.source == LodSource::authored)
     for (const LodSourceNode& source : model.sources)

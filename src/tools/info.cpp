@@ -1,4 +1,4 @@
-// `gltf-crowd info <asset> [--json]`: what a crowd made from the asset would draw and animate
+// `gltf-crowd info <asset> [--json] [--nodes]`: what a crowd made from the asset would draw and animate
 // (docs/spec.md §8): meshes and primitives (all, and those drawn: Asset::drawn_nodes, counting a mesh
 // once per node that uses it), skins, clips with durations, morph targets, MSFT_lod levels, materials,
 // extensions, and the rest-pose and animated bounds (gltf_crowd/bounds.hpp). Loading runs the
@@ -29,6 +29,7 @@ namespace {
 struct InfoOptions {
   std::string asset;
   bool json = false;
+  bool nodes = false;
 };
 
 std::size_t mesh_primitives(const Asset& asset, std::uint32_t node) {
@@ -48,6 +49,59 @@ std::size_t level_primitives(const Asset& asset, const std::vector<std::uint32_t
     stack.insert(stack.end(), asset.nodes[n].children.begin(), asset.nodes[n].children.end());
   }
   return count;
+}
+
+// Every node in depth-first order from the roots (children in file order), for --nodes: what a
+// call taking a node name needs to know (docs/spec.md §2.3, §8.3).
+nlohmann::json node_tree(const Asset& asset) {
+  std::vector<std::vector<std::uint32_t>> joint_of(asset.nodes.size());
+  for (std::size_t s = 0; s < asset.skins.size(); ++s)
+    for (const std::uint32_t j : asset.skins[s].joints) joint_of[j].push_back(static_cast<std::uint32_t>(s));
+  std::vector<std::size_t> clips(asset.nodes.size(), 0);  // how many clips animate the node
+  for (const Clip& clip : asset.clips) {
+    std::vector<bool> seen(asset.nodes.size(), false);
+    for (const Channel& ch : clip.channels) seen[ch.node] = true;
+    for (std::size_t n = 0; n < seen.size(); ++n) clips[n] += seen[n] ? 1 : 0;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  std::vector<std::pair<std::uint32_t, std::size_t>> stack;  // node, depth
+  for (std::size_t n = asset.nodes.size(); n-- > 0;)
+    if (asset.nodes[n].parent < 0) stack.emplace_back(static_cast<std::uint32_t>(n), 0);
+  while (!stack.empty()) {
+    const auto [n, depth] = stack.back();
+    stack.pop_back();
+    const Node& node = asset.nodes[n];
+    out.push_back({{"index", n},
+                   {"name", node.name},
+                   {"depth", depth},
+                   {"parent", node.parent},
+                   {"path", asset.node_path(n)},
+                   {"mesh", node.mesh},
+                   {"skin", node.skin},
+                   {"joint_of", joint_of[n]},
+                   {"animating_clips", clips[n]}});
+    for (auto c = node.children.rbegin(); c != node.children.rend(); ++c) stack.emplace_back(*c, depth + 1);
+  }
+  return out;
+}
+
+void print_node_tree(const nlohmann::json& tree) {
+  fmt::print("  node tree ({} nodes; a name several nodes share needs the path shown, or the index):\n", tree.size());
+  for (const auto& n : tree) {
+    std::vector<std::string> notes;
+    const auto joint_of = n["joint_of"].get<std::vector<std::uint32_t>>();
+    if (!joint_of.empty()) notes.push_back(fmt::format("joint of skin {}", fmt::join(joint_of, ", ")));
+    const auto mesh = n["mesh"].get<std::int32_t>(), skin = n["skin"].get<std::int32_t>();
+    if (mesh >= 0 && skin >= 0)
+      notes.push_back(fmt::format("mesh {} skinned by skin {}: its own transform does not move it", mesh, skin));
+    if (mesh >= 0 && skin < 0) notes.push_back(fmt::format("mesh {}", mesh));
+    if (const auto clips = n["animating_clips"].get<std::size_t>(); clips > 0)
+      notes.push_back(fmt::format("animated by {} clip{}", clips, clips == 1 ? "" : "s"));
+    const auto name = n["name"].get<std::string>(), path = n["path"].get<std::string>();
+    if (path != name) notes.push_back(path.empty() ? "shared name: use the index" : fmt::format("as \"{}\"", path));
+    fmt::print("    {:{}}{} \"{}\"{}\n", "", 2 * n["depth"].get<std::size_t>(), n["index"].get<std::uint32_t>(), name,
+               notes.empty() ? "" : fmt::format("  [{}]", fmt::join(notes, "; ")));
+  }
 }
 
 // {min, max, size} in asset units, or null when nothing is drawn.
@@ -112,8 +166,10 @@ nlohmann::json summarize(const Asset& asset, const std::string& file) {
     LodOptions options;
     options.auto_generate = true;
     const LodModel model = build_lod_model(asset, options);
-    levels_of_detail = {
-        {"source", to_string(model.source)}, {"screen_coverage", model.thresholds}, {"levels", lod_levels_json(model)}};
+    levels_of_detail = {{"source", to_string(model.source)},
+                        {"screen_coverage", model.thresholds},
+                        {"levels", lod_levels_json(model)},
+                        {"dropped_ratios", model.dropped_ratios}};
   } catch (const Error& e) {
     levels_of_detail = {{"error", e.what()}};
   }
@@ -207,6 +263,7 @@ void print_text(const nlohmann::json& s) {
                source == "generated" ? "generated at ratios 0.5, 0.25" : source,
                fmt::join(lod_levels["screen_coverage"].get<std::vector<float>>(), ", "));
     print_lod_levels(lod_levels["levels"], 4);
+    print_dropped_ratios(lod_levels["dropped_ratios"].get<std::vector<float>>(), 4);
   }
   fmt::print("  materials {}, textures {}, images {}\n", s["materials"].get<std::size_t>(),
              s["textures"].get<std::size_t>(), s["images"].get<std::size_t>());
@@ -215,11 +272,13 @@ void print_text(const nlohmann::json& s) {
   for (const auto& w : s["warnings"])
     fmt::print("  warning: {} [{}] {}\n", w["path"].get<std::string>(), w["rule"].get<std::string>(),
                w["message"].get<std::string>());
+  if (s.contains("node_tree")) print_node_tree(s["node_tree"]);
 }
 
 void run_info(const InfoOptions& options) {
   const Asset asset = load_named_asset(options.asset);
-  const nlohmann::json summary = summarize(asset, options.asset);
+  nlohmann::json summary = summarize(asset, options.asset);
+  if (options.nodes) summary["node_tree"] = node_tree(asset);
   if (options.json)
     fmt::print("{}\n", json_text(summary, 2));
   else
@@ -238,7 +297,11 @@ void register_info(CLI::App& app) {
       "clips [{name, duration, channels, sampled_channels (one per TRS channel and per morph weight), "
       "constant_channels (of those, kept as one key), bounds}], rest_bounds and animated_bounds ({min, max, size} in "
       "asset units), morph_targets, lod [{node, levels}], levels_of_detail {source, screen_coverage, "
-      "levels [{level, indices, ratio, error, sloppy}]}, extensions_used, ...");
+      "levels [{level, indices, ratio, error, sloppy}]}, extensions_used, ...; with --nodes also node_tree");
+  info->add_flag("--nodes", options->nodes,
+                 "also print the node tree: each node's index, name (with the path that names it where several nodes "
+                 "share it), joints and their skins, meshes, and how many clips animate it; JSON: node_tree [{index, "
+                 "name, depth, parent, path, mesh, skin, joint_of, animating_clips}]");
   info->callback([options] { run_info(*options); });
 }
 

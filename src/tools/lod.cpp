@@ -51,6 +51,7 @@ void run_lod(const LodCommandOptions& options) {
              model.level_count, model.sources.size(), options.out, fmt::join(model.level_indices, ", "),
              fmt::join(model.thresholds, ", "));
   print_lod_levels(lod_levels_json(model), 2);
+  print_dropped_ratios(model.dropped_ratios, 2);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -39,6 +40,13 @@ inline void print_lod_levels(const nlohmann::json& levels, int indent) {
                level["level"].get<std::uint32_t>(), level["indices"].get<std::uint64_t>(), level["ratio"].get<double>(),
                level["error"].is_null() ? "unknown" : fmt::format("{:.3g} of the extent", level["error"].get<float>()),
                level["sloppy"].get<bool>() ? " (sloppy)" : "");
+}
+
+// One line per ratio of LodModel::dropped_ratios, indented by `indent`: asked for, but its level
+// would have drawn the level before it again.
+inline void print_dropped_ratios(const std::vector<float>& ratios, int indent) {
+  for (const float ratio : ratios)
+    fmt::print("{:{}}ratio {}: dropped, no fewer indices than the level before it\n", "", indent, ratio);
 }
 
 }  // namespace gltf_crowd::tools

@@ -10,8 +10,8 @@
 namespace gltf_crowd::tools {
 
 // {source, visible_actors, culled_actors, draw_count, triangles, vertices, vertex_budget,
-// demoted_actors, budget_satisfied, levels: [{actors, triangles}]}; vertex_budget is absent
-// when the budget is unlimited, as in lod_stats.
+// demoted_actors, budget_satisfied, levels: [{actors, triangles}], dropped_ratios};
+// vertex_budget is absent when the budget is unlimited, as in lod_stats.
 inline nlohmann::json lod_stats_json(const LodStats& s) {
   nlohmann::json out = {{"source", std::string(to_string(s.source))},
                         {"visible_actors", s.visible_actors},
@@ -21,7 +21,8 @@ inline nlohmann::json lod_stats_json(const LodStats& s) {
                         {"vertices", s.vertices},
                         {"demoted_actors", s.demoted_actors},
                         {"budget_satisfied", s.budget_satisfied},
-                        {"levels", nlohmann::json::array()}};
+                        {"levels", nlohmann::json::array()},
+                        {"dropped_ratios", s.dropped_ratios}};
   if (s.vertex_budget) out["vertex_budget"] = *s.vertex_budget;
   for (const LodLevelStats& level : s.levels)
     out["levels"].push_back({{"actors", level.actors}, {"triangles", level.triangles}});
