@@ -88,5 +88,49 @@ TEST_P(PartialUploadTest, OnlyChangedSlotsAreUploadedAndTheImageIsUnchanged) {
   EXPECT_EQ(draw(fresh, crowd, camera, target), after_removal);
 }
 
+// A frame's first pass uploads; the frame's later passes read it. RenderStats per call says what
+// each call did, RenderStats::frame what the frame did (docs/spec.md §6.4), for both renderers.
+TEST_P(PartialUploadTest, FrameTotalsSumEveryPassOfTheFrame) {
+  HeadlessContext context;
+  const auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  Crowd crowd(asset, {.capacity = 4});
+  std::vector<ActorOptions> options(4);
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    options[i].clip = asset->clips[0].name;
+    options[i].transform = glm::translate(glm::mat4(1.0f), glm::vec3(float(i) - 1.5f, 0.0f, 0.0f));
+  }
+  crowd.add_actors(options);
+  Camera camera;
+  camera.view = glm::lookAt(glm::vec3(0, 2, 6), glm::vec3(0, 1, 0), glm::vec3(0, 1, 0));
+  camera.projection = glm::perspective(glm::radians(60.0f), 1.0f, 0.1f, 100.0f);
+  Framebuffer target({.width = 32, .height = 32});
+  CrowdRenderer renderer(crowd, {.palette = GetParam()});
+  ReferenceRenderer reference(crowd);
+  // The reference path uploads each actor's deformed vertices in every pass.
+  const auto check = [&](auto& r, const char* name, bool instanced) {
+    for (int frame = 0; frame < 2; ++frame) {
+      crowd.update(0.1f);
+      const std::uint32_t depth_draws = r.draw_depth(crowd, camera);
+      const RenderStats depth = r.stats();
+      const std::uint32_t color_draws = r.draw(crowd, camera);
+      const RenderStats& color = r.stats();
+      SCOPED_TRACE(testing::Message() << name << " frame " << frame);
+      if (instanced) {
+        EXPECT_GE(depth.upload_bytes, 4 * slot_bytes(crowd)) << "the depth pass uploads the moved slots";
+        EXPECT_EQ(color.upload_bytes, 0u) << "per call: the main pass found them uploaded";
+      }
+      EXPECT_GT(color.frame.upload_bytes, 0u);
+      EXPECT_EQ(color.frame.upload_bytes, depth.upload_bytes + color.upload_bytes);
+      EXPECT_EQ(color.frame.draws, depth_draws + color_draws);
+      EXPECT_EQ(color.frame.instances, depth.instances + color.instances);
+      EXPECT_EQ(color.frame.triangles, depth.triangles + color.triangles);
+      EXPECT_EQ(color.frame_calls, 2u) << "the previous frame's calls are not summed";
+      EXPECT_EQ(color.crowd_frame, crowd.frame());
+    }
+  };
+  check(renderer, "CrowdRenderer", true);
+  check(reference, "ReferenceRenderer", false);
+}
+
 }  // namespace
 }  // namespace gltf_crowd

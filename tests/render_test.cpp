@@ -453,6 +453,13 @@ TEST(RenderTool, VariantsSpreadDrawOncePerMaterial) {
   EXPECT_EQ(spread.stats.at("draws"), 4) << "2 groups + 2 extra materials of the upper quad";
   EXPECT_EQ(spread.stats.at("variant_draws"), 2);
   EXPECT_GT(test::differing_fraction(spread.image, plain.image), 0.02) << spread.png;
+  // With shadows, draws and variant_draws both count the depth pass too (its materials are
+  // opaque): twice each, the depth pass's share of draws in shadow_draws.
+  Render shadowed = run_render_with("variants_shadowed", common, {"--variants", "spread", "--shadows"});
+  ASSERT_EQ(shadowed.exit_code, 0) << shadowed.output;
+  EXPECT_EQ(shadowed.stats.at("draws"), 8);
+  EXPECT_EQ(shadowed.stats.at("shadow_draws"), 4);
+  EXPECT_EQ(shadowed.stats.at("variant_draws"), 4);
   expect_render_fails("variants_bad", common, {"--variants", "all"}, {"--variants"});
 }
 

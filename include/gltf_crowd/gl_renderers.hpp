@@ -99,16 +99,42 @@ struct Camera {
   ShadowSampling shadow;  // the directional light's shadow map; none by default
 };
 
-// Output of the last CrowdRenderer::draw or ReferenceRenderer::draw.
-struct RenderStats {
+// What renderer calls issued and uploaded (docs/spec.md §6.4): of one call (RenderStats'
+// own fields) or summed over a frame's calls (RenderStats::frame).
+struct RenderCounts {
   std::uint32_t draws = 0;         // draw calls issued
   std::uint32_t instances = 0;     // Σ instance_count over drawn groups (actors × groups)
   std::uint64_t triangles = 0;     // Σ triangle_count × instance_count
   std::uint64_t upload_bytes = 0;  // bytes sent with glBufferSubData / glTexSubImage2D
   // CrowdRenderer: the draws material variants added (docs/spec.md §5.11): a group whose
   // instances select k > 1 different materials (Actor::set_material_variant) draws k times, once
-  // per material, adding k - 1 here; `draws` includes them. 0 for ReferenceRenderer.
+  // per material, adding k - 1 here; `draws` includes them. Counted in each pass that draws
+  // them: draw_depth and draw_velocity skip BLEND materials. 0 for ReferenceRenderer.
   std::uint32_t variant_draws = 0;
+  // CrowdRendererOptions::skinned_vertex_cache: vertices (instances × primitive vertices, summed
+  // over groups) morphed, skinned and written into the cache; 0 when the passes reused it.
+  std::uint64_t cached_vertices = 0;
+
+  // Adds every field of `other`.
+  RenderCounts& operator+=(const RenderCounts& other) noexcept {
+    draws += other.draws;
+    instances += other.instances;
+    triangles += other.triangles;
+    upload_bytes += other.upload_bytes;
+    variant_draws += other.variant_draws;
+    cached_vertices += other.cached_vertices;
+    return *this;
+  }
+};
+
+// Output of a renderer's last call (draw, draw_depth, draw_velocity; CrowdRenderer::animate
+// too): RenderCounts' fields are that call's alone. A frame's first pass uploads what the others
+// then reuse, so `frame` sums every call since the crowd's frame changed (docs/spec.md §6.4):
+// after draw_depth then draw, upload_bytes is draw's (often 0), frame.upload_bytes both.
+struct RenderStats : RenderCounts {
+  RenderCounts frame;             // Σ over the calls of Crowd::frame() == crowd_frame
+  std::uint32_t frame_calls = 0;  // the calls `frame` sums, this one included
+  std::uint64_t crowd_frame = 0;  // Crowd::frame() at this call
   // Animation::gpu with CrowdRendererOptions::time_animation: GPU milliseconds of the compute
   // passes (GL_TIME_ELAPSED); -1 when not measured.
   double animation_ms = -1.0;
@@ -122,9 +148,6 @@ struct RenderStats {
     double palette = -1.0;    // joint palettes, one per (actor, joint) per skin
     double instances = -1.0;  // instance transforms and drawn morph weights, one per actor per stream
   } animation_pass_ms;
-  // CrowdRendererOptions::skinned_vertex_cache: vertices (instances × primitive vertices, summed
-  // over groups) this call morphed, skinned and wrote into the cache; 0 when the passes reused it.
-  std::uint64_t cached_vertices = 0;
 };
 
 // Where CrowdRenderer keeps palettes, instance transforms, slot lists, morph deltas and morph
@@ -373,7 +396,7 @@ class CrowdRenderer {
 
   // The storage in use: storage_buffer or texture, never automatic.
   PaletteStorage palette_storage() const noexcept { return storage_; }
-  // Statistics of the last draw.
+  // Statistics of the last call, and the totals of its frame (RenderStats::frame).
   const RenderStats& stats() const noexcept { return stats_; }
   // GL objects this renderer currently owns.
   std::size_t object_count() const noexcept;
@@ -436,6 +459,7 @@ class ReferenceRenderer {
   // frames of the reference path: the oracle for the instanced motion vectors.
   std::uint32_t draw_velocity(const Crowd& crowd, const Camera& camera, const Camera& previous_camera);
 
+  // Statistics of the last call, and the totals of its frame (RenderStats::frame).
   const RenderStats& stats() const noexcept { return stats_; }
   // GL objects this renderer currently owns.
   std::size_t object_count() const noexcept;

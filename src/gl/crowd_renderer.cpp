@@ -742,11 +742,11 @@ std::uint32_t CrowdRenderer::draw_velocity(const Crowd& crowd, const Camera& cam
 
 std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera, Pass pass,
                                        const Camera* previous_camera) {
-  stats_ = {};
   gl::require_own_crowd(crowd, crowd_,
                         pass == Pass::color   ? "CrowdRenderer.draw"
                         : pass == Pass::depth ? "CrowdRenderer.draw_depth"
                                               : "CrowdRenderer.draw_velocity");
+  gl::begin_call_stats(stats_, crowd);
   if (!state_ || crowd.destroyed()) return 0;
   State& state = *state_;
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
@@ -778,8 +778,12 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
       state.history && state.history->valid ? state.history->streams : state.streams;
   gl::begin_frame();
   upload_group_instances(state, crowd);
-  for (const gl::GroupGpu& g : state.groups)
-    if (g.partitions.size() > 1) stats_.variant_draws += static_cast<std::uint32_t>(g.partitions.size() - 1);
+  for (const gl::GroupGpu& g : state.groups) {  // the partitions this pass draws, past the first
+    const auto drawn = std::count_if(g.partitions.begin(), g.partitions.end(), [&](const gl::MaterialPartition& part) {
+      return part.count > 0 && (pass == Pass::color || !gl::is_blended(crowd.asset(), part.material));
+    });
+    if (drawn > 1) stats_.variant_draws += static_cast<std::uint32_t>(drawn - 1);
+  }
   if (cached) refresh_skinned_vertices(state, crowd, stats_);
 
   for (const gl::CrowdProgram* p : {opaque, &program}) {
@@ -860,12 +864,13 @@ std::uint32_t CrowdRenderer::draw_pass(const Crowd& crowd, const Camera& camera,
   gl::check_gl("glDrawElementsInstanced");
   stats_.draws = cache.draws();
   stats_.upload_bytes = cache.upload_bytes();
+  gl::end_call_stats(stats_);
   return stats_.draws;
 }
 
 void CrowdRenderer::animate(const Crowd& crowd) {
-  stats_ = {};
   gl::require_own_crowd(crowd, crowd_, "CrowdRenderer.animate");
+  gl::begin_call_stats(stats_, crowd);
   if (!state_ || crowd.destroyed()) return;
   State& state = *state_;
   const bool buffers = state.storage == PaletteStorage::storage_buffer;
@@ -882,6 +887,7 @@ void CrowdRenderer::animate(const Crowd& crowd) {
   }
   gl::check_gl("CrowdRenderer::animate");
   stats_.upload_bytes = state.cache.upload_bytes();
+  gl::end_call_stats(stats_);
 }
 
 GroupInputs CrowdRenderer::bind_group_inputs(const Crowd& crowd, std::size_t group, std::uint32_t program) {

@@ -307,11 +307,11 @@ std::uint32_t ReferenceRenderer::draw_velocity(const Crowd& crowd, const Camera&
 
 std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& camera, Pass pass,
                                            const Camera* previous_camera) {
-  stats_ = {};
   gl::require_own_crowd(crowd, crowd_,
                         pass == Pass::color   ? "ReferenceRenderer.draw"
                         : pass == Pass::depth ? "ReferenceRenderer.draw_depth"
                                               : "ReferenceRenderer.draw_velocity");
+  gl::begin_call_stats(stats_, crowd);
   if (!state_ || crowd.destroyed()) return 0;
   State& state = *state_;
   const bool depth_only = pass == Pass::depth, velocity = pass == Pass::velocity;
@@ -488,6 +488,7 @@ std::uint32_t ReferenceRenderer::draw_pass(const Crowd& crowd, const Camera& cam
   gl::check_gl("glDrawElements");
   stats_.draws = cache.draws();
   stats_.upload_bytes = cache.upload_bytes();
+  gl::end_call_stats(stats_);
   return stats_.draws;
 }
 

@@ -1,6 +1,7 @@
-// What CrowdRenderer and ReferenceRenderer do alike with their private State: count and release
-// the GL objects it owns. State has `egl_context` (the context current at creation) and
-// `for_each_object(fn)` calling fn(gl::Object&) for every object.
+// What CrowdRenderer and ReferenceRenderer do alike: count and release the GL objects their
+// private State owns, and keep their RenderStats per call and per frame. State has `egl_context`
+// (the context current at creation) and `for_each_object(fn)` calling fn(gl::Object&) for every
+// object.
 #pragma once
 
 #include <cstddef>
@@ -11,6 +12,7 @@
 #include "gl/gl_object.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/error.hpp"
+#include "gltf_crowd/gl_renderers.hpp"
 
 namespace gltf_crowd::gl {
 
@@ -47,6 +49,24 @@ inline void require_own_crowd(const Crowd& crowd, const std::shared_ptr<const Cr
   if (crowd.link() != own)
     throw Error(std::string(call) + "(crowd)", Rule::wrong_crowd,
                 "the crowd differs from the one this renderer was created for");
+}
+
+// Starts a call's statistics: its own figures zero, the frame totals kept while the crowd is
+// at the frame they sum and restarted when it moved on (RenderStats::frame).
+inline void begin_call_stats(RenderStats& stats, const Crowd& crowd) noexcept {
+  RenderStats next;
+  next.crowd_frame = crowd.frame();
+  if (stats.frame_calls > 0 && stats.crowd_frame == next.crowd_frame) {
+    next.frame = stats.frame;
+    next.frame_calls = stats.frame_calls;
+  }
+  stats = next;
+}
+
+// Ends a call: its figures join its frame's totals.
+inline void end_call_stats(RenderStats& stats) noexcept {
+  stats.frame += stats;
+  ++stats.frame_calls;
 }
 
 }  // namespace gltf_crowd::gl

@@ -197,20 +197,13 @@ void apply_appearance(Crowd& crowd, const AppearanceAssignment& assignment) {
   }
 }
 
-RenderStats with_shadow_pass(RenderStats main, const RenderStats& shadow) {
-  main.draws += shadow.draws;
-  main.upload_bytes += shadow.upload_bytes;
-  main.cached_vertices += shadow.cached_vertices;
-  return main;
-}
-
-nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label, std::uint32_t draws,
-                                const RenderStats& render_stats, const std::string& palette) {
+nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label, const RenderCounts& frame,
+                                const std::string& palette) {
   const auto groups = crowd.primitive_groups();
   nlohmann::json stats;
   stats["asset"] = asset_label;
   stats["actors"] = crowd.actor_count();
-  stats["draws"] = draws;
+  stats["draws"] = frame.draws;
   stats["animation"] = crowd.animation() == Animation::gpu ? "gpu" : "cpu";
   stats["primitive_groups"] = groups.size();
   stats["skinned_groups"] =
@@ -229,7 +222,7 @@ nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_lab
   }
   stats["tints"] = tints;
   stats["material_variants"] = variants;
-  stats["variant_draws"] = render_stats.variant_draws;
+  stats["variant_draws"] = frame.variant_draws;
   // Animation layer 1 of each actor (docs/spec.md §3.11), as the studio's panel sets it.
   nlohmann::json layers = nlohmann::json::array();
   for (const Actor& actor : crowd.actors()) {
@@ -243,14 +236,14 @@ nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_lab
   stats["hidden_actors"] = crowd.frame_stats().hidden_actors;
   stats["events"] = crowd.events().size();
   stats["root_motion"] = crowd.root_motion().node;
-  stats["upload_bytes_per_frame"] = render_stats.upload_bytes;
-  stats["cached_vertices"] = render_stats.cached_vertices;  // skinned into the cache by the last frame
+  stats["upload_bytes_per_frame"] = frame.upload_bytes;
+  stats["cached_vertices"] = frame.cached_vertices;  // skinned into the cache by the last frame
   stats["packed_bytes_per_frame"] = crowd.frame_stats().packed_bytes;
   stats["actors_evaluated"] = crowd.frame_stats().actors_evaluated;
   stats["actors_deferred"] = crowd.frame_stats().actors_deferred;
   stats["actors_batched_by_clip"] = crowd.frame_stats().actors_batched_by_clip;
-  stats["instances"] = render_stats.instances;
-  stats["triangles"] = render_stats.triangles;
+  stats["instances"] = frame.instances;
+  stats["triangles"] = frame.triangles;
   stats["palette"] = palette;
   stats["lod"] = lod_stats_json(crowd.lod_stats());
   return stats;

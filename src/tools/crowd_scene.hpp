@@ -100,17 +100,13 @@ void check_appearance(const Asset& asset, const AppearanceAssignment& assignment
 // no variant for what it leaves off. check_appearance first.
 void apply_appearance(Crowd& crowd, const AppearanceAssignment& assignment);
 
-// A frame's statistics from its main pass's and its shadow pass's (the depth pass, which comes
-// first and so does the frame's uploads and skinning into the cache): draws, upload_bytes and
-// cached_vertices of both, the rest the main pass's.
-RenderStats with_shadow_pass(RenderStats main, const RenderStats& shadow);
-
 // The statistics both tools write: asset, actors, draws, primitive_groups, skinned_groups,
 // joints_per_group, animation ("cpu" or "gpu"), clips (per actor), tints (per actor, RGBA), material_variants
 // (per actor, "" = none), variant_draws, upload_bytes_per_frame, cached_vertices, packed_bytes_per_frame,
-// instances, triangles, palette and lod (docs/spec.md §7 lod_stats).
-nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label, std::uint32_t draws,
-                                const RenderStats& render_stats, const std::string& palette);
+// instances, triangles, palette and lod (docs/spec.md §7 lod_stats). The renderer's figures are
+// `frame`'s, the last frame's totals over every pass (RenderStats::frame: the shadow pass's too).
+nlohmann::json crowd_stats_json(const Crowd& crowd, const std::string& asset_label, const RenderCounts& frame,
+                                const std::string& palette);
 
 // JSON text of `doc` (one line for indent -1). Strings that are not valid UTF-8, such as a
 // file name in another encoding, get U+FFFD instead of failing the command after its work.

@@ -232,12 +232,10 @@ void run_render(const RenderOptions& options) {
   std::optional<ShadowStage> stage;
   if (options.shadows) stage.emplace(layout.crowd_bounds, camera.light_direction);
   std::uint32_t shadow_draws = 0;
-  RenderStats shadow_stats;  // the last frame's depth pass (with_shadow_pass)
   const auto timed_draw = [&] {
     const auto start = std::chrono::steady_clock::now();
     // The depth pass from the light first: it also brings the GPU streams up to date.
     shadow_draws = !stage ? 0 : reference ? stage->cast(*reference, crowd) : stage->cast(*instanced, crowd);
-    shadow_stats = !stage ? RenderStats{} : reference ? reference->stats() : instanced->stats();
     const Camera shaded = stage ? stage->shaded(camera) : camera;
     target.clear(glm::vec4(background_rgb[0] / 255.0f, background_rgb[1] / 255.0f, background_rgb[2] / 255.0f, 1.0f));
     if (stage) stage->draw_ground(shaded);
@@ -282,13 +280,13 @@ void run_render(const RenderOptions& options) {
     if (rest > 1e-6 || steps == 0) timed_update(std::max(rest, 0.0));
     draws = timed_draw();
   }
-  const RenderStats render_stats = with_shadow_pass(reference ? reference->stats() : instanced->stats(), shadow_stats);
+  const RenderStats& render_stats = reference ? reference->stats() : instanced->stats();  // .frame: both passes
   if (options.write_out) write_png(options.out, options.width, options.height, target.read_pixels());
 
   const auto groups = crowd.primitive_groups();
   if (!options.stats.empty()) {
     nlohmann::json stats =
-        crowd_stats_json(crowd, options.asset.empty() ? std::string("built-in") : options.asset, draws, render_stats,
+        crowd_stats_json(crowd, options.asset.empty() ? std::string("built-in") : options.asset, render_stats.frame,
                          reference ? "reference" : palette_storage_name(instanced->palette_storage()));
     stats["gl_api"] = options.gl;
     stats["shadows"] = options.shadows;

@@ -146,7 +146,7 @@ void lod_controls(const StudioScene& scene, StudioSettings& settings) {
 void live_stats(const StudioScene& scene) {
   const Crowd& crowd = scene.crowd();
   const LodStats& lod = crowd.lod_stats();
-  const RenderStats render = scene.frame_stats();  // the shadow pass included
+  const RenderCounts& render = scene.frame_stats();  // the shadow pass included
   ImGui::Text("actors %zu  draws %u  culled %u", crowd.actor_count(), render.draws, lod.culled_actors);
   ImGui::Text("vertices %" PRIu64 "  triangles %" PRIu64, lod.vertices, lod.triangles);
   ImGui::Text("budget demotions %u  satisfied %s", lod.demoted_actors, lod.budget_satisfied ? "yes" : "no");

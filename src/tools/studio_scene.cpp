@@ -220,12 +220,10 @@ std::vector<std::pair<std::string, std::uint32_t>> StudioScene::clip_counts() co
   return {counts.begin(), counts.end()};
 }
 
-RenderStats StudioScene::frame_stats() const { return with_shadow_pass(renderer_->stats(), shadow_stats_); }
-
 nlohmann::json StudioScene::stats_json() const {
   const std::string label = built_->model.empty() ? std::string("built-in") : built_->model;
   nlohmann::json stats =
-      crowd_stats_json(*crowd_, label, draws_, frame_stats(), palette_storage_name(renderer_->palette_storage()));
+      crowd_stats_json(*crowd_, label, frame_stats(), palette_storage_name(renderer_->palette_storage()));
   const FrameStats& stages = crowd_->frame_stats();
   stats["shadows"] = shadows_.has_value();
   stats["shadow_draws"] = shadow_stats_.draws;

@@ -62,8 +62,8 @@ class StudioScene {
   const Crowd& crowd() const { return *crowd_; }
   const Layout& layout() const { return layout_; }
   const CrowdRenderer& renderer() const { return *renderer_; }
-  // The last draw()'s statistics, shadow pass included (with_shadow_pass).
-  RenderStats frame_stats() const;
+  // The last draw()'s statistics, shadow pass included (RenderStats::frame).
+  const RenderCounts& frame_stats() const { return renderer_->stats().frame; }
   const std::string& renderer_error() const { return renderer_error_; }
   // Why the GPU animation the settings ask for is off (no compute shaders); empty when it is not.
   const std::string& animation_error() const { return animation_error_; }
