@@ -4,6 +4,7 @@
 // deletes every GL object. Images are tiny; failures write the actual PNG.
 #include "gltf_crowd/gl.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -17,6 +18,7 @@
 
 #include "gl_test_assets.hpp"
 #include "image_compare.hpp"
+#include "readme_snippets_prelude.hpp"
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
@@ -461,6 +463,45 @@ TEST_P(StorageTest, MixedWindingsAreCulledPerInstance) {
   EXPECT_TRUE(p.red(24, 24));
   EXPECT_TRUE(p.background(40, 24));
   EXPECT_TRUE(p.background(56, 24));
+}
+
+// README.md's snippets compile (readme_snippets.cpp, generated from it); two of them run here:
+// the layer fade-in is half-way 0.15 s into its 0.3 s (docs/spec.md §3.11), and the shadow
+// snippet frames the crowd's world_bounds and draws.
+TEST_F(GlTest, ReadmeSnippetsRun) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto asset = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
+  Crowd crowd(asset, {.capacity = 8});
+  std::vector<ActorOptions> options(8);
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    options[i].clip = "Walking";
+    options[i].transform = glm::translate(glm::mat4(1.0f), glm::vec3(5.0f * float(i), 0.0f, 0.0f));
+  }
+  crowd.add_actors(options);
+  CrowdRenderer renderer(crowd);
+  Framebuffer target({.width = 64, .height = 36});
+  Actor robot = *crowd.find_actor("actor-7");
+  readme::Context in{
+      .asset = asset, .crowd = crowd, .renderer = renderer, .robot = robot, .actor = robot, .target = target};
+  in.camera = {glm::lookAt(glm::vec3(17, 20, 40), glm::vec3(17, 0, 0), glm::vec3(0, 1, 0)),
+               glm::perspective(glm::radians(45.0f), 16.0f / 9.0f, 0.5f, 500.0f)};
+  const auto run = [&](std::string_view words) {
+    const auto snippets = readme::snippets();
+    const auto found = std::find_if(snippets.begin(), snippets.end(), [&](const readme::ReadmeSnippet& s) {
+      return s.text.find(words) != std::string_view::npos;
+    });
+    ASSERT_NE(found, snippets.end()) << "no README snippet has " << words;
+    found->run(in);
+  };
+  run("ActorLayer wave");
+  EXPECT_EQ(robot.layer(1).weight(), 0.0f);
+  crowd.update(0.15f);
+  EXPECT_NEAR(robot.layer(1).weight(), 0.5f, 1e-5f) << "the README's fade-in";
+  crowd.update(0.15f);
+  EXPECT_NEAR(robot.layer(1).weight(), 1.0f, 1e-5f);
+  run("shadow_map.fit");
+  EXPECT_GT(renderer.stats().draws, 0u);
+  EXPECT_EQ(renderer.stats().frame_calls, 2u) << "the depth pass and the main pass";
 }
 
 }  // namespace

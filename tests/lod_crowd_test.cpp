@@ -7,6 +7,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
 
+#include "gltf_crowd/bounds.hpp"
 #include "gltf_crowd/crowd.hpp"
 #include "test_support.hpp"
 
@@ -282,6 +283,52 @@ TEST(LodCrowd, CullingKeepsPartlyVisibleActors) {
   EXPECT_EQ(level_of(crowd, 3), -1);
   EXPECT_EQ(crowd.lod_stats().visible_actors, 2u);
   EXPECT_EQ(crowd.lod_stats().culled_actors, 2u);
+}
+
+// world_bounds (docs/spec.md §5.8): the box around each visible actor's placed animated sphere,
+// with or without prepared levels; it holds each actor's animated_bounds (bounds.hpp, sampled
+// independently of the spheres) placed; hidden actors are left out.
+TEST(LodCrowd, WorldBoundsHoldEveryVisibleActor) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto asset = load_shared("threejs/RobotExpressive.glb");
+  for (const bool lod : {false, true}) {
+    SCOPED_TRACE(lod ? "with levels" : "without levels");
+    Crowd crowd(asset, {.lod = {.enabled = lod}});
+    EXPECT_TRUE(crowd.world_bounds().empty());
+    std::vector<ActorOptions> options = {at("a", -20, 0, 0), at("b", 10, 0, 5), at("c", 0, 0, -30)};
+    for (ActorOptions& o : options) o.clip = "Dance";
+    options[1].transform = glm::scale(options[1].transform, glm::vec3(2.0f));
+    std::vector<Actor> actors = crowd.add_actors(options);
+    actors[2].set_visible(false);
+    crowd.update(0.5f);
+    const Bounds world = crowd.world_bounds();
+    // The definition: the Dance sphere, placed, of actors a and b.
+    const LodModel model = build_lod_model(*asset, {});
+    const auto dance = static_cast<std::size_t>(asset->find_clip("Dance"));
+    Bounds expected;
+    for (std::size_t i = 0; i < 2; ++i) {
+      const glm::mat4& t = options[i].transform;
+      const Sphere& s = model.clip_spheres[dance];
+      const glm::vec3 c = glm::vec3(t * glm::vec4(s.center, 1.0f));
+      const float r = s.radius * max_axis_scale(t);
+      expected.add(c - r);
+      expected.add(c + r);
+      // Every vertex of the clip, placed (corners of its box), lies inside.
+      const Bounds posed = animated_bounds(*asset, dance);
+      for (int k = 0; k < 8; ++k) {
+        const glm::vec3 corner((k & 1) ? posed.max.x : posed.min.x, (k & 2) ? posed.max.y : posed.min.y,
+                               (k & 4) ? posed.max.z : posed.min.z);
+        const glm::vec3 p = glm::vec3(t * glm::vec4(corner, 1.0f));
+        EXPECT_TRUE(glm::all(glm::greaterThanEqual(p, world.min)) && glm::all(glm::lessThanEqual(p, world.max)))
+            << "actor " << i << " corner " << k;
+      }
+    }
+    for (int a = 0; a < 3; ++a) {
+      EXPECT_NEAR(world.min[a], expected.min[a], 1e-3f);
+      EXPECT_NEAR(world.max[a], expected.max[a], 1e-3f);
+    }
+    EXPECT_GT(world.min.z, -25.0f) << "the hidden actor at z = -30 is left out";
+  }
 }
 
 // The reference coverages 0.745, 0.280, 0.093 and 0.0075: min_coverage 0 keeps the tiny actor

@@ -32,6 +32,7 @@
 #include <glm/gtc/quaternion.hpp>
 
 #include "gltf_crowd/asset.hpp"
+#include "gltf_crowd/bounds.hpp"
 #include "gltf_crowd/lod.hpp"
 #include "gltf_crowd/playback.hpp"
 #include "gltf_crowd/pose.hpp"
@@ -107,7 +108,7 @@ struct MorphOverride {
 // or applied to the actor's placement, so a walk cycle moves the actor instead of sliding the
 // mesh away from it and snapping back at every loop.
 struct RootMotionOptions {
-  std::string node;  // asset node name; "" = root motion off (the default)
+  std::string node;  // asset node name or path (docs/spec.md §2.3); "" = root motion off (the default)
   // Which components of the node's local transform are extracted: translation along x and z,
   // translation along y, and the rotation about +y (yaw), all in the node's parent space.
   bool translation_xz = true;
@@ -140,13 +141,15 @@ std::string_view to_string(LayerMode mode) noexcept;
 // clips and crossfades).
 inline constexpr std::uint32_t kMaxLayers = 4;
 
-// One part of a bone mask (Crowd::add_mask): `node` (a name) and, with `descendants`, every node
-// below it get `weight` in [0, 1]. Later branches overwrite earlier ones where they overlap, so
-// {"Spine", 1}, {"Head", 0.5} gives the upper body with a half-weight head.
+// One part of a bone mask (Crowd::add_mask): the node and, with `descendants`, every node below
+// it get `weight` in [0, 1]. Later branches overwrite earlier ones where they overlap, so, for
+// three.js's RobotExpressive, {"Abdomen", 1}, {"Neck", 0.5} gives the upper body with a
+// half-weight head.
 struct MaskBranch {
-  std::string node;
+  std::string node{};  // a node name or path (docs/spec.md §2.3), when `index` is unset
   float weight = 1.0f;
   bool descendants = true;
+  std::optional<std::uint32_t> index{};  // the node by index instead ({.index = 10}); `node` empty then
 };
 
 // One clip contributing to an actor's pose, with its blend weight.
@@ -254,9 +257,9 @@ class Actor {
   // Unlike the playback controls, the override controls do not re-evaluate at once: the next
   // update() packs the actor (even paused), so driving a skeleton every frame costs one
   // evaluation per frame; local_pose() and node_world() include overrides at once.
-  // `node` is an asset node index or name. Errors (nothing changes): "node_index" /
-  // "unknown_node" (path "set_local_transform.node"), "not_finite", "zero_rotation",
-  // "blend_weight".
+  // `node` is an asset node index, or a name or path (docs/spec.md §2.3). Errors (nothing
+  // changes): "node_index" / "unknown_node" / "ambiguous_node" (path "set_local_transform.node"),
+  // "not_finite", "zero_rotation", "blend_weight".
   void set_local_transform(std::uint32_t node, const NodeTransform& local, float weight = 1.0f);
   void set_local_transform(std::string_view node_name, const NodeTransform& local, float weight = 1.0f);
   // Removes the node's override, if any; "node_index" for a node the asset does not have.
@@ -293,8 +296,9 @@ class Actor {
   // The actor's current local pose: every node's TRS and the morph weights, blended from its
   // contributors (docs/spec.md §3 "Pose") with its overrides applied. Allocates the returned Pose.
   Pose local_pose() const;
-  // World matrix of any node (index or name) for attachments, including placement. Errors:
-  // "node_index" / "unknown_node" (path "node_world.node").
+  // World matrix of any node (index, or name or path: docs/spec.md §2.3) for attachments, including
+  // placement. A skinned mesh node's own transform does not move its vertices: attach to a joint.
+  // Errors: "node_index" / "unknown_node" / "ambiguous_node" (path "node_world.node").
   glm::mat4 node_world(std::uint32_t node) const;
   glm::mat4 node_world(std::string_view node_name) const;
 
@@ -616,7 +620,8 @@ class Crowd {
   // Bone masks (docs/spec.md §3.11), shared by every actor's layers: a per-node weight set built
   // from `branches` in order (nodes no branch covers weigh 0). Errors (nothing changes): path
   // "add_mask.name" (rule "mask_name": empty or already a mask of this crowd), and
-  // "add_mask.branches[i].node" / ".weight" ("unknown_node", "blend_weight").
+  // "add_mask.branches[i].node" ("unknown_node", "ambiguous_node": §2.3), ".index" ("node_index";
+  // "ambiguous_node" when `node` is set too) and ".weight" ("blend_weight").
   void add_mask(std::string_view name, std::span<const MaskBranch> branches);
   // The mask's weight per asset node (Asset::nodes order); empty for an unknown name. Valid
   // until the next add_mask, destroy() or the crowd's destruction.
@@ -652,6 +657,13 @@ class Crowd {
   // The prepared levels; null when the crowd has none (LOD never configured). Valid until
   // destroy() or the crowd's destruction.
   const LodModel* lod_model() const noexcept;
+  // World-space box around every visible actor's animated bounding sphere, the one frustum
+  // culling tests (docs/spec.md §5.8, §7.6): its contributors' per-clip spheres, placed. For
+  // framing cameras and shadow maps (ShadowMap::fit); hidden actors are left out, LOD-culled
+  // ones kept (they may cast shadows into view). Empty without visible actors. Without
+  // prepared levels, the first call computes the spheres of level 0 (the asset's clips sampled
+  // as for LOD, §7.2), later calls reuse them. Throws Error "destroyed" on a destroyed crowd.
+  Bounds world_bounds() const;
   // The index array `group` draws, into its mesh primitive's vertex buffers: the asset's own
   // indices, or a generated level's. `group` must be an element of primitive_groups() (else
   // Error, rule "foreign_group"). The span is valid until destroy() or the destruction of the
@@ -682,11 +694,13 @@ class Crowd {
   // Root motion (docs/spec.md §3.10), on both evaluators (Animation::gpu's sample pass removes it
   // from the pose as the CPU does). Replaces the crowd's options: every actor's accumulated
   // motion is reset to zero and every pose re-evaluated. Errors (nothing changes): Error with path
-  // "root_motion.node" and rule "unknown_node" for a name the asset does not have.
+  // "root_motion.node" and rule "unknown_node" or "ambiguous_node" (§2.3).
   void set_root_motion(const RootMotionOptions& options);
   // The options in force; node "" when off. Valid until the next set_root_motion, destroy() or
   // the crowd's destruction.
   const RootMotionOptions& root_motion() const;
+  // The asset node root_motion().node resolved to (a GPU backend's root); -1 when root motion is off.
+  std::int32_t root_motion_node() const;
 
   // Where poses are evaluated. Switching to cpu evaluates and packs every actor at once;
   // switching to gpu writes every record and frees the streams' arrays. Both raise

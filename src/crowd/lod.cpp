@@ -163,6 +163,21 @@ const LodModel* Crowd::lod_model() const noexcept {
   return state_ && state_->lod.configured ? &state_->lod.model : nullptr;
 }
 
+Bounds Crowd::world_bounds() const {
+  const State& st = live();
+  LodState& lod = state_->lod;  // the spheres are built on first use
+  if (!lod.configured && !lod.bounds_model) lod.bounds_model = build_lod_model(st.asset, {});
+  const LodModel& model = lod.configured ? lod.model : *lod.bounds_model;
+  Bounds out;
+  for (std::size_t slot = 0; slot < st.size(); ++slot) {
+    if (st.hidden_count > 0 && st.hidden[slot]) continue;
+    const Sphere s = animated_sphere(model, st.playback[slot], st.placements[slot]);
+    out.add(s.center - s.radius);
+    out.add(s.center + s.radius);
+  }
+  return out;
+}
+
 std::span<const std::uint32_t> Crowd::group_indices(const PrimitiveGroup& group) const {
   const State& st = live();
   const std::vector<PrimitiveGroup>& groups = st.groups;

@@ -18,6 +18,8 @@ struct LodState {
   LodOptions options;       // enabled, hysteresis and vertex_budget change with controls
   bool configured = false;  // levels prepared: `model` and the level groups exist
   LodModel model;
+  // Crowd::world_bounds' spheres while no levels are prepared: level 0's, built on first use.
+  std::optional<LodModel> bounds_model;
   float bias = 1.0f;
   std::optional<LodView> view;
   // LOD selects levels this frame: prepared, enabled, and given a view by update().
