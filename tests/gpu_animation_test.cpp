@@ -18,6 +18,7 @@
 #include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/gl.hpp"
 #include "gltf_crowd/rig.hpp"
+#include "handmade_gltf.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -334,6 +335,35 @@ TEST(GpuAnimation, EightContributorsUseTheRecordTail) {
   EXPECT_NE(p.gpu.playback_record_tails()[0].weights[1], 0.0f);
   const Difference d = compare_streams(renderer, p.gpu, p.cpu);
   EXPECT_LE(d.worst, kTolerance) << d.where;
+}
+
+// Samplers that repeat key times (docs/spec.md §2.7): the evaluator's key search gives the CPU's
+// step at the repeated time, at it and just before, with no interval of zero length (NaN). The
+// CPU is held to the spec's values in the unit tests (KernelsTest.RepeatedKeyTimesAreAStepOnEveryPath).
+TEST(GpuAnimation, RepeatedKeyTimesStepAsOnTheCpu) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (int i = 0; i < 7; ++i) nodes.push_back({{"name", "n" + std::to_string(i)}, {"mesh", 0}});
+  const auto asset = std::make_shared<const Asset>(
+      load_asset_from_memory(test::handmade_gltf(nodes, {{"steps", test::repeated_time_channels()}}, true)));
+  const auto below = [](float x) { return std::nextafter(x, 0.0f); };
+  const std::vector<float> times{0.0f, below(0.3f), 0.3f, 0.4f,  below(0.5f), 0.5f,
+                                 0.6f, below(0.6f), 0.7f, 0.75f, 1.2f,        0.45f};
+  HeadlessContext context;
+  Pair p{Crowd(asset, {.capacity = times.size()}),
+         Crowd(asset, {.capacity = times.size(), .animation = Animation::gpu}),
+         {},
+         {}};
+  std::vector<ActorOptions> options;
+  for (const float t : times) options.push_back({.time = t, .loop = LoopMode::once, .playing = false});
+  p.cpu_actors = p.cpu.add_actors(options);
+  p.gpu_actors = p.gpu.add_actors(options);
+  CrowdRenderer renderer(p.gpu);
+  const Difference d = compare_streams(renderer, p.gpu, p.cpu);
+  EXPECT_LE(d.worst, kTolerance) << d.where;
+  // Node 0's translation at 0.5 s, its repeated time, is key 2's x = 5 (rows of 3 × 4, x in row 0's w).
+  const NodeStream& node0 = p.cpu.node_streams()[0];
+  ASSERT_EQ(node0.node, 0u);
+  EXPECT_EQ(node0.transforms[5 * 3].w, 5.0f);
 }
 
 // Root motion (docs/spec.md §3.10): the sample pass pins the root's extracted components as the

@@ -30,8 +30,10 @@ struct HandmadeClip {
 };
 
 // A .gltf (JSON, one embedded base64 buffer) with `nodes` (a JSON array of glTF nodes, all of
-// them scene roots) and one animation per clip.
-inline std::vector<std::uint8_t> handmade_gltf(const nlohmann::json& nodes, const std::vector<HandmadeClip>& clips) {
+// them scene roots) and one animation per clip; with `triangle`, also mesh 0, the triangle
+// (0,0,0), (1,0,0), (0,1,0), for nodes to draw ("mesh": 0).
+inline std::vector<std::uint8_t> handmade_gltf(const nlohmann::json& nodes, const std::vector<HandmadeClip>& clips,
+                                               bool triangle = false) {
   std::vector<std::uint8_t> bin;
   nlohmann::json accessors = nlohmann::json::array(), views = nlohmann::json::array();
   const auto add_floats = [&](const std::vector<float>& floats, const char* type, std::size_t count, bool bounds) {
@@ -60,10 +62,17 @@ inline std::vector<std::uint8_t> handmade_gltf(const nlohmann::json& nodes, cons
     animations.push_back({{"name", clip.name}, {"samplers", samplers}, {"channels", channels}});
     if (!clip.extras.is_null()) animations.back()["extras"] = clip.extras;
   }
+  nlohmann::json meshes = nlohmann::json::array();
+  if (triangle) {
+    const std::size_t position = add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0}, "VEC3", 3, false);
+    accessors[position]["min"] = {0, 0, 0};
+    accessors[position]["max"] = {1, 1, 0};
+    meshes.push_back({{"primitives", {{{"attributes", {{"POSITION", position}}}}}}});
+  }
   const std::string base64 = gltf_crowd::detail::base64_encode(bin);
   nlohmann::json roots = nlohmann::json::array();
   for (std::size_t i = 0; i < nodes.size(); ++i) roots.push_back(i);
-  const nlohmann::json doc = {
+  nlohmann::json doc = {
       {"asset", {{"version", "2.0"}}},
       {"scene", 0},
       {"scenes", {{{"nodes", roots}}}},
@@ -73,8 +82,45 @@ inline std::vector<std::uint8_t> handmade_gltf(const nlohmann::json& nodes, cons
       {"accessors", accessors},
       {"animations", animations},
   };
+  if (triangle) doc["meshes"] = meshes;
   const std::string text = doc.dump();
   return {text.begin(), text.end()};
+}
+
+// Channels of nodes 0–6 whose samplers repeat key times (docs/spec.md §2.7: a step at the
+// repeated time), over 0–1.2 s: a repeat inside LINEAR translation (node 0), a time three keys
+// share in LINEAR rotation and translation (node 1, one timeline), CUBICSPLINE scale (node 2) and
+// rotation (node 5), a repeated first time in STEP (node 3) and LINEAR rotation (node 6), and a
+// repeated last time (node 4). Rotations are unit quaternions.
+inline std::vector<HandmadeChannel> repeated_time_channels() {
+  return {
+      {0, "translation", "LINEAR", {0.0f, 0.5f, 0.5f, 1.0f}, {0, 0, 0, 1, 0, 0, 5, 0, 0, 6, 2, 0}},
+      {1, "rotation", "LINEAR", {0.2f, 0.6f, 0.6f, 0.6f, 1.2f}, {0,     0,    0,    1,     // key 0
+                                                                 0,     0.6f, 0,    0.8f,  // key 1, at 0.6 s
+                                                                 0.6f,  0,    0,    0.8f,  // key 2, at 0.6 s
+                                                                 0,     0,    0.6f, 0.8f,  // key 3, at 0.6 s
+                                                                 0.48f, 0.6f, 0,    0.64f}},
+      {1, "translation", "LINEAR", {0.2f, 0.6f, 0.6f, 0.6f, 1.2f}, {0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4}},
+      {2,
+       "scale",
+       "CUBICSPLINE",
+       {0.0f, 0.5f, 0.5f, 1.0f},
+       {9, 9, 9,    1,    1, 1, 0.5f, 0, 1,    // key 0: in-tangent (unused), value, out-tangent
+        1, 0, 0.5f, 2,    1, 1, 7,    7, 7,    // key 1: its out-tangent is unused
+        8, 8, 8,    0.5f, 3, 1, 0,    1, -1,   // key 2: its in-tangent is unused
+        1, 1, 0,    1,    2, 2, 9,    9, 9}},  // key 3
+      {3, "translation", "STEP", {0.3f, 0.3f, 0.8f}, {1, 0, 0, 2, 0, 0, 3, 0, 0}},
+      {4, "translation", "LINEAR", {0.1f, 0.7f, 0.7f}, {0, 1, 0, 0, 2, 0, 0, 7, 0}},
+      {5,
+       "rotation",
+       "CUBICSPLINE",
+       {0.0f, 0.4f, 0.4f, 0.9f},
+       {0, 0,    0, 0, 0,    0,    0,    1,    0.1f, 0, 0,    0,    // key 0
+        0, 0.2f, 0, 0, 0,    0.6f, 0,    0.8f, 5,    5, 5,    5,    // key 1
+        5, 5,    5, 5, 0.6f, 0,    0,    0.8f, 0,    0, 0.3f, 0,    // key 2
+        0, 0.1f, 0, 0, 0,    0,    0.6f, 0.8f, 0,    0, 0,    0}},  // key 3
+      {6, "rotation", "LINEAR", {0.3f, 0.3f, 1.0f}, {0, 0, 0, 1, 0, 0.6f, 0, 0.8f, 0.6f, 0, 0, 0.8f}},
+  };
 }
 
 }  // namespace gltf_crowd::test

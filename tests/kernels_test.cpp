@@ -561,15 +561,14 @@ TEST(KernelsTest, InstanceLanesEqualTheProductsOfEachPose) {
   }
 }
 
-TEST(KernelsTest, GroupSamplerMatchesDoublePrecisionSampling) {
-  const SamplerClip clip = sampler_clip();
+// Each kernel set's `sample` of `clip` at `times` against oracle_sample.
+void expect_group_sampler_matches_oracle(const SamplerClip& clip, const std::vector<float>& times) {
   const std::vector<test::HandmadeChannel>& channels = clip.channels;
   const Rig& rig = clip.rig;
   const ClipTracks& tracks = clip.tracks;
-  ASSERT_EQ(tracks.timelines.size(), 5u);
   EXPECT_EQ(tracks.channels.size(), channels.size());
   for (const AffineKernels* set : kernel_sets()) {
-    for (const float seconds : {-0.5f, 0.0f, 0.3f, 0.5f, 0.77f, 1.2f, 1.9f, 2.5f}) {
+    for (const float seconds : times) {
       const std::vector<KeyPosition> keys = keys_at(tracks, seconds);
       std::vector<glm::vec3> t(12, glm::vec3(-99.0f)), s(12, glm::vec3(-99.0f));
       std::vector<glm::quat> r(12, glm::quat(-99.0f, 0.0f, 0.0f, 0.0f));
@@ -586,6 +585,12 @@ TEST(KernelsTest, GroupSamplerMatchesDoublePrecisionSampling) {
       }
     }
   }
+}
+
+TEST(KernelsTest, GroupSamplerMatchesDoublePrecisionSampling) {
+  const SamplerClip clip = sampler_clip();
+  ASSERT_EQ(clip.tracks.timelines.size(), 5u);
+  expect_group_sampler_matches_oracle(clip, {-0.5f, 0.0f, 0.3f, 0.5f, 0.77f, 1.2f, 1.9f, 2.5f});
 }
 
 // sample_lanes against `sample` run on each pose alone: 1 to 8 poses of `clip`, pose l at
@@ -645,6 +650,65 @@ TEST(KernelsTest, SampleLanesEqualTheSamplerOfEachPose) {
 TEST(KernelsTest, NarrowGroupsSampledAcrossPosesEqualTheSamplerOfEachPose) {
   expect_sample_lanes_equal_each_pose(sampler_clip(narrow_channels()),
                                       {0.3f, -0.5f, 0.77f, 2.5f, 0.0f, 1.9f, 0.5f, 1.2f});
+}
+
+// Samplers that repeat key times (docs/spec.md §2.7) are a step at the repeated time, with no
+// interval of zero length: the scalar sampler (sample_channel) and each kernel set against the
+// oracle, whose last key at or before a time is that rule; each set's lanes against its single
+// pose; and a cursor walking forward and back finds the keys a search finds.
+TEST(KernelsTest, RepeatedKeyTimesAreAStepOnEveryPath) {
+  const SamplerClip clip = sampler_clip(test::repeated_time_channels());
+  const auto below = [](float x) { return std::nextafter(x, 0.0f); };
+  const std::vector<float> times{-0.5f,       0.0f, 0.1f,  0.2f,        0.25f, below(0.3f), 0.3f,        0.35f,
+                                 below(0.4f), 0.4f, 0.45f, below(0.5f), 0.5f,  0.55f,       below(0.6f), 0.6f,
+                                 0.65f,       0.7f, 0.75f, 0.8f,        1.0f,  1.1f,        1.2f,        2.0f};
+  expect_group_sampler_matches_oracle(clip, times);
+
+  nlohmann::json nodes = nlohmann::json::array();
+  for (int i = 0; i < 7; ++i) nodes.push_back({{"name", "n" + std::to_string(i)}});
+  const Asset asset = load_asset_from_memory(test::handmade_gltf(nodes, {{"clip", clip.channels}}));
+  ASSERT_EQ(asset.clips[0].channels.size(), clip.channels.size());
+  for (std::size_t i = 0; i < clip.channels.size(); ++i)
+    for (const float seconds : times) {
+      float got[4] = {-99.0f, -99.0f, -99.0f, -99.0f};
+      sample_channel(asset.clips[0], asset.clips[0].channels[i], seconds, got);
+      const std::vector<double> want = oracle_sample(clip.channels[i], seconds);
+      for (std::size_t c = 0; c < want.size(); ++c)
+        ASSERT_NEAR(got[c], want[c], 2e-6 * (1.0 + std::abs(want[c])))
+            << "sample_channel of channel " << i << " at " << seconds << " s, component " << c;
+    }
+  // Node 0 by hand: keys 0 → 1 up to 0.5 s, then keys 2 → 3.
+  float at[4] = {};
+  sample_channel(asset.clips[0], asset.clips[0].channels[0], 0.5f, at);
+  EXPECT_EQ(at[0], 5.0f) << "at the repeated time: key 2";
+  sample_channel(asset.clips[0], asset.clips[0].channels[0], 0.75f, at);
+  EXPECT_NEAR(at[0], 5.5f, 1e-6f) << "halfway from key 2 to key 3";
+  sample_channel(asset.clips[0], asset.clips[0].channels[0], below(0.5f), at);
+  EXPECT_NEAR(at[0], 1.0f, 1e-6f) << "just before: key 1";
+
+  expect_sample_lanes_equal_each_pose(clip, {0.5f, 0.3f, 0.6f, below(0.5f), 0.7f, 0.0f, 0.4f, 0.75f});
+  expect_sample_lanes_equal_each_pose(clip, {0.3f, below(0.6f), 0.45f, 1.2f, 0.5f, 0.6f, below(0.3f), 0.9f});
+
+  const ClipTracks& tracks = clip.tracks;
+  std::vector<float> walk;
+  for (int i = 0; i <= 130; ++i) walk.push_back(0.01f * static_cast<float>(i));
+  walk.insert(walk.end(), times.begin(), times.end());
+  std::sort(walk.begin(), walk.end());
+  for (const Timeline& timeline : tracks.timelines) {
+    const std::span<const float> keys(tracks.times.data() + timeline.times_offset, timeline.key_count);
+    for (const bool forward : {true, false}) {
+      std::uint16_t cursor = 0;
+      for (std::size_t i = 0; i < walk.size(); ++i) {
+        const float seconds = forward ? walk[i] : walk[walk.size() - 1 - i];
+        std::uint16_t none = 0xFFFF;
+        const KeyPosition hinted = locate_key(keys, seconds, cursor), searched = locate_key(keys, seconds, none);
+        ASSERT_EQ(hinted.k, searched.k) << seconds << " s, " << (forward ? "forward" : "backward");
+        ASSERT_EQ(hinted.next, searched.next) << seconds << " s";
+        ASSERT_EQ(hinted.t, searched.t) << seconds << " s";
+        ASSERT_TRUE(hinted.k == hinted.next || hinted.interval > 0.0f) << seconds << " s";
+      }
+    }
+  }
 }
 
 // blend_lanes against blend_pair run on each lane's pose alone, bit for bit: random poses with

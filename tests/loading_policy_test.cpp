@@ -133,13 +133,46 @@ TEST(LoadingPolicy, EqualKeyTimesCollapseToTheLastKey) {
   EXPECT_EQ(c.clips[0].values, (std::vector<float>{4, 5, 6}));
 }
 
-TEST(LoadingPolicy, RepeatedKeyTimesThatAreNotAllEqualStayAnError) {
+// As three.js's LittlestTokyo (animations[0].samplers[2] repeats 0.16666667): non-decreasing
+// times load with one warning per sampler naming it (docs/spec.md §2.7, §2.8); decreasing stay an error.
+TEST(LoadingPolicy, RepeatedKeyTimesLoadWithOneWarningPerSampler) {
   Document d = test::policy_triangle();
-  const int input = d.add_floats({0, 1, 1}, 1, "SCALAR");
-  const int output = d.add_floats({1, 2, 3, 4, 5, 6, 7, 8, 9}, 3, "VEC3");
-  d.json["animations"] = {{{"samplers", {{{"input", input}, {"output", output}}}},
-                           {"channels", {{{"sampler", 0}, {"target", {{"node", 0}, {"path", "translation"}}}}}}}};
-  expect_error(d.gltf(), "key_time_order", "accessors[" + std::to_string(input) + "]");
+  const int increasing = d.add_floats({0, 1, 2}, 1, "SCALAR");
+  const int repeated = d.add_floats({0, 0.16666667f, 0.16666667f, 0.5f, 0.5f}, 1, "SCALAR");
+  const int xyz3 = d.add_floats({1, 2, 3, 4, 5, 6, 7, 8, 9}, 3, "VEC3");
+  const int xyz5 = d.add_floats({1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6}, 3, "VEC3");
+  const int xyzw5 = d.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, 4, "VEC4");
+  d.json["animations"] = {{{"samplers",
+                            {{{"input", increasing}, {"output", xyz3}},
+                             {{"input", increasing}, {"output", xyz3}},
+                             {{"input", repeated}, {"output", xyz5}},
+                             {{"input", repeated}, {"output", xyzw5}}}},
+                           {"channels",
+                            {{{"sampler", 0}, {"target", {{"node", 0}, {"path", "translation"}}}},
+                             {{"sampler", 1}, {"target", {{"node", 0}, {"path", "scale"}}}},
+                             {{"sampler", 2}, {"target", {{"node", 0}, {"path", "translation"}}}},
+                             {{"sampler", 3}, {"target", {{"node", 0}, {"path", "rotation"}}}}}}}};
+  d.json["animations"][0]["channels"].erase(0);  // sampler 0 unused: samplers keep their index
+  const Asset a = load(d.gltf());
+  std::vector<const Warning*> repeats;
+  for (const Warning& w : a.warnings)
+    if (w.rule == "key_times_repeated") repeats.push_back(&w);
+  ASSERT_EQ(repeats.size(), 2u) << list(a);
+  EXPECT_EQ(repeats[0]->path, "animations[0].samplers[2].input");
+  EXPECT_EQ(repeats[1]->path, "animations[0].samplers[3].input");
+  EXPECT_NE(repeats[0]->message.find("key 2"), std::string::npos) << repeats[0]->message;
+  EXPECT_NE(repeats[0]->message.find("0.16666667"), std::string::npos) << repeats[0]->message;
+  EXPECT_NE(repeats[0]->message.find("2 keys"), std::string::npos) << repeats[0]->message;
+  EXPECT_EQ(a.clips[0].duration_seconds, 2.0f);
+  EXPECT_EQ(a.clips[0].channels[1].key_count, 5u);
+
+  // Cubic splines too; a time below its previous key's stays an error.
+  d.json["animations"][0]["samplers"][2]["interpolation"] = "CUBICSPLINE";
+  d.json["animations"][0]["samplers"][2]["output"] = d.add_floats(std::vector<float>(45, 1.0f), 3, "VEC3");
+  EXPECT_NO_THROW(load(d.gltf()));
+  const int decreasing = d.add_floats({0, 0.5f, 0.5f, 0.25f, 1}, 1, "SCALAR");
+  d.json["animations"][0]["samplers"][3]["input"] = decreasing;
+  expect_error(d.gltf(), "key_time_order", "accessors[" + std::to_string(decreasing) + "]");
 }
 
 TEST(LoadingPolicy, MinVersion) {

@@ -27,8 +27,9 @@ struct PoseView {
 void write_rest_pose(const Asset& asset, const PoseView& out) noexcept;
 
 // Where a time falls on a keyframe timeline: the value is key `k` blended towards key `next` by
-// `t` in [0, 1); k == next outside the keys (clamped to the first or last key). `interval` is
-// times[next] - times[k] in seconds (cubic tangents scale by it).
+// `t` in [0, 1); k == next outside the keys (clamped to the first or last key) and at a repeated
+// first time. `interval` is times[next] - times[k] in seconds, > 0 when k != next (cubic tangents
+// scale by it).
 struct KeyPosition {
   std::uint32_t k = 0;
   std::uint32_t next = 0;
@@ -36,7 +37,8 @@ struct KeyPosition {
   float interval = 0.0f;
 };
 
-// Locates `seconds` on `times` (key times in seconds, strictly increasing, at least one key).
+// Locates `seconds` on `times` (key times in seconds, non-decreasing, at least one key). Equal
+// times are a step (docs/spec.md §2.7): from that time on, the last key with it is the value.
 // `cursor` is a hint, typically the k of the previous frame: steady playback finds its key at
 // the cursor or the one after it, so no search runs; anything else (a seek, a loop wrap, a
 // stale hint) falls back to a binary search. `cursor` is updated to the key found. Saturating

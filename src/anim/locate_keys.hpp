@@ -18,12 +18,18 @@ namespace gltf_crowd {
 inline KeyPosition find_key(std::span<const float> times, float seconds, std::uint16_t& cursor) noexcept {
   assert(!times.empty());
   const auto last = static_cast<std::uint32_t>(times.size() - 1);
-  if (!(seconds > times[0]) || last == 0) return {0, 0, 0.0f, 0.0f};
+  if (!(seconds > times[0]) || last == 0) {
+    // At or before the first key; at a repeated first time its last key holds (a step, docs/spec.md §2.7).
+    std::uint32_t k = 0;
+    while (k < last && times[k + 1] == seconds) ++k;
+    return {k, k, 0.0f, 0.0f};
+  }
   if (seconds >= times[last]) {
     cursor = static_cast<std::uint16_t>(std::min<std::uint32_t>(last, 0xFFFF));
     return {last, last, 0.0f, 0.0f};
   }
-  // times[0] < seconds < times[last]: find k with times[k] <= seconds < times[k + 1].
+  // times[0] < seconds < times[last]: find k with times[k] <= seconds < times[k + 1], so of equal
+  // times the last key (a step there) and an interval above 0.
   std::uint32_t k = cursor;
   if (k < last && times[k] <= seconds) {
     // The next key or the same, without a branch: steady forward playback crosses a key every

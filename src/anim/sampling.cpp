@@ -1,6 +1,6 @@
 // Based on: glTF 2.0 §3.11 and Appendix C (STEP, LINEAR with shortest-arc slerp, CUBICSPLINE
 // Hermite with tangents scaled by the key interval). Keys were validated at load (finite,
-// strictly increasing times; consistent output counts), so this code only asserts them.
+// non-decreasing times; consistent output counts), so this code only asserts them.
 #include "gltf_crowd/sampling.hpp"
 
 #include <algorithm>

@@ -147,7 +147,7 @@ void build_skins(const tinygltf::Model& model, AccessorReader& accessors, Asset&
 void build_meshes(const tinygltf::Model& model, AccessorReader& accessors, Asset& asset);
 // Materials, textures, samplers and decoded images (moved out of `model`).
 void build_materials(tinygltf::Model& model, Asset& asset);
-// Animations → clips: channels, keys finite and increasing, output counts consistent.
+// Animations → clips: channels, keys finite and non-decreasing, output counts consistent.
 // `kept_channels` maps tinygltf's channel indices back to the file's (PreflightResult).
 void build_clips(const tinygltf::Model& model, AccessorReader& accessors,
                  const std::vector<std::vector<std::size_t>>& kept_channels, Asset& asset);

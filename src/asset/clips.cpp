@@ -1,7 +1,8 @@
 // Animations → clips (glTF 2.0 §3.11): channels resolved to nodes, keys decoded and validated
 // once, so sampling can trust them (validate at the boundary, trust inside).
-// Key times must be finite, >= 0 and strictly increasing (glTF 2.0 §3.11, docs/spec.md §2); the duration
-// is the last key time over every sampler, including samplers only skipped channels use (docs/spec.md §1).
+// Key times must be finite, >= 0 and non-decreasing (glTF 2.0 §3.11 asks for increasing; docs/spec.md
+// §2.7); the duration is the last key time over every sampler, including samplers only skipped
+// channels use (docs/spec.md §1).
 #include <algorithm>
 #include <cmath>
 
@@ -60,14 +61,23 @@ SamplerKeys read_sampler(const tinygltf::AnimationSampler& sampler, AccessorRead
     t.resize(1);
     if (keys.interpolation == Interpolation::cubic_spline) keys.interpolation = Interpolation::linear;
   }
+  std::size_t repeats = 0, first_repeat = 0;  // keys with their previous key's time; the first such key
   for (std::size_t k = 0; k < t.size(); ++k) {
     if (!std::isfinite(t[k]) || t[k] < 0.0f)
       throw Error(ipath, Rule::key_time, fmt::format("{}: time {} of key {} is not finite and >= 0", spath, t[k], k));
-    if (k > 0 && t[k] <= t[k - 1])
-      throw Error(
-          ipath, Rule::key_time_order,
-          fmt::format("{}: time {} of key {} does not increase on the previous key's {}", spath, t[k], k, t[k - 1]));
+    if (k > 0 && t[k] < t[k - 1])
+      throw Error(ipath, Rule::key_time_order,
+                  fmt::format("{}: time {} of key {} is below the previous key's {}", spath, t[k], k, t[k - 1]));
+    if (k > 0 && t[k] == t[k - 1] && repeats++ == 0) first_repeat = k;
   }
+  // Equal neighbours (the specification asks for increasing times) have one sensible reading, a
+  // step at that time (docs/spec.md §2.7), which three.js and Blender use too: loaded, with one warning.
+  if (repeats > 0)
+    warnings.push_back(make_warning(
+        spath + ".input", Rule::key_times_repeated,
+        fmt::format("key {} has key {}'s time {}{}; sampled as a step at the repeated time", first_repeat,
+                    first_repeat - 1, t[first_repeat],
+                    repeats > 1 ? fmt::format(" ({} keys repeat their previous key's time)", repeats) : "")));
   if (keys.interpolation == Interpolation::cubic_spline && t.size() < 2)
     throw Error(spath + ".input", Rule::cubic_spline_keys, "CUBICSPLINE needs at least 2 keys");
   return keys;

@@ -76,9 +76,13 @@ struct Key { uint k; uint next; float t; float interval; };
 
 Key locate_key(uint offset, uint count, float seconds) {
   uint last = count - 1u;
-  if (!(seconds > times[offset]) || last == 0u) return Key(0u, 0u, 0.0, 0.0);
+  if (!(seconds > times[offset]) || last == 0u) {
+    uint k = 0u;  // at a repeated first time its last key holds (a step, docs/spec.md 2.7)
+    while (k < last && times[offset + k + 1u] == seconds) ++k;
+    return Key(k, k, 0.0, 0.0);
+  }
   if (seconds >= times[offset + last]) return Key(last, last, 0.0, 0.0);
-  uint lo = 0u, hi = last;  // times[lo] <= seconds < times[hi]
+  uint lo = 0u, hi = last;  // times[lo] <= seconds < times[hi]: of equal times the last key, interval > 0
   while (hi - lo > 1u) {
     uint mid = (lo + hi) / 2u;
     if (times[offset + mid] <= seconds) lo = mid; else hi = mid;
