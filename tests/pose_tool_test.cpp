@@ -374,6 +374,33 @@ TEST(PoseToolTest, ScriptErrorsNameTheLine) {
   }
 }
 
+// Issue 57 item 4: a number past the float range is said to be that (it was "not a finite
+// number"); a value the library refuses is named by the script's key or word on its line, not by
+// the library's set_local_transform.* path; a key given twice on a line is an error.
+TEST(PoseToolTest, ScriptErrorsNameTheKeyAndRange) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto path = quoted(test::asset_path("threejs/RobotExpressive.glb"));
+  const auto dir = test::scratch_dir("pose_script_keys");
+  const std::pair<const char*, const char*> cases[] = {
+      {"add id=a\nseek a 1e39\n", "bad.txt:2: \"1e39\" is out of float range"},
+      {"add id=a\nlocal a 0 t=1e-50,0,0\n", "bad.txt:2: \"1e-50\" is out of float range"},
+      {"add id=a\nlocal a 0 r=0,0,0,0\n", "bad.txt:2: r=0,0,0,0: the rotation quaternion has length 0"},
+      {"add id=a\nlocal a 0 weight=2\n", "bad.txt:2: weight=2: weight 2 is not in [0, 1]"},
+      {"add id=a\nmorph a 0 1,2 weight=0.5\n", "bad.txt:2: 1,2: 2 weights for node 0"},
+      {"add id=a\nmorph a 13 0,0,0 weight=-1\n", "bad.txt:2: weight=-1: weight -1 is not in [0, 1]"},
+      {"add id=a\nlocal a 0 t=1,2,3 t=4,5,6\n", "bad.txt:2: key \"t=\" given twice"},
+      {"add id=a clip=Idle clip=Walking\n", "bad.txt:1: key \"clip=\" given twice"},
+  };
+  for (const auto& [text, message] : cases) {
+    std::ofstream(dir / "bad.txt") << text;
+    const CommandOutput r = run_tool("pose " + path + " --script " + quoted(dir / "bad.txt") + " 2>&1 >/dev/null");
+    EXPECT_EQ(r.exit_code, 1) << text << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << text << r.out;
+    EXPECT_EQ(r.out.find("not a finite number"), std::string::npos) << text << r.out;
+    EXPECT_EQ(r.out.find("set_"), std::string::npos) << text << r.out;
+  }
+}
+
 }  // namespace
 }  // namespace gltf_crowd
 

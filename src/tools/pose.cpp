@@ -11,11 +11,16 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <initializer_list>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -250,9 +255,29 @@ class Script {
  public:
   Script(std::string file, const ScriptLine& line) : file_(std::move(file)), line_(line) {}
 
-  [[noreturn]] void fail(const std::string& message) const {
-    throw Error(fmt::format("{}:{}", file_, line_.number), Rule::script_syntax,
-                fmt::format("{}: \"{}\"", message, line_.text));
+  // "FILE:LINE", the path of every error this line raises.
+  std::string path() const { return fmt::format("{}:{}", file_, line_.number); }
+  [[noreturn]] void fail(const std::string& message, std::string_view rule = rule_id(Rule::script_syntax)) const {
+    throw Error(path(), std::string(rule), fmt::format("{}: \"{}\"", message, line_.text));
+  }
+  // Runs `call`, the library call this line makes. An Error it throws under one of `words`'
+  // library paths (or below it) is thrown again under the line and the script's word that gave
+  // the value: "r=0,0,0,0: ...", not "set_local_transform.local.rotation: ...".
+  template <typename Call>
+  void call(std::initializer_list<std::pair<std::string_view, std::string>> words, Call&& library_call) const {
+    try {
+      library_call();
+    } catch (const Error& e) {
+      for (const auto& [library_path, word] : words)
+        if (e.path().starts_with(library_path)) fail(fmt::format("{}: {}", word, message_without_path(e)), e.rule());
+      throw;
+    }
+  }
+  // This line's word "KEY=VALUE"; "KEY=" where the line has none (the value is a default).
+  std::string key_word(std::string_view key) const {
+    for (const std::string& w : line_.words)
+      if (w.size() > key.size() && w.starts_with(key) && w[key.size()] == '=') return w;
+    return fmt::format("{}=", key);
   }
   const std::string& word(std::size_t i, const char* what) const {
     if (i >= line_.words.size()) fail(fmt::format("missing {}", what));
@@ -264,6 +289,13 @@ class Script {
   float number(const std::string& text) const {
     float value = 0.0f;
     const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ptr == text.data() + text.size() && ec == std::errc::result_out_of_range) {
+      // A number, but no float: too large (1e39), or too small and not 0 (1e-50); strtod tells which.
+      if (std::abs(std::strtod(text.c_str(), nullptr)) > 1.0)
+        fail(fmt::format("\"{}\" is out of float range: beyond ±{}", text, std::numeric_limits<float>::max()));
+      fail(fmt::format("\"{}\" is out of float range: not 0 but below {}", text,
+                       std::numeric_limits<float>::denorm_min()));
+    }
     if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value))
       fail(fmt::format("\"{}\" is not a finite number", text));
     return value;
@@ -299,13 +331,18 @@ class Script {
     fail(fmt::format("\"{}\" is not true or false", text));
   }
   // key=value words from index `first` on.
+  // A key given twice is an error: neither value would be right to drop silently.
   template <typename Apply>
   void keys(std::size_t first, Apply apply) const {
     for (std::size_t i = first; i < line_.words.size(); ++i) {
       const std::string& w = line_.words[i];
       const std::size_t eq = w.find('=');
       if (eq == std::string::npos || eq == 0) fail(fmt::format("\"{}\" is not key=value", w));
-      if (!apply(w.substr(0, eq), w.substr(eq + 1))) fail(fmt::format("unknown key \"{}\"", w.substr(0, eq)));
+      const std::string key = w.substr(0, eq);
+      for (std::size_t j = first; j < i; ++j)
+        if (line_.words[j].starts_with(key + "="))
+          fail(fmt::format("key \"{}=\" given twice (\"{}\" and \"{}\")", key, line_.words[j], w));
+      if (!apply(key, w.substr(eq + 1))) fail(fmt::format("unknown key \"{}\"", key));
     }
   }
 
@@ -513,7 +550,11 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
       }
       return true;
     });
-    a.set_local_transform(node, local, weight);
+    s.call({{"set_local_transform.local.translation", s.key_word("t")},
+            {"set_local_transform.local.rotation", s.key_word("r")},
+            {"set_local_transform.local.scale", s.key_word("s")},
+            {"set_local_transform.weight", s.key_word("weight")}},
+           [&] { a.set_local_transform(node, local, weight); });
   } else if (op == "unlocal") {
     s.expect_words(2, 3);
     Actor a = find(crowd, s, line.words[1]);
@@ -531,7 +572,8 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
       weight = s.number(value);
       return true;
     });
-    a.set_morph_weights(node, values, weight);
+    s.call({{"set_morph_weights.weights", line.words[3]}, {"set_morph_weights.weight", s.key_word("weight")}},
+           [&] { a.set_morph_weights(node, values, weight); });
   } else if (op == "unmorph") {
     s.expect_words(3, 3);
     find(crowd, s, line.words[1]).clear_morph_weights(node_of(crowd.asset(), s, line.words[2]));
@@ -645,8 +687,8 @@ void run_script(const std::shared_ptr<const Asset>& asset, const PoseOptions& o)
     try {
       apply(crowd, s, lines[step]);
     } catch (const Error& e) {
-      if (e.rule() == rule_id(Rule::script_syntax)) throw;
-      throw Error(fmt::format("{}:{}", o.script, lines[step].number), e.rule(), e.what());
+      if (e.path() == s.path()) throw;  // already named by the line
+      throw Error(s.path(), e.rule(), e.what());
     }
     print_actors(crowd, step, lines[step], gpu ? &*gpu : nullptr);
   }
