@@ -395,24 +395,23 @@ TEST(GpuAnimation, RootMotionPinsTheRootAsTheCpuDoes) {
 
 // Animation layers (docs/spec.md §3.11) on the GPU: the mask of an upper part of the asset (the
 // built-in character's upper body with a half-weight neck; else the first child of the first
-// skin's root joint, its own first child at half weight; else the first named node at 0.6).
+// skin's root joint, its own first child at half weight; else the first uniquely named node at 0.6).
 std::vector<MaskBranch> upper_mask(const Asset& asset, bool built_in) {
   if (built_in) return {{"Spine", 1.0f}, {"Neck", 0.5f}};
   const auto first_child = [&](std::uint32_t n) -> const Node* {
     return asset.nodes[n].children.empty() ? nullptr : &asset.nodes[asset.nodes[n].children[0]];
   };
-  if (!asset.skins.empty()) {
+  if (!asset.skins.empty()) {  // by index: RobotExpressive's names repeat (docs/spec.md §2.3)
     const std::uint32_t root = asset.skins[0].joints[0];
-    if (const Node* child = first_child(root); child != nullptr && !child->name.empty()) {
-      std::vector<MaskBranch> mask{{child->name, 1.0f}};
+    if (first_child(root) != nullptr) {
       const std::uint32_t c = asset.nodes[root].children[0];
-      if (const Node* grandchild = first_child(c); grandchild != nullptr && !grandchild->name.empty())
-        mask.push_back({grandchild->name, 0.5f});
+      std::vector<MaskBranch> mask{{.weight = 1.0f, .index = c}};
+      if (first_child(c) != nullptr) mask.push_back({.weight = 0.5f, .index = asset.nodes[c].children[0]});
       return mask;
     }
   }
   for (const Node& n : asset.nodes)
-    if (!n.name.empty()) return {{n.name, 0.6f}};
+    if (asset.find_node(n.name) >= 0) return {{n.name, 0.6f}};
   return {};
 }
 
@@ -495,7 +494,7 @@ TEST_P(GpuAnimationLayers, LayersEqualTheCpuPathInBothStorages) {
       a.layer(3).set_weight(0.5f);
       a.layer(3).select_clip(clip(3), {.time = 0.45f});
     });
-    const int node = asset->find_node(mask.front().node);
+    const int node = mask.front().index ? static_cast<int>(*mask.front().index) : asset->find_node(mask.front().node);
     ASSERT_GE(node, 0);
     p.each(9, [&](Actor& a) {
       a.layer(1).select_clip(clip(1), {.time = 0.25f});

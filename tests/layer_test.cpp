@@ -8,7 +8,9 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <glm/gtc/quaternion.hpp>
@@ -392,7 +394,7 @@ TEST(LayerTest, RealCharactersPackWhatTheSpecPredicts) {
     const std::vector<std::uint32_t>& joints = asset->skins[0].joints;
     const std::uint32_t mask_root = joints[joints.size() / 3];
     Crowd crowd(asset, {.capacity = 2});
-    crowd.add_mask("part", std::vector<MaskBranch>{{asset->nodes[mask_root].name}});
+    crowd.add_mask("part", std::vector<MaskBranch>{{.index = mask_root}});
     const float t0 = 0.2f * base_clip.duration_seconds, t1 = 0.37f * over_clip.duration_seconds,
                 t2 = 0.61f * add_clip.duration_seconds;
     Actor a = crowd.add_actor({.clip = base_clip.name, .time = t0, .playing = false});
@@ -423,6 +425,58 @@ TEST(LayerTest, RealCharactersPackWhatTheSpecPredicts) {
     apply_additive(*asset, d, want);
     EXPECT_GT(test::expect_packed_skinning(crowd, [&](std::uint32_t slot) { return slot == 0 ? want : base; }), 25);
   }
+}
+
+// Every call that takes a node name resolves it as docs/spec.md §2.3 says, on RobotExpressive,
+// whose joint Torso (node 10, child of Abdomen) shares its name with a mesh node (7, child of
+// Body): the name alone is ambiguous_node everywhere and changes nothing; the path and the index
+// name the joint. Expected mask weights are walked here from the file's hierarchy.
+TEST(LayerTest, SharedNodeNamesAreErrorsAndPathsOrIndicesNameTheJoint) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto robot = std::make_shared<const Asset>(load_asset(test::asset_path("threejs/RobotExpressive.glb")));
+  Crowd crowd(robot, {.capacity = 2});
+  Actor a = crowd.add_actor({.clip = "Idle", .time = 0.4f, .playing = false});
+  const auto error_of = [](auto&& call) -> std::pair<std::string, std::string> {
+    try {
+      call();
+    } catch (const Error& e) {
+      return {e.rule(), e.path()};
+    }
+    return {"none", ""};
+  };
+  const std::pair<std::string, std::string> ambiguous_mask{"ambiguous_node", "add_mask.branches[1].node"};
+  EXPECT_EQ(error_of([&] { crowd.add_mask("m", std::vector<MaskBranch>{{"Neck"}, {"Torso"}}); }), ambiguous_mask);
+  EXPECT_TRUE(crowd.mask_weights("m").empty());
+  EXPECT_EQ(error_of([&] { (void)a.node_world("Head"); }),
+            (std::pair<std::string, std::string>{"ambiguous_node", "node_world.node"}));
+  EXPECT_EQ(error_of([&] { a.set_local_transform("Head", {}); }),
+            (std::pair<std::string, std::string>{"ambiguous_node", "set_local_transform.node"}));
+  EXPECT_EQ(error_of([&] { crowd.set_root_motion({.node = "Torso"}); }),
+            (std::pair<std::string, std::string>{"ambiguous_node", "root_motion.node"}));
+  EXPECT_EQ(crowd.root_motion().node, "");
+  EXPECT_EQ(crowd.root_motion_node(), -1);
+  EXPECT_EQ(error_of([&] { crowd.add_mask("m", std::vector<MaskBranch>{{.node = "Torso", .index = 10}}); }),
+            (std::pair<std::string, std::string>{"ambiguous_node", "add_mask.branches[0].index"}));
+  EXPECT_EQ(error_of([&] { crowd.add_mask("m", std::vector<MaskBranch>{{.index = 74}}); }),
+            (std::pair<std::string, std::string>{"node_index", "add_mask.branches[0].index"}));
+
+  // The joint by path and by index: it and every node below it (the arms, neck and head).
+  std::vector<float> want(robot->nodes.size(), 0.0f);
+  for (std::vector<std::uint32_t> todo{10}; !todo.empty();) {
+    const std::uint32_t n = todo.back();
+    todo.pop_back();
+    want[n] = 1.0f;
+    for (const std::uint32_t c : robot->nodes[n].children) todo.push_back(c);
+  }
+  ASSERT_EQ(want[40], 1.0f) << "Palm2.R is below the joint Torso";
+  crowd.add_mask("by_path", std::vector<MaskBranch>{{"Abdomen/Torso"}});
+  crowd.add_mask("by_index", std::vector<MaskBranch>{{.index = 10}});
+  const std::span<const float> by_path = crowd.mask_weights("by_path"), by_index = crowd.mask_weights("by_index");
+  EXPECT_EQ(std::vector<float>(by_path.begin(), by_path.end()), want);
+  EXPECT_EQ(std::vector<float>(by_index.begin(), by_index.end()), want);
+  EXPECT_EQ(a.node_world("Neck/Head"), a.node_world(12u));
+  crowd.set_root_motion({.node = "Bone/Foot.L"});
+  EXPECT_EQ(crowd.root_motion_node(), 3);
 }
 
 }  // namespace

@@ -1,4 +1,9 @@
 // Every shared asset loads, with the numbers of ../shared/assets/README.md.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "gltf_crowd/asset.hpp"
@@ -76,6 +81,85 @@ TEST(LoaderTest, SparseAccessorIsApplied) {
   EXPECT_EQ(p.positions[12], glm::vec3(5, 4, 0));
   EXPECT_EQ(p.positions[9], glm::vec3(2, 1, 0));
   EXPECT_FLOAT_EQ(p.max.y, 4.0f);
+}
+
+// Node names (docs/spec.md §2.3) on RobotExpressive, whose joints and mesh nodes share eight
+// names. Indices and parents are the file's (read from its JSON by hand): Torso is node 7 (mesh 1,
+// child of Body) and node 10 (joint of both skins, child of Abdomen); Head is 12 (joint, child of
+// Neck) and 13 (mesh 2, child of 12).
+TEST(NodeNames, SharedNamesAreErrorsAndPathsNameOneNode) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Asset robot = load_asset(test::asset_path("threejs/RobotExpressive.glb"));
+  EXPECT_EQ(robot.find_node("Torso"), -1) << "not silently the mesh node";
+  EXPECT_EQ(robot.find_nodes("Torso"), (std::vector<std::uint32_t>{7, 10}));
+  EXPECT_EQ(robot.find_node("Abdomen/Torso"), 10);
+  EXPECT_EQ(robot.find_node("Body/Torso"), 7);
+  EXPECT_EQ(robot.find_node("Neck/Head"), 12);
+  EXPECT_EQ(robot.find_node("Head/Head"), 13);
+  EXPECT_EQ(robot.find_node("RootNode/RobotArmature/Bone/Body/Hips/Abdomen/Torso"), 10);
+  EXPECT_EQ(robot.find_node("Hips/Torso"), -1) << "a path's parts are consecutive parents";
+  EXPECT_EQ(robot.find_node("Neck"), 11);
+  EXPECT_EQ(robot.find_node(""), -1);
+  EXPECT_EQ(robot.node_path(10), "Abdomen/Torso");
+  EXPECT_EQ(robot.node_path(13), "Head/Head");
+  EXPECT_EQ(robot.node_path(11), "Neck");
+  try {
+    (void)robot.resolve_node("Torso", "here");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.rule(), "ambiguous_node");
+    EXPECT_EQ(e.path(), "here");
+    const std::string what = e.what();
+    EXPECT_NE(what.find("7 (child of \"Body\", mesh 1, path \"Body/Torso\")"), std::string::npos) << what;
+    EXPECT_NE(what.find("10 (child of \"Abdomen\", joint of skin 0, 1, path \"Abdomen/Torso\")"), std::string::npos)
+        << what;
+  }
+  EXPECT_EQ(robot.resolve_node("Abdomen/Torso", "here"), 10u);
+  std::size_t shared = 0;
+  for (const Warning& w : robot.warnings) {
+    if (w.rule != "duplicate_node_names") continue;
+    ++shared;
+    EXPECT_EQ(w.path, "nodes");
+    EXPECT_NE(w.message.find("\"Torso\" (nodes 7 \"Body/Torso\", 10 \"Abdomen/Torso\")"), std::string::npos)
+        << w.message;
+  }
+  EXPECT_EQ(shared, 1u) << "one warning for the document";
+}
+
+// A node's exact name comes before any path: the node named "a/b" is "a/b", so the child b of a
+// has no path and no name of its own (another root is named b too) and is reachable by index only.
+TEST(NodeNames, ANameWithASlashIsTakenWhole) {
+  const std::string text = R"({"asset":{"version":"2.0"},"scenes":[{"nodes":[0,2,3]}],)"
+                           R"("nodes":[{"name":"a","children":[1]},{"name":"b"},{"name":"a/b"},{"name":"b"}]})";
+  const Asset a = load_asset_from_memory(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+  EXPECT_EQ(a.find_node("a/b"), 2);
+  EXPECT_EQ(a.find_node("b"), -1);
+  EXPECT_EQ(a.node_path(2), "a/b");
+  EXPECT_EQ(a.node_path(1), "");
+  EXPECT_EQ(a.node_path(3), "");
+  EXPECT_EQ(a.node_path(0), "a");
+}
+
+// unknown_node lists the closest names first: those containing the asked name, then by edit
+// distance, ignoring case.
+TEST(NodeNames, UnknownNameListsTheClosestFirst) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const Asset robot = load_asset(test::asset_path("threejs/RobotExpressive.glb"));
+  for (const char* name : {"hand", "Armature/hand"}) {
+    SCOPED_TRACE(name);
+    try {
+      (void)robot.resolve_node(name, "node_world.node");
+      ADD_FAILURE() << "no error";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.rule(), "unknown_node");
+      const std::string what = e.what();
+      EXPECT_NE(what.find("; closest: Hand.R, Hand.L, "), std::string::npos) << what;
+      EXPECT_NE(what.find("(and 58 more names)"), std::string::npos) << what;  // 66 distinct names, 8 listed
+    }
+  }
+  EXPECT_EQ(closest_node_names(robot, "Spin").rfind("closest: ", 0), 0u);
+  const std::string arms = closest_node_names(robot, "LowerArm.X");  // distance 1 each, ties in node order
+  EXPECT_EQ(arms.rfind("closest: LowerArm.L, LowerArm.R, ", 0), 0u) << arms;
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <tiny_gltf.h>
 
+#include "handmade_gltf.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -220,8 +221,8 @@ TEST(PoseToolTest, ScriptDrivesNodesAndMorphWeights) {
   const auto path = test::asset_path("threejs/RobotExpressive.glb");
   const auto script = test::scratch_dir("pose_local") / "script.txt";
   std::ofstream(script) << "add id=robot clip=Idle playing=false\n"
-                           "local robot Head t=1,2,3 r=0,0.6,0,0.8 s=2,2,2\n"
-                           "local robot Head t=1,2,3 weight=0.5\n"
+                           "local robot Neck/Head t=1,2,3 r=0,0.6,0,0.8 s=2,2,2   # the joint (13 is the mesh)\n"
+                           "local robot 12 t=1,2,3 weight=0.5\n"
                            "unlocal robot\n"
                            "morph robot 13 0.25,0.5,0.75   # the head mesh node (12 is the joint Head)\n"
                            "unmorph robot 13\n";
@@ -265,7 +266,7 @@ TEST(PoseToolTest, ScriptDrivesAnimationLayers) {
   const auto path = test::asset_path("threejs/RobotExpressive.glb");
   const auto script = test::scratch_dir("pose_layers") / "script.txt";
   std::ofstream(script) << "add id=robot clip=Idle playing=false\n"
-                           "mask head Head   # the joint Head and below\n"
+                           "mask head Neck/Head   # the joint Head and below (Head/Head is its mesh)\n"
                            "layer robot 2 mask=head clip=Wave time=0.3\n"
                            "layer robot 2 weight=0.25 fade=1\n"
                            "update 0.5\n";
@@ -351,6 +352,45 @@ TEST(PoseToolTest, ScriptPrintsEveryActorAfterEveryStep) {
   expect_consistent_worlds(model, at(6, "walker")["nodes"], glm::mat4(1.0f));
   expect_consistent_worlds(model, at(6, "jumper")["nodes"], glm::translate(glm::mat4(1.0f), glm::vec3(2, 0, 0)));
   expect_joint_matrices(model, at(3, "walker"));
+}
+
+// `mask NAME NODE[:W],...` (docs/spec.md §8.6) takes Mixamo's "prefix:Bone" names: W follows the
+// last ':' only when a number does. Two root nodes, both translated from x = 0 to x = 2 over 1 s;
+// the base pose holds t = 0 and a layer plays t = 0.5 (x = 1), so a node masked at w sits at x = w
+// (spec §3.11's override: (1 - w) · 0 + w · 1).
+TEST(PoseToolTest, ScriptMaskTakesMixamoNamesAndIndices) {
+  const auto dir = test::scratch_dir("pose_mixamo_mask");
+  const std::vector<std::uint8_t> doc =
+      test::handmade_gltf(nlohmann::json::array({{{"name", "mixamorig:Hips"}}, {{"name", "mixamorig:Spine"}}}),
+                          {{"Move",
+                            {{0, "translation", "LINEAR", {0.0f, 1.0f}, {0, 0, 0, 2, 0, 0}},
+                             {1, "translation", "LINEAR", {0.0f, 1.0f}, {0, 0, 0, 2, 0, 0}}}}});
+  std::ofstream(dir / "mixamo.gltf", std::ios::binary)
+      .write(reinterpret_cast<const char*>(doc.data()), static_cast<std::streamsize>(doc.size()));
+  const std::pair<const char*, std::pair<double, double>> cases[] = {
+      {"mixamorig:Spine", {0.0, 1.0}},                     // a whole name, weight 1
+      {"mixamorig:Spine:0.5,0:0.25", {0.25, 0.5}},         // the name at 0.5, node 0 by index at 0.25
+      {"mixamorig:Hips:1,mixamorig:Spine:0", {1.0, 0.0}},  // weights 1 and 0 after a name's ':'
+  };
+  for (const auto& [mask, x] : cases) {
+    SCOPED_TRACE(mask);
+    std::ofstream(dir / "script.txt") << "add id=a clip=Move playing=false\n"
+                                      << "mask upper " << mask << "\n"
+                                      << "layer a 1 mask=upper clip=Move time=0.5\n";
+    const CommandOutput r = run_tool("pose " + quoted(dir / "mixamo.gltf") + " --script " + quoted(dir / "script.txt"));
+    ASSERT_EQ(r.exit_code, 0) << r.out;
+    const std::vector<nlohmann::json> lines = json_lines(r.out);
+    ASSERT_EQ(lines.size(), 3u);
+    EXPECT_NEAR(lines[2]["nodes"][0]["translation"][0].get<double>(), x.first, 1e-6);
+    EXPECT_NEAR(lines[2]["nodes"][1]["translation"][0].get<double>(), x.second, 1e-6);
+  }
+  // A node that is not there is an error listing the closest names.
+  std::ofstream(dir / "bad.txt") << "add id=a\nmask upper mixamorig:Spne:0.5\n";
+  const CommandOutput bad =
+      run_tool("pose " + quoted(dir / "mixamo.gltf") + " --script " + quoted(dir / "bad.txt") + " 2>&1 >/dev/null");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.out.find("no node \"mixamorig:Spne\""), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("closest: mixamorig:Spine, "), std::string::npos) << bad.out;
 }
 
 TEST(PoseToolTest, ScriptErrorsNameTheLine) {

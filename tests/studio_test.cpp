@@ -298,15 +298,15 @@ TEST(StudioTool, ClipAssignmentAndActorEdits) {
 
 TEST(StudioTool, LayerVisibilityAndRootMotionControls) {
   REQUIRE_XVFB();
-  const StudioRun r = run_studio(
-      "layers", {"--set", "model=RobotExpressive", "--set", "actors=4", "--set", "clip=Walking", "--set",
-                 "select=actor-1", "--set", "actor.crossfade=0", "--set", "actor.layer.clip=Wave", "--set",
-                 "actor.layer.mask=Torso", "--set", "actor.layer.weight=0.5", "--set", "actor.layer.mode=additive"});
+  const StudioRun r = run_studio("layers", {"--set", "model=RobotExpressive", "--set", "actors=4", "--set",
+                                            "clip=Walking", "--set", "select=actor-1", "--set", "actor.crossfade=0",
+                                            "--set", "actor.layer.clip=Wave", "--set", "actor.layer.mask=Abdomen/Torso",
+                                            "--set", "actor.layer.weight=0.5", "--set", "actor.layer.mode=additive"});
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto& layers = r.stats["layers"];
   ASSERT_EQ(layers.size(), 4u);
   EXPECT_EQ(layers[1]["clip"], "Wave");
-  EXPECT_EQ(layers[1]["mask"], "below:Torso");
+  EXPECT_EQ(layers[1]["mask"], "below:Abdomen/Torso");  // the joint: "Torso" alone names the mesh too
   EXPECT_EQ(layers[1]["mode"], "additive");
   EXPECT_FLOAT_EQ(layers[1]["weight"].get<float>(), 0.5f);
   EXPECT_EQ(layers[0]["clip"], "") << "only the selected actor has the layer";

@@ -260,8 +260,19 @@ struct Asset {
 
   // Index of the clip named `name`, or -1.
   int find_clip(std::string_view name) const noexcept;
-  // Index of the node named `name`, or -1.
+  // Every node `name` matches (docs/spec.md §2.3), in index order: the nodes so named; else, for
+  // a name with '/', a path "A/B/C" (nodes named C whose parent is named B, whose parent is named
+  // A). An empty name matches nothing. Scans the nodes: call it at setup, not per frame.
+  std::vector<std::uint32_t> find_nodes(std::string_view name) const;
+  // The one node `name` matches (find_nodes); -1 when none or several do (resolve_node says which).
   int find_node(std::string_view name) const noexcept;
+  // As find_node, for the calls that take a node name: throws Error at `path` with rule
+  // "unknown_node" (no match; the closest names first) or "ambiguous_node" (each match: index,
+  // parent, joint of which skins or mesh, and the path that names it alone).
+  std::uint32_t resolve_node(std::string_view name, std::string_view path) const;
+  // The shortest name or path (its own name, then "parent/name", ...) that find_node resolves to
+  // `node` alone; "" when none does (siblings sharing a name, or a name with '/' on the way).
+  std::string node_path(std::uint32_t node) const;
   // Index of the material variant named `name` (material_variants), or -1.
   int find_material_variant(std::string_view name) const noexcept;
   // The node's local transform as a matrix (from TRS, or the authored matrix).
@@ -271,6 +282,11 @@ struct Asset {
 // The clip names for messages, comma-separated in clip order, an unnamed clip as "#i (unnamed)",
 // "none" without clips: "Idle, Walking, #2 (unnamed)". Every unknown_clip error lists them so.
 std::string clip_name_list(const Asset& asset);
+
+// The asset's node names closest to `name` (its last part, for a path) for messages: "closest:
+// Hand.R, Hand.L, Head, ..." with names that contain it or that it contains first, then by edit
+// distance ignoring case; at most 8 (then the count of the others). Every unknown_node error lists them.
+std::string closest_node_names(const Asset& asset, std::string_view name);
 
 // Loads a .gltf or .glb file (by content: GLB magic "glTF" or JSON).
 // Throws Error naming the JSON path and rule for any malformed or unsupported input (docs/spec.md §2);

@@ -103,6 +103,7 @@
   X(node_index, "an index naming no node")                                                                 \
   X(node_cycle, "a node that is its own ancestor")                                                         \
   X(node_multiple_parents, "a node listed as the child of two nodes")                                      \
+  X(duplicate_node_names, "warning: several nodes share a name")                                           \
   X(node_matrix_and_trs, "a node with both a matrix and TRS properties")                                   \
   X(matrix, "a node matrix that is not 16 finite numbers")                                                 \
   X(matrix_decompose, "an animated node's matrix that is not a TRS matrix")                                \
@@ -185,6 +186,7 @@
   X(duplicate_id, "an actor id already used, in the crowd or in the batch")                                \
   X(unknown_clip, "a clip name or index the asset does not have")                                          \
   X(unknown_node, "a node name the asset does not have")                                                   \
+  X(ambiguous_node, "a node name or path several nodes match, or a node given by name and index")          \
   X(loop_mode, "a value that is not a LoopMode")                                                           \
   X(marker_name, "an empty marker name")                                                                   \
   X(marker_time, "a marker time outside [0, the clip's duration]")                                         \

@@ -1,5 +1,6 @@
 // Front door of layer 1: bytes → checked JSON → tinygltf::Model → validated Asset (docs/spec.md §2).
 // The order of the passes, and why each comes where it does, is in asset/build.hpp.
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <string_view>
@@ -173,10 +174,156 @@ int Asset::find_clip(std::string_view name) const noexcept {
   return -1;
 }
 
+namespace {
+
+// Whether `path`'s last part is the node's name, the part before it its parent's, and so on.
+bool at_end_of_path(const Asset& asset, std::uint32_t node, std::string_view path) noexcept {
+  auto n = static_cast<std::int32_t>(node);
+  while (true) {
+    const std::size_t slash = path.rfind('/');
+    const std::string_view part = slash == std::string_view::npos ? path : path.substr(slash + 1);
+    if (n < 0 || asset.nodes[static_cast<std::size_t>(n)].name != part) return false;
+    if (slash == std::string_view::npos) return true;
+    path = path.substr(0, slash);
+    n = asset.nodes[static_cast<std::size_t>(n)].parent;
+  }
+}
+
+// Calls `f(node)` for every node `name` matches (docs/spec.md §2.3): the nodes so named, else,
+// for a name with '/', the nodes at the end of that path. An empty name matches nothing.
+template <class F>
+void for_each_match(const Asset& asset, std::string_view name, F&& f) {
+  if (name.empty()) return;
+  bool named = false;
+  for (std::size_t i = 0; i < asset.nodes.size(); ++i)
+    if (asset.nodes[i].name == name) {
+      named = true;
+      f(static_cast<std::uint32_t>(i));
+    }
+  if (named || name.find('/') == std::string_view::npos) return;
+  for (std::size_t i = 0; i < asset.nodes.size(); ++i)
+    if (at_end_of_path(asset, static_cast<std::uint32_t>(i), name)) f(static_cast<std::uint32_t>(i));
+}
+
+char lower(char c) noexcept { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+std::string lowered(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = lower(c);
+  return out;
+}
+
+// Levenshtein distance (insertions, deletions, substitutions) of two lowercased strings.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+std::string closest_node_names(const Asset& asset, std::string_view name) {
+  constexpr std::size_t kListed = 8;
+  const std::size_t slash = name.rfind('/');
+  const std::string wanted = lowered(slash == std::string_view::npos ? name : name.substr(slash + 1));
+  struct Candidate {
+    bool contains = false;
+    std::size_t distance = 0;
+    std::string_view name;
+  };
+  std::vector<Candidate> candidates;
+  for (const Node& node : asset.nodes) {
+    if (node.name.empty() || std::ranges::any_of(candidates, [&](const Candidate& c) { return c.name == node.name; }))
+      continue;
+    const std::string other = lowered(node.name);
+    const bool contains =
+        !wanted.empty() && (other.find(wanted) != std::string::npos || wanted.find(other) != std::string::npos);
+    candidates.push_back({contains, edit_distance(wanted, other), node.name});
+  }
+  if (candidates.empty()) return "the asset's nodes have no names";
+  std::ranges::stable_sort(candidates, [](const Candidate& a, const Candidate& b) {
+    return a.contains != b.contains ? a.contains : a.distance < b.distance;
+  });
+  std::string out = "closest: ";
+  for (std::size_t i = 0; i < candidates.size() && i < kListed; ++i)
+    out += fmt::format("{}{}", i > 0 ? ", " : "", candidates[i].name);
+  if (candidates.size() > kListed) out += fmt::format(" (and {} more names)", candidates.size() - kListed);
+  return out;
+}
+
+namespace {
+
+// "child of \"Body\", mesh 1" / "a root, joint of skin 0, 1": where the node is and what it is.
+std::string node_description(const Asset& asset, std::uint32_t n) {
+  const Node& node = asset.nodes[n];
+  std::string out = node.parent < 0
+                        ? std::string("a root")
+                        : fmt::format("child of \"{}\"", asset.nodes[static_cast<std::size_t>(node.parent)].name);
+  std::string skins;
+  for (std::size_t s = 0; s < asset.skins.size(); ++s)
+    if (std::ranges::find(asset.skins[s].joints, n) != asset.skins[s].joints.end())
+      skins += fmt::format("{}{}", skins.empty() ? "" : ", ", s);
+  if (!skins.empty()) out += ", joint of skin " + skins;
+  if (node.mesh >= 0 && node.skin >= 0) out += fmt::format(", mesh {} skinned by skin {}", node.mesh, node.skin);
+  if (node.mesh >= 0 && node.skin < 0) out += fmt::format(", mesh {}", node.mesh);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> Asset::find_nodes(std::string_view name) const {
+  std::vector<std::uint32_t> matches;
+  for_each_match(*this, name, [&](std::uint32_t n) { matches.push_back(n); });
+  return matches;
+}
+
 int Asset::find_node(std::string_view name) const noexcept {
-  for (std::size_t i = 0; i < nodes.size(); ++i)
-    if (nodes[i].name == name) return static_cast<int>(i);
-  return -1;
+  int found = -1, count = 0;
+  for_each_match(*this, name, [&](std::uint32_t n) {
+    found = static_cast<int>(n);
+    ++count;
+  });
+  return count == 1 ? found : -1;
+}
+
+std::uint32_t Asset::resolve_node(std::string_view name, std::string_view path) const {
+  const std::vector<std::uint32_t> matches = find_nodes(name);
+  if (matches.size() == 1) return matches.front();
+  if (matches.empty())
+    throw Error(std::string(path), Rule::unknown_node,
+                fmt::format("no node {} \"{}\"; {}", name.find('/') == std::string_view::npos ? "named" : "at the path",
+                            name, closest_node_names(*this, name)));
+  std::string listed;
+  for (const std::uint32_t n : matches) {
+    const std::string unique = node_path(n);
+    listed += fmt::format("{}{} ({}{})", listed.empty() ? "" : "; ", n, node_description(*this, n),
+                          unique.empty() ? "" : fmt::format(", path \"{}\"", unique));
+  }
+  throw Error(std::string(path), Rule::ambiguous_node,
+              fmt::format("\"{}\" matches {} nodes: {}; name one by its path or index", name, matches.size(), listed));
+}
+
+std::string Asset::node_path(std::uint32_t node) const {
+  std::string path;
+  for (auto n = static_cast<std::int32_t>(node); n >= 0; n = nodes[static_cast<std::size_t>(n)].parent) {
+    const std::string& name = nodes[static_cast<std::size_t>(n)].name;
+    const bool own = n == static_cast<std::int32_t>(node);
+    const bool slashed = name.find('/') != std::string::npos;  // a path would split the name in two
+    if (slashed && !own) return {};
+    path = own ? name : name + "/" + path;
+    if (find_node(path) == static_cast<int>(node)) return path;
+    if (slashed) return {};
+  }
+  return {};
 }
 
 int Asset::find_material_variant(std::string_view name) const noexcept {

@@ -1,6 +1,8 @@
 // Nodes, scene graph and skins (glTF 2.0 §3.5, §3.7.3; MSFT_lod; KHR_node_visibility).
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <glm/gtc/type_ptr.hpp>
@@ -99,6 +101,33 @@ std::vector<std::uint32_t> drawn_nodes(const std::vector<Node>& nodes, const std
     if (node.mesh >= 0) drawn.push_back(n);
   }
   return drawn;
+}
+
+// One warning for all the names that several nodes share (docs/spec.md §2.8): a call taking such a
+// name throws ambiguous_node, so the warning gives the path that names each of those nodes alone.
+void warn_shared_names(Asset& asset) {
+  constexpr std::size_t kListed = 8;
+  std::vector<std::string_view> shared;  // in the order of their second node
+  std::unordered_map<std::string_view, std::size_t> count;
+  for (const Node& node : asset.nodes)
+    if (!node.name.empty() && ++count[node.name] == 2) shared.push_back(node.name);
+  if (shared.empty()) return;
+  std::string listed;
+  for (std::size_t k = 0; k < shared.size() && k < kListed; ++k) {
+    std::string nodes;
+    for (std::size_t i = 0; i < asset.nodes.size(); ++i) {
+      if (asset.nodes[i].name != shared[k]) continue;
+      const std::string path = asset.node_path(static_cast<std::uint32_t>(i));
+      nodes += fmt::format("{}{}{}", nodes.empty() ? "" : ", ", i, path.empty() ? "" : fmt::format(" \"{}\"", path));
+    }
+    listed += fmt::format("{}\"{}\" (nodes {})", k > 0 ? "; " : "", shared[k], nodes);
+  }
+  if (shared.size() > kListed) listed += fmt::format("; and {} more", shared.size() - kListed);
+  asset.warnings.push_back(make_warning(
+      "nodes", Rule::duplicate_node_names,
+      fmt::format("{} names are shared by several nodes: {}; a call that takes such a name fails (ambiguous_node): "
+                  "name the node by its path or index",
+                  shared.size(), listed)));
 }
 
 }  // namespace
@@ -223,6 +252,7 @@ void build_nodes(const tinygltf::Model& model, const std::vector<bool>& animated
     }
   }
   asset.drawn_nodes = drawn_nodes(asset.nodes, asset.scene_roots);
+  warn_shared_names(asset);
 }
 
 void build_skins(const tinygltf::Model& model, AccessorReader& accessors, Asset& asset) {

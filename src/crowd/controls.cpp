@@ -240,9 +240,7 @@ glm::mat4 Actor::node_world(std::uint32_t node) const {
 }
 
 glm::mat4 Actor::node_world(std::string_view node_name) const {
-  const int node = crowd().asset_->find_node(node_name);
-  if (node < 0) throw Error("node_world.node", Rule::unknown_node, fmt::format("no node named \"{}\"", node_name));
-  return node_world(static_cast<std::uint32_t>(node));
+  return node_world(crowd().asset_->resolve_node(node_name, "node_world.node"));
 }
 
 }  // namespace gltf_crowd

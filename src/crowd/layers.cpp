@@ -295,14 +295,20 @@ void Crowd::add_mask(std::string_view name, std::span<const MaskBranch> branches
   std::vector<std::uint32_t> stack;
   for (std::size_t i = 0; i < branches.size(); ++i) {
     const MaskBranch& b = branches[i];
-    const int node = asset.find_node(b.node);
-    if (node < 0)
-      throw Error(fmt::format("add_mask.branches[{}].node", i), Rule::unknown_node,
-                  fmt::format("no node named \"{}\"", b.node));
+    std::uint32_t node = 0;
+    if (!b.index) {
+      node = asset.resolve_node(b.node, fmt::format("add_mask.branches[{}].node", i));
+    } else if (!b.node.empty()) {
+      throw Error(fmt::format("add_mask.branches[{}].index", i), Rule::ambiguous_node,
+                  fmt::format("the branch names node {} and \"{}\": give one", *b.index, b.node));
+    } else if ((node = *b.index) >= asset.nodes.size()) {
+      throw Error(fmt::format("add_mask.branches[{}].index", i), Rule::node_index,
+                  fmt::format("node {} does not exist ({} nodes)", node, asset.nodes.size()));
+    }
     if (!(b.weight >= 0.0f && b.weight <= 1.0f))
       throw Error(fmt::format("add_mask.branches[{}].weight", i), Rule::blend_weight,
                   fmt::format("weight {} is not in [0, 1]", b.weight));
-    stack.assign(1, static_cast<std::uint32_t>(node));
+    stack.assign(1, node);
     while (!stack.empty()) {  // the asset's hierarchy is a forest (checked at load)
       const std::uint32_t n = stack.back();
       stack.pop_back();

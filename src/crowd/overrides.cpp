@@ -129,10 +129,7 @@ void Actor::set_local_transform(std::uint32_t node, const NodeTransform& local, 
 }
 
 void Actor::set_local_transform(std::string_view node_name, const NodeTransform& local, float weight) {
-  const int node = crowd().asset_->find_node(node_name);
-  if (node < 0)
-    throw Error("set_local_transform.node", Rule::unknown_node, fmt::format("no node named \"{}\"", node_name));
-  set_local_transform(static_cast<std::uint32_t>(node), local, weight);
+  set_local_transform(crowd().asset_->resolve_node(node_name, "set_local_transform.node"), local, weight);
 }
 
 void Actor::clear_local_transform(std::uint32_t node) {

@@ -49,9 +49,7 @@ RootMotionState make_root_motion(const Crowd::State& st, const RootMotionOptions
   root.last.resize(st.capacity);
   if (options.node.empty()) return root;
   const Asset& asset = st.asset;
-  const int node = asset.find_node(options.node);
-  if (node < 0) throw Error("root_motion.node", Rule::unknown_node, fmt::format("no node named \"{}\"", options.node));
-  root.node = static_cast<std::uint32_t>(node);
+  root.node = asset.resolve_node(options.node, "root_motion.node");
   const Rig& rig = st.full.rig;  // every node, unframed: the rest values in the parent space
   const std::uint32_t r = rig.rig_node[root.node];
   root.clips.resize(asset.clips.size());
@@ -88,6 +86,11 @@ void Crowd::set_root_motion(const RootMotionOptions& options) {
 }
 
 const RootMotionOptions& Crowd::root_motion() const { return live().root.options; }
+
+std::int32_t Crowd::root_motion_node() const {
+  const RootMotionState& root = live().root;
+  return root.enabled() ? static_cast<std::int32_t>(root.node) : -1;
+}
 
 RootMotion Actor::take_root_motion() {
   const std::uint32_t s = slot();

@@ -367,9 +367,8 @@ std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
   // remove_root_motion does on the CPU; the motion itself comes from the clocks, on the CPU.
   const RootMotionOptions& root = crowd.root_motion();
   std::uint32_t root_node = kNotInRig, root_flags = 0;
-  if (!root.node.empty()) {
-    const int node = crowd.asset().find_node(root.node);
-    if (node >= 0) root_node = rig.rig_node[static_cast<std::size_t>(node)];
+  if (const std::int32_t node = crowd.root_motion_node(); node >= 0) {
+    root_node = rig.rig_node[static_cast<std::size_t>(node)];
     root_flags = (root.translation_xz ? 1u : 0u) | (root.translation_y ? 2u : 0u) | (root.yaw ? 4u : 0u);
   }
   // Generations, not uploaded bytes: clearing every override uploads nothing yet changes poses.

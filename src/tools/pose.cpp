@@ -54,10 +54,11 @@ constexpr const char* kScriptHelp = R"(Script: one operation per line; blank lin
   seek ID SECONDS        phase ID P        speed ID S        loop ID MODE [N]
   play ID                pause ID          move ID X Y Z     remove ID
   show ID                hide ID           marker CLIP NAME SECONDS
-  local ID NODE [t=X,Y,Z] [r=X,Y,Z,W] [s=X,Y,Z] [weight=W]   (NODE: name or index; omitted
+  local ID NODE [t=X,Y,Z] [r=X,Y,Z,W] [s=X,Y,Z] [weight=W]   (NODE: name, path or index; omitted
       parts are the node's rest TRS)
   unlocal ID [NODE]      morph ID NODE W0,W1,... [weight=W]   unmorph ID NODE
-  mask NAME NODE[:W][,NODE[:W]...]   (a bone mask: each node and its descendants at W, default 1)
+  mask NAME NODE[:W][,NODE[:W]...]   (a bone mask: each node and its descendants at W, default 1;
+      W follows the last ':' when a number does, so "mixamorig:Spine" is a node)
   layer ID N [mode=override|additive] [mask=NAME|none] [reference=CLIP[@S]|first] [clip=NAME
       [crossfade=S] [time=S] [phase=P]] [seek=S] [speed=S] [loop=MODE] [weight=W [fade=S]]
       [playing=true|false] [clear=true]   (animation layer N in 1..4, applied in this order)
@@ -379,14 +380,17 @@ Actor find(Crowd& crowd, const Script& s, const std::string& id) {
   return *actor;
 }
 
-// A node by name, else by index.
+// A node by name or path (docs/spec.md §2.3), else by index. Error ambiguous_node (listing them)
+// for a name several nodes match.
 std::uint32_t node_of(const Asset& asset, const Script& s, const std::string& word) {
-  const int named = asset.find_node(word);
-  if (named >= 0) return static_cast<std::uint32_t>(named);
+  const std::vector<std::uint32_t> named = asset.find_nodes(word);
+  if (named.size() > 1) return asset.resolve_node(word, "NODE");
+  if (named.size() == 1) return named.front();
   std::uint32_t index = 0;
   const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), index);
   if (ec != std::errc() || ptr != word.data() + word.size() || index >= asset.nodes.size())
-    s.fail(fmt::format("no node \"{}\": neither a node's name nor an index below {}", word, asset.nodes.size()));
+    s.fail(fmt::format("no node \"{}\": neither a node's name nor an index below {}; {}", word, asset.nodes.size(),
+                       closest_node_names(asset, word)));
   return index;
 }
 
@@ -587,9 +591,16 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
     while (start <= list.size()) {
       const std::size_t comma = std::min(list.find(',', start), list.size());
       const std::string branch = list.substr(start, comma - start);
-      const std::size_t colon = branch.find(':');
+      // The weight follows the last ':' when a number does, so "mixamorig:Spine" is a whole name.
+      const std::size_t colon = branch.rfind(':');
+      float weight = 1.0f;
+      const char* const end = branch.data() + branch.size();
+      const bool weighted = colon != std::string::npos &&
+                            std::from_chars(branch.data() + colon + 1, end, weight).ptr == end &&
+                            colon + 1 < branch.size();
+      const std::string node = weighted ? branch.substr(0, colon) : branch;
       branches.push_back(
-          {branch.substr(0, colon), colon == std::string::npos ? 1.0f : s.number(branch.substr(colon + 1))});
+          {.weight = weighted ? s.number(branch.substr(colon + 1)) : 1.0f, .index = node_of(crowd.asset(), s, node)});
       start = comma + 1;
     }
     crowd.add_mask(line.words[1], branches);
