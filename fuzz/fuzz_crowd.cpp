@@ -1,4 +1,4 @@
-// Fuzz target (b): bytes → a sequence of crowd operations on a small built-in character
+// Fuzz target (b): bytes → a sequence of crowd operations on a small character (small_character.hpp)
 // (add/remove batches, select_clip with crossfades, seek, set_phase, set_speed, set_loop,
 // play/pause, set_transform, update, reserve, node_world, destroy, animation layers and bone
 // masks, and the LOD controls: options
@@ -31,12 +31,13 @@
 #include <vector>
 
 #include <glm/gtc/matrix_transform.hpp>
+#include <tbb/global_control.h>
 
 #include "asset/checks.hpp"
 #include "crowd_model.hpp"
 #include "gltf_crowd/crowd.hpp"
-#include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/lod.hpp"
+#include "small_character.hpp"
 
 namespace gltf_crowd::fuzz {
 namespace {
@@ -46,9 +47,12 @@ constexpr std::size_t kMaxFuzzCapacity = 32;     // bounds memory and per-op sna
 constexpr std::size_t kMaxCapacity = 1'000'000;  // documented bound of Crowd's constructor
 constexpr std::size_t kMaxIdLength = 256;
 
+// A crowd of at most 32 actors (kMaxFuzzCapacity) updates on the calling thread; without this
+// limit each crowd's arena still woke oneTBB's workers, which then spun on the CPU the fuzzer runs on.
+const tbb::global_control kOneThread(tbb::global_control::max_allowed_parallelism, 1);
+
 const std::shared_ptr<const Asset>& character() {
-  static const auto asset = std::make_shared<const Asset>(
-      load_asset_from_memory(default_character_glb({.segments = 3, .rings = 2, .keys_per_second = 4})));
+  static const auto asset = std::make_shared<const Asset>(load_asset_from_memory(small_character_glb()));
   return asset;
 }
 
