@@ -333,6 +333,11 @@ TEST(StudioTool, BadSettingsFailWithMessage) {
   const StudioRun too_many = run_studio("too_many", {"--set", "actors=101"}, 1);
   EXPECT_NE(too_many.exit_code, 0);
   EXPECT_NE(too_many.output.find("set_value"), std::string::npos) << too_many.output;
+  // The capacity is named by its option (issue 57 item 5), not given as a range of actors.
+  EXPECT_NE(
+      too_many.output.find("--set actors: 101 actors exceed the crowd's capacity of 100: raise it with --capacity"),
+      std::string::npos)
+      << too_many.output;
   const StudioRun raised =
       run_studio("raised", {"--capacity", "150", "--set", "actors=101", "--set", "model=built-in"}, 1);
   ASSERT_EQ(raised.exit_code, 0) << raised.output;

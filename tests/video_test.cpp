@@ -68,13 +68,21 @@ TEST(VideoTool, BadOptionsFailWithTheOptionsName) {
      {"--video-codec", ".webm files do not take mpeg4", "[video_format]"}},
     {"--video " + mp4 + " --width 161 --height 120", {"--width", "161 is odd", "[invalid_size]"}},
     {"--video " + mp4 + " --width 160 --height 99", {"--height", "99 is odd", "[invalid_size]"}},
+    // Sizes the encoder refuses (issue 57 item 5), named by the options with the limit. libavutil's
+    // av_image_check_size needs (8w + 1024)(h + 128) < 2^31 - 1: at w = 16384, h + 128 <= 16257,
+    // so the tallest even h is 16128. MPEG-4 part 2 sides are below 8192.
+    {"--video " + mp4 + " --width 16384 --height 16384",
+     {"--width/--height: 16384 × 16384 pixels is more than FFmpeg's", "at --width 16384 a video is at most 16128",
+      "[invalid_size]"}},
+    {"--video " + mp4 + " --video-codec mpeg4 --width 8192 --height 64",
+     {"--width/--height: 8192 × 64 pixels: the mpeg4 encoder", "sides below 8192", "[invalid_size]"}},
 #else
     {"--video " + mp4, {"--video", "built without FFmpeg", "[video_unavailable]"}},
 #endif
   };
   for (const Case& c : cases) {
     const test::CommandOutput r = render(c.arguments);
-    EXPECT_GT(r.exit_code, 0) << c.arguments << "\n" << r.out;
+    EXPECT_EQ(r.exit_code, 2) << c.arguments << "\n" << r.out;  // usage errors, found before any work
     for (const std::string& expected : c.expected)
       EXPECT_NE(r.out.find(expected), std::string::npos) << c.arguments << ": no '" << expected << "' in\n" << r.out;
   }

@@ -89,10 +89,11 @@ PaletteStorage parse_storage(const std::string& name) {
 }
 
 // Throws Error naming the option when --video cannot be written as asked: a build without
-// FFmpeg, an unknown extension or missing encoder (video_format), an odd --width or --height.
+// FFmpeg, an unknown extension or missing encoder (video_format), an odd --width or --height, a
+// size the encoder refuses.
 // Called before the asset is loaded, so nothing is drawn for a command that must fail.
 void check_video_options(const RenderOptions& options) {
-  video_format(options.video, options.video_codec);
+  const VideoFormat format = video_format(options.video, options.video_codec);
   // YUV 4:2:0 stores one chroma sample per 2 × 2 pixels; rounding up would silently change
   // the picture the user sized.
   for (const auto& [name, value] : {std::pair{"--width", options.width}, std::pair{"--height", options.height}}) {
@@ -101,6 +102,7 @@ void check_video_options(const RenderOptions& options) {
                   fmt::format("{} is odd; --video needs an even --width and --height (4:2:0 chroma)", value));
     }
   }
+  check_video_size(format, options.width, options.height);
 }
 
 // Reads `target`'s colour into `rgba` (width × height × 4 bytes) bottom row first, the order of

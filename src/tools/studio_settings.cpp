@@ -65,7 +65,12 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
   if (key == "model") {
     s.model = resolve_model(value);
   } else if (key == "actors") {
-    s.actors = static_cast<std::uint32_t>(parse_count(key, value, 1, s.capacity));
+    s.actors = static_cast<std::uint32_t>(parse_count(key, value, 1, 1'000'000));
+    if (s.actors > s.capacity) {
+      throw Error("--set actors", Rule::set_value,
+                  std::to_string(s.actors) + " actors exceed the crowd's capacity of " + std::to_string(s.capacity) +
+                      ": raise it with --capacity (or --set capacity=N before actors)");
+    }
   } else if (key == "capacity") {
     s.capacity = static_cast<std::uint32_t>(parse_count(key, value, 1, 1'000'000));
     s.actors = std::min(s.actors, s.capacity);

@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <climits>
+#include <cstdint>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -17,6 +19,7 @@ extern "C" {
 #include <libavutil/dict.h>
 #include <libavutil/error.h>
 #include <libavutil/frame.h>
+#include <libavutil/imgutils.h>
 #include <libavutil/log.h>
 #include <libswscale/swscale.h>
 }
@@ -163,6 +166,31 @@ VideoFormat video_format(const std::filesystem::path& path, const std::string& c
                           container.extension, tried));
 }
 
+void check_video_size(const VideoFormat& format, std::uint32_t width, std::uint32_t height) {
+  // MPEG-4 part 2 codes each side in 13 bits (libavcodec: "dimensions too large for MPEG-4").
+  if (format.codec == "mpeg4" && (width >= 8192 || height >= 8192)) {
+    throw Error("--width/--height", Rule::invalid_size,
+                fmt::format("{} × {} pixels: the mpeg4 encoder (MPEG-4 part 2) takes sides below 8192, at most "
+                            "8190 × 8190 for a video; choose a smaller size or --video-codec libx264",
+                            width, height));
+  }
+  // libavutil's av_image_check_size, which every encoder applies when it opens; quiet, since the
+  // error below says what it would log.
+  const int level = av_log_get_level();
+  av_log_set_level(AV_LOG_QUIET);
+  const int fits = av_image_check_size(width, height, 0, nullptr);
+  av_log_set_level(level);
+  if (fits < 0) {
+    const std::uint64_t stride = 8 * std::uint64_t{width} + 1024;  // the bound's row bytes
+    const std::uint64_t rows = (std::uint64_t{INT_MAX} - 1) / stride;
+    const std::uint64_t tallest = rows > 128 ? (rows - 128) & ~std::uint64_t{1} : 0;  // even, for 4:2:0
+    throw Error("--width/--height", Rule::invalid_size,
+                fmt::format("{} × {} pixels is more than FFmpeg's {} encoder takes: (8 · width + 1024) · (height + "
+                            "128) must be below 2^31 − 1, so at --width {} a video is at most {} pixels high",
+                            width, height, format.codec, width, tallest));
+  }
+}
+
 VideoWriter::VideoWriter(const VideoOptions& options) : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.path = options.path;
@@ -299,6 +327,7 @@ struct VideoWriter::State {
 bool video_available() noexcept { return false; }
 
 VideoFormat video_format(const std::filesystem::path&, const std::string&) { unavailable(); }
+void check_video_size(const VideoFormat&, std::uint32_t, std::uint32_t) { unavailable(); }
 
 VideoWriter::VideoWriter(const VideoOptions&) { unavailable(); }
 VideoWriter::~VideoWriter() = default;

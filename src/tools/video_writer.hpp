@@ -31,6 +31,12 @@ struct VideoFormat {
 // video_format) for an encoder the container does not take or this build lacks.
 VideoFormat video_format(const std::filesystem::path& path, const std::string& codec = "auto");
 
+// Throws Error (path "--width/--height", rule invalid_size) when the encoder of `format` refuses
+// a picture of width × height pixels, naming its limit and the largest size it takes: FFmpeg's
+// pictures need (8 · width + 1024) · (height + 128) < 2³¹ − 1 (16384 × 16384 is past it), and
+// MPEG-4 part 2 sides below 8192. Opens nothing, so `render` checks it before drawing.
+void check_video_size(const VideoFormat& format, std::uint32_t width, std::uint32_t height);
+
 // What a VideoWriter encodes. Defaults: 640 × 480 at 30 frames per second, the extension's
 // preferred encoder.
 struct VideoOptions {
