@@ -315,5 +315,77 @@ TEST(InfoTool, BadFileExitsNonZeroWithTheErrorOnStderr) {
   EXPECT_NE(run_tool("info " + quoted(dir / "absent.glb") + " 2>/dev/null").exit_code, 0);
 }
 
+// A buffer outside the asset's folder (docs/spec.md §2.1): info refuses it, naming the URI, the
+// buffer and the option, and reads it with --allow-outside-resources, which every command that
+// loads an asset takes.
+TEST(InfoTool, ResourcesOutsideTheAssetsFolderNeedTheOption) {
+  const auto dir = test::scratch_dir("info_outside");
+  std::filesystem::create_directories(dir / "asset");
+  std::filesystem::create_directories(dir / "shared");
+  test::Document d = test::skinned_triangle();
+  d.json["buffers"][0]["uri"] = "../shared/triangle.bin";
+  const std::vector<std::uint8_t> gltf = d.gltf();
+  std::ofstream(dir / "asset" / "triangle.gltf", std::ios::binary)
+      .write(reinterpret_cast<const char*>(gltf.data()), static_cast<std::streamsize>(gltf.size()));
+  std::ofstream(dir / "shared" / "triangle.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(d.bin.data()), static_cast<std::streamsize>(d.bin.size()));
+  const std::string asset = quoted(dir / "asset" / "triangle.gltf");
+  const CommandOutput refused = run_tool("info " + asset + " 2>&1");
+  EXPECT_NE(refused.exit_code, 0);
+  for (const char* part : {"buffers[0].uri", "\"../shared/triangle.bin\"", "--allow-outside-resources"})
+    EXPECT_NE(refused.out.find(part), std::string::npos) << part << " in " << refused.out;
+  const CommandOutput allowed = run_tool("info --allow-outside-resources " + asset + " 2>&1");
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.out;
+  for (const char* command : {"render", "info", "pose", "lod", "studio", "bench"}) {
+    const CommandOutput help = run_tool(std::string(command) + " --help");
+    EXPECT_NE(help.out.find("--allow-outside-resources"), std::string::npos) << command << ": " << help.out;
+  }
+}
+
+// `info --nodes` (docs/spec.md §8.3): the node tree, joints with their skins, mesh nodes (a
+// skinned one said not to move), animated nodes, and the path of a shared name. Expected values
+// are RobotExpressive's, read from its JSON by hand: node 10 "Torso" is a joint of both skins
+// under 9 "Abdomen"; 7 "Torso" draws mesh 1; 72 "Hand.R", child of the root 0, draws mesh 12
+// skinned by skin 0; all 14 clips animate 12 "Head" and none animates 10.
+TEST(InfoTool, NodesPrintsTheTreeWithJointsMeshesAndAnimatedNodes) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto robot = test::asset_path("threejs/RobotExpressive.glb");
+  const CommandOutput js = run_tool("info --json --nodes " + quoted(robot));
+  ASSERT_EQ(js.exit_code, 0) << js.out;
+  const nlohmann::json tree = nlohmann::json::parse(js.out)["node_tree"];
+  ASSERT_EQ(tree.size(), 74u);
+  std::vector<std::size_t> at(74);  // position of each node in the tree
+  for (std::size_t i = 0; i < tree.size(); ++i) at[tree[i]["index"].get<std::size_t>()] = i;
+  const nlohmann::json& torso = tree[at[10]];
+  EXPECT_EQ(torso["name"], "Torso");
+  EXPECT_EQ(torso["parent"], 9);
+  EXPECT_EQ(torso["path"], "Abdomen/Torso");
+  EXPECT_EQ(torso["joint_of"], nlohmann::json::array({0, 1}));
+  EXPECT_EQ(torso["mesh"], -1);
+  EXPECT_EQ(torso["animating_clips"], 0);
+  EXPECT_EQ(at[10], at[9] + 1) << "depth-first: a child follows its parent";
+  EXPECT_EQ(tree[at[7]]["path"], "Body/Torso");
+  EXPECT_EQ(tree[at[7]]["mesh"], 1);
+  EXPECT_EQ(tree[at[12]]["animating_clips"], 14);
+  const nlohmann::json& hand = tree[at[72]];
+  EXPECT_EQ(hand["parent"], 0);
+  EXPECT_EQ(hand["depth"], 1);
+  EXPECT_EQ(hand["mesh"], 12);
+  EXPECT_EQ(hand["skin"], 0);
+  EXPECT_TRUE(hand["joint_of"].empty());
+
+  const CommandOutput text = run_tool("info --nodes " + quoted(robot));
+  ASSERT_EQ(text.exit_code, 0) << text.out;
+  for (const char* line :
+       {"\n    0 \"RootNode\"\n", "\n      72 \"Hand.R\"  [mesh 12 skinned by skin 0: ",
+        "10 \"Torso\"  [joint of skin 0, 1; as \"Abdomen/Torso\"]\n", "7 \"Torso\"  [mesh 1; as \"Body/Torso\"]\n",
+        "12 \"Head\"  [joint of skin 0, 1; animated by 14 clips; as \"Neck/Head\"]\n"})
+    EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
+  const CommandOutput plain = run_tool("info " + quoted(robot));
+  EXPECT_EQ(plain.out.find("node tree"), std::string::npos) << "only with --nodes";
+  EXPECT_NE(plain.out.find("[duplicate_node_names] 8 names are shared by several nodes"), std::string::npos)
+      << plain.out;
+}
+
 }  // namespace
 }  // namespace gltf_crowd

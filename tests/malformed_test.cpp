@@ -524,5 +524,69 @@ TEST(MalformedInput, MissingExternalBufferNamesTheBuffer) {
   EXPECT_EQ(load_asset(dir / "triangle.gltf").nodes.size(), 4u);
 }
 
+void write_file(const std::filesystem::path& file, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream(file, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// The error loading `file` with `options` throws; rule "none" when it loads.
+Error load_error(const std::filesystem::path& file, const LoadOptions& options = {}) {
+  try {
+    load_asset(file, options);
+  } catch (const Error& e) {
+    return e;
+  }
+  return Error(file.string(), "none", "loaded");
+}
+
+// External files must lie in the asset's folder or below, `..` and symbolic links resolved
+// (docs/spec.md §2.1), unless LoadOptions allow more: a service rendering uploads relies on it.
+TEST(MalformedInput, ExternalFilesOutsideTheAssetsFolderAreRefused) {
+  const auto dir = test::scratch_dir("outside_root");
+  std::filesystem::create_directories(dir / "asset" / "data");
+  std::filesystem::create_directories(dir / "elsewhere");
+  Document d = test::skinned_triangle();
+  write_file(dir / "elsewhere" / "triangle.bin", d.bin);
+  write_file(dir / "asset" / "triangle.bin", d.bin);
+  std::filesystem::create_symlink(dir / "elsewhere" / "triangle.bin", dir / "asset" / "link.bin");
+  std::filesystem::create_directory_symlink(dir / "elsewhere", dir / "asset" / "linked");
+  const auto with_buffer = [&](const std::string& uri) {
+    d.json["buffers"][0]["uri"] = uri;
+    write_file(dir / "asset" / "triangle.gltf", d.gltf());
+    return dir / "asset" / "triangle.gltf";
+  };
+  for (const char* uri :
+       {"../elsewhere/triangle.bin", "data/../../elsewhere/triangle.bin", "link.bin", "linked/triangle.bin"}) {
+    SCOPED_TRACE(uri);
+    const Error e = load_error(with_buffer(uri));
+    EXPECT_EQ(e.rule(), "uri_outside_root") << e.what();
+    EXPECT_EQ(e.path(), "buffers[0].uri");
+    const std::string what = e.what();
+    EXPECT_NE(what.find('"' + std::string(uri) + '"'), std::string::npos) << what;
+    EXPECT_NE(what.find("--allow-outside-resources"), std::string::npos) << what;
+    EXPECT_NE(what.find("LoadOptions::allow_outside_resources"), std::string::npos) << what;
+    EXPECT_EQ(load_asset(dir / "asset" / "triangle.gltf", {.allow_outside_resources = true}).nodes.size(), 4u);
+    EXPECT_EQ(load_asset(dir / "asset" / "triangle.gltf", {.resource_root = dir}).nodes.size(), 4u);
+  }
+  // Inside once resolved: loads by default.
+  EXPECT_EQ(load_asset(with_buffer("data/../triangle.bin")).nodes.size(), 4u);
+  // From memory, base_dir is the default root.
+  with_buffer("../elsewhere/triangle.bin");
+  try {
+    load_asset_from_memory(d.gltf(), dir / "asset");
+    ADD_FAILURE() << "read a buffer outside base_dir";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.rule(), "uri_outside_root") << e.what();
+  }
+  // An image outside: its index is named. A root that is not a folder is an error of its own.
+  d.json["buffers"][0]["uri"] = "triangle.bin";
+  d.json["images"] = {{{"uri", "../elsewhere/triangle.bin"}}};
+  write_file(dir / "asset" / "triangle.gltf", d.gltf());
+  const Error image = load_error(dir / "asset" / "triangle.gltf");
+  EXPECT_EQ(image.rule(), "uri_outside_root") << image.what();
+  EXPECT_EQ(image.path(), "images[0].uri");
+  EXPECT_EQ(load_error(dir / "asset" / "triangle.gltf", {.resource_root = dir / "none"}).rule(), "file_open");
+}
+
 }  // namespace
 }  // namespace gltf_crowd

@@ -288,15 +288,27 @@ std::string clip_name_list(const Asset& asset);
 // distance ignoring case; at most 8 (then the count of the others). Every unknown_node error lists them.
 std::string closest_node_names(const Asset& asset, std::string_view name);
 
+// Where a document's external buffers and images may be read from (docs/spec.md §2.1). By
+// default only from the asset's folder and below, after `..` and symbolic links are resolved, so
+// a service can load uploaded files; a file elsewhere is Error "uri_outside_root" at
+// `buffers[i].uri` / `images[i].uri`. Data URIs and GLB chunks are unaffected.
+struct LoadOptions {
+  // The folder external files must lie in; empty = the asset's folder (base_dir from memory).
+  std::filesystem::path resource_root;
+  // Reads external files wherever their URIs lead (the tool's --allow-outside-resources).
+  bool allow_outside_resources = false;
+};
+
 // Loads a .gltf or .glb file (by content: GLB magic "glTF" or JSON).
 // Throws Error naming the JSON path and rule for any malformed or unsupported input (docs/spec.md §2);
 // content that is neither JSON nor GLB (an image renamed .glb) gets rule "not_gltf" with the
 // file as path ("document" from memory).
-Asset load_asset(const std::filesystem::path& path);
+Asset load_asset(const std::filesystem::path& path, const LoadOptions& options = {});
 
 // Loads from memory. `base_dir` resolves relative URIs of external buffers and images; empty
 // means only embedded data is allowed. Throws Error as load_asset.
-Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::filesystem::path& base_dir = {});
+Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::filesystem::path& base_dir = {},
+                             const LoadOptions& options = {});
 
 }  // namespace gltf_crowd
 GLTF_CROWD_API_END

@@ -57,6 +57,7 @@
   X(external_uri, "an external file referenced by a document loaded from memory without base_dir")         \
   X(external_file_missing, "an external file that cannot be read")                                         \
   X(external_file_size, "an external file larger than the limit")                                          \
+  X(uri_outside_root, "an external file outside the resource root (--allow-outside-resources)")            \
   X(data_uri, "a malformed data: URI")                                                                     \
   X(data_uri_base64, "a data: URI payload that is not base64")                                             \
   X(data_uri_media_type, "a buffer data: URI whose media type is not application/octet-stream")            \

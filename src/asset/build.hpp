@@ -43,8 +43,9 @@ inline constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
 // What preflight needs to know about where the JSON came from.
 struct PreflightInput {
   bool glb = false;
-  std::uint64_t bin_chunk_bytes = 0;  // GLB BIN chunk length; 0 when absent
-  std::filesystem::path base_dir;     // empty: external files are not allowed
+  std::uint64_t bin_chunk_bytes = 0;    // GLB BIN chunk length; 0 when absent
+  std::filesystem::path base_dir;       // empty: external files are not allowed
+  std::filesystem::path resource_root;  // canonical; external files must lie in it (empty: anywhere)
 };
 
 // What preflight learnt that later passes need.

@@ -93,13 +93,21 @@ Asset build(tinygltf::Model& model, const detail::PreflightResult& preflight, st
 
 }  // namespace
 
-Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::filesystem::path& base_dir) {
+Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::filesystem::path& base_dir,
+                             const LoadOptions& options) {
   if (bytes.empty()) throw Error("document", Rule::empty, "the input is empty");
   if (bytes.size() > kMaxDocumentBytes)
     throw Error("document", Rule::too_large, fmt::format("{} bytes exceed the 2 GiB limit", bytes.size()));
   require_gltf_signature(bytes, "document");
   detail::PreflightInput input;
   input.base_dir = base_dir;
+  if (!options.allow_outside_resources && !base_dir.empty()) {
+    const std::filesystem::path& root = options.resource_root.empty() ? base_dir : options.resource_root;
+    std::error_code ec;
+    input.resource_root = std::filesystem::canonical(root, ec);
+    if (ec || !std::filesystem::is_directory(input.resource_root, ec))
+      throw Error("LoadOptions::resource_root", Rule::file_open, fmt::format("\"{}\" is not a folder", root.string()));
+  }
   detail::GlbChunks glb;
   std::span<const std::uint8_t> json_bytes = bytes;
   std::vector<Warning> warnings;
@@ -153,7 +161,7 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
   return build(model, checked, std::move(warnings));
 }
 
-Asset load_asset(const std::filesystem::path& path) {
+Asset load_asset(const std::filesystem::path& path, const LoadOptions& options) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     throw Error(path.string(), Rule::file_open, "is not a readable file");
@@ -163,7 +171,7 @@ Asset load_asset(const std::filesystem::path& path) {
   if (!file) throw Error(path.string(), Rule::file_open, "cannot open the file");
   std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
   if (!bytes.empty()) require_gltf_signature(bytes, path.string());  // named by its file
-  Asset asset = load_asset_from_memory(bytes, path.parent_path().empty() ? "." : path.parent_path());
+  Asset asset = load_asset_from_memory(bytes, path.parent_path().empty() ? "." : path.parent_path(), options);
   asset.source = path;
   return asset;
 }

@@ -277,7 +277,7 @@ class Preflight {
           throw Error(at(path, "byteLength"), Rule::buffer_length,
                       fmt::format("byteLength {} but the data URI holds {} bytes", length, data.decoded_bytes));
       } else if (uri) {
-        const auto file = resolve_external_uri(*uri, input_.base_dir, at(path, "uri"));
+        const auto file = resolve_external_uri(*uri, input_.base_dir, at(path, "uri"), input_.resource_root);
         std::error_code ec;
         const std::uintmax_t size = std::filesystem::file_size(file, ec);
         if (ec || size != length)
@@ -470,7 +470,7 @@ class Preflight {
       } else if (is_data_uri(*uri)) {
         parse_data_uri(*uri, at(path, "uri"));
       } else {
-        const auto file = resolve_external_uri(*uri, input_.base_dir, at(path, "uri"));
+        const auto file = resolve_external_uri(*uri, input_.base_dir, at(path, "uri"), input_.resource_root);
         std::error_code ec;
         const std::uintmax_t size = std::filesystem::file_size(file, ec);
         if (ec || size > kMaxBufferBytes)

@@ -1,6 +1,7 @@
 // Based on: glTF 2.0 §2.8 (URIs: RFC 3986 relative references or RFC 2397 `data:` URIs, base64
 // or percent-encoded) and RFC 4648 §4 (base64 alphabet and padding). tinygltf decodes base64
 // leniently (it stops at the first bad character), so payloads are validated strictly here.
+#include <algorithm>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -125,7 +126,7 @@ std::vector<std::uint8_t> base64_decode(std::string_view text) {
 }
 
 std::filesystem::path resolve_external_uri(std::string_view uri, const std::filesystem::path& base_dir,
-                                           const std::string& path) {
+                                           const std::string& path, const std::filesystem::path& resource_root) {
   const std::size_t colon = uri.find(':');
   if (colon != std::string_view::npos && uri.find('/') > colon)
     throw Error(path, "uri_scheme", fmt::format("URI scheme \"{}\" is not supported", uri.substr(0, colon)));
@@ -149,6 +150,15 @@ std::filesystem::path resolve_external_uri(std::string_view uri, const std::file
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))
     throw Error(path, "external_file_missing", fmt::format("\"{}\" is not a readable file", file.string()));
+  if (resource_root.empty()) return file;
+  // Where the file really is, `..` and symbolic links resolved: the root's parts must lead it.
+  const std::filesystem::path real = std::filesystem::canonical(file, ec);
+  if (ec ||
+      std::mismatch(resource_root.begin(), resource_root.end(), real.begin(), real.end()).first != resource_root.end())
+    throw Error(path, Rule::uri_outside_root,
+                fmt::format("\"{}\" is {}, outside the resource root {}; --allow-outside-resources "
+                            "(LoadOptions::allow_outside_resources) or LoadOptions::resource_root allows it",
+                            uri, ec ? file.string() : real.string(), resource_root.string()));
   return file;
 }
 

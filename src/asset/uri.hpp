@@ -27,9 +27,10 @@ std::vector<std::uint8_t> data_uri_bytes(std::string_view uri);
 // The same URI as base64 ("data:<media type>;base64,..."), for a valid percent-encoded one.
 std::string data_uri_as_base64(std::string_view uri);
 // The file a relative URI names under base_dir (percent escapes decoded). Throws Error(path, rule)
-// for schemes, absolute paths, bad escapes, memory loads (empty base_dir) and missing files.
+// for schemes, absolute paths, bad escapes, memory loads (empty base_dir) and missing files, and,
+// given a resource_root (canonical), for a file that lies outside it (uri_outside_root, LoadOptions).
 std::filesystem::path resolve_external_uri(std::string_view uri, const std::filesystem::path& base_dir,
-                                           const std::string& path);
+                                           const std::string& path, const std::filesystem::path& resource_root = {});
 
 // Base64 with padding (RFC 4648 §4).
 std::string base64_encode(std::span<const std::uint8_t> bytes);

@@ -38,6 +38,7 @@ namespace {
 
 struct BenchOptions {
   std::string asset;  // empty = the built-in character
+  LoadOptions load;   // --allow-outside-resources
   std::uint32_t actors = 1000;
   std::uint32_t threads = 0;  // 0 = every core oneTBB sees
   std::uint32_t frames = 100;
@@ -95,7 +96,7 @@ void populate(Crowd& crowd, const BenchOptions& options) {
 }
 
 void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
-  const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
+  const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset, options.load);
   std::optional<HeadlessContext> context;
   if (!options.records_only) {
     context.emplace();
@@ -243,7 +244,7 @@ void run_bench(const BenchOptions& options) {
   if (options.records_only)
     throw UsageError("--records-only", Rule::animation_mode, "measures the GPU path's update: add --animation gpu");
 
-  const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
+  const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset, options.load);
   Crowd crowd(asset, {.capacity = options.actors});
   populate(crowd, options);
   for (std::uint32_t f = 0; f < options.warmup; ++f) crowd.update(bench_frame_seconds);
@@ -295,6 +296,7 @@ void register_bench(CLI::App& app) {
   auto options = std::make_shared<BenchOptions>();
   CLI::App* bench =
       app.add_subcommand("bench", "Measure the CPU cost of Crowd::update per actor for one configuration");
+  add_load_options(*bench, options->load);
   bench->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb); default: the built-in character")
       ->check(non_empty());
   bench

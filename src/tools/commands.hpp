@@ -5,7 +5,17 @@
 
 #include <CLI/CLI.hpp>
 
+#include "gltf_crowd/asset.hpp"
+
 namespace gltf_crowd::tools {
+
+// --allow-outside-resources, on every command that loads an asset: its external buffers and
+// images may lie outside its folder (LoadOptions::allow_outside_resources, docs/spec.md §2.1).
+inline void add_load_options(CLI::App& command, LoadOptions& options) {
+  command.add_flag("--allow-outside-resources", options.allow_outside_resources,
+                   "read the asset's external buffers and images wherever their URIs lead; by default only files in "
+                   "the asset's folder and below load (after .. and symbolic links are resolved)");
+}
 
 // `render [asset] --actors N --seconds T --out crowd.png --stats stats.json --width W
 // --height H --msaa S [--lod --lod-bias B --vertex-budget V --min-coverage C]

@@ -48,9 +48,9 @@ std::size_t played_clip(const Asset& asset, const ClipAssignment& assignment, st
 
 }  // namespace
 
-Asset load_named_asset(const std::string& path) {
+Asset load_named_asset(const std::string& path, const LoadOptions& options) {
   try {
-    return load_asset(path);
+    return load_asset(path, options);
   } catch (const Error& e) {
     if (e.path() == path) throw;             // the file's own errors (file_open, not_gltf) name it already
     const std::string_view what = e.what();  // "<object>: <message>"
@@ -58,12 +58,12 @@ Asset load_named_asset(const std::string& path) {
   }
 }
 
-std::shared_ptr<const Asset> load_crowd_asset(const std::string& path) {
+std::shared_ptr<const Asset> load_crowd_asset(const std::string& path, const LoadOptions& options) {
   if (path.empty()) {
     const std::vector<std::uint8_t> glb = default_character_glb();
     return std::make_shared<const Asset>(load_asset_from_memory(glb));
   }
-  return std::make_shared<const Asset>(load_named_asset(path));
+  return std::make_shared<const Asset>(load_named_asset(path, options));
 }
 
 void print_load_warnings(const Asset& asset, const std::string& label, std::size_t shown) {

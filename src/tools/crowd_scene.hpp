@@ -21,12 +21,12 @@ namespace gltf_crowd::tools {
 // Exact 8-bit clear colour, so tests can tell background pixels from drawn ones.
 inline constexpr std::uint8_t background_rgb[3] = {40, 46, 56};
 
-// load_asset(path) for a command: an error names the file as well as the offending object
+// load_asset(path, options) for a command: an error names the file as well as the offending object
 // ("a.glb: glb.length: ..."), since the library's Error::path() is the object's JSON path alone.
-Asset load_named_asset(const std::string& path);
+Asset load_named_asset(const std::string& path, const LoadOptions& options = {});
 
 // The built-in character for an empty path, else the asset at `path` (load_named_asset).
-std::shared_ptr<const Asset> load_crowd_asset(const std::string& path);
+std::shared_ptr<const Asset> load_crowd_asset(const std::string& path, const LoadOptions& options = {});
 
 // Prints to stderr how many loading warnings `asset` has and the first `shown` of them
 // ("warning: <path> [<rule>] <message>"); nothing for a clean asset. `info` lists them all.

@@ -28,6 +28,7 @@ namespace {
 
 struct InfoOptions {
   std::string asset;
+  LoadOptions load;  // --allow-outside-resources
   bool json = false;
   bool nodes = false;
 };
@@ -276,7 +277,7 @@ void print_text(const nlohmann::json& s) {
 }
 
 void run_info(const InfoOptions& options) {
-  const Asset asset = load_named_asset(options.asset);
+  const Asset asset = load_named_asset(options.asset, options.load);
   nlohmann::json summary = summarize(asset, options.asset);
   if (options.nodes) summary["node_tree"] = node_tree(asset);
   if (options.json)
@@ -290,6 +291,7 @@ void run_info(const InfoOptions& options) {
 void register_info(CLI::App& app) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* info = app.add_subcommand("info", "Load and validate a glTF asset and summarize what a crowd would draw");
+  add_load_options(*info, options->load);
   info->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb)")->required();
   info->add_flag(
       "--json", options->json,

@@ -21,6 +21,7 @@ namespace {
 
 struct LodCommandOptions {
   std::string asset;
+  LoadOptions load;  // --allow-outside-resources
   std::vector<float> ratios{0.5f, 0.25f};
   std::vector<float> screen_coverage;  // empty: the defaults of docs/spec.md §7
   bool preserve_boundary = false;
@@ -32,7 +33,7 @@ struct LodCommandOptions {
 void run_lod(const LodCommandOptions& options) {
   require_extension("--out", options.out, ".glb", "lod writes a self-contained GLB");
   require_distinct_files({{"asset", options.asset}}, {{"--out", options.out}});
-  const Asset asset = load_named_asset(options.asset);
+  const Asset asset = load_named_asset(options.asset, options.load);
   const LodModel model = build_lod_model(asset, {.auto_generate = true,
                                                  .ratios = options.ratios,
                                                  .preserve_boundary = options.preserve_boundary,
@@ -60,6 +61,7 @@ void register_lod(CLI::App& app) {
   auto options = std::make_shared<LodCommandOptions>();
   CLI::App* lod = app.add_subcommand(
       "lod", "Generate index-only levels of detail (meshoptimizer) and write them as an MSFT_lod GLB");
+  add_load_options(*lod, options->load);
   lod->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb)")->required();
   add_finite_list(lod, "--ratios", options->ratios,
                   "target index ratio of each level, of the original primitive, in (0, 1), decreasing");

@@ -72,6 +72,7 @@ step crossed), "contributors": [{"clip", "clip_index", "seconds", "weight"}], "l
 
 struct PoseOptions {
   std::string asset;
+  LoadOptions load;  // --allow-outside-resources
   std::string clip;
   float time = 0.0f;
   bool json = false;
@@ -708,7 +709,7 @@ void run_script(const std::shared_ptr<const Asset>& asset, const PoseOptions& o)
 void run_pose(const PoseOptions& o) {
   if (o.animation == "gpu" && o.clip.empty() && o.script.empty())
     throw UsageError("--animation", Rule::animation_mode, "gpu prints a clip's pose: give --clip (or --script)");
-  auto asset = std::make_shared<const Asset>(load_named_asset(o.asset));
+  auto asset = std::make_shared<const Asset>(load_named_asset(o.asset, o.load));
   if (!o.script.empty()) return run_script(asset, o);
   if (o.animation == "gpu") return run_single_gpu(asset, o);
   run_single(*asset, o);
@@ -720,6 +721,7 @@ void register_pose(CLI::App& app) {
   auto options = std::make_shared<PoseOptions>();
   CLI::App* pose = app.add_subcommand(
       "pose", "Print a clip's pose (or the rest pose) for checking against other glTF implementations");
+  add_load_options(*pose, options->load);
   pose->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb)")->required();
   CLI::Option* clip =
       pose->add_option("--clip", options->clip, "clip name, or index when no clip has that name")->check(non_empty());

@@ -38,6 +38,7 @@ namespace {
 
 struct RenderOptions {
   std::string asset;  // empty = the built-in character
+  LoadOptions load;   // --allow-outside-resources
   std::uint32_t actors = 100;
   float seconds = 2.0f;
   std::string out = "crowd.png";
@@ -186,8 +187,17 @@ void check_render_options(const RenderOptions& options) {
 void run_render(const RenderOptions& options) {
   usage_checks([&] { check_render_options(options); });
   const bool video = !options.video.empty();
-  const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset);
+  const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset, options.load);
   print_load_warnings(*asset, options.asset.empty() ? "built-in character" : options.asset);
+  // An error, not a warning: a picture of the empty ground is never what was asked for.
+  if (asset->drawn_nodes.empty()) {
+    throw Error(options.asset, Rule::nothing_to_draw,
+                asset->meshes.empty()
+                    ? "nothing to draw: the asset has no meshes (gltf-crowd info lists what it holds)"
+                    : fmt::format("nothing to draw: none of its {} meshes is on a visible node of the scene "
+                                  "(gltf-crowd info lists what it holds)",
+                                  asset->meshes.size()));
+  }
   const AppearanceAssignment appearance{
       .tints = options.tints == "random", .tint_seed = options.tint_seed, .variants = options.variants == "spread"};
   check_appearance(*asset, appearance, "--variants");
@@ -338,6 +348,7 @@ void register_render(CLI::App& app) {
   auto options = std::make_shared<RenderOptions>();
   CLI::App* render =
       app.add_subcommand("render", "Render a crowd headless (EGL) to a PNG, with optional JSON statistics");
+  add_load_options(*render, options->load);
   render->add_option("asset", options->asset, "glTF 2.0 file (.gltf or .glb); default: the built-in character")
       ->check(non_empty());
   render

@@ -40,6 +40,7 @@ namespace {
 struct StudioOptions {
   std::string asset;       // "" = RobotExpressive from the catalogue, else built-in
   std::string assets_dir;  // "" = ../shared/assets when present
+  LoadOptions load;        // --allow-outside-resources
   std::uint32_t capacity = 100;
   std::uint32_t frames = 0;  // 0 = interactive
   std::string screenshot;
@@ -142,7 +143,7 @@ void run_studio(const StudioOptions& options) {
   if (!options.stats.empty()) require_extension("--stats", options.stats, ".json", "studio writes JSON statistics");
   std::filesystem::path assets_dir = options.assets_dir;
   if (assets_dir.empty() && std::filesystem::is_directory("../shared/assets")) assets_dir = "../shared/assets";
-  const std::vector<ModelEntry> models = scan_models(assets_dir);
+  const std::vector<ModelEntry> models = scan_models(assets_dir, options.load);
   const auto resolve = [&](std::string_view name) { return resolve_model(models, name); };
 
   StudioSettings settings;
@@ -159,7 +160,7 @@ void run_studio(const StudioOptions& options) {
   Window window(options.width, options.height);
   glfwSwapInterval(options.frames > 0 ? 0 : 1);
   Gui gui(window.handle);
-  StudioScene scene;  // after the GL context, so its renderer is destroyed while it is current
+  StudioScene scene(options.load);  // after the GL context, so its renderer is destroyed while it is current
   scene.sync(settings);
   StudioSettings synced = settings;
   PanelState panel;
@@ -264,6 +265,7 @@ void register_studio(CLI::App& app) {
       app.add_subcommand("studio",
                          "Interactive crowd window (GLFW + Dear ImGui) with controls, live statistics and "
                          "an actor table; --frames runs it headless for screenshots and tests");
+  add_load_options(*studio, options->load);
   studio
       ->add_option("asset", options->asset,
                    "glTF 2.0 file to open; default: RobotExpressive from --assets, else the "

@@ -34,7 +34,7 @@ bool same_actors(const StudioSettings& a, const StudioSettings& b) {
 
 }  // namespace
 
-std::vector<ModelEntry> scan_models(const std::filesystem::path& folder) {
+std::vector<ModelEntry> scan_models(const std::filesystem::path& folder, const LoadOptions& load) {
   std::vector<ModelEntry> models{{"built-in", ""}};
   std::error_code error;
   if (folder.empty() || !std::filesystem::is_directory(folder, error)) return models;
@@ -51,7 +51,7 @@ std::vector<ModelEntry> scan_models(const std::filesystem::path& folder) {
   std::sort(files.begin(), files.end());
   for (const auto& file : files) {
     try {
-      if (load_asset(file).clips.empty()) continue;  // the menu excludes static assets
+      if (load_asset(file, load).clips.empty()) continue;  // the menu excludes static assets
     } catch (const std::exception&) {
       continue;  // unloadable files cannot be selected either
     }
@@ -63,7 +63,7 @@ std::vector<ModelEntry> scan_models(const std::filesystem::path& folder) {
 void StudioScene::sync(const StudioSettings& settings) {
   const bool new_model = !built_ || built_->model != settings.model;
   // Everything that can throw comes before anything changes.
-  std::shared_ptr<const Asset> asset = new_model ? load_crowd_asset(settings.model) : nullptr;
+  std::shared_ptr<const Asset> asset = new_model ? load_crowd_asset(settings.model, load_) : nullptr;
   if (asset) print_load_warnings(*asset, settings.model.empty() ? "built-in character" : settings.model);
   const bool new_clip = !built_ || built_->clips.clip != settings.clips.clip;
   if (new_clip) check_clip(new_model ? *asset : crowd_->asset(), settings.clips);

@@ -27,8 +27,8 @@ struct ModelEntry {
 };
 
 // The built-in character, then every animated glTF/GLB under `folder` (recursively, sorted by
-// path); assets without clips and files that fail to load are left out.
-std::vector<ModelEntry> scan_models(const std::filesystem::path& folder);
+// path); assets without clips and files that fail to load (with `load`) are left out.
+std::vector<ModelEntry> scan_models(const std::filesystem::path& folder, const LoadOptions& load = {});
 
 // Timings of the last frame, in milliseconds.
 struct FrameTimes {
@@ -40,6 +40,8 @@ struct FrameTimes {
 // Owns the crowd and its renderer; needs the window's GL context current for every call.
 class StudioScene {
  public:
+  // `load` applies to every model sync loads.
+  explicit StudioScene(const LoadOptions& load = {}) : load_(load) {}
   // Brings the crowd in line with `settings`: a new model rebuilds crowd and renderer, a new
   // actor count or clip assignment re-adds the actors (ids actor-0, actor-1, ... in slot order),
   // a new palette storage or skinned-vertex cache setting rebuilds the renderer, LOD controls are
@@ -79,6 +81,7 @@ class StudioScene {
  private:
   void add_actors(const StudioSettings& settings);
 
+  LoadOptions load_;
   std::unique_ptr<Crowd> crowd_;
   std::unique_ptr<CrowdRenderer> renderer_;
   std::optional<ShadowStage> shadows_;  // with StudioSettings::shadows, fitted to layout_
