@@ -58,6 +58,19 @@ TEST(RenderTool, MissingAssetFailsWithMessage) {
   EXPECT_NE(r.output.find("robot.glb"), std::string::npos) << r.output;
 }
 
+// An asset with no mesh (issue 57 item 6) is an error naming it and the cause, not "0 draws" and
+// an empty picture with status 0.
+TEST(RenderTool, AnAssetWithNothingToDrawIsAnError) {
+  const auto still = test::scratch_dir("render_nothing_asset") / "still.gltf";  // one node, no mesh
+  std::ofstream(still) << R"({"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[{"name":"n"}]})";
+  Render r = run_render("nothing", {still.string(), "--actors", "2"});
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("gltf-crowd: error: " + still.string() + ": nothing to draw: the asset has no meshes"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("[nothing_to_draw]"), std::string::npos) << r.output;
+}
+
 // Checked when the options are read, before anything is drawn (png_write_failed, the failure
 // of the write itself, is tested on write_png in gl_test.cpp).
 TEST(RenderTool, UnwritableOutputFailsWithMessage) {

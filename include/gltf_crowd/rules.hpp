@@ -246,6 +246,7 @@
   X(out_overwrites, "an output file that names the command's input or another of its outputs")             \
   X(no_clips, "a crossfade on an asset without clips")                                                     \
   X(too_many_actors, "more actors than the GPU's palette limits fit")                                      \
+  X(nothing_to_draw, "render of an asset with no mesh on a visible node")                                  \
   X(unknown_actor, "a script naming an actor id that does not exist")                                      \
   X(script_open, "a pose script that cannot be opened")                                                    \
   X(script_syntax, "a malformed line in a pose script")                                                    \
