@@ -5,7 +5,8 @@
 # failing input is kept under $GLTF_CROWD_FUZZ_ARTIFACTS (default build-fuzz/artifacts).
 #
 # Usage: scripts/fuzz.sh [SECONDS_PER_TARGET [TARGET...]]   (default: 60 s, every fuzz_* target)
-# Environment: GLTF_CROWD_FUZZ_BUILD (build dir, default build-fuzz), JOBS (build jobs).
+# Environment: GLTF_CROWD_FUZZ_BUILD (build dir, default build-fuzz), JOBS (build jobs), FUZZ_JOBS
+# (targets fuzzed at once, default the core count).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -28,37 +29,50 @@ mkdir -p "$artifacts"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
-summary=()
-status=0
-for target in "${targets[@]}"; do
-  binary="$build/fuzz/$target"
-  if [ -d "fuzz/regressions/$target" ]; then
-    echo "== $target: replaying fuzz/regressions/$target"
-    "$binary" -rss_limit_mb=2048 fuzz/regressions/"$target"/* || { status=1; summary+=("$target: regression FAILED"); continue; }
+# One target's run: replays its regressions, fuzzes for $seconds, and writes its summary line to
+# $work/<target>.result (and the log's tail on a failure). The targets run FUZZ_JOBS at a time
+# (default: the core count), each a single process, so a 2-core machine fuzzes two at once.
+run_target() {
+  local target=$1 binary="$build/fuzz/$1" corpus="$work/$1" log="$work/$1.log" result
+  if [ -d "fuzz/regressions/$target" ] &&
+     ! "$binary" -rss_limit_mb=2048 fuzz/regressions/"$target"/* >"$log" 2>&1; then
+    tail -n 60 "$log"
+    echo "$target: regression FAILED" >"$work/$target.result"
+    return
   fi
-  corpus="$work/$target"
   fuzz/seed_corpus.sh "$target" "$corpus"
-  options=(-max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 -print_final_stats=1
-           -artifact_prefix="$artifacts/$target-")
+  local options=(-max_total_time="$seconds" -rss_limit_mb=2048 -timeout=30 -print_final_stats=1
+                 -artifact_prefix="$artifacts/$target-")
   case "$target" in
     fuzz_load) options+=(-max_len=65536 -dict=fuzz/gltf.dict) ;;
     # Operation scripts and meshes: long inputs from the start (no slow length ramp).
     fuzz_crowd) options+=(-max_len=1024 -len_control=0) ;;
     *) options+=(-max_len=4096 -len_control=0) ;;
   esac
-  echo "== $target: ${seconds} s"
-  log="$work/$target.log"
   if "$binary" "${options[@]}" "$corpus" >"$log" 2>&1; then
     result=ok
   else
     result=FAILED
-    status=1
     tail -n 60 "$log"
   fi
+  local executions
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
-  summary+=("$target: $result, ${executions:-?} executions in ${seconds} s, corpus $(find "$corpus" -type f | wc -l) files")
+  echo "$target: $result, ${executions:-?} executions in ${seconds} s, corpus $(find "$corpus" -type f | wc -l) files" \
+    >"$work/$target.result"
+}
+
+parallel=${FUZZ_JOBS:-$(nproc)}
+for target in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n || true; done
+  echo "== $target: ${seconds} s"
+  run_target "$target" &
 done
+wait
 
 echo "== fuzz summary"
-printf '%s\n' "${summary[@]}"
+status=0
+for target in "${targets[@]}"; do
+  if [ -f "$work/$target.result" ]; then cat "$work/$target.result"; else echo "$target: no result"; fi
+  grep -q "^$target: ok," "$work/$target.result" 2>/dev/null || status=1
+done
 exit $status
