@@ -151,27 +151,30 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
     out["us_per_actor"] = m.update_seconds * per_actor_us;
     out["animate_us_per_actor"] = m.animate_seconds * per_actor_us;
     out["upload_bytes_per_frame"] = bytes_per_frame;
-    out["gpu_ms_per_frame"] = m.gpu_ms / frames;
+    // A software renderer's (or no renderer's) GPU time is absent, not a number to compare.
+    const auto gpu_time = [&](double ms) { return software ? nlohmann::ordered_json() : nlohmann::ordered_json(ms); };
+    out["gpu_ms_per_frame"] = gpu_time(m.gpu_ms / frames);
     nlohmann::ordered_json& by_pass = out["gpu_ms_per_frame_by_pass"];
-    for (const auto& [name, field] : kPassFields) by_pass[name] = m.pass_ms.*field / frames;
+    for (const auto& [name, field] : kPassFields) by_pass[name] = gpu_time(m.pass_ms.*field / frames);
     out["gpu_time_meaningful"] = !software;
     out["gl_renderer"] = device;
     out["draws"] = crowd.frame_stats().draws;
     fmt::print("{}\n", json_text(out));
     return;
   }
-  std::string by_pass;
-  for (const auto& [name, field] : kPassFields)
-    by_pass += fmt::format("{}{} {:.3f}", by_pass.empty() ? "" : ", ", name, m.pass_ms.*field / frames);
+  std::string gpu_time = !context   ? "no GPU time (--records-only)"
+                         : software ? "no GPU time (llvmpipe runs the compute passes on the CPU)"
+                                    : fmt::format("compute passes {:.3f} ms per frame (", m.gpu_ms / frames);
+  if (!software) {
+    for (const auto& [name, field] : kPassFields)
+      gpu_time += fmt::format("{}{} {:.3f}", name == kPassFields[0].first ? "" : ", ", name, m.pass_ms.*field / frames);
+    gpu_time += ")";
+  }
   fmt::print(
       "{}: {} actors, {} frames{}, animation on the GPU: update {:.4f} us per actor, animate {:.4f} us per "
-      "actor (CPU), {} bytes uploaded per frame, compute passes {:.3f} ms per frame ({}) on {}{}\n",
+      "actor (CPU), {} bytes uploaded per frame, {} on {}\n",
       label, options.actors, options.frames, options.crossfade ? ", mid-crossfade" : "",
-      m.update_seconds * per_actor_us, m.animate_seconds * per_actor_us, bytes_per_frame, m.gpu_ms / frames, by_pass,
-      device,
-      !context   ? ""
-      : software ? " (llvmpipe runs them on the CPU: the GPU time means nothing)"
-                 : "");
+      m.update_seconds * per_actor_us, m.animate_seconds * per_actor_us, bytes_per_frame, gpu_time, device);
 }
 
 struct Measurement {
@@ -268,10 +271,10 @@ void run_bench(const BenchOptions& options) {
                                         {"hierarchy", m.hierarchy_ms * stage_us},
                                         {"palettes", m.palettes_ms * stage_us},
                                         {"packing", m.packing_ms * stage_us}}},
-                                      {"bytes_per_frame", last.packed_bytes},
+                                      {"packed_bytes_per_frame", last.packed_bytes},
                                       {"actors_batched_by_clip", last.actors_batched_by_clip},
                                       {"packing",
-                                       {{"bytes_per_frame", packing_bytes},
+                                       {{"instance_and_weight_bytes_per_frame", packing_bytes},
                                         {"bytes_per_second", packing_rate},
                                         {"memcpy_bytes_per_second", memcpy_rate}}},
                                       {"draws", last.draws},
@@ -353,14 +356,16 @@ void register_bench(CLI::App& app) {
       "(wall time per update / actors, stage timing off), actors_batched_by_clip (of the last update's "
       "evaluated actors, those sampled across lanes with their batch's clips), stages {sampling, hierarchy, "
       "palettes, packing} "
-      "(CPU us per actor), bytes_per_frame, packing {bytes_per_frame, bytes_per_second, "
-      "memcpy_bytes_per_second} (the packing stage's rate per thread and a plain memcpy's of "
-      "the same bytes), draws, affine_kernels (the CPU kernel set: avx512vl, avx2+fma or sse2). With --animation gpu, "
-      "instead of stages, bytes_per_frame and packing: "
+      "(CPU us per actor), packed_bytes_per_frame (every byte the last update wrote into the node streams: "
+      "palettes, instance rows, morph weights; as render's --stats), packing {instance_and_weight_bytes_per_frame "
+      "(the packing stage's share: instance rows and morph weights), bytes_per_second, memcpy_bytes_per_second} "
+      "(the packing stage's rate per thread and a plain memcpy's of the same bytes), draws, affine_kernels (the CPU "
+      "kernel set: avx512vl, avx2+fma or sse2). With --animation gpu, "
+      "instead of stages, packed_bytes_per_frame and packing: "
       "animation, animate_us_per_actor (the renderer's compute passes, wall time), "
       "upload_bytes_per_frame, gpu_ms_per_frame, gpu_ms_per_frame_by_pass {sample, weights, hierarchy, palette, "
-      "instances}, gpu_time_meaningful (false on a software "
-      "renderer) and gl_renderer");
+      "instances} (null, absent, on a software renderer or with --records-only), gpu_time_meaningful (false "
+      "there) and gl_renderer");
   bench->footer(
       "Time step: every update advances 1/60 s, a 60 Hz frame (render and studio step "
       "1/30 s).");
