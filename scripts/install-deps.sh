@@ -29,8 +29,8 @@ if [ "$tool_only" -eq 0 ]; then
     clang libclang-rt-14-dev clang-format
   )
 fi
-# Not listed: gnuplot-nox, which only scripts/bench.sh needs (its chart); the build and the
-# tests do not use it, so CI does not install it. bench.sh says so when it is missing.
+# Not listed: python3-matplotlib, which only scripts/bench_chart.py needs (the README's chart);
+# the build and the tests do not use it, so CI does not install it.
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
