@@ -180,18 +180,45 @@ std::pair<StudioRun, StudioRun> robots_with_and_without(const std::string& name,
   return {std::move(with), std::move(without)};
 }
 
-// The "Animation: CPU / GPU" switch (issue 17): with evaluation=gpu the renderer's compute passes
-// evaluate the poses, and the crowd looks as it does on the CPU.
+// The "Animation: CPU / GPU" switch (issue 17): with animation=gpu (render's --animation gpu) the
+// renderer's compute passes evaluate the poses, and the crowd looks as it does on the CPU.
 TEST(StudioTool, GpuAnimationSwitch) {
   REQUIRE_XVFB();
-  const auto [gpu, cpu] = robots_with_and_without("gpu_animation", "evaluation=gpu");
+  const auto [gpu, cpu] = robots_with_and_without("gpu_animation", "animation=gpu");
   ASSERT_EQ(gpu.exit_code, 0);
   ASSERT_EQ(cpu.exit_code, 0);
   EXPECT_EQ(gpu.stats["animation"], "gpu") << gpu.stats.dump();
   EXPECT_EQ(cpu.stats["animation"], "cpu");
-  const StudioRun bad = run_studio("bad_evaluation", {"--set", "evaluation=fast"});
+  const StudioRun bad = run_studio("bad_evaluation", {"--set", "animation=fast"});
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_NE(bad.output.find("cpu or gpu"), std::string::npos) << bad.output;
+}
+
+// Settings keys are spelled as the options they mirror (issue 57 item 9): animation=cpu|gpu as
+// render --animation, playing for the play toggle, lod-bias, vertex-budget, tint-seed, ... ('_'
+// reads as '-'). The 0.2.0 keys still work, each with a deprecation warning naming its new form.
+TEST(StudioTool, SettingsKeysMatchTheOptions) {
+  REQUIRE_XVFB();
+  const StudioRun named =
+      run_studio("option_names",
+                 {"--set", "animation=gpu", "--set", "playing=off", "--set", "lod=on", "--set", "lod-bias=2", "--set",
+                  "vertex-budget=900000", "--set", "tints=random", "--set", "tint-seed=3"},
+                 1);
+  ASSERT_EQ(named.exit_code, 0) << named.output;
+  EXPECT_EQ(named.stats["animation"], "gpu") << named.stats.dump();
+  EXPECT_EQ(named.output.find("deprecated"), std::string::npos) << named.output;
+  const StudioRun old = run_studio("old_names",
+                                   {"--set", "evaluation=gpu", "--set", "animation=off", "--set", "lod=on", "--set",
+                                    "bias=2", "--set", "budget=900000", "--set", "tint_seed=3"},
+                                   1);
+  ASSERT_EQ(old.exit_code, 0) << old.output;
+  EXPECT_EQ(old.stats["animation"], "gpu") << old.stats.dump();
+  for (const char* warning :
+       {"--set evaluation=gpu is deprecated; use --set animation=gpu",
+        "--set animation=off is deprecated; use --set playing=off", "--set bias=2 is deprecated; use --set lod-bias=2",
+        "--set budget=900000 is deprecated; use --set vertex-budget=900000"})
+    EXPECT_NE(old.output.find(std::string("gltf-crowd: warning: ") + warning), std::string::npos) << old.output;
+  EXPECT_EQ(old.output.find("tint"), std::string::npos) << "tint_seed is tint-seed: " << old.output;
 }
 
 // The Shadows toggle: a depth pass per group on top of the main pass (the built-in character's

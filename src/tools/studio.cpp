@@ -295,11 +295,12 @@ void register_studio(CLI::App& app) {
   studio
       ->add_option(
           "--set", options->sets,
-          "key=value applied as if the control were used, in order: model, actors, "
-          "capacity, clips, clip, seed, phase_spread, speed_spread, tints, tint_seed, variants, animation, orbit, "
-          "lod, bias, budget, update_rate, palette, evaluation, skinned_vertex_cache, root_motion (a node or none), "
-          "shadows, azimuth, "
-          "elevation, zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, "
+          "key=value applied as if the control were used, in order; a key that mirrors an option is spelled "
+          "as it (animation=cpu|gpu as render --animation; '_' reads as '-'): model, actors, capacity, clips, "
+          "clip, seed, phase-spread, speed-spread, tints, tint-seed, variants, playing (on|off), orbit, lod, "
+          "lod-bias, vertex-budget, update-rate, palette, animation (cpu|gpu), skinned-vertex-cache, root-motion "
+          "(a node or none), shadows, azimuth, elevation, zoom, select, actor.clip, actor.crossfade, actor.speed, "
+          "actor.pause, actor.seek, "
           "actor.visible, actor.layer.clip, actor.layer.weight, actor.layer.mode, actor.layer.mask (a "
           "node or none)")
       ->expected(1)

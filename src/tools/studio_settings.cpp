@@ -5,6 +5,8 @@
 #include <cmath>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "gltf_crowd/error.hpp"
 
 namespace gltf_crowd::tools {
@@ -46,6 +48,11 @@ float parse_number(std::string_view key, std::string_view value, float min, floa
   return x;
 }
 
+// A key renamed to match the command-line option it mirrors still works, with a warning on stderr.
+void deprecated(std::string_view key, std::string_view value, std::string_view replacement) {
+  fmt::print(stderr, "gltf-crowd: warning: --set {}={} is deprecated; use --set {}\n", key, value, replacement);
+}
+
 }  // namespace
 
 void apply_setting(std::string_view assignment, StudioSettings& settings, std::optional<ActorEdit>& edit,
@@ -54,7 +61,12 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
   if (eq == std::string_view::npos || eq == 0) {
     throw Error("--set " + std::string(assignment), Rule::set_syntax, "expected key=value");
   }
-  const std::string_view key = assignment.substr(0, eq);
+  // Keys are spelled as the options they mirror (tint-seed as render --tint-seed); '_' reads as
+  // '-', so the first spellings (tint_seed) still work.
+  const std::string_view typed = assignment.substr(0, eq);  // errors and warnings name it as given
+  std::string key_text(typed);
+  std::replace(key_text.begin(), key_text.end(), '_', '-');
+  const std::string_view key = key_text;
   const std::string_view value = assignment.substr(eq + 1);
   StudioSettings s = settings;  // all or nothing
   std::optional<ActorEdit> e = edit;
@@ -65,14 +77,14 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
   if (key == "model") {
     s.model = resolve_model(value);
   } else if (key == "actors") {
-    s.actors = static_cast<std::uint32_t>(parse_count(key, value, 1, 1'000'000));
+    s.actors = static_cast<std::uint32_t>(parse_count(typed, value, 1, 1'000'000));
     if (s.actors > s.capacity) {
       throw Error("--set actors", Rule::set_value,
                   std::to_string(s.actors) + " actors exceed the crowd's capacity of " + std::to_string(s.capacity) +
                       ": raise it with --capacity (or --set capacity=N before actors)");
     }
   } else if (key == "capacity") {
-    s.capacity = static_cast<std::uint32_t>(parse_count(key, value, 1, 1'000'000));
+    s.capacity = static_cast<std::uint32_t>(parse_count(typed, value, 1, 1'000'000));
     s.actors = std::min(s.actors, s.capacity);
   } else if (key == "clips") {
     if (value == "cycle")
@@ -82,28 +94,34 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
     else if (value == "random")
       s.clips.mode = ClipMode::random;
     else
-      bad_value(key, value, "cycle, single or random");
+      bad_value(typed, value, "cycle, single or random");
   } else if (key == "clip") {
     s.clips.clip = value;
     s.clips.mode = ClipMode::single;
   } else if (key == "seed") {
-    s.clips.seed = static_cast<std::uint32_t>(parse_count(key, value, 0, 0xFFFFFFFFu));
-  } else if (key == "phase_spread") {
-    s.clips.phase_spread = parse_number(key, value, 0.0f, 1.0f);
-  } else if (key == "speed_spread") {
-    s.clips.speed_spread = parse_number(key, value, 0.0f, 2.0f);
-  } else if (key == "animation") {
-    s.animation = parse_switch(key, value);
+    s.clips.seed = static_cast<std::uint32_t>(parse_count(typed, value, 0, 0xFFFFFFFFu));
+  } else if (key == "phase-spread") {
+    s.clips.phase_spread = parse_number(typed, value, 0.0f, 1.0f);
+  } else if (key == "speed-spread") {
+    s.clips.speed_spread = parse_number(typed, value, 0.0f, 2.0f);
+  } else if (key == "playing") {
+    s.animation = parse_switch(typed, value);
+  } else if (key == "animation" && (value == "on" || value == "off" || value == "true" || value == "false" ||
+                                    value == "1" || value == "0")) {  // its meaning in 0.2.0: playing
+    s.animation = parse_switch(typed, value);
+    deprecated(typed, value, fmt::format("playing={}", value));
   } else if (key == "orbit") {
-    s.orbit = parse_switch(key, value);
+    s.orbit = parse_switch(typed, value);
   } else if (key == "lod") {
-    s.lod = parse_switch(key, value);
-  } else if (key == "bias") {
-    s.bias = parse_number(key, value, 1e-3f, 1e3f);
-  } else if (key == "budget") {
-    s.budget = parse_count(key, value, 0, ~std::uint64_t{0});
-  } else if (key == "update_rate") {
-    s.update_rate = parse_switch(key, value);
+    s.lod = parse_switch(typed, value);
+  } else if (key == "lod-bias" || key == "bias") {
+    s.bias = parse_number(typed, value, 1e-3f, 1e3f);
+    if (key == "bias") deprecated(typed, value, fmt::format("lod-bias={}", value));
+  } else if (key == "vertex-budget" || key == "budget") {
+    s.budget = parse_count(typed, value, 0, ~std::uint64_t{0});
+    if (key == "budget") deprecated(typed, value, fmt::format("vertex-budget={}", value));
+  } else if (key == "update-rate") {
+    s.update_rate = parse_switch(typed, value);
   } else if (key == "palette") {
     if (value == "storage")
       s.palette = PaletteStorage::storage_buffer;
@@ -112,66 +130,63 @@ void apply_setting(std::string_view assignment, StudioSettings& settings, std::o
     else if (value == "auto")
       s.palette = PaletteStorage::automatic;
     else
-      bad_value(key, value, "storage, texture or auto");
-  } else if (key == "skinned_vertex_cache") {
-    s.skinned_vertex_cache = parse_switch(key, value);
-  } else if (key == "evaluation") {
-    if (value == "cpu" || value == "gpu")
-      s.gpu_animation = value == "gpu";
-    else
-      bad_value(key, value, "cpu or gpu");
+      bad_value(typed, value, "storage, texture or auto");
+  } else if (key == "skinned-vertex-cache") {
+    s.skinned_vertex_cache = parse_switch(typed, value);
+  } else if (key == "animation" || key == "evaluation") {  // cpu or gpu, as render --animation
+    if (value != "cpu" && value != "gpu") bad_value(typed, value, "cpu or gpu");
+    s.gpu_animation = value == "gpu";
+    if (key == "evaluation") deprecated(typed, value, fmt::format("animation={}", value));
   } else if (key == "shadows") {
-    s.shadows = parse_switch(key, value);
-  } else if (key == "root_motion") {
+    s.shadows = parse_switch(typed, value);
+  } else if (key == "root-motion") {
     s.root_motion = value == "none" ? std::string() : std::string(value);
   } else if (key == "tints") {
-    if (value != "none" && value != "random") bad_value(key, value, "none or random");
+    if (value != "none" && value != "random") bad_value(typed, value, "none or random");
     s.appearance.tints = value == "random";
-  } else if (key == "tint_seed") {
-    s.appearance.tint_seed = static_cast<std::uint32_t>(parse_count(key, value, 0, 0xFFFFFFFFu));
+  } else if (key == "tint-seed") {
+    s.appearance.tint_seed = static_cast<std::uint32_t>(parse_count(typed, value, 0, 0xFFFFFFFFu));
   } else if (key == "variants") {
-    if (value != "none" && value != "spread") bad_value(key, value, "none or spread");
+    if (value != "none" && value != "spread") bad_value(typed, value, "none or spread");
     s.appearance.variants = value == "spread";
   } else if (key == "azimuth") {
-    s.camera.azimuth_degrees = parse_number(key, value, -3600.0f, 3600.0f);
+    s.camera.azimuth_degrees = parse_number(typed, value, -3600.0f, 3600.0f);
   } else if (key == "elevation") {
-    s.camera.elevation_degrees = parse_number(key, value, -89.0f, 89.0f);
+    s.camera.elevation_degrees = parse_number(typed, value, -89.0f, 89.0f);
   } else if (key == "zoom") {
-    s.camera.zoom = parse_number(key, value, 0.05f, 20.0f);
+    s.camera.zoom = parse_number(typed, value, 0.05f, 20.0f);
   } else if (key == "select") {
-    if (value.empty()) bad_value(key, value, "an actor id as the table shows it, such as actor-3");
+    if (value.empty()) bad_value(typed, value, "an actor id as the table shows it, such as actor-3");
     actor_edit().actor = std::string(value);
   } else if (key == "actor.clip") {
     actor_edit().clip = std::string(value);
   } else if (key == "actor.crossfade") {
-    actor_edit().crossfade = parse_number(key, value, 0.0f, 60.0f);
+    actor_edit().crossfade = parse_number(typed, value, 0.0f, 60.0f);
   } else if (key == "actor.speed") {
-    actor_edit().speed = parse_number(key, value, -100.0f, 100.0f);
+    actor_edit().speed = parse_number(typed, value, -100.0f, 100.0f);
   } else if (key == "actor.pause") {
-    actor_edit().paused = parse_switch(key, value);
+    actor_edit().paused = parse_switch(typed, value);
   } else if (key == "actor.seek") {
-    actor_edit().seek = parse_number(key, value, 0.0f, 1e6f);
+    actor_edit().seek = parse_number(typed, value, 0.0f, 1e6f);
   } else if (key == "actor.visible") {
-    actor_edit().visible = parse_switch(key, value);
+    actor_edit().visible = parse_switch(typed, value);
   } else if (key == "actor.layer.clip") {
     actor_edit().layer_clip = std::string(value);
   } else if (key == "actor.layer.weight") {
-    actor_edit().layer_weight = parse_number(key, value, 0.0f, 1.0f);
+    actor_edit().layer_weight = parse_number(typed, value, 0.0f, 1.0f);
   } else if (key == "actor.layer.mode") {
-    if (value != "override" && value != "additive") bad_value(key, value, "override or additive");
+    if (value != "override" && value != "additive") bad_value(typed, value, "override or additive");
     actor_edit().layer_mode = value == "additive" ? LayerMode::additive : LayerMode::override;
   } else if (key == "actor.layer.mask") {
     actor_edit().layer_mask = value == "none" ? std::string() : std::string(value);
   } else {
     throw Error(
-        "--set " + std::string(key), Rule::set_key,
-        "unknown key; known: model, actors, capacity, clips, clip, seed, phase_spread, "
-        "speed_spread, animation, orbit, lod, bias, budget, update_rate, palette, evaluation, skinned_vertex_cache, "
-        "root_motion, shadows, tints, "
-        "tint_seed, variants, azimuth, "
-        "elevation, "
-        "zoom, select, actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible, "
-        "actor.layer.clip, actor.layer.weight, actor.layer.mode, actor.layer.mask");
+        "--set " + std::string(typed), Rule::set_key,
+        "unknown key; known: model, actors, capacity, clips, clip, seed, phase-spread, speed-spread, playing, "
+        "orbit, lod, lod-bias, vertex-budget, update-rate, palette, animation, skinned-vertex-cache, root-motion, "
+        "shadows, tints, tint-seed, variants, azimuth, elevation, zoom, select, actor.clip, actor.crossfade, "
+        "actor.speed, actor.pause, actor.seek, actor.visible, actor.layer.clip, actor.layer.weight, "
+        "actor.layer.mode, actor.layer.mask");
   }
   settings = std::move(s);
   edit = std::move(e);

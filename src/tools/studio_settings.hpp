@@ -60,12 +60,14 @@ struct ActorEdit {
   std::optional<std::string> layer_mask;
 };
 
-// Applies "key=value". Keys: model (a path, "built-in" or an asset's file stem found by
-// `resolve_model`), actors, capacity, clips (cycle|single|random), clip, seed, phase_spread,
-// speed_spread, animation, orbit, lod (on|off), bias, budget, update_rate (on|off), palette
-// (storage|texture|auto), evaluation (cpu|gpu: where poses are evaluated), skinned_vertex_cache
-// (on|off), root_motion (a node name, or none), shadows (on|off), tints (none|random),
-// tint_seed, variants (none|spread), azimuth, elevation, zoom; and the actor table's select (an
+// Applies "key=value". Keys, spelled as the command-line options they mirror ('_' reads as '-'):
+// model (a path, "built-in" or an asset's file stem found by `resolve_model`), actors, capacity,
+// clips (cycle|single|random), clip, seed, phase-spread, speed-spread, playing (on|off), orbit,
+// lod (on|off), lod-bias, vertex-budget, update-rate (on|off), palette (storage|texture|auto),
+// animation (cpu|gpu: where poses are evaluated), skinned-vertex-cache (on|off), root-motion (a
+// node name, or none), shadows (on|off), tints (none|random), tint-seed, variants (none|spread),
+// azimuth, elevation, zoom; the 0.2.0 keys evaluation, bias, budget and animation=on|off work
+// with a deprecation warning on stderr (docs/spec.md §8.2); and the actor table's select (an
 // actor id), actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible
 // (on|off), actor.layer.clip, actor.layer.weight, actor.layer.mode (override|additive),
 // actor.layer.mask, which fill `edit`. Throws Error (path "--set <key>", rules "set_syntax",
