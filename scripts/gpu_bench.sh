@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The GPU benchmarks of issues 17 and 21, for a machine with a GPU (docs/benchmarks.md "GPU
-# animation" and "Depth pass against the main pass").
+# The GPU benchmarks of issues 17 and 21, for a machine with a GPU (docs/benchmarks.md "On an
+# H200").
 #
 #   scripts/gpu_bench.sh prepare   here (Debian 12): builds the Release tool, the benchmark suite
 #                                  and the GL tests, bundles them with the shared libraries they

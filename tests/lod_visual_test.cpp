@@ -30,9 +30,10 @@ struct Character {
   const char* file;  // under ../shared/assets
   const char* clip;  // a walk (or the only clip)
   // Differing pixels at the takeover coverage, of the pixels either image covers: 1.3 × the worst
-  // measured (docs/benchmarks.md, issue 19 "On screen"), 5 % where that is less. Fox's levels
-  // differ in colour only (7.1 % of 336 px at level 1, no silhouette pixel): its flat-shaded
-  // facets and texture are interpolated across triangles twice as large.
+  // measured (docs/benchmarks.md, "Generated levels against gltfpack, on screen, checked against
+  // poses"), 5 % where that is less. Fox's levels differ in colour only (7.1 % of 336 px at level 1,
+  // no silhouette pixel): its flat-shaded facets and texture are interpolated across triangles twice
+  // as large.
   double takeover_bound = 0.05;
 };
 

@@ -53,8 +53,8 @@ inline F8 lane_mask(unsigned bits) noexcept {
 }
 inline F8 select(F8 mask, F8 a, F8 b) noexcept { return {_mm256_blendv_ps(b.v, a.v, mask.v)}; }
 inline F8 below(F8 a, F8 b) noexcept { return {_mm256_cmp_ps(a.v, b.v, _CMP_LT_OQ)}; }
-// Eight loads, not vgatherdps: on the Zen 5 that measured it, the instruction made RiggedSimple's
-// 1,000 actors (three one-channel groups, sampled across poses) 1–6 % slower in two sets.
+// Eight loads, not vgatherdps: the instruction was slower on the Zen 5 we measure (the benchmarks
+// journal at fbbf183, "A one-node clip's fixed costs per actor").
 inline F8 gather(const float* base, const std::int32_t* at) noexcept {
   return {_mm256_setr_ps(base[at[0]], base[at[1]], base[at[2]], base[at[3]], base[at[4]], base[at[5]], base[at[6]],
                          base[at[7]])};

@@ -54,11 +54,9 @@ inline void blend_group(ChannelPath path, F8* a, const F8* b, F8 wa, F8 wb) noex
     for (int c = 0; c < 3; ++c) a[c] = add(mul(a[c], wa), mul(b[c], wb));
 }
 
-// SamplePair: the two clips' groups sampled side by side and blended as blend_lanes blends a
-// node, but across the group's channels instead of across poses, then scattered once. Flattened:
-// left to itself GCC calls slerp_lanes out of line here, its results passed through memory (a
-// tenth slower than two samples and blend_pair). Its scalar fallbacks inlined into the AVX2 set
-// stay exact because kernels.cpp is compiled with -ffp-contract=off (CMakeLists.txt).
+// SamplePair: both clips' groups sampled side by side and blended in registers, scattered once.
+// Flattened: otherwise GCC calls slerp_lanes out of line and passes its lanes through memory. The
+// scalar fallbacks inlined here stay exact as kernels.cpp is built with -ffp-contract=off.
 [[gnu::flatten]] inline void sample_pair(const SamplePair& pass) noexcept {
   SlerpCoefficients cache[2];
   const F8 wa = splat(pass.wa), wb = splat(pass.wb);

@@ -12,13 +12,9 @@
 
 namespace gltf_crowd {
 
-// clip_time(e, duration_seconds, ...), bit for bit, given inverse = 1 / D (rounded; D the double
-// of duration_seconds). The traversal k = floor(e / D) comes from the product q = e × inverse
-// where that provably floors alike, else from the division: q and the rounded quotient e / D
-// each lie within 3 units in the last place (u = 2⁻⁵³ relative) of the exact quotient, so where
-// q is farther than 8u·|q| from every integer, all three have one floor. Inline, and a multiply
-// instead of a division (about 13 cycles of latency): clip_time was 8 % of a 1,000-actor update
-// of a one-node clip (docs/benchmarks.md, "A one-node clip's fixed costs per actor").
+// clip_time bit for bit, given inverse = 1 / D: k = floor(e / D) from q = e × inverse where q is over
+// 8u·|q| from every integer (u = 2⁻⁵³; q and e / D each lie within 3u of the exact quotient, so one
+// floor), else the division. Inline, a multiply: the crowd maps every contributor's clock every update.
 inline ClipTime clip_time(double e, float duration_seconds, double inverse, LoopMode loop, std::uint32_t repetitions,
                           bool backward) noexcept {
   const double d = duration_seconds;

@@ -83,10 +83,9 @@ void store_normalized(__m128 q, glm::quat& out) noexcept {
     out = glm::quat(1.0f, 0.0f, 0.0f, 0.0f);
 }
 
-// One BlendJob layer over the nodes `index` yields for i in [0, count): rotations, and with
-// kVectors translations and scales too (a node list; a range blends those as flat arrays).
-// Locals instead of the job's spans, so that stores into the pose do not force reloading them.
-// The last layer normalizes each rotation as soon as it is summed (kLast), in the same pass.
+// One BlendJob layer over the nodes `index` yields for i in [0, count): rotations, and with kVectors
+// translations and scales. Locals, not the job's spans, so stores into the pose do not force reloads;
+// the last layer (kLast) normalizes each rotation in the same pass.
 template <bool kLast, bool kVectors, typename Index>
 void blend_layer(const BlendJob& job, std::size_t count, Index index) noexcept {
   const glm::vec3* lt = job.layer.translations.data();

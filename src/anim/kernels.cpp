@@ -115,15 +115,9 @@ namespace kernels_fma {
 #pragma GCC pop_options
 #endif
 
-// The AVX2 + FMA set again, compiled where the CPU also has AVX-512F and VL: the same intrinsics,
-// with 32 vector registers instead of 16 to keep them in. palette_lanes' and hierarchy_lanes'
-// Affine8 values spilled to the stack in the 16-register build; here about half of those loads
-// and stores are gone (RobotExpressive, 1,000 actors, one thread: about 12 % faster,
-// docs/benchmarks.md "Thirty-two registers"). The
-// operations and their order are the same, so the results are those of the AVX2 + FMA set bit for
-// bit (tests/kernels_test.cpp). GCC is asked for 256-bit vectors: its own loops then never use
-// 512-bit registers, which lower some Intel cores' clock (clang's target attribute has no such
-// option: a clang build may vectorize its own loops to 512 bits, with the same results).
+// The AVX2 + FMA set again where the CPU has AVX-512F and VL: 32 vector registers keep the lanes'
+// Affine8 values off the stack (the benchmarks journal at fbbf183, "Thirty-two registers"); same
+// operations, same bits. GCC keeps 256-bit vectors: 512-bit ones lower some Intel cores' clock.
 #if defined(__clang__)
 #pragma clang attribute push(__attribute__((target("avx2,fma,avx512f,avx512vl"))), apply_to = function)
 #else

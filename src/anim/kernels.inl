@@ -33,10 +33,9 @@ inline void product_rows(const Affine& a, __m128 b0, __m128 b1, __m128 b2, Affin
   }
 }
 
-// The rows of compose_trs(t, q, s) in registers. For a unit quaternion (v, w) the rotation is
-// R = (1 − 2|v|²) I + 2 v vᵀ + 2w [v]×, so row r is e_r (1 − 2|v|²) + v_r · 2v + 2w · ([v]× row r):
-// a few shuffles of q instead of the scalar products and inserts of compose_trs. Rounding
-// differs from compose_trs in the last bits (the diagonal is summed in another order).
+// compose_trs(t, q, s)'s rows in registers: for a unit quaternion (v, w), R = (1 − 2|v|²) I + 2 v vᵀ +
+// 2w [v]×, rows from a few shuffles of q instead of compose_trs' scalar products and inserts. Rounds
+// differently from compose_trs in the last bits (the diagonal is summed in another order).
 inline void compose_rows(const glm::vec3& t, const glm::quat& q, const glm::vec3& s, __m128 rows[3]) noexcept {
   const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1));
   const __m128 qv = _mm_loadu_ps(&q.x);                                                // x y z w

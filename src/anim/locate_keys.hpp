@@ -13,8 +13,7 @@
 namespace gltf_crowd {
 
 // locate_key (sampling.hpp), inline: the crowd locates every timeline of every contributor in
-// every update. Out of line (its 16-byte result packed into registers), it took 7–11 % of
-// RiggedSimple's 1,000-actor update in perf profiles; inline, that update ran about 3 % faster.
+// every update, and out of line its 16-byte result went through memory.
 inline KeyPosition find_key(std::span<const float> times, float seconds, std::uint16_t& cursor) noexcept {
   assert(!times.empty());
   const auto last = static_cast<std::uint32_t>(times.size() - 1);
@@ -32,10 +31,9 @@ inline KeyPosition find_key(std::span<const float> times, float seconds, std::ui
   // times the last key (a step there) and an interval above 0.
   std::uint32_t k = cursor;
   if (k < last && times[k] <= seconds) {
-    // The next key or the same, without a branch: steady forward playback crosses a key every
-    // few updates, at no pattern a predictor learns across a batch's actors (RiggedSimple, 100
-    // actors: a mispredicted branch here held a fifth of the locating's perf samples). k stays
-    // below last, as seconds < times[last].
+    // The next key or the same, without a branch: steady playback crosses keys in no pattern a
+    // predictor learns across a batch (the benchmarks journal at fbbf183, "The due pass across the
+    // workers; the next key without a branch"). k stays below last, as seconds < times[last].
     k += seconds >= times[k + 1] ? 1u : 0u;
     if (seconds >= times[k + 1])
       k = static_cast<std::uint32_t>(std::upper_bound(times.begin() + k + 1, times.end(), seconds) - times.begin()) - 1;

@@ -6,11 +6,9 @@
 // (all bits of lane l where bit l is set), select (a where the mask is set, else b) and gather
 // (lane l = base[at[l]]). No include guard on purpose.
 
-// Writes the group's lanes from their components (v[c] holds component c of every lane), four
-// lanes at a time transposed in registers into (x, y, z, w): going through memory would read
-// back halves of 8-wide stores, which store forwarding does not serve. Lanes go out four at a
-// time up to `lanes` (an unused lane repeats lane 0's keys and target, so it writes lane 0's
-// value again): a group of one node's channel stores 4 lanes, not 8.
+// Writes the group's lanes (v[c] holds component c of every lane) four at a time, transposed in
+// registers: through memory, halves of 8-wide stores read back miss store forwarding. An unused lane
+// repeats lane 0 (keys and target), so a group of up to 4 lanes stores 4, not 8.
 template <bool kQuat>
 inline void scatter_vectors(const std::uint32_t* targets, std::uint32_t lanes, const F8* v, float* out) noexcept {
   const auto put = [out](std::uint32_t target, __m128 r) {
@@ -255,11 +253,9 @@ inline void series_coefficients_lanes(F8 t, F8* p) noexcept {
   p[7] = mul(p4, mul(c56, c78));
 }
 
-// The channels of a LINEAR TRS group (samples_across) across poses: v[j][c] lane l is component
-// c of channel j of pose l at keys' lane l, bit for bit sample_group's lane j for that pose (the
-// same operations in the same order in every lane). False, with v unspecified, where some
-// pose's rotation keys lie farther apart than the slerp series reaches: sample_group then gives
-// that pose's whole group the scalar weights, and the caller samples the group pose by pose.
+// A LINEAR TRS group (samples_across) across poses: v[j][c] lane l is component c of channel j of pose
+// l, bit for bit sample_group's lane j for that pose. False, v unspecified, where a pose's rotation keys
+// are past the slerp series' reach: the caller then samples the group pose by pose.
 template <std::uint32_t kN>
 inline bool sample_across(const ChannelGroup& g, const float* key_rows, const LaneKeys& keys, F8 (*v)[4]) noexcept {
   const float* base = key_rows + g.values_offset;
@@ -353,8 +349,7 @@ inline void store_pose_lanes(const ChannelGroup& g, F8 (*v)[4], std::size_t lane
 }
 
 // SampleLanes: each pose's groups as `sample` computes them, then stored across poses. Flattened,
-// as sample_pair: left to GCC's inlining, the code split into the helpers above ran 2–4 % slower
-// for Fox's 1,000 actors than when it was written out in this function.
+// as sample_pair: GCC's own inlining of the helpers above was slower.
 [[gnu::flatten]] inline void sample_lanes(const SampleLanes& pass) noexcept {
   // A local, so that the compiler knows it is 1–8 below (v[0] is always sampled).
   const std::size_t lanes = pass.lanes;

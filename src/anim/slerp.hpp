@@ -26,10 +26,9 @@ inline constexpr float kSlerpSeriesU[kSlerpTerms] = {1.0f / 3,  1.0f / 10, 1.0f 
 inline constexpr float kSlerpSeriesV[kSlerpTerms] = {1.0f / 3,  2.0f / 5,  3.0f / 7,  4.0f / 9,
                                                      5.0f / 11, 6.0f / 13, 7.0f / 15, 8.0f / 17};
 
-// The series as a polynomial in d: f = t P(d), P(d) = 1 + p1 d + p2 d² + ... + p8 d⁸ with
-// p_k = c_1 ⋯ c_k; p[k - 1] = p_k for k = 1..kSlerpTerms. Computed once per key position and
-// shared by every channel sampled at it. The prefix products go as a tree (three products deep,
-// not a chain of eight): a slerp waits on them, and one actor's sampling is bound by that wait.
+// The series as a polynomial in d: f = t P(d), P(d) = 1 + p1 d + ... + p8 d⁸, p[k - 1] = p_k = c_1 ⋯ c_k,
+// once per key position for all its channels. Prefix products as a tree, three deep, not a chain of
+// eight: one actor's sampling waits on them.
 inline void slerp_series_coefficients(float t, float* p) noexcept {
   static_assert(kSlerpTerms == 8, "the product tree below is written for 8 terms");
   const float t2 = t * t;
@@ -47,12 +46,9 @@ inline void slerp_series_coefficients(float t, float* p) noexcept {
   p[7] = p4 * (c56 * c78);
 }
 
-// P(d) of slerp_series_coefficients by Estrin's scheme: pairs 1 + p1 d, p2 + p3 d, ... joined by
-// d² and d⁴, four multiply-adds deep instead of Horner's eight. No d⁸: for close keys (d down to
-// −6e-8) it is below every normal float, and products that land there cost hundreds of cycles
-// each. The smallest nonzero product left is (...)·d⁴ at t = 1 − 2⁻²⁴ and d = −2⁻²⁴: about
-// 1.8e-38, just above the smallest normal float (1.18e-38). The SIMD kernels
-// (sample_kernels.inl) evaluate the same expression.
+// P(d) of slerp_series_coefficients by Estrin's scheme: four multiply-adds deep, not Horner's eight.
+// No d⁸: for close keys it is subnormal, and producing subnormals is slow; the smallest product left
+// stays a normal float. The SIMD kernels (sample_kernels.inl) evaluate the same expression.
 inline float slerp_series_polynomial(const float* p, float d) noexcept {
   const float d2 = d * d, d4 = d2 * d2;
   const float e01 = p[0] * d + 1.0f, e23 = p[2] * d + p[1], e45 = p[4] * d + p[3], e67 = p[6] * d + p[5];

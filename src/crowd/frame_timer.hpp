@@ -1,6 +1,6 @@
 // Timing of Crowd::update (only with Crowd::set_stage_timing on) by the time-stamp counter: every chunk is timed whole,
-// and a sample of actors is also timed per stage, which splits the chunks' total by stage (reading the counter four
-// times per actor would cost about 5% of an evaluation). FrameStats gets the result.
+// and a sample of actors is also timed per stage, which splits the chunks' total by stage (four counter reads for
+// every actor would cost too much). FrameStats gets the result.
 #pragma once
 
 #include <array>

@@ -15,8 +15,8 @@
 namespace gltf_crowd {
 namespace {
 
-// to_affine by a 4×4 transpose in registers: its scalar stores, read back as rows by the
-// product, stall store forwarding (a tenth of a one-actor update).
+// to_affine by a 4×4 transpose in registers: its scalar stores, read back as rows by the product,
+// stall store forwarding.
 Affine placement_rows(const glm::mat4& m) noexcept {
   __m128 c0 = _mm_loadu_ps(&m[0].x), c1 = _mm_loadu_ps(&m[1].x), c2 = _mm_loadu_ps(&m[2].x);
   __m128 c3 = _mm_loadu_ps(&m[3].x);
@@ -226,11 +226,9 @@ void pose_slot(Crowd::State& st, std::uint32_t slot, Scratch& s) noexcept {
   evaluate_actor_pose(st, st.draw, st.playback[slot], layers, slot, s);
 }
 
-// Whether this crowd's palettes go out with non-temporal stores (PaletteJob::stream,
-// PaletteLanes::stream): only when a frame's palettes would not stay in the last-level cache
-// (32 MiB on the Zen VMs we measure). Plain stores were 8–11 % faster at 1–4 MB of palettes per
-// frame and took a quarter less time for one actor; at 9–21 MB (CesiumMan and RobotExpressive,
-// 10,000 actors) 8–15 % faster; at 62–206 MB the two were within ±6 % (docs/benchmarks.md).
+// Whether this crowd's palettes go out with non-temporal stores (PaletteJob::stream, PaletteLanes::stream):
+// only when a frame's palettes would not stay in the last-level cache; below that, plain stores
+// were faster and leave them cached for the upload (docs/benchmarks.md, "Tried and dropped").
 bool stream_palettes(const Crowd::State& st) noexcept {
   constexpr std::size_t kStreamPalettesAbove = std::size_t{32} << 20;
   return st.size() * st.draw.palette_joints * sizeof(Affine) > kStreamPalettesAbove;
@@ -267,8 +265,8 @@ inline void pack_weights(Crowd::State& st, std::uint32_t slot, const Scratch& s)
 // The slot's instance transforms into every stream (a static mesh's only with `static_rows`),
 // then pack_weights.
 void pack_instances(Crowd::State& st, std::uint32_t slot, const Scratch& s, bool static_rows) noexcept {
-  // Nothing to write but the weights and stamps: returning before the product kernel's lookup and
-  // the placements' set-up saves RiggedSimple 4–6 % of an update (docs/benchmarks.md).
+  // Nothing to write but the weights and stamps: return before the product kernel's lookup and
+  // the placements' set-up.
   if (!static_rows && st.draw.static_meshes_only) return pack_weights(st, slot, s);
   const Rig& rig = st.draw.rig;
   const AffineProduct multiply = affine_product();
@@ -366,12 +364,9 @@ SharedClips shared_clips(const Crowd::State& st, std::span<const std::uint32_t> 
   return keys.data();
 }
 
-// Contributor i of every slot, all playing one clip, sampled across lanes into `pose`
-// (SampleLanes) with each slot's morph weights into its scratch's `weights` array, as SampleJob
-// from the rest pose samples each; `nodes` that the clip does not animate take their rest TRS,
-// as blend_contributors' rest_where_not_animated. With `rest_written`, `pose` already holds the
-// rest values of the clip's animated nodes' other properties (no channel of the clip writes them)
-// and its constant channels' values (CompiledRig::constant_pose_groups): both are left as they are.
+// Contributor i of every slot (one clip) sampled across lanes into `pose`, morph weights into each slot's
+// scratch, unanimated `nodes` at rest. With `rest_written`, `pose` already holds the clip's rest fills
+// and constant channels (CompiledRig::constant_pose_groups), left as they are.
 void sample_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, std::uint32_t i,
                        std::span<const std::uint32_t> nodes, std::span<Scratch> lanes, float* pose,
                        std::vector<float> Scratch::*weights, bool rest_written = false) noexcept {
@@ -405,8 +400,8 @@ void sample_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, s
   pass.pose = pose;
   const auto [held, held_end] = st.draw.constant_pose_groups[clip];
   if (!rest_written || held == held_end) return affine_kernels().sample_lanes(pass);
-  // `pose` holds the constant channels' values too, from this clip's last batch: RiggedFigure's
-  // 6 constant groups of 9 cost their loads and 8 × 8 transposes in every batch.
+  // `pose` still holds this clip's constant channels from its last batch: skip their loads and
+  // 8 × 8 transposes.
   pass.count = held;
   affine_kernels().sample_lanes(pass);
   if (held_end == c.groups.size()) return;

@@ -12,10 +12,9 @@
 
 namespace gltf_crowd {
 
-// Evaluation scratch of one worker thread for one rig; sized once, reused every frame. Only
-// nodes marked with the current `stamp` hold a sampled pose (jobs.hpp). Cache-line aligned: the
-// workers' scratches lie side by side (WorkerPool) and each writes its stamp and counters on
-// every evaluation.
+// One worker's evaluation scratch for one rig, sized once. Only nodes marked with the current `stamp`
+// hold a sampled pose (jobs.hpp). Cache-line aligned: workers' scratches lie side by side (WorkerPool)
+// and each writes its stamp and counters every evaluation.
 struct alignas(64) Scratch {
   explicit Scratch(const CompiledRig& compiled);
   std::vector<glm::vec3> translations, scales;  // the blended local pose
@@ -85,11 +84,9 @@ void apply_layers(const Crowd::State& st, const CompiledRig& compiled, std::span
 void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p, std::span<LayerState> layers,
                          std::uint32_t slot, Scratch& s) noexcept;
 
-// Whether an update's evaluation of `slot` writes its static meshes' instance rows (placement ×
-// the mesh's world, which no pose moves): only where root motion moved the placement in this
-// update. Every other change of a placement (set_transform, add_actors) or of the rows' storage
-// (compile_streams, set_animation) evaluates the slot at once (evaluate_now), which writes every
-// row; removing an actor copies its rows.
+// Whether this update's evaluation of `slot` writes its static meshes' instance rows: only where root
+// motion moved the placement. Other placement or row-storage changes evaluate the slot at once
+// (evaluate_now, writing every row); removing an actor copies its rows.
 inline bool placement_moved(const Crowd::State& st, std::uint32_t slot) noexcept {
   return st.placement_generation[slot] == st.generation;
 }
@@ -100,10 +97,9 @@ inline bool placement_moved(const Crowd::State& st, std::uint32_t slot) noexcept
 void evaluate_slot(Crowd::State& st, std::uint32_t slot, Scratch& s, bool timed = false,
                    bool static_rows = true) noexcept;
 
-// The fewest slots that evaluate_slots runs across lanes: the lanes' passes cost what three or
-// four poses alone cost (every lane is computed, used or not), so fewer go one by one. With the
-// per-actor costs of 2026-12-07, a group's last 4 slots ran 2–5 % faster across lanes than alone
-// (100 actors of RiggedSimple, RiggedFigure, CesiumMan; docs/benchmarks.md), its last 3 level.
+// The fewest slots that evaluate_slots runs across lanes: every lane is computed, used or not, so
+// the lanes cost what a few poses alone cost; fewer go one by one (the benchmarks journal at
+// fbbf183, "A one-node clip's fixed costs per actor").
 inline constexpr std::size_t kFewestLanes = 4;
 
 // evaluate_slot for up to kHierarchyLanes slots (anim/kernels.hpp) with one hierarchy pass over
@@ -120,10 +116,9 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
 // Prefetches a slot's instance rows and playback ahead of its evaluation (inline: it runs for
 // every slot of the parallel loop).
 inline void prefetch_rows(const Crowd::State& st, std::uint32_t slot) noexcept {
-  // The next actor's instance rows, one 48-byte row in each of the streams' arrays: fetched for
-  // writing while this actor is evaluated, so the stores of its packing do not wait for them.
-  // (Palette rows are not fetched: above 32 MiB per frame they are written with non-temporal
-  // stores, and below it a small crowd's rows are still in the cache from the last frame.)
+  // The next actor's instance rows, fetched for writing while this one is evaluated so its packing's
+  // stores do not wait. Palette rows are not: large crowds stream them, small ones still have them
+  // in the cache.
   for (const NodeStream& stream : st.streams) {
     const auto* row = reinterpret_cast<const char*>(stream.transforms.data() + std::size_t{slot} * 3);
     __builtin_prefetch(row, 1);

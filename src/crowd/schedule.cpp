@@ -41,27 +41,15 @@ struct WorkerPool {
   std::vector<std::uint32_t> part_starts;
   std::vector<DueSlots> part_found;
   ParallelChoice choice;  // for updates between kChunk due slots and kParallelNodes
-  // One allocation before each worker's scratch, never read: without it, the last buffer that
-  // make_workers allocated for one worker could share a cache line with the first buffer of the
-  // next, and each worker writes its own in every batch (docs/benchmarks.md, "Workers' scratch
-  // apart").
+  // One allocation before each worker's scratch, never read: keeps the last buffer one worker writes
+  // in every batch off the cache line of the next worker's first (the benchmarks journal at fbbf183,
+  // "Workers' scratch apart").
   std::vector<std::vector<char>> gaps;
 };
 
-// The CPU evaluation's floating-point mode on the thread that runs it (docs/spec.md §5.4): one
-// fixed control word, whatever the thread's, so that a slot evaluates alike on the caller's
-// thread and on the arena's (which start from the mode oneTBB captured when the arena was made):
-// round to nearest, every exception masked, flush to zero (a product or sum below the smallest
-// normal float gives 0 instead of a subnormal). Producing a subnormal costs a microcode assist of
-// about a hundred cycles; Fox's rotation keys hold components near 1e-25, whose products
-// underflow in every slerp of those channels (Fox, 100 actors: 0.310 → 0.222 µs per actor on one
-// thread, docs/benchmarks.md "Flush to zero"). A thread already in that mode (the arena's:
-// make_workers) is left alone: reading and loading MXCSR stall the pipeline (about a tenth of a
-// one-actor update in perf profiles). Elsewhere the caller's MXCSR comes back as it was,
-// exception flags included: the flags that the evaluation raised are dropped, as oneTBB drops
-// those of a task run on the caller's thread in `execute`. Keeping them meant reading MXCSR
-// again after the evaluation, which waits for every floating-point operation in flight (a
-// one-actor update: 2–4 %).
+// The evaluation's fixed FP mode (docs/spec.md §5.4), so a slot evaluates alike on every thread; flush
+// to zero, as producing subnormals is slow (the benchmarks journal at fbbf183, "Flush to zero"). Threads
+// in it are left alone (MXCSR access stalls); others get their MXCSR back as saved, flags included.
 class FlushToZero {
  public:
   FlushToZero() noexcept : csr_(_mm_getcsr()) {
@@ -158,25 +146,14 @@ constexpr std::uint32_t kRegionSlots = 128;
 
 // Due slots per task of run_update's parallel loop.
 constexpr std::uint32_t kChunk = 32;
-// Above this many node evaluations per update (due actors × draw rig nodes), the due slots always
-// run across the workers: 1,000 CesiumMan actors (about 22,000) took 0.6 × as long on 2 threads
-// as on one (0.119 against 0.196 µs per actor, docs/benchmarks.md "Serial or parallel, measured"). From kChunk due
-// slots up to here, ParallelChoice measures which way is faster on this machine now.
+// Above this many node evaluations (due actors × draw rig nodes) the workers always run the due slots:
+// they were faster there (the benchmarks journal at fbbf183, "Serial or parallel, measured"). From
+// kChunk due slots up to here, ParallelChoice measures which way is faster now.
 constexpr std::uint64_t kParallelNodes = 32768;
 
-// Fills State::order with the due slots grouped by what they play (a counting sort on order_key,
-// slot order within a group), so that batches of actors playing one clip sample across lanes
-// (evaluate_slots). A group's last slots beyond whole batches, when fewer than kFewestLanes, go
-// after every group instead: in place they would share a batch with the next group's first slots
-// and make it sample one pose at a time (Fox, 100 actors playing its 3 clips: 80 actors sampled
-// across lanes, now 96). With two `workers` or more and a crowd of several regions, the runs of
-// kHierarchyLanes positions of that order (each one batch, mostly) are then sorted, stably, into
-// regions of neighbouring slots by their first slot: a chunk of the order, one task of the parallel
-// loop, then writes one part of the packed arrays. Grouped across the whole crowd, two workers
-// wrote the rows of slots a few apart, which cost 1,000 RobotExpressive actors on 2 threads a fifth
-// of their time on a 2-vCPU VM (docs/benchmarks.md, "Workers apart in memory"). On entry,
-// State::order_starts holds the count of due slots per group (by order_key + 1), and State::order
-// the due slots in slot order.
+// Groups State::order (on entry the due slots in slot order, order_starts their counts by order_key + 1)
+// by clip, so batches sample across lanes; a group's last slots under kFewestLanes go after every group.
+// On 2+ workers, runs of kHierarchyLanes go into regions of neighbouring slots: a chunk writes one part.
 void group_due_slots(Crowd::State& st, std::uint32_t evaluated, std::size_t workers) {
   std::vector<std::uint32_t>& starts = st.order_starts;
   WorkerPool& pool = *st.workers;
@@ -247,15 +224,9 @@ void group_due_slots(Crowd::State& st, std::uint32_t evaluated, std::size_t work
   }
 }
 
-// The due pass over slots [begin, end): advances each slot's clock first when `advance`
-// (clocks_in_due_pass), then writes State::due_group, the due slots in slot order from `out`, and
-// adds their count per group to `starts` (by order_key + 1). Its own function, so that its
-// counters stay in registers: run_update hands the address of its locals to the parallel loop,
-// and every call in the pass (advance_playback) would otherwise store and reload them. A run of
-// slots in one group is counted in a register too: incrementing one entry of starts per slot
-// made each slot wait for the previous slot's store (RiggedSimple, 10,000 actors: a sixth of the
-// pass in perf profiles). Inline in each caller: called out of line, with seven arguments, it
-// cost one CesiumMan actor 1–3 %.
+// The due pass over [begin, end): advances clocks when `advance`, writes due_group and the due slots from
+// `out`, adds their count per group to `starts`. Its own function, inlined, so its counters (a group's
+// run too) stay in registers: run_update's locals escape to the parallel loop.
 [[gnu::always_inline]] inline DueSlots find_due_slots(Crowd::State& st, std::uint32_t begin, std::uint32_t end,
                                                       bool advance, float delta_seconds, std::uint32_t* out,
                                                       std::uint32_t* starts) noexcept {
@@ -290,16 +261,14 @@ void group_due_slots(Crowd::State& st, std::uint32_t evaluated, std::size_t work
   return found;
 }
 
-// Slots per part of a due pass split across the workers, and the fewest slots in a crowd whose
-// due pass is split: on the caller's thread alone, the pass took a fifth of RiggedSimple's
-// 10,000-actor update on 2 threads (docs/benchmarks.md, "The due pass across the workers").
+// Slots per part of a due pass split across the workers, and the fewest slots in a crowd that splits it:
+// serial, the pass was a large share of a big crowd's update on several workers (the benchmarks journal
+// at fbbf183, "The due pass across the workers").
 constexpr std::uint32_t kDuePart = 1024;
 constexpr std::uint32_t kParallelDueSlots = 4 * kDuePart;
 
-// The floating-point mode of the caller's thread on an arena's thread, for the length of a task
-// of the due pass: clocks advance in the caller's mode where the pass runs on the caller's
-// thread, so they come out alike whether it is split or not. The exception flags that the
-// clocks raise in a part stay on the arena's thread.
+// The caller's FP mode on an arena thread for one part of a split due pass, so clocks advance alike
+// split or not; the exception flags raised there stay on that thread.
 class CallerMode {
  public:
   explicit CallerMode(unsigned caller) noexcept : csr_(_mm_getcsr()) {
@@ -365,11 +334,11 @@ DueSlots find_due_slots(Crowd::State& st, std::size_t workers, bool advance, flo
 }  // namespace
 
 void run_update(Crowd::State& st, float delta_seconds) {
-  // ParallelChoice weighs the whole update: after an update on two workers, the serial passes of
-  // the next one read lines the other core wrote (RobotExpressive, 100 actors: 0.30 µs per actor
-  // on the caller's thread, 0.38 on two workers, which timing the evaluation alone chose).
+  // ParallelChoice weighs the whole update: after an update on the workers, the next one's serial
+  // passes read lines another core wrote, which timing the evaluation alone missed (docs/benchmarks.md,
+  // "Tried and dropped").
   const std::uint64_t update_start = st.size() > kChunk ? ticks() : 0;  // only a choice reads it
-  std::optional<FrameTimer> timer;  // only when asked: the clocks cost a small crowd ~10 %
+  std::optional<FrameTimer> timer;  // only when asked: its counter reads slow a small crowd
   if (st.time_stages) timer.emplace();
   ++st.frames;
   ++st.generation;
@@ -385,9 +354,8 @@ void run_update(Crowd::State& st, float delta_seconds) {
   refresh_instances(st);
   if (st.animation == Animation::gpu) return record_update(st, timer);
   WorkerPool& pool = *st.workers;
-  // The arena's concurrency, or less under a tbb::global_control (gltf-crowd bench --threads).
-  // Up to kChunk slots the update is serial whatever it is, and asking oneTBB (two calls into the
-  // library) cost a one-actor update 3–4 % of its samples in perf profiles.
+  // The arena's concurrency, or less under a tbb::global_control (gltf-crowd bench --threads). Up to
+  // kChunk slots the update is serial anyway, so oneTBB is not asked (two library calls per update).
   const std::size_t threads =
       st.size() <= kChunk ? 1
                           : std::min(static_cast<std::size_t>(pool.arena.max_concurrency()),
@@ -410,21 +378,13 @@ void run_update(Crowd::State& st, float delta_seconds) {
       s.ticks = {};
       s.chunk_ticks = 0;
     }
-  // Evaluate chunks of `order` in parallel; each task writes only its own slots, so results do
-  // not depend on the thread count. Actors not advanced this frame keep their packed rows. Due
-  // slots go in batches of kHierarchyLanes, whose hierarchy is one pass across their poses (each
-  // pose's result is the same as alone, so batching does not change results either). With stage
-  // timing on, a batch holding one of every 64 due slots is timed per stage (frame_timer.hpp):
-  // four counter reads per 64 actors cost nothing measurable. When the due slots fit one chunk,
-  // they run on the caller's thread: handing chunks to the arena costs more than a small crowd's
-  // evaluation. Up to kParallelNodes, ParallelChoice decides from what each way cost lately.
+  // Chunks of `order` in parallel, each task writing only its own slots, and batches of kHierarchyLanes
+  // sharing one hierarchy pass: results depend on neither. Up to kChunk due slots run on the caller's
+  // thread (the arena costs more than a small crowd); up to kParallelNodes ParallelChoice decides.
   const bool timing = timer.has_value();
-  // Consumed entries of `order` and due_group are cleared, so that their lines stay with the
-  // core that read them last until the next update's due pass writes them, instead of being
-  // shared by two cores: on the 2-vCPU VM writes to lines that the other core only read cost
-  // more than writes to lines it wrote (the due pass and grouping of 1,000 actors on 2 threads:
-  // about 29–36 → 16–22 thousand time-stamp ticks, docs/benchmarks.md). On one worker, or on the
-  // caller's thread alone, the stores only cost.
+  // Consumed entries of `order` and due_group are cleared, so their lines stay with the core that read
+  // them until the next due pass writes them (the benchmarks journal at fbbf183, "Serial passes on
+  // lines one core owns"). With one worker the stores only cost.
   const bool consume = workers > 1;
   const auto evaluate_range = [&st, &pool, timing, consume](std::uint32_t begin, std::uint32_t end,
                                                             std::size_t worker) {
