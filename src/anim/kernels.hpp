@@ -1,7 +1,7 @@
 // Layer 2, anim: the kernels of the per-actor frame path (sampling in groups of 8 channels, and
 // the affine products of the hierarchy, palettes and instance transforms), compiled three times:
 // for SSE2 (every x86-64 CPU); for AVX2 with FMA, where 8 lanes are one register and a row of a
-// product is three fused multiply-adds on broadcast loads (about half the instructions); and the
+// product is three fused multiply-adds on broadcast loads; and the
 // AVX2 + FMA code again with AVX-512VL's 32 registers (the same bits). affine_kernels() picks the
 // best set once per process; SSE2's results differ from the others' in the last bits (FMA rounds
 // once), never between threads or frames of one process.

@@ -46,12 +46,9 @@ uniform uint u_slots;       // slots in this batch
 uniform uint u_node_count;  // rig nodes
 uniform uint u_weight_count;  // total morph weights
 
-// Scratch rows (locals, worlds) lie in tiles of TILE slots: row r (0..2) of node n for the
-// batch's slot s is at ((s / TILE × u_node_count + n) × 3 + r) × TILE + s % TILE. Invocations over
-// consecutive slots (sample, hierarchy, instances) then read and write consecutive vec4s, where
-// slot-major rows put them a whole slot (48 bytes × nodes) apart: the hierarchy pass was half
-// the GPU time at 10⁵ slots on an H200 (docs/benchmarks.md). The palette pass, joints fastest,
-// pays for it: its reads are now 3 KB apart instead of 48 bytes (0.19 → 0.22 ms there).
+// Scratch rows in tiles of TILE slots (row r of node n, slot s at ((s / TILE × u_node_count + n) × 3 + r)
+// × TILE + s % TILE): invocations over consecutive slots touch consecutive vec4s (docs/benchmarks.md,
+// "On an H200"); the palette pass, joints fastest, pays with scattered reads.
 const uint TILE = 64u;
 uint scratch_at(uint slot, uint node) { return (slot / TILE * u_node_count + node) * 3u * TILE + slot % TILE; }
 

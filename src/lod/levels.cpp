@@ -21,7 +21,7 @@ namespace {
 constexpr float kDefaultThresholds[] = {0.5f, 0.2f, 0.01f};
 // Geometric error a generated level may reach, relative to the character's extent: 3 % keeps
 // thin limbs while the coarse levels reach their ratios (at 5 % RiggedFigure's level 2 lost 8.8 %
-// of its walking silhouette, docs/benchmarks.md); the error reached, not this bound, sets the
+// of its walking silhouette; docs/benchmarks.md, "Tried and dropped"); the error reached, not this bound, sets the
 // thresholds.
 constexpr float kTargetError = 0.03f;
 // The pose check (docs/spec.md §7.2): a removed vertex's distance to the level's surface may grow

@@ -9,7 +9,7 @@
 // triangle is mapped back to the original vertex with the normal closest to its face. Texture
 // coordinates stay apart, so UV seams reach meshopt as seams, which it moves only along
 // themselves: UV charts stay intact (welding them too showed another chart's texture on
-// CesiumMan's forearm and gave Fox's levels the wrong colours, docs/benchmarks.md).
+// CesiumMan's forearm and gave Fox's levels the wrong colours; docs/benchmarks.md, "Tried and dropped").
 //
 // Skinning limits which collapses are safe: a collapse hands a removed vertex's part of the
 // surface to triangles whose corners follow other joints, which is harmless where those joints
@@ -19,7 +19,7 @@
 // tolerance. Where it is further, the worst offenders are locked and the simplifier runs again
 // (refine). Weights alone lock too much: a rule that no collapse or new edge joins vertices
 // sharing no weighted joint kept Fox at 1,428 of 1,728 indices at both ratios, where the
-// measured rule reaches 864 and 654 and walks without cracks (docs/benchmarks.md). A skinned
+// measured rule reaches 864 and 654 and walks without cracks (docs/benchmarks.md, "Tried and dropped"). A skinned
 // primitive without poses (an asset without clips) keeps a static rule: a vertex whose weights
 // differ from a neighbour's by more than kCollapseTolerance stays in place.
 // meshopt 0.18 has no per-vertex lock; it locks any position shared by more than two vertices,
@@ -50,7 +50,7 @@ constexpr float kWeldTolerance = 1e-3f;
 // Without poses, Σ|Δweight| a collapse may bridge: a quarter of the weight moved.
 constexpr float kCollapseTolerance = 0.5f;
 // Offenders locked per refinement (the worst kLocksPerRefinement, or the worst kLockShare-th of
-// them if more) and refinements per tolerance, from docs/benchmarks.md: locking every offender
+// them if more) and refinements per tolerance, as measured for 8fcb22e: locking every offender
 // at once kept Fox at 1,158 indices at ratio 0.5 and one per run needed over 100 runs, where 4
 // reached 864 within 21; an eighth of them halved CesiumMan's runs for the same result.
 constexpr std::size_t kLocksPerRefinement = 4;
