@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the benchmarks in Release and runs the whole issue-9 suite (bench/crowd_bench.cpp) into
-# JSON (docs/benchmarks.md, "How to run"). The README's chart (docs/images/benchmark.png) is
+# JSON (docs/benchmarks.md, "How to rerun"). The README's chart (docs/images/benchmark.png) is
 # scripts/bench_chart.py's, drawn from the ozz anchor's run (README, "Benchmark chart").
 #
 #   scripts/bench.sh                                  # the full suite (tens of minutes on 2 cores)

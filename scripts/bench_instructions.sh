@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Instructions per actor per update of two gltf-crowd binaries, measured with callgrind, which
-# does not depend on the machine's load (docs/benchmarks.md, issue 16):
+# does not depend on the machine's load (docs/benchmarks.md, "Instructions per actor per update"):
 #   scripts/bench_instructions.sh BEFORE_TOOL AFTER_TOOL ASSETS_DIR
 # For RobotExpressive and CesiumMan, one clip and mid-crossfade, 1,000 actors, one thread:
 # (Ir(60 frames) − Ir(20 frames)) / (40 × 1,000), so loading and setup cancel. About 3 minutes.
