@@ -522,6 +522,71 @@ TEST(CliTool, OutputsNeverOverwriteTheInputOrEachOther) {
   EXPECT_TRUE(std::filesystem::exists(levels));
 }
 
+// The files a .gltf's buffers and images read are inputs too (issue 57): an output naming one, by
+// its path, through another relative path or through a symbolic link, is refused before anything is
+// written, naming the option, the file and the object that reads it. (render --out could replace
+// the asset's texture; lod --out a buffer whose file ends in .glb.)
+TEST(CliTool, OutputsNeverOverwriteTheAssetsExternalFiles) {
+  const auto dir = test::scratch_dir("cli_out_overwrites_external");
+  std::filesystem::create_directory(dir / "x");
+  nlohmann::json doc = nlohmann::json::parse(
+      test::handmade_gltf(nlohmann::json::array({{{"mesh", 0}}}),
+                          {{"move", {{0, "translation", "LINEAR", {0.0f, 1.0f}, {0, 0, 0, 1, 0, 0}}}}}, true));
+  const auto write = [](const std::filesystem::path& file, const std::vector<std::uint8_t>& bytes) {
+    std::ofstream(file, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  };
+  const std::string data = doc["buffers"][0]["uri"].get<std::string>();
+  write(dir / "robot.bin", detail::base64_decode(data.substr(data.find(',') + 1)));
+  write(dir / "extra.glb", {1, 2, 3, 4});  // a buffer nothing reads, named like lod's output
+  doc["buffers"][0]["uri"] = "robot.bin";
+  doc["buffers"].push_back({{"uri", "extra.glb"}, {"byteLength", 4}});
+  const std::vector<std::uint8_t> white = {255, 255, 255, 255};
+  write_png(dir / "skin map.png", 1, 1, white);
+  doc["images"] = {{{"uri", "skin%20map.png"}}};  // percent-decoded, as the loader reads it
+  const std::string asset = (dir / "robot.gltf").string();
+  std::ofstream(asset) << doc.dump();
+  std::filesystem::create_symlink("skin map.png", dir / "link.png");
+  const auto bytes = [](const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string bin = bytes(dir / "robot.bin"), glb = bytes(dir / "extra.glb"), png = bytes(dir / "skin map.png");
+  const std::string image = (dir / "skin map.png").string(), buffer = (dir / "extra.glb").string();
+  const std::string render = "render " + quoted(asset) + " --actors 1 --out ";
+  struct Case {
+    std::string arguments;
+    std::string message;
+  };
+  const std::vector<Case> refused = {
+      {render + quoted(image),
+       "--out: '" + image + "' is the same file as the asset's images[0] '" + image + "', which this command reads"},
+      {render + quoted((dir / "x" / ".." / "skin map.png").string()), "is the same file as the asset's images[0]"},
+      {render + quoted((dir / "link.png").string()), "is the same file as the asset's images[0]"},
+      {"lod " + quoted(asset) + " --out " + quoted(buffer),
+       "--out: '" + buffer + "' is the same file as the asset's buffers[1] '" + buffer + "', which this command reads"},
+      {"lod " + quoted(asset) + " --out " + quoted((dir / "." / "x" / ".." / "extra.glb").string()),
+       "is the same file as the asset's buffers[1]"},
+  };
+  for (const Case& c : refused) {
+    const CommandOutput r = tool(c.arguments);
+    EXPECT_EQ(r.exit_code, 2) << c.arguments << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, c.message)) << c.arguments << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, "[out_overwrites]")) << c.arguments << ": " << r.out;
+  }
+  // robot.bin is no name any output takes (out_extension refuses it first).
+  const CommandOutput stats =
+      tool(render + quoted((dir / "crowd.png").string()) + " --stats " + quoted((dir / "robot.bin").string()));
+  EXPECT_EQ(stats.exit_code, 2) << stats.out;
+  EXPECT_EQ(bytes(dir / "robot.bin"), bin);
+  EXPECT_EQ(bytes(dir / "extra.glb"), glb);
+  EXPECT_EQ(bytes(dir / "skin map.png"), png);
+  EXPECT_FALSE(std::filesystem::exists(dir / "crowd.png"));
+  // Another name passes: the asset itself loads and draws.
+  const CommandOutput drawn = tool(render + quoted((dir / "crowd.png").string()));
+  EXPECT_EQ(drawn.exit_code, 0) << drawn.out;
+}
+
 // What bench hands to the library for an option fails under that option's name, not under the
 // API field it fills (it said root_motion.node, add_mask.branches[0].node and bench.crossfade).
 TEST(CliTool, BenchErrorsNameTheOption) {

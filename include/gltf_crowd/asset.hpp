@@ -222,9 +222,19 @@ struct Warning {
   std::string message;  // human-readable detail
 };
 
+// A file outside the document that one of its buffers or images reads: a relative URI (glTF 2.0
+// §2.8). Commands refuse to write over it as over the asset itself (docs/spec.md §8).
+struct ExternalFile {
+  std::string path;            // JSON path of the object that names it ("buffers[0]", "images[2]")
+  std::filesystem::path file;  // the URI, percent-decoded, under the document's folder ("assets/robot.bin")
+};
+
 // An immutable, validated glTF document.
 struct Asset {
   std::filesystem::path source;  // file it came from; empty for memory loads
+  // Buffers' then images' external files, in file order; empty when every byte is embedded
+  // (data URIs, the GLB BIN chunk, bufferViews).
+  std::vector<ExternalFile> external_files;
   std::vector<Node> nodes;
   std::vector<Mesh> meshes;
   std::vector<Skin> skins;

@@ -60,6 +60,7 @@ struct PreflightResult {
   // Buffers without a uri (other than a GLB's buffers[0]): placeholders whose bytes read as zeros
   // (rewrite_for_tinygltf gives them kPlaceholderBufferUri, which AccessorReader recognizes).
   std::vector<std::size_t> placeholder_buffers;
+  std::vector<ExternalFile> external_files;  // as resolve_external_uri found them (Asset::external_files)
 };
 
 // Checks what tinygltf trusts, on the raw JSON: container shapes, required properties, every

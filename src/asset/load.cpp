@@ -78,6 +78,7 @@ void require_gltf_signature(std::span<const std::uint8_t> bytes, const std::stri
 
 Asset build(tinygltf::Model& model, const detail::PreflightResult& preflight, std::vector<Warning> warnings) {
   Asset asset;
+  asset.external_files = preflight.external_files;
   asset.extensions_used = model.extensionsUsed;
   asset.extensions_required = model.extensionsRequired;
   asset.warnings = std::move(warnings);

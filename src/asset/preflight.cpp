@@ -278,6 +278,7 @@ class Preflight {
                       fmt::format("byteLength {} but the data URI holds {} bytes", length, data.decoded_bytes));
       } else if (uri) {
         const auto file = resolve_external_uri(*uri, input_.base_dir, at(path, "uri"), input_.resource_root);
+        result_.external_files.push_back({path, file});
         std::error_code ec;
         const std::uintmax_t size = std::filesystem::file_size(file, ec);
         if (ec || size != length)
@@ -471,6 +472,7 @@ class Preflight {
         parse_data_uri(*uri, at(path, "uri"));
       } else {
         const auto file = resolve_external_uri(*uri, input_.base_dir, at(path, "uri"), input_.resource_root);
+        result_.external_files.push_back({path, file});
         std::error_code ec;
         const std::uintmax_t size = std::filesystem::file_size(file, ec);
         if (ec || size > kMaxBufferBytes)

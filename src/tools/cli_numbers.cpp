@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/error.hpp"
 #include "tools/as_option.hpp"
 
@@ -188,18 +189,30 @@ bool same_file(const std::string& a, const std::string& b) {
   return !error && pa == pb;
 }
 
+// Throws out_overwrites (UsageError at `out`'s option) when `out` and `other` name one file.
+void require_other_file(const NamedFile& out, const NamedFile& other, std::string_view what) {
+  if (!out.file.empty() && !other.file.empty() && same_file(out.file, other.file))
+    throw UsageError(std::string(out.option), Rule::out_overwrites,
+                     fmt::format("'{}' is the same file as {} '{}'{}", out.file, other.option, other.file, what));
+}
+
+constexpr std::string_view kRead = ", which this command reads";
+
 }  // namespace
 
 void require_distinct_files(std::initializer_list<NamedFile> inputs, std::initializer_list<NamedFile> outputs) {
   for (auto out = outputs.begin(); out != outputs.end(); ++out) {
-    if (out->file.empty()) continue;
-    const auto check = [&](const NamedFile& other, std::string_view what) {
-      if (!other.file.empty() && same_file(out->file, other.file))
-        throw UsageError(std::string(out->option), Rule::out_overwrites,
-                         fmt::format("'{}' is the same file as {} '{}'{}", out->file, other.option, other.file, what));
-    };
-    for (const NamedFile& in : inputs) check(in, ", which this command reads");
-    for (auto earlier = outputs.begin(); earlier != out; ++earlier) check(*earlier, ", which this command also writes");
+    for (const NamedFile& in : inputs) require_other_file(*out, in, kRead);
+    for (auto earlier = outputs.begin(); earlier != out; ++earlier)
+      require_other_file(*out, *earlier, ", which this command also writes");
+  }
+}
+
+void require_outputs_spare(std::span<const ExternalFile> inputs, std::initializer_list<NamedFile> outputs) {
+  for (const ExternalFile& in : inputs) {
+    const std::string option = "the asset's " + in.path;
+    const std::string file = in.file.string();
+    for (const NamedFile& out : outputs) require_other_file(out, {option, file}, kRead);
   }
 }
 

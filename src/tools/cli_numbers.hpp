@@ -6,11 +6,16 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+namespace gltf_crowd {
+struct ExternalFile;
+}
 
 namespace gltf_crowd::tools {
 
@@ -59,5 +64,10 @@ struct NamedFile {
 // `lod crowd.glb --out crowd.glb` would replace the asset it reads, and `render --stats` equal to
 // `--out` would leave JSON where the picture was. Called before any work, so nothing is written.
 void require_distinct_files(std::initializer_list<NamedFile> inputs, std::initializer_list<NamedFile> outputs);
+
+// The same check against the files the loaded asset's buffers and images read (Asset::external_files),
+// each named as "the asset's buffers[0]": `render robot.gltf --out robot.bin` would replace the
+// asset's data. Called after loading, before anything is written (docs/spec.md §8).
+void require_outputs_spare(std::span<const ExternalFile> inputs, std::initializer_list<NamedFile> outputs);
 
 }  // namespace gltf_crowd::tools

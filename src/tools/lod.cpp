@@ -34,6 +34,7 @@ void run_lod(const LodCommandOptions& options) {
   require_extension("--out", options.out, ".glb", "lod writes a self-contained GLB");
   require_distinct_files({{"asset", options.asset}}, {{"--out", options.out}});
   const Asset asset = load_named_asset(options.asset, options.load);
+  require_outputs_spare(asset.external_files, {{"--out", options.out}});
   const LodModel model = build_lod_model(asset, {.auto_generate = true,
                                                  .ratios = options.ratios,
                                                  .preserve_boundary = options.preserve_boundary,

@@ -159,13 +159,17 @@ std::unique_ptr<Framebuffer> make_picture_target(const RenderOptions& options) {
   }
 }
 
+// --out, or "" (no output) when --video alone is asked for.
+const std::string& picture_out(const RenderOptions& options) {
+  static const std::string kNone;
+  return options.write_out ? options.out : kNone;
+}
+
 // The checks of the options that need no asset or context, each naming its option (UsageError).
 void check_render_options(const RenderOptions& options) {
   if (options.write_out) require_extension("--out", options.out, ".png", "render writes a PNG image");
-  static const std::string kNone;
-  require_distinct_files(
-      {{"asset", options.asset}},
-      {{"--out", options.write_out ? options.out : kNone}, {"--video", options.video}, {"--stats", options.stats}});
+  require_distinct_files({{"asset", options.asset}},
+                         {{"--out", picture_out(options)}, {"--video", options.video}, {"--stats", options.stats}});
   // After the check above, which names a clash with the asset itself: `render --stats crowd.glb`
   // without an asset would replace crowd.glb by JSON.
   if (!options.stats.empty()) require_extension("--stats", options.stats, ".json", "render writes JSON statistics");
@@ -188,6 +192,8 @@ void run_render(const RenderOptions& options) {
   usage_checks([&] { check_render_options(options); });
   const bool video = !options.video.empty();
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset, options.load);
+  require_outputs_spare(asset->external_files,
+                        {{"--out", picture_out(options)}, {"--video", options.video}, {"--stats", options.stats}});
   print_load_warnings(*asset, options.asset.empty() ? "built-in character" : options.asset);
   // An error, not a warning: a picture of the empty ground is never what was asked for.
   if (asset->drawn_nodes.empty()) {

@@ -162,6 +162,9 @@ void run_studio(const StudioOptions& options) {
   Gui gui(window.handle);
   StudioScene scene(options.load);  // after the GL context, so its renderer is destroyed while it is current
   scene.sync(settings);
+  // Before the first frame: headless runs keep this model (a window's later ones: below).
+  require_outputs_spare(scene.crowd().asset().external_files,
+                        {{"--screenshot", options.screenshot}, {"--stats", options.stats}});
   StudioSettings synced = settings;
   PanelState panel;
   if (edit) panel.selected_actor = static_cast<int>(scene.apply(*edit));
@@ -231,6 +234,7 @@ void run_studio(const StudioOptions& options) {
 
   nlohmann::json stats = scene.stats_json();
   if (!options.stats.empty()) {
+    require_outputs_spare(scene.crowd().asset().external_files, {{"--stats", options.stats}});
     stats["gl_api"] = "glfw";
     nlohmann::json labels = nlohmann::json::array();
     for (const ModelEntry& model : models) labels.push_back(model.label);
