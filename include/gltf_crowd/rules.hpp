@@ -144,7 +144,7 @@
   X(key_time, "a key time that is not finite and >= 0")                                                    \
   X(key_time_order, "key times that decrease")                                                             \
   X(key_times_equal, "warning: a sampler whose keys all have one time")                                    \
-  X(key_times_repeated, "warning: a sampler with keys at their previous key's time, sampled as a step")     \
+  X(key_times_repeated, "warning: a sampler with keys at their previous key's time, sampled as a step")    \
   X(key_value, "a key value that is not finite")                                                           \
   X(marker_skipped, "warning: a malformed entry of an animation's extras.markers, skipped")                \
   /* Materials, textures and images */                                                                     \

@@ -18,7 +18,9 @@ namespace {
 float time_of_phase(float phase, float duration, const char* path) {
   detail::check_finite(phase, path);
   const float seconds = phase * duration;
-  if (!std::isfinite(seconds)) detail::throw_not_finite(path, fmt::format("phase {} × duration {} s", phase, duration));
+  if (!std::isfinite(seconds)) {
+    detail::throw_not_finite(path, fmt::format("phase {} × duration {} s", phase, duration));
+  }
   return seconds;
 }
 
