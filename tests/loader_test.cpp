@@ -138,6 +138,8 @@ TEST(NodeNames, ANameWithASlashIsTakenWhole) {
   EXPECT_EQ(a.node_path(1), "");
   EXPECT_EQ(a.node_path(3), "");
   EXPECT_EQ(a.node_path(0), "a");
+  ASSERT_EQ(a.warnings.size(), 1u);
+  EXPECT_EQ(a.warnings[0].message.rfind("1 name is shared by several nodes: \"b\"", 0), 0u) << a.warnings[0].message;
 }
 
 // unknown_node lists the closest names first: those containing the asked name, then by edit

@@ -123,11 +123,11 @@ void warn_shared_names(Asset& asset) {
     listed += fmt::format("{}\"{}\" (nodes {})", k > 0 ? "; " : "", shared[k], nodes);
   }
   if (shared.size() > kListed) listed += fmt::format("; and {} more", shared.size() - kListed);
-  asset.warnings.push_back(make_warning(
-      "nodes", Rule::duplicate_node_names,
-      fmt::format("{} names are shared by several nodes: {}; a call that takes such a name fails (ambiguous_node): "
-                  "name the node by its path or index",
-                  shared.size(), listed)));
+  asset.warnings.push_back(
+      make_warning("nodes", Rule::duplicate_node_names,
+                   fmt::format("{} shared by several nodes: {}; a call that takes such a name fails (ambiguous_node): "
+                               "name the node by its path or index",
+                               shared.size() == 1 ? "1 name is" : fmt::format("{} names are", shared.size()), listed)));
 }
 
 }  // namespace
