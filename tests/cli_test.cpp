@@ -299,13 +299,25 @@ TEST(CliTool, ScreenCoverageNeedsOneThresholdPerLevel) {
   const std::string asset = quoted(character_file(dir));
   const std::string out = quoted((dir / "x.glb").string());
   // The built-in character reduces at these ratios: levels = ratios + 1.
+  // A count that cannot match is a usage error, found before loading (exit 2), named by the option.
   const CommandOutput fewer = tool("lod " + asset + " --ratios 0.5,0.25 --screen-coverage 0.5 --out " + out);
-  EXPECT_EQ(fewer.exit_code, 1) << fewer.out;
-  EXPECT_TRUE(contains(fewer.out, "1 threshold for 3 levels")) << fewer.out;
+  EXPECT_EQ(fewer.exit_code, 2) << fewer.out;
+  EXPECT_TRUE(contains(fewer.out, "gltf-crowd: error: --screen-coverage: 1 threshold for 3 levels")) << fewer.out;
   EXPECT_TRUE(contains(fewer.out, "[lod_screen_coverage_count]")) << fewer.out;
   const CommandOutput more = tool("lod " + asset + " --ratios 0.5 --screen-coverage 0.5,0.2,0.01 --out " + out);
-  EXPECT_EQ(more.exit_code, 1) << more.out;
+  EXPECT_EQ(more.exit_code, 2) << more.out;
   EXPECT_TRUE(contains(more.out, "3 thresholds for 2 levels")) << more.out;
+  // So are values the levels cannot take, each named by its option, not the library's field.
+  for (const auto& [options, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"--ratios 0.5,0.7", "--ratios: 0.7 must be in (0, 1)"},
+           {"--ratios 1.5", "--ratios: 1.5 must be in (0, 1)"},
+           {"--ratios 0.5 --screen-coverage 0.1,0.5", "--screen-coverage: 0.5 must be finite"},
+           {"--pixel-error -1", "--pixel-error: -1 must be finite and > 0"},
+           {"--viewport-pixels 0", "--viewport-pixels: 0 must be finite and > 0"}}) {
+    const CommandOutput bad = tool("lod " + asset + " " + options + " --out " + out);
+    EXPECT_EQ(bad.exit_code, 2) << options << ": " << bad.out;
+    EXPECT_TRUE(contains(bad.out, "gltf-crowd: error: " + expected)) << options << ": " << bad.out;
+  }
   EXPECT_FALSE(std::filesystem::exists(dir / "x.glb"));
   const CommandOutput matching = tool("lod " + asset + " --ratios 0.5 --screen-coverage 0.4,0.05 --out " + out);
   EXPECT_EQ(matching.exit_code, 0) << matching.out;

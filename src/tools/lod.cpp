@@ -3,6 +3,8 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -11,6 +13,7 @@
 
 #include "gltf_crowd/asset.hpp"
 #include "gltf_crowd/lod.hpp"
+#include "tools/as_option.hpp"
 #include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
@@ -30,17 +33,48 @@ struct LodCommandOptions {
   std::string out;
 };
 
+// The library's option fields as the options that fill them, for usage errors.
+constexpr std::pair<std::string_view, std::string_view> kOptionOfField[] = {
+    {"lod.ratios", "--ratios"},
+    {"lod.screen_coverage", "--screen-coverage"},
+    {"lod.pixel_error", "--pixel-error"},
+    {"lod.viewport_pixels", "--viewport-pixels"}};
+
+// Checks the level options before loading (usage errors, exit 2, docs/spec.md §8): each value as
+// build_lod_model would, and one --screen-coverage threshold per level asked for, the original and
+// one per ratio (generated levels; an asset with authored levels is refused anyway).
+void check_lod_options(const LodCommandOptions& options, const LodOptions& lod) {
+  usage_checks([&] {
+    try {
+      validate_lod_options(lod);
+    } catch (const Error& e) {
+      for (const auto& [field, option] : kOptionOfField)
+        if (e.path().starts_with(field)) throw Error(std::string(option), e.rule(), message_without_path(e));
+      throw;
+    }
+    const std::size_t levels = options.ratios.size() + 1;
+    if (!options.screen_coverage.empty() && options.screen_coverage.size() != levels)
+      throw Error("--screen-coverage", Rule::lod_screen_coverage_count,
+                  fmt::format("{} {} for {} levels: give one threshold per level, the original and one per --ratios "
+                              "value",
+                              options.screen_coverage.size(),
+                              options.screen_coverage.size() == 1 ? "threshold" : "thresholds", levels));
+  });
+}
+
 void run_lod(const LodCommandOptions& options) {
   require_extension("--out", options.out, ".glb", "lod writes a self-contained GLB");
   require_distinct_files({{"asset", options.asset}}, {{"--out", options.out}});
+  const LodOptions lod{.auto_generate = true,
+                       .ratios = options.ratios,
+                       .preserve_boundary = options.preserve_boundary,
+                       .screen_coverage = options.screen_coverage,
+                       .pixel_error = options.pixel_error,
+                       .viewport_pixels = options.viewport_pixels};
+  check_lod_options(options, lod);
   const Asset asset = load_named_asset(options.asset, options.load);
   require_outputs_spare(asset.external_files, {{"--out", options.out}});
-  const LodModel model = build_lod_model(asset, {.auto_generate = true,
-                                                 .ratios = options.ratios,
-                                                 .preserve_boundary = options.preserve_boundary,
-                                                 .screen_coverage = options.screen_coverage,
-                                                 .pixel_error = options.pixel_error,
-                                                 .viewport_pixels = options.viewport_pixels});
+  const LodModel model = build_lod_model(asset, lod);
   if (model.source == LodSource::authored)
     throw Error(options.asset, Rule::lod_export_source, "the asset already has MSFT_lod levels");
   if (model.source == LodSource::none)
