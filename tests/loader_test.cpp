@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "gltf_crowd/asset.hpp"
@@ -140,6 +141,33 @@ TEST(NodeNames, ANameWithASlashIsTakenWhole) {
   EXPECT_EQ(a.node_path(0), "a");
   ASSERT_EQ(a.warnings.size(), 1u);
   EXPECT_EQ(a.warnings[0].message.rfind("1 name is shared by several nodes: \"b\"", 0), 0u) << a.warnings[0].message;
+}
+
+// A hostile file: 1,000 nodes in one chain, all named "x". Every path of up to 999 parts matches
+// several of them, so searching each node's path to the root costs N^4; loading and the errors
+// list the first few nodes and stop paths at 16 parts, so it loads at once.
+TEST(NodeNames, AChainOfOneNameLoadsAndListsTheFirstFew) {
+  constexpr std::size_t kNodes = 1000;
+  std::string nodes;
+  for (std::size_t i = 0; i < kNodes; ++i)
+    nodes += fmt::format(R"({}{{"name":"x"{}}})", i > 0 ? "," : "",
+                         i + 1 < kNodes ? fmt::format(R"(,"children":[{}])", i + 1) : "");
+  const std::string text = R"({"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[)" + nodes + "]}";
+  const Asset a = load_asset_from_memory(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+  ASSERT_EQ(a.warnings.size(), 1u);
+  EXPECT_EQ(a.warnings[0].message.rfind("1 name is shared by several nodes: \"x\" (nodes 0, 1, 2, 3 and 996 more)", 0),
+            0u)
+      << a.warnings[0].message;
+  EXPECT_EQ(a.node_path(kNodes - 1), "") << "a path of 1,000 parts is past the bound";
+  EXPECT_EQ(a.node_path(kNodes), "") << "out of range";
+  try {
+    (void)a.resolve_node("x", "here");
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.rule(), "ambiguous_node");
+    EXPECT_NE(std::string(e.what()).find("matches 1000 nodes: 0 ("), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("; and 992 more"), std::string::npos) << e.what();
+  }
 }
 
 // unknown_node lists the closest names first: those containing the asked name, then by edit

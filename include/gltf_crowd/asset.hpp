@@ -281,7 +281,9 @@ struct Asset {
   // parent, joint of which skins or mesh, and the path that names it alone).
   std::uint32_t resolve_node(std::string_view name, std::string_view path) const;
   // The shortest name or path (its own name, then "parent/name", ...) that find_node resolves to
-  // `node` alone; "" when none does (siblings sharing a name, or a name with '/' on the way).
+  // `node` alone; "" when none does (siblings sharing a name, or a name with '/' on the way),
+  // when that takes over 16 names (bounding the search on hostile files), or for an index out of
+  // range.
   std::string node_path(std::uint32_t node) const;
   // Index of the material variant named `name` (material_variants), or -1.
   int find_material_variant(std::string_view name) const noexcept;

@@ -311,19 +311,28 @@ std::uint32_t Asset::resolve_node(std::string_view name, std::string_view path) 
     throw Error(std::string(path), Rule::unknown_node,
                 fmt::format("no node {} \"{}\"; {}", name.find('/') == std::string_view::npos ? "named" : "at the path",
                             name, closest_node_names(*this, name)));
+  // The first few matches: a file may give thousands of nodes one name.
+  constexpr std::size_t kListed = 8;
   std::string listed;
-  for (const std::uint32_t n : matches) {
+  for (std::size_t k = 0; k < matches.size() && k < kListed; ++k) {
+    const std::uint32_t n = matches[k];
     const std::string unique = node_path(n);
     listed += fmt::format("{}{} ({}{})", listed.empty() ? "" : "; ", n, node_description(*this, n),
                           unique.empty() ? "" : fmt::format(", path \"{}\"", unique));
   }
+  if (matches.size() > kListed) listed += fmt::format("; and {} more", matches.size() - kListed);
   throw Error(std::string(path), Rule::ambiguous_node,
               fmt::format("\"{}\" matches {} nodes: {}; name one by its path or index", name, matches.size(), listed));
 }
 
 std::string Asset::node_path(std::uint32_t node) const {
+  // Each part tried scans every node: a bound keeps a chain of one name from costing N^4.
+  constexpr std::size_t kMaxNodePathParts = 16;
+  if (node >= nodes.size()) return {};
   std::string path;
-  for (auto n = static_cast<std::int32_t>(node); n >= 0; n = nodes[static_cast<std::size_t>(n)].parent) {
+  std::size_t parts = 0;
+  for (auto n = static_cast<std::int32_t>(node); n >= 0 && parts++ < kMaxNodePathParts;
+       n = nodes[static_cast<std::size_t>(n)].parent) {
     const std::string& name = nodes[static_cast<std::size_t>(n)].name;
     const bool own = n == static_cast<std::int32_t>(node);
     const bool slashed = name.find('/') != std::string::npos;  // a path would split the name in two

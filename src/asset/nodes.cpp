@@ -114,12 +114,16 @@ void warn_shared_names(Asset& asset) {
   if (shared.empty()) return;
   std::string listed;
   for (std::size_t k = 0; k < shared.size() && k < kListed; ++k) {
+    // The first few of the nodes so named: a file may give thousands of nodes one name.
+    constexpr std::size_t kNodesListed = 4;
     std::string nodes;
+    std::size_t named = 0;
     for (std::size_t i = 0; i < asset.nodes.size(); ++i) {
-      if (asset.nodes[i].name != shared[k]) continue;
+      if (asset.nodes[i].name != shared[k] || named++ >= kNodesListed) continue;
       const std::string path = asset.node_path(static_cast<std::uint32_t>(i));
       nodes += fmt::format("{}{}{}", nodes.empty() ? "" : ", ", i, path.empty() ? "" : fmt::format(" \"{}\"", path));
     }
+    if (named > kNodesListed) nodes += fmt::format(" and {} more", named - kNodesListed);
     listed += fmt::format("{}\"{}\" (nodes {})", k > 0 ? "; " : "", shared[k], nodes);
   }
   if (shared.size() > kListed) listed += fmt::format("; and {} more", shared.size() - kListed);
