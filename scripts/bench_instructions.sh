@@ -17,11 +17,17 @@ fi
 ir() {
   local log json set
   log=$(mktemp)
-  json=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$log" "$1" bench "$2" --actors 1000 \
-    --threads 1 --frames "$3" --warmup 0 ${4:+"$4"} --json)
+  if ! json=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null --log-file="$log" "$1" bench "$2" \
+    --actors 1000 --threads 1 --frames "$3" --warmup 0 ${4:+"$4"} --json); then
+    echo "bench_instructions.sh: $1 bench failed under valgrind:" >&2
+    tail -n 20 "$log" >&2
+    rm -f "$log"
+    exit 1
+  fi
   set=$(sed -n 's/.*"affine_kernels":"\([^"]*\)".*/\1/p' <<<"$json")
   if [ "$set" != "$kernels" ]; then
     echo "bench_instructions.sh: $1 ran the '$set' kernel set under valgrind, not '$kernels'" >&2
+    rm -f "$log"
     exit 1
   fi
   sed -n 's/.*Collected : //p' "$log"

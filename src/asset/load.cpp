@@ -5,6 +5,7 @@
 #include <iterator>
 #include <string_view>
 #include <system_error>
+#include <unordered_set>
 
 #include <fmt/format.h>
 #include <glm/gtc/matrix_transform.hpp>
@@ -250,9 +251,9 @@ std::string closest_node_names(const Asset& asset, std::string_view name) {
     std::string_view name;
   };
   std::vector<Candidate> candidates;
+  std::unordered_set<std::string_view> seen;  // each name once, in linear time on files of many names
   for (const Node& node : asset.nodes) {
-    if (node.name.empty() || std::ranges::any_of(candidates, [&](const Candidate& c) { return c.name == node.name; }))
-      continue;
+    if (node.name.empty() || !seen.insert(node.name).second) continue;
     const std::string other = lowered(node.name);
     const bool contains =
         !wanted.empty() && (other.find(wanted) != std::string::npos || wanted.find(other) != std::string::npos);
