@@ -1,7 +1,7 @@
 // Layer 4: the crowd object — construction, moves, destruction and the accessors of what it
 // packs. Based on: docs/spec.md §5 (crowd); docs/architecture.md ("One frame"). The work is in
 // slots.cpp (actors), groups.cpp (groups and streams), schedule.cpp and pack.cpp (the frame),
-// lod.cpp and update_rate.cpp (levels and update-rate LOD), controls.cpp (actor handles).
+// lod_classification.cpp and update_rate.cpp (levels and update-rate LOD), controls.cpp (actor handles).
 #include "gltf_crowd/crowd.hpp"
 
 #include <cmath>
@@ -85,6 +85,14 @@ void Crowd::reserve(std::size_t n) {
 void Crowd::update(float delta_seconds) {
   State& st = live();
   detail::check_finite(delta_seconds, "update.delta_seconds");
+  run_update(st, delta_seconds);
+}
+
+void Crowd::update(float delta_seconds, const LodView& view) {
+  State& st = live();
+  validate_lod_view(view, "update.view");
+  detail::check_finite(delta_seconds, "update.delta_seconds");
+  st.lod.view = view;
   run_update(st, delta_seconds);
 }
 

@@ -297,7 +297,7 @@ void compile_streams(Crowd::State& st);
 // Sizes streams, instance lists and per-slot arrays for st.capacity.
 void resize_streams(Crowd::State& st);
 
-// --- lod.cpp ---
+// --- lod_classification.cpp ---
 // Assigns every slot its level (or culls it) and refills every group's instance list.
 void refresh_instances(Crowd::State& st);
 // refresh_instances for a LOD control: actors that update-rate LOD left unevaluated while

@@ -1,6 +1,6 @@
 // Actor visibility (docs/spec.md §5.10): a hidden actor keeps its slot and playback but is in no
 // group's instance list, and its pose is not evaluated until it is shown again. The
-// classification (lod.cpp) gives hidden slots kCulledLevel, so the update-rate schedule and
+// classification (lod_classification.cpp) gives hidden slots kCulledLevel, so the update-rate schedule and
 // reclassify treat them like culled actors.
 #include "crowd/state.hpp"
 

@@ -13,7 +13,7 @@
 #include "gltf_crowd/bounds.hpp"
 #include "gltf_crowd/error.hpp"
 #include "gltf_crowd/pose.hpp"
-#include "lod/bounds.hpp"
+#include "lod/spheres.hpp"
 
 namespace gltf_crowd {
 namespace {

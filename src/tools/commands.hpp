@@ -23,27 +23,27 @@ inline void add_load_options(CLI::App& command, LoadOptions& options) {
 // to PNG plus JSON statistics (lod_stats under "lod").
 void register_render(CLI::App& app);
 
-// `info <asset> [--json]`: loads and validates an asset and prints its summary (info.cpp).
+// `info <asset> [--json]`: loads and validates an asset and prints its summary (info_command.cpp).
 void register_info(CLI::App& app);
 
-// `export-default --out out.glb`: writes the built-in character as GLB (export_default.cpp).
+// `export-default --out out.glb`: writes the built-in character as GLB (export_default_command.cpp).
 void register_export_default(CLI::App& app);
 
 // `pose <asset> [--clip NAME_OR_INDEX --time T] [--json] [--script FILE]`: prints a clip's pose
-// or the poses of scripted actors, for comparison with other implementations (pose.cpp).
+// or the poses of scripted actors, for comparison with other implementations (pose_command.cpp).
 void register_pose(CLI::App& app);
 
 // `lod <asset> --ratios 0.5,0.25 [--screen-coverage ...] [--preserve-boundary] --out out.glb`:
-// writes generated levels of detail as an MSFT_lod GLB (lod.cpp).
+// writes generated levels of detail as an MSFT_lod GLB (lod_command.cpp).
 void register_lod(CLI::App& app);
 
 // `studio [asset] [--assets DIR] [--capacity N] [--frames N --screenshot out.png --stats s.json]
-// [--set key=value ...]`: the interactive GLFW + Dear ImGui window (studio.cpp).
+// [--set key=value ...]`: the interactive GLFW + Dear ImGui window (studio_command.cpp).
 void register_studio(CLI::App& app);
 
 // `bench [asset] --actors N --threads T --frames F [--warmup W] [--crossfade] [--json]`: times
 // Crowd::update for one configuration and prints µs per actor, per-stage µs per actor, bytes
-// packed per frame and draws (bench.cpp; issue 9).
+// packed per frame and draws (bench_command.cpp).
 void register_bench(CLI::App& app);
 
 }  // namespace gltf_crowd::tools

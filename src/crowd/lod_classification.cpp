@@ -111,14 +111,6 @@ void refresh_instances(Crowd::State& st) {
   stats.draw_count = st.stats.draws;
 }
 
-void Crowd::update(float delta_seconds, const LodView& view) {
-  State& st = live();
-  validate_lod_view(view, "update.view");
-  detail::check_finite(delta_seconds, "update.delta_seconds");
-  st.lod.view = view;
-  run_update(st, delta_seconds);
-}
-
 void Crowd::set_lod_enabled(bool enabled) {
   State& st = live();
   st.lod.options.enabled = enabled;

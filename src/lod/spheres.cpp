@@ -14,7 +14,7 @@
 #include "anim/posed_positions.hpp"
 #include "gltf_crowd/bounds.hpp"
 #include "gltf_crowd/pose.hpp"
-#include "lod/bounds.hpp"
+#include "lod/spheres.hpp"
 
 namespace gltf_crowd::detail {
 namespace {
