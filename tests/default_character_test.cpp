@@ -15,6 +15,8 @@
 #include <gtest/gtest.h>
 #include <tiny_gltf.h>
 
+#include "gltf_crowd/asset.hpp"
+
 namespace gltf_crowd {
 namespace {
 
@@ -183,6 +185,17 @@ TEST(DefaultCharacter, VertexDataIsConsistent) {
   EXPECT_NEAR(max_y, 1.8f, 0.05f);
   EXPECT_GE(min_y, -1e-4f);
   EXPECT_LT(min_y, 0.03f);
+}
+
+// A clean file loads with no warnings (docs/spec.md §2.8); the head's mesh node is "HeadMesh", so
+// no node shares the joint's name "Head" (§9).
+TEST(DefaultCharacter, LoadsWithoutWarnings) {
+  for (const CharacterParams& params : {CharacterParams{}, CharacterParams{.extra_spine_joints = 3}}) {
+    const Asset a = load_asset_from_memory(default_character_glb(params));
+    for (const Warning& w : a.warnings) ADD_FAILURE() << w.path << ": [" << w.rule << "] " << w.message;
+    EXPECT_EQ(a.find_node("Head"), a.find_node("Neck/Head"));
+    EXPECT_EQ(a.nodes.at(static_cast<std::size_t>(a.find_node("HeadMesh"))).mesh, 1);
+  }
 }
 
 TEST(DefaultCharacter, HeadMeshHasNamedMorphTargets) {

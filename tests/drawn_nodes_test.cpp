@@ -86,7 +86,7 @@ TEST(DrawnNodes, DefaultCharacterDrawsBodyAndHead) {
   std::vector<std::string> names;
   for (const std::uint32_t n : a.drawn_nodes) names.push_back(a.nodes[n].name);
   std::sort(names.begin(), names.end());
-  EXPECT_EQ(names, (std::vector<std::string>{"Body", "Head"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"Body", "HeadMesh"}));
 }
 
 }  // namespace

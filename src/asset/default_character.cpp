@@ -264,6 +264,7 @@ float falloff2(const vec3& p, const vec3& c, float sigma) {
 
 struct MeshData {
   std::string name;
+  std::string node;  // its node's name; unique, as the Head joint shares the mesh's name
   bool morphing = false;
   std::vector<PrimitiveData> primitives;
 };
@@ -294,7 +295,7 @@ std::vector<MeshData> make_meshes(const Skeleton& s, std::uint32_t segments, std
   torso.end_blend = s.neck;
   torso.shape = {1.0f, 0.65f};  // flatter front to back
   const int spine = s.spine_chain.front();
-  MeshData body_mesh{"Body", false, {}};
+  MeshData body_mesh{"Body", "Body", false, {}};
   part(body_mesh, body, {torso});
   part(body_mesh, dark,
        {{{{0.0f, 0.84f, 0.0f}, at(s.hips), at(spine)},
@@ -337,7 +338,7 @@ std::vector<MeshData> make_meshes(const Skeleton& s, std::uint32_t segments, std
 
   // The head mesh carries the morph targets. Smile lifts the cheeks and the mouth corners and
   // narrows the eyes; Blink lowers the brows and closes the eyes.
-  MeshData head_mesh{"Head", true, {}};
+  MeshData head_mesh{"Head", "HeadMesh", true, {}};
   auto head_morph = [](const vec3& p, std::uint32_t target) {
     if (target == 0) return vec3(0.0f, 0.010f, 0.004f) * falloff2(p, {0.05f, 1.64f, 0.085f}, 0.03f);
     return vec3(0.0f, -0.006f, 0.0f) * falloff2(p, {0.035f, 1.715f, 0.09f}, 0.025f);  // brows
@@ -604,7 +605,7 @@ int add_meshes(tinygltf::Model& m, const std::vector<MeshData>& meshes, std::siz
     }
     m.meshes.push_back(std::move(mesh));
     tinygltf::Node node;
-    node.name = md.name;
+    node.name = md.node;
     node.mesh = static_cast<int>(m.meshes.size()) - 1;
     node.skin = 0;
     m.nodes.push_back(node);
