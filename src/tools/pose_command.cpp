@@ -6,28 +6,13 @@
 //    skin's joint matrices world(joint) · IBM, every morphing node's weights.
 //  - With --script: runs actor operations on a crowd of the asset and prints, after every step,
 //    one JSON line per actor with its playback state and pose (world includes its placement).
-#include <algorithm>
-#include <cctype>
 #include <charconv>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <initializer_list>
-#include <limits>
+#include <cstdint>
 #include <memory>
-#include <optional>
-#include <span>
 #include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <glm/gtc/matrix_transform.hpp>
-#include <glm/gtx/matrix_decompose.hpp>
-#include <nlohmann/json.hpp>
 
 #include "asset/checks.hpp"
 #include "gltf_crowd/asset.hpp"
@@ -39,36 +24,10 @@
 #include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
+#include "tools/pose_script.hpp"
 
 namespace gltf_crowd::tools {
 namespace {
-
-// Keys in insertion order; floats printed as the shortest text that reads back to the same float.
-using Json =
-    nlohmann::basic_json<nlohmann::ordered_map, std::vector, std::string, bool, std::int64_t, std::uint64_t, float>;
-
-constexpr const char* kScriptHelp = R"(Script: one operation per line; blank lines and '#' comments are ignored.
-  add [id=ID] [clip=NAME] [time=S] [phase=P] [speed=S] [loop=once|repeat|ping-pong]
-      [repetitions=N] [playing=true|false] [at=X,Y,Z]
-  select ID CLIP [crossfade=S] [time=S] [phase=P]
-  seek ID SECONDS        phase ID P        speed ID S        loop ID MODE [N]
-  play ID                pause ID          move ID X Y Z     remove ID
-  show ID                hide ID           marker CLIP NAME SECONDS
-  local ID NODE [t=X,Y,Z] [r=X,Y,Z,W] [s=X,Y,Z] [weight=W]   (NODE: name, path or index; omitted
-      parts are the node's rest TRS)
-  unlocal ID [NODE]      morph ID NODE W0,W1,... [weight=W]   unmorph ID NODE
-  mask NAME NODE[:W][,NODE[:W]...]   (a bone mask: each node and its descendants at W, default 1;
-      W follows the last ':' when a number does, so "mixamorig:Spine" is a node)
-  layer ID N [mode=override|additive] [mask=NAME|none] [reference=CLIP[@S]|first] [clip=NAME
-      [crossfade=S] [time=S] [phase=P]] [seek=S] [speed=S] [loop=MODE] [weight=W [fade=S]]
-      [playing=true|false] [clear=true]   (animation layer N in 1..4, applied in this order)
-  update SECONDS
-After every operation, one JSON line per actor (slot order): {"step", "line", "op", "actor",
-"clip", "time", "phase", "speed", "loop", "repetitions", "playing", "finished", "visible",
-"events": [{"clip", "marker", "seconds", "weight", "fraction", "layer"}] (the markers an update
-step crossed), "contributors": [{"clip", "clip_index", "seconds", "weight"}], "layers": [{"index",
-"clip", "time", "weight", "mode", "mask", "contributors"}] (layers with a clip), "nodes", "skins",
-"morph_weights"} with nodes, skins and morph_weights as in --json.)";
 
 struct PoseOptions {
   std::string asset;
@@ -79,77 +38,6 @@ struct PoseOptions {
   std::string script;
   std::string animation = "cpu";  // gpu: poses read back from CrowdRenderer's compute passes
 };
-
-// `--animation gpu`: a headless context and a renderer of the crowd, whose compute passes
-// evaluate the poses that are printed (CrowdRenderer::read_poses).
-struct GpuPoses {
-  HeadlessContext context;
-  std::optional<CrowdRenderer> renderer;
-};
-
-Json floats(const float* data, std::size_t count) {
-  Json out = Json::array();
-  for (std::size_t i = 0; i < count; ++i) out.push_back(data[i]);
-  return out;
-}
-
-Json column_major(const glm::mat4& m) { return floats(&m[0][0], 16); }
-
-// A node's local TRS: the pose's, or for an unanimated node with an authored matrix, that
-// matrix decomposed (translation, then rotation and scale of its upper 3 × 3).
-void local_trs(const Asset& asset, const Pose& pose, std::size_t n, glm::vec3& t, glm::quat& r, glm::vec3& s) {
-  t = pose.translations[n];
-  r = pose.rotations[n];
-  s = pose.scales[n];
-  const Node& node = asset.nodes[n];
-  if (!node.has_matrix) return;
-  glm::vec3 skew;
-  glm::vec4 perspective;
-  if (glm::decompose(node.matrix, s, r, t, skew, perspective)) return;
-  t = glm::vec3(node.matrix[3]);
-  s = glm::vec3(glm::length(glm::vec3(node.matrix[0])), glm::length(glm::vec3(node.matrix[1])),
-                glm::length(glm::vec3(node.matrix[2])));
-  r = glm::quat(1.0f, 0.0f, 0.0f, 0.0f);
-}
-
-// "nodes", "skins" and "morph_weights" of one pose with its world matrices, appended to `out`.
-void append_pose(const Asset& asset, const Pose& pose, std::span<const glm::mat4> world, Json& out) {
-  Json nodes = Json::array();
-  for (std::size_t n = 0; n < asset.nodes.size(); ++n) {
-    glm::vec3 t, s;
-    glm::quat r;
-    local_trs(asset, pose, n, t, r, s);
-    nodes.push_back({{"index", n},
-                     {"name", asset.nodes[n].name},
-                     {"translation", {t.x, t.y, t.z}},
-                     {"rotation", {r.x, r.y, r.z, r.w}},
-                     {"scale", {s.x, s.y, s.z}},
-                     {"world", column_major(world[n])}});
-  }
-  Json skins = Json::array();
-  for (std::size_t k = 0; k < asset.skins.size(); ++k) {
-    const Skin& skin = asset.skins[k];
-    Json joints = Json::array();
-    for (std::size_t j = 0; j < skin.joints.size(); ++j)
-      joints.push_back(column_major(world[skin.joints[j]] * skin.inverse_bind_matrices[j]));
-    skins.push_back({{"index", k}, {"joint_matrices", std::move(joints)}});
-  }
-  Json morph = Json::array();
-  for (std::size_t n = 0; n < asset.nodes.size(); ++n)
-    if (asset.weight_counts[n] > 0)
-      morph.push_back(
-          {{"node", n}, {"weights", floats(pose.weights.data() + asset.weight_offsets[n], asset.weight_counts[n])}});
-  out["nodes"] = std::move(nodes);
-  out["skins"] = std::move(skins);
-  out["morph_weights"] = std::move(morph);
-}
-
-// The same with the world matrices computed on the CPU.
-void append_pose(const Asset& asset, Pose& pose, const glm::mat4& placement, Json& out) {
-  std::vector<glm::mat4> world(asset.nodes.size());
-  compute_world_matrices(asset, pose.view(), placement, world);
-  append_pose(asset, pose, world, out);
-}
 
 // A clip by name, else by index.
 std::uint32_t resolve_clip(const Asset& asset, const std::string& name_or_index) {
@@ -164,8 +52,8 @@ std::uint32_t resolve_clip(const Asset& asset, const std::string& name_or_index)
               fmt::format("no clip named or numbered \"{}\"; available: {}", name_or_index, clip_name_list(asset)));
 }
 
-void print_text(const Asset& asset, const Json& doc) {
-  const auto vec = [](const Json& a) {
+void print_text(const Asset& asset, const PoseJson& doc) {
+  const auto vec = [](const PoseJson& a) {
     std::string s;
     for (const auto& x : a) s += fmt::format("{}{:.6g}", s.empty() ? "" : " ", x.get<float>());
     return s;
@@ -212,7 +100,7 @@ void run_single_gpu(const std::shared_ptr<const Asset>& asset, const PoseOptions
   GpuPoses gpu;
   gpu.renderer.emplace(crowd);
   const GpuPose pose = gpu.renderer->read_poses(crowd).at(0);
-  Json doc;
+  PoseJson doc;
   doc["clip"] = asset->clips[clip].name;
   doc["clip_index"] = clip;
   doc["time"] = o.time;
@@ -225,7 +113,7 @@ void run_single_gpu(const std::shared_ptr<const Asset>& asset, const PoseOptions
 
 void run_single(const Asset& asset, const PoseOptions& o) {
   AssetPose posed(asset);
-  Json doc;
+  PoseJson doc;
   if (o.clip.empty()) {
     doc["clip"] = nullptr;
     doc["time"] = nullptr;
@@ -245,472 +133,11 @@ void run_single(const Asset& asset, const PoseOptions& o) {
     print_text(asset, doc);
 }
 
-// ---- scripts ----
-
-struct ScriptLine {
-  std::size_t number = 0;
-  std::string text;
-  std::vector<std::string> words;
-};
-
-class Script {
- public:
-  Script(std::string file, const ScriptLine& line) : file_(std::move(file)), line_(line) {}
-
-  // "FILE:LINE", the path of every error this line raises.
-  std::string path() const { return fmt::format("{}:{}", file_, line_.number); }
-  [[noreturn]] void fail(const std::string& message, std::string_view rule = rule_id(Rule::script_syntax)) const {
-    throw Error(path(), std::string(rule), fmt::format("{}: \"{}\"", message, line_.text));
-  }
-  // Runs `call`, the library call this line makes. An Error it throws under one of `words`'
-  // library paths (or below it) is thrown again under the line and the script's word that gave
-  // the value: "r=0,0,0,0: ...", not "set_local_transform.local.rotation: ...".
-  template <typename Call>
-  void call(std::initializer_list<std::pair<std::string_view, std::string>> words, Call&& library_call) const {
-    try {
-      library_call();
-    } catch (const Error& e) {
-      for (const auto& [library_path, word] : words)
-        if (e.path().starts_with(library_path)) fail(fmt::format("{}: {}", word, message_without_path(e)), e.rule());
-      throw;
-    }
-  }
-  // This line's word "KEY=VALUE"; "KEY=" where the line has none (the value is a default).
-  std::string key_word(std::string_view key) const {
-    for (const std::string& w : line_.words)
-      if (w.size() > key.size() && w.starts_with(key) && w[key.size()] == '=') return w;
-    return fmt::format("{}=", key);
-  }
-  const std::string& word(std::size_t i, const char* what) const {
-    if (i >= line_.words.size()) fail(fmt::format("missing {}", what));
-    return line_.words[i];
-  }
-  void expect_words(std::size_t min, std::size_t max) const {
-    if (line_.words.size() < min || line_.words.size() > max) fail("wrong number of arguments");
-  }
-  float number(const std::string& text) const {
-    float value = 0.0f;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ptr == text.data() + text.size() && ec == std::errc::result_out_of_range) {
-      // A number, but no float: too large (1e39), or too small and not 0 (1e-50); strtod tells which.
-      if (std::abs(std::strtod(text.c_str(), nullptr)) > 1.0)
-        fail(fmt::format("\"{}\" is out of float range: beyond ±{}", text, std::numeric_limits<float>::max()));
-      fail(fmt::format("\"{}\" is out of float range: not 0 but below {}", text,
-                       std::numeric_limits<float>::denorm_min()));
-    }
-    if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value))
-      fail(fmt::format("\"{}\" is not a finite number", text));
-    return value;
-  }
-  std::uint32_t count(const std::string& text) const {
-    std::uint32_t value = 0;
-    const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc() || ptr != text.data() + text.size()) fail(fmt::format("\"{}\" is not a count", text));
-    return value;
-  }
-  LoopMode loop(const std::string& text) const {
-    if (text == "once") return LoopMode::once;
-    if (text == "repeat") return LoopMode::repeat;
-    if (text == "ping-pong") return LoopMode::ping_pong;
-    fail(fmt::format("\"{}\" is not once, repeat or ping-pong", text));
-  }
-  // `n` comma-separated finite numbers ("1,2,3").
-  std::vector<float> numbers(const std::string& text, std::size_t n) const {
-    std::vector<float> out;
-    std::size_t start = 0;
-    while (true) {
-      const std::size_t comma = text.find(',', start);
-      out.push_back(number(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-    if (n != 0 && out.size() != n) fail(fmt::format("\"{}\" needs {} comma-separated numbers", text, n));
-    return out;
-  }
-  bool flag(const std::string& text) const {
-    if (text == "true") return true;
-    if (text == "false") return false;
-    fail(fmt::format("\"{}\" is not true or false", text));
-  }
-  // key=value words from index `first` on.
-  // A key given twice is an error: neither value would be right to drop silently.
-  template <typename Apply>
-  void keys(std::size_t first, Apply apply) const {
-    for (std::size_t i = first; i < line_.words.size(); ++i) {
-      const std::string& w = line_.words[i];
-      const std::size_t eq = w.find('=');
-      if (eq == std::string::npos || eq == 0) fail(fmt::format("\"{}\" is not key=value", w));
-      const std::string key = w.substr(0, eq);
-      for (std::size_t j = first; j < i; ++j)
-        if (line_.words[j].starts_with(key + "="))
-          fail(fmt::format("key \"{}=\" given twice (\"{}\" and \"{}\")", key, line_.words[j], w));
-      if (!apply(key, w.substr(eq + 1))) fail(fmt::format("unknown key \"{}\"", key));
-    }
-  }
-
- private:
-  std::string file_;
-  const ScriptLine& line_;
-};
-
-std::vector<ScriptLine> read_script(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) throw Error(file, Rule::script_open, "cannot open the script");
-  std::vector<ScriptLine> lines;
-  std::string text;
-  for (std::size_t number = 1; std::getline(in, text); ++number) {
-    std::string code = text.substr(0, text.find('#'));
-    code.erase(code.find_last_not_of(" \t\r") + 1);
-    code.erase(0, code.find_first_not_of(" \t"));
-    ScriptLine line{number, code, {}};
-    std::size_t i = 0;
-    while (i < code.size()) {
-      while (i < code.size() && std::isspace(static_cast<unsigned char>(code[i]))) ++i;
-      const std::size_t start = i;
-      while (i < code.size() && !std::isspace(static_cast<unsigned char>(code[i]))) ++i;
-      if (i > start) line.words.push_back(code.substr(start, i - start));
-    }
-    if (!line.words.empty()) lines.push_back(std::move(line));
-  }
-  return lines;
-}
-
-Actor find(Crowd& crowd, const Script& s, const std::string& id) {
-  const std::optional<Actor> actor = crowd.find_actor(id);
-  if (!actor) s.fail(fmt::format("no actor \"{}\"", id));
-  return *actor;
-}
-
-// A node by name or path (docs/spec.md §2.3), else by index. Error ambiguous_node (listing them)
-// for a name several nodes match.
-std::uint32_t node_of(const Asset& asset, const Script& s, const std::string& word) {
-  const std::vector<std::uint32_t> named = asset.find_nodes(word);
-  if (named.size() > 1) return asset.resolve_node(word, "NODE");
-  if (named.size() == 1) return named.front();
-  std::uint32_t index = 0;
-  const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), index);
-  if (ec != std::errc() || ptr != word.data() + word.size() || index >= asset.nodes.size())
-    s.fail(fmt::format("no node \"{}\": neither a node's name nor an index below {}; {}", word, asset.nodes.size(),
-                       closest_node_names(asset, word)));
-  return index;
-}
-
-// `layer ID N key=value...`: the keys are gathered, then applied in the help's order.
-void apply_layer(Crowd& crowd, const Script& s) {
-  ActorLayer layer = find(crowd, s, s.word(1, "actor id")).layer(s.count(s.word(2, "layer index")));
-  std::optional<std::string> mode, mask, reference, clip;
-  std::optional<float> seek, speed, weight;
-  std::optional<LoopMode> loop;
-  std::optional<bool> playing;
-  bool clear = false;
-  float fade = 0.0f;
-  SelectClipOptions select;
-  s.keys(3, [&](const std::string& key, const std::string& value) {
-    if (key == "mode") {
-      if (value != "override" && value != "additive") s.fail(fmt::format("\"{}\" is not override or additive", value));
-      mode = value;
-    } else if (key == "mask") {
-      mask = value == "none" ? "" : value;
-    } else if (key == "reference") {
-      reference = value;
-    } else if (key == "clip") {
-      clip = value;
-    } else if (key == "crossfade") {
-      select.crossfade_seconds = s.number(value);
-    } else if (key == "time") {
-      select.time = s.number(value);
-    } else if (key == "phase") {
-      select.phase = s.number(value);
-    } else if (key == "seek") {
-      seek = s.number(value);
-    } else if (key == "speed") {
-      speed = s.number(value);
-    } else if (key == "loop") {
-      loop = s.loop(value);
-    } else if (key == "weight") {
-      weight = s.number(value);
-    } else if (key == "fade") {
-      fade = s.number(value);
-    } else if (key == "playing") {
-      playing = s.flag(value);
-    } else if (key == "clear") {
-      clear = s.flag(value);
-    } else {
-      return false;
-    }
-    return true;
-  });
-  if (mode) layer.set_mode(*mode == "additive" ? LayerMode::additive : LayerMode::override);
-  if (mask) layer.set_mask(*mask);
-  if (reference) {  // CLIP@SECONDS, CLIP (time 0) or "first" (each clip's first key)
-    const std::size_t at = reference->find('@');
-    if (*reference == "first")
-      layer.set_additive_reference("");
-    else
-      layer.set_additive_reference(reference->substr(0, at),
-                                   at == std::string::npos ? 0.0f : s.number(reference->substr(at + 1)));
-  }
-  if (clip) layer.select_clip(*clip, select);
-  if (seek) layer.seek(*seek);
-  if (speed) layer.set_speed(*speed);
-  if (loop) layer.set_loop(*loop);
-  if (weight) layer.set_weight(*weight, fade);
-  if (playing && *playing) layer.play();
-  if (playing && !*playing) layer.pause();
-  if (clear) layer.clear();
-}
-
-void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
-  const std::string& op = line.words[0];
-  if (op == "add") {
-    ActorOptions o;
-    s.keys(1, [&](const std::string& key, const std::string& value) {
-      if (key == "id")
-        o.id = value;
-      else if (key == "clip")
-        o.clip = value;
-      else if (key == "time")
-        o.time = s.number(value);
-      else if (key == "phase")
-        o.phase = s.number(value);
-      else if (key == "speed")
-        o.speed = s.number(value);
-      else if (key == "loop")
-        o.loop = s.loop(value);
-      else if (key == "repetitions")
-        o.repetitions = s.count(value);
-      else if (key == "playing")
-        o.playing = s.flag(value);
-      else if (key == "at") {
-        const std::size_t a = value.find(','), b = value.find(',', a == std::string::npos ? a : a + 1);
-        if (a == std::string::npos || b == std::string::npos) s.fail("at= needs X,Y,Z");
-        o.transform = glm::translate(glm::mat4(1.0f),
-                                     glm::vec3(s.number(value.substr(0, a)), s.number(value.substr(a + 1, b - a - 1)),
-                                               s.number(value.substr(b + 1))));
-      } else
-        return false;
-      return true;
-    });
-    crowd.add_actor(o);
-  } else if (op == "select") {
-    Actor a = find(crowd, s, s.word(1, "actor id"));
-    const std::string& clip = s.word(2, "clip");
-    SelectClipOptions o;
-    s.keys(3, [&](const std::string& key, const std::string& value) {
-      if (key == "crossfade")
-        o.crossfade_seconds = s.number(value);
-      else if (key == "time")
-        o.time = s.number(value);
-      else if (key == "phase")
-        o.phase = s.number(value);
-      else
-        return false;
-      return true;
-    });
-    a.select_clip(clip, o);
-  } else if (op == "seek" || op == "phase" || op == "speed") {
-    s.expect_words(3, 3);
-    Actor a = find(crowd, s, line.words[1]);
-    const float x = s.number(line.words[2]);
-    if (op == "seek")
-      a.seek(x);
-    else if (op == "phase")
-      a.set_phase(x);
-    else
-      a.set_speed(x);
-  } else if (op == "loop") {
-    s.expect_words(3, 4);
-    find(crowd, s, line.words[1]).set_loop(s.loop(line.words[2]), line.words.size() == 4 ? s.count(line.words[3]) : 0);
-  } else if (op == "play" || op == "pause" || op == "remove" || op == "show" || op == "hide") {
-    s.expect_words(2, 2);
-    Actor a = find(crowd, s, line.words[1]);
-    if (op == "play")
-      a.play();
-    else if (op == "pause")
-      a.pause();
-    else if (op == "show" || op == "hide")
-      a.set_visible(op == "show");
-    else
-      crowd.remove_actor(line.words[1]);
-  } else if (op == "local") {  // application-driven pose (docs/spec.md §3.8)
-    Actor a = find(crowd, s, s.word(1, "actor id"));
-    const std::uint32_t node = node_of(crowd.asset(), s, s.word(2, "node"));
-    const Node& rest = crowd.asset().nodes[node];
-    NodeTransform local{rest.translation, rest.rotation, rest.scale};
-    float weight = 1.0f;
-    s.keys(3, [&](const std::string& key, const std::string& value) {
-      if (key == "t") {
-        const std::vector<float> v = s.numbers(value, 3);
-        local.translation = {v[0], v[1], v[2]};
-      } else if (key == "r") {
-        const std::vector<float> v = s.numbers(value, 4);
-        local.rotation = glm::quat(v[3], v[0], v[1], v[2]);  // glTF order x, y, z, w
-      } else if (key == "s") {
-        const std::vector<float> v = s.numbers(value, 3);
-        local.scale = {v[0], v[1], v[2]};
-      } else if (key == "weight") {
-        weight = s.number(value);
-      } else {
-        return false;
-      }
-      return true;
-    });
-    s.call({{"set_local_transform.local.translation", s.key_word("t")},
-            {"set_local_transform.local.rotation", s.key_word("r")},
-            {"set_local_transform.local.scale", s.key_word("s")},
-            {"set_local_transform.weight", s.key_word("weight")}},
-           [&] { a.set_local_transform(node, local, weight); });
-  } else if (op == "unlocal") {
-    s.expect_words(2, 3);
-    Actor a = find(crowd, s, line.words[1]);
-    if (line.words.size() == 3)
-      a.clear_local_transform(node_of(crowd.asset(), s, line.words[2]));
-    else
-      a.clear_local_pose();
-  } else if (op == "morph") {
-    Actor a = find(crowd, s, s.word(1, "actor id"));
-    const std::uint32_t node = node_of(crowd.asset(), s, s.word(2, "node"));
-    const std::vector<float> values = s.numbers(s.word(3, "weights"), 0);
-    float weight = 1.0f;
-    s.keys(4, [&](const std::string& key, const std::string& value) {
-      if (key != "weight") return false;
-      weight = s.number(value);
-      return true;
-    });
-    s.call({{"set_morph_weights.weights", line.words[3]}, {"set_morph_weights.weight", s.key_word("weight")}},
-           [&] { a.set_morph_weights(node, values, weight); });
-  } else if (op == "unmorph") {
-    s.expect_words(3, 3);
-    find(crowd, s, line.words[1]).clear_morph_weights(node_of(crowd.asset(), s, line.words[2]));
-  } else if (op == "layer") {  // animation layer (docs/spec.md §3.11)
-    apply_layer(crowd, s);
-  } else if (op == "mask") {
-    s.expect_words(3, 3);
-    std::vector<MaskBranch> branches;
-    std::size_t start = 0;
-    const std::string& list = line.words[2];
-    while (start <= list.size()) {
-      const std::size_t comma = std::min(list.find(',', start), list.size());
-      const std::string branch = list.substr(start, comma - start);
-      // The weight follows the last ':' when a number does, so "mixamorig:Spine" is a whole name.
-      const std::size_t colon = branch.rfind(':');
-      float weight = 1.0f;
-      const char* const end = branch.data() + branch.size();
-      const bool weighted = colon != std::string::npos &&
-                            std::from_chars(branch.data() + colon + 1, end, weight).ptr == end &&
-                            colon + 1 < branch.size();
-      const std::string node = weighted ? branch.substr(0, colon) : branch;
-      branches.push_back(
-          {.weight = weighted ? s.number(branch.substr(colon + 1)) : 1.0f, .index = node_of(crowd.asset(), s, node)});
-      start = comma + 1;
-    }
-    crowd.add_mask(line.words[1], branches);
-  } else if (op == "marker") {
-    s.expect_words(4, 4);
-    crowd.add_marker(line.words[1], line.words[2], s.number(line.words[3]));
-  } else if (op == "move") {
-    s.expect_words(5, 5);
-    find(crowd, s, line.words[1])
-        .set_transform(glm::translate(
-            glm::mat4(1.0f), glm::vec3(s.number(line.words[2]), s.number(line.words[3]), s.number(line.words[4]))));
-  } else if (op == "update") {
-    s.expect_words(2, 2);
-    crowd.update(s.number(line.words[1]));
-  } else {
-    s.fail(fmt::format("unknown operation \"{}\"", op));
-  }
-}
-
-void print_actors(const Crowd& crowd, std::size_t step, const ScriptLine& line, GpuPoses* gpu) {
-  const bool updated = line.words[0] == "update";
-  const Asset& asset = crowd.asset();
-  std::vector<GpuPose> read;
-  if (gpu != nullptr) read = gpu->renderer->read_poses(crowd);
-  std::size_t slot = 0;
-  for (const Actor& a : crowd.actors()) {
-    Json doc = {{"step", step},
-                {"line", line.number},
-                {"op", line.text},
-                {"actor", a.id()},
-                {"clip", a.active_clip()},
-                {"time", a.time()},
-                {"phase", a.phase()},
-                {"speed", a.speed()},
-                {"loop", std::string(to_string(a.loop()))},
-                {"repetitions", a.repetitions()},
-                {"playing", a.playing()},
-                {"finished", a.finished()},
-                {"visible", a.visible()}};
-    // The markers this step's update crossed (docs/spec.md §3.9); other steps report none.
-    Json events = Json::array();
-    for (const ClipEvent& e : crowd.events())
-      if (updated && e.slot == slot)
-        events.push_back({{"clip", asset.clips[e.clip].name},
-                          {"marker", std::string(e.name)},
-                          {"seconds", e.seconds},
-                          {"weight", e.weight},
-                          {"fraction", e.fraction},
-                          {"layer", e.layer}});
-    doc["events"] = std::move(events);
-    Json contributors = Json::array();
-    for (const Contributor& c : a.contributors())
-      contributors.push_back(
-          {{"clip", asset.clips[c.clip].name}, {"clip_index", c.clip}, {"seconds", c.seconds}, {"weight", c.weight}});
-    doc["contributors"] = std::move(contributors);
-    Json layers = Json::array();
-    for (std::uint32_t i = 1; i <= kMaxLayers; ++i) {
-      const ActorLayer layer = a.layer(i);
-      if (layer.active_clip().empty() && layer.contributors().empty()) continue;
-      Json layer_contributors = Json::array();
-      for (const Contributor& c : layer.contributors())
-        layer_contributors.push_back(
-            {{"clip", asset.clips[c.clip].name}, {"seconds", c.seconds}, {"weight", c.weight}});
-      layers.push_back({{"index", i},
-                        {"clip", layer.active_clip()},
-                        {"time", layer.time()},
-                        {"weight", layer.weight()},
-                        {"mode", std::string(to_string(layer.mode()))},
-                        {"mask", layer.mask()},
-                        {"contributors", std::move(layer_contributors)}});
-    }
-    doc["layers"] = std::move(layers);
-    if (gpu != nullptr) {
-      append_pose(asset, read.at(slot).local, read.at(slot).world, doc);
-    } else {
-      Pose pose = a.local_pose();
-      append_pose(asset, pose, a.transform(), doc);
-    }
-    ++slot;
-    fmt::print("{}\n", json_text(doc));
-  }
-}
-
-void run_script(const std::shared_ptr<const Asset>& asset, const PoseOptions& o) {
-  const std::vector<ScriptLine> lines = read_script(o.script);
-  std::size_t adds = 0;
-  for (const ScriptLine& line : lines) adds += line.words[0] == "add" ? 1 : 0;
-  const bool on_gpu = o.animation == "gpu";
-  Crowd crowd(asset,
-              {.capacity = std::max<std::size_t>(adds, 1), .animation = on_gpu ? Animation::gpu : Animation::cpu});
-  std::optional<GpuPoses> gpu;
-  if (on_gpu) gpu.emplace().renderer.emplace(crowd);
-  for (std::size_t step = 0; step < lines.size(); ++step) {
-    const Script s(o.script, lines[step]);
-    try {
-      apply(crowd, s, lines[step]);
-    } catch (const Error& e) {
-      if (e.path() == s.path()) throw;  // already named by the line
-      throw Error(s.path(), e.rule(), e.what());
-    }
-    print_actors(crowd, step, lines[step], gpu ? &*gpu : nullptr);
-  }
-}
-
 void run_pose(const PoseOptions& o) {
   if (o.animation == "gpu" && o.clip.empty() && o.script.empty())
     throw UsageError("--animation", Rule::animation_mode, "gpu prints a clip's pose: give --clip (or --script)");
   auto asset = std::make_shared<const Asset>(load_named_asset(o.asset, o.load));
-  if (!o.script.empty()) return run_script(asset, o);
+  if (!o.script.empty()) return run_pose_script(asset, o.script, o.animation == "gpu");
   if (o.animation == "gpu") return run_single_gpu(asset, o);
   run_single(*asset, o);
 }
@@ -744,7 +171,7 @@ void register_pose(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"cpu", "gpu"}));
   script->excludes(json);  // a script always prints JSON lines
-  pose->footer(kScriptHelp);
+  pose->footer(kPoseScriptHelp);
   pose->callback([options] { run_pose(*options); });
 }
 
