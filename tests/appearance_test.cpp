@@ -28,7 +28,7 @@ Error error_of(Fn&& fn) {
     return e;
   }
   ADD_FAILURE() << "no Error thrown";
-  return Error("", "", "");
+  return Error("", Rule::parse, "no Error thrown");
 }
 
 Error load_error(const json& mappings,

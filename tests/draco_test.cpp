@@ -256,7 +256,7 @@ Error load_error(const std::vector<std::uint8_t>& bytes) {
     return e;
   }
   ADD_FAILURE() << "the document loaded";
-  return Error("", "", "");
+  return Error("", Rule::parse, "no Error thrown");
 }
 
 TEST(Draco, LosslessAttributesAndIndicesMatchTheSourceMesh) {

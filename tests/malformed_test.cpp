@@ -536,7 +536,8 @@ Error load_error(const std::filesystem::path& file, const LoadOptions& options =
   } catch (const Error& e) {
     return e;
   }
-  return Error(file.string(), "none", "loaded");
+  ADD_FAILURE() << file << " loaded";
+  return Error(file.string(), Rule::parse, "loaded");
 }
 
 // External files must lie in the asset's folder or below, `..` and symbolic links resolved

@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include <gtest/gtest.h>
 
@@ -38,11 +39,14 @@ TEST(Rules, IdentifierIsTheEnumeratorName) {
   EXPECT_EQ(rule_id(Rule::unknown_clip), "unknown_clip");
 }
 
-TEST(Rules, ErrorTakesARuleOrItsIdentifier) {
+// Error takes only a Rule of the table (issue 56 item 8): no string can name a rule the table lacks.
+static_assert(!std::is_constructible_v<Error, std::string, std::string, std::string>);
+static_assert(!std::is_constructible_v<Error, const char*, const char*, const char*>);
+
+TEST(Rules, ErrorTakesOnlyARule) {
   const Error by_rule("nodes[3]", Rule::node_cycle, "is part of a cycle");
-  const Error by_string("nodes[3]", "node_cycle", "is part of a cycle");
   EXPECT_EQ(by_rule.rule(), "node_cycle");
-  EXPECT_EQ(by_rule.rule(), by_string.rule());
+  EXPECT_EQ(by_rule.code(), Rule::node_cycle);
   EXPECT_EQ(by_rule.path(), "nodes[3]");
   EXPECT_STREQ(by_rule.what(), "nodes[3]: is part of a cycle");
 }

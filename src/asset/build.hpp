@@ -129,7 +129,7 @@ struct ImageDecoding {
   std::uint64_t pixels_left = std::uint64_t{1} << 28;
   std::vector<Warning> warnings;
   std::string failed_path;  // set when a decode failed fatally
-  std::string failed_rule;
+  Rule failed_rule = Rule::parse;
   std::string failed_message;
 };
 // Installs the loader: PNG and JPEG only, at most 16384 pixels a side and 2^26 pixels an image,

@@ -31,13 +31,13 @@ bool is_glb(std::span<const std::uint8_t> bytes) noexcept {
 }
 
 GlbChunks parse_glb(std::span<const std::uint8_t> bytes) {
-  if (bytes.size() < 12) throw Error("glb", "glb_truncated", "shorter than the 12-byte header");
+  if (bytes.size() < 12) throw Error("glb", Rule::glb_truncated, "shorter than the 12-byte header");
   const std::uint32_t version = read_u32(bytes.data() + 4);
   const std::uint32_t length = read_u32(bytes.data() + 8);
-  if (version != 2) throw Error("glb.version", "glb_version", fmt::format("version {} is not 2", version));
+  if (version != 2) throw Error("glb.version", Rule::glb_version, fmt::format("version {} is not 2", version));
   if (length > bytes.size())
-    throw Error("glb.length", "glb_length", fmt::format("header length {} > file size {}", length, bytes.size()));
-  if (length < 12) throw Error("glb.length", "glb_length", fmt::format("header length {} < 12", length));
+    throw Error("glb.length", Rule::glb_length, fmt::format("header length {} > file size {}", length, bytes.size()));
+  if (length < 12) throw Error("glb.length", Rule::glb_length, fmt::format("header length {} < 12", length));
   GlbChunks chunks;
   chunks.length = length;
   if (length < bytes.size())
@@ -49,7 +49,7 @@ GlbChunks parse_glb(std::span<const std::uint8_t> bytes) {
   for (int chunk = 0; offset < bytes.size() || chunk == 0; ++chunk) {
     const std::string path = fmt::format("glb.chunks[{}]", chunk);
     if (bytes.size() - offset < 8) {
-      if (chunk == 0) throw Error(path, "glb_chunk_truncated", "chunk header truncated");
+      if (chunk == 0) throw Error(path, Rule::glb_chunk_truncated, "chunk header truncated");
       // Padding shorter than a chunk header cannot be a chunk; nothing reads it.
       chunks.warnings.push_back({path, "glb_trailing_bytes",
                                  fmt::format("{} bytes after the last chunk are ignored", bytes.size() - offset)});
@@ -58,24 +58,24 @@ GlbChunks parse_glb(std::span<const std::uint8_t> bytes) {
     const std::uint32_t chunk_length = read_u32(bytes.data() + offset);
     const std::uint32_t type = read_u32(bytes.data() + offset + 4);
     if (chunk_length > bytes.size() - offset - 8)
-      throw Error(path + ".chunkLength", "glb_chunk_length",
+      throw Error(path + ".chunkLength", Rule::glb_chunk_length,
                   fmt::format("chunk length {} runs past the end of the file", chunk_length));
     if (chunk_length % 4 != 0)
-      throw Error(path + ".chunkLength", "glb_chunk_alignment",
+      throw Error(path + ".chunkLength", Rule::glb_chunk_alignment,
                   fmt::format("chunk length {} is not a multiple of 4", chunk_length));
     const std::span<const std::uint8_t> data = bytes.subspan(offset + 8, chunk_length);
     if (chunk == 0) {
-      if (type != kChunkJson) throw Error(path + ".chunkType", "glb_first_chunk", "the first chunk is not JSON");
-      if (chunk_length == 0) throw Error(path + ".chunkLength", "glb_chunk_length", "the JSON chunk is empty");
+      if (type != kChunkJson) throw Error(path + ".chunkType", Rule::glb_first_chunk, "the first chunk is not JSON");
+      if (chunk_length == 0) throw Error(path + ".chunkLength", Rule::glb_chunk_length, "the JSON chunk is empty");
       chunks.json = data;
     } else if (chunk == 1) {
       // tinygltf reads chunk 1 as BIN unconditionally, so anything else there cannot be ignored.
-      if (type != kChunkBin) throw Error(path + ".chunkType", "glb_second_chunk", "the second chunk is not BIN");
-      if (chunk_length == 0) throw Error(path + ".chunkLength", "glb_chunk_length", "the BIN chunk is empty");
+      if (type != kChunkBin) throw Error(path + ".chunkType", Rule::glb_second_chunk, "the second chunk is not BIN");
+      if (chunk_length == 0) throw Error(path + ".chunkLength", Rule::glb_chunk_length, "the BIN chunk is empty");
       chunks.bin = data;
       chunks.has_bin = true;
     } else if (type == kChunkJson || type == kChunkBin) {
-      throw Error(path + ".chunkType", "glb_duplicate_chunk", "a GLB has one JSON and at most one BIN chunk");
+      throw Error(path + ".chunkType", Rule::glb_duplicate_chunk, "a GLB has one JSON and at most one BIN chunk");
     }
     offset += 8 + std::size_t{chunk_length};
   }
@@ -86,7 +86,7 @@ std::vector<std::uint8_t> write_glb(std::string_view json, std::span<const std::
   const std::size_t json_padded = (json.size() + 3) / 4 * 4;
   const std::size_t bin_padded = (bin.size() + 3) / 4 * 4;
   const std::size_t total = 12 + 8 + json_padded + (bin.empty() ? 0 : 8 + bin_padded);
-  if (total > 0xFFFFFFFFu) throw Error("glb.length", "glb_length", "the GLB would exceed 4 GiB");
+  if (total > 0xFFFFFFFFu) throw Error("glb.length", Rule::glb_length, "the GLB would exceed 4 GiB");
   std::vector<std::uint8_t> out(total, ' ');
   std::memcpy(out.data(), "glTF", 4);
   write_u32(out, 4, 2);

@@ -79,7 +79,7 @@ std::optional<std::string> png_chunk_overrun(const unsigned char* p, std::size_t
 
 bool fail(ImageDecoding& state, int index, Rule rule, std::string message) {
   state.failed_path = fmt::format("images[{}]", index);
-  state.failed_rule = rule_id(rule);
+  state.failed_rule = rule;
   state.failed_message = std::move(message);
   return false;
 }

@@ -30,7 +30,7 @@ bool is_data_uri(std::string_view uri) noexcept { return uri.substr(0, 5) == "da
 DataUri parse_data_uri(std::string_view uri, const std::string& path) {
   const std::size_t comma = uri.find(',');
   if (!is_data_uri(uri) || comma == std::string_view::npos)
-    throw Error(path, "data_uri", "a data URI has the form data:<media type>;base64,<payload>");
+    throw Error(path, Rule::data_uri, "a data URI has the form data:<media type>;base64,<payload>");
   const std::string_view header = uri.substr(5, comma - 5);
   constexpr std::string_view base64_suffix = ";base64";
   const std::string_view payload = uri.substr(comma + 1);
@@ -40,7 +40,7 @@ DataUri parse_data_uri(std::string_view uri, const std::string& path) {
     for (std::size_t i = 0; i < payload.size(); ++i, ++bytes) {
       if (payload[i] != '%') continue;
       if (i + 2 >= payload.size() || hex_value(payload[i + 1]) < 0 || hex_value(payload[i + 2]) < 0)
-        throw Error(path, "data_uri", fmt::format("bad percent escape at character {} of the payload", i));
+        throw Error(path, Rule::data_uri, fmt::format("bad percent escape at character {} of the payload", i));
       i += 2;
     }
     const std::string_view media = header.substr(0, header.find(';'));
@@ -51,10 +51,11 @@ DataUri parse_data_uri(std::string_view uri, const std::string& path) {
   const std::size_t chars = payload.size() - padding;
   for (std::size_t i = 0; i < chars; ++i)
     if (!is_base64_char(payload[i]))
-      throw Error(path, "data_uri_base64", fmt::format("character {} of the payload is not base64", i));
+      throw Error(path, Rule::data_uri_base64, fmt::format("character {} of the payload is not base64", i));
   // Padding completes the last quad; unpadded payloads may end with 2 or 3 characters, never 1.
   if ((padding > 0 && payload.size() % 4 != 0) || chars % 4 == 1)
-    throw Error(path, "data_uri_base64", fmt::format("a base64 payload of {} characters is truncated", payload.size()));
+    throw Error(path, Rule::data_uri_base64,
+                fmt::format("a base64 payload of {} characters is truncated", payload.size()));
   return {std::string(header.substr(0, header.size() - base64_suffix.size())), chars * 6 / 8};
 }
 
@@ -129,13 +130,13 @@ std::filesystem::path resolve_external_uri(std::string_view uri, const std::file
                                            const std::string& path, const std::filesystem::path& resource_root) {
   const std::size_t colon = uri.find(':');
   if (colon != std::string_view::npos && uri.find('/') > colon)
-    throw Error(path, "uri_scheme", fmt::format("URI scheme \"{}\" is not supported", uri.substr(0, colon)));
+    throw Error(path, Rule::uri_scheme, fmt::format("URI scheme \"{}\" is not supported", uri.substr(0, colon)));
   std::string decoded;
   for (std::size_t i = 0; i < uri.size(); ++i) {
     if (uri[i] == '%') {
       const int hi = i + 2 < uri.size() ? hex_value(uri[i + 1]) : -1;
       const int lo = hi >= 0 ? hex_value(uri[i + 2]) : -1;
-      if (lo < 0) throw Error(path, "uri_escape", fmt::format("bad percent escape at character {}", i));
+      if (lo < 0) throw Error(path, Rule::uri_escape, fmt::format("bad percent escape at character {}", i));
       decoded.push_back(static_cast<char>(hi * 16 + lo));
       i += 2;
     } else {
@@ -143,13 +144,13 @@ std::filesystem::path resolve_external_uri(std::string_view uri, const std::file
     }
   }
   if (decoded.empty() || decoded.find('\0') != std::string::npos)
-    throw Error(path, "uri_empty", "the URI names no file");
-  if (decoded.front() == '/') throw Error(path, "uri_absolute", "URIs must be relative to the glTF file");
-  if (base_dir.empty()) throw Error(path, "external_uri", "a document loaded from memory may only embed its data");
+    throw Error(path, Rule::uri_empty, "the URI names no file");
+  if (decoded.front() == '/') throw Error(path, Rule::uri_absolute, "URIs must be relative to the glTF file");
+  if (base_dir.empty()) throw Error(path, Rule::external_uri, "a document loaded from memory may only embed its data");
   std::filesystem::path file = base_dir / decoded;  // not const: returned by move
   std::error_code ec;
   if (!std::filesystem::is_regular_file(file, ec))
-    throw Error(path, "external_file_missing", fmt::format("\"{}\" is not a readable file", file.string()));
+    throw Error(path, Rule::external_file_missing, fmt::format("\"{}\" is not a readable file", file.string()));
   if (resource_root.empty()) return file;
   // Where the file really is, `..` and symbolic links resolved: the root's parts must lead it.
   const std::filesystem::path real = std::filesystem::canonical(file, ec);

@@ -32,7 +32,7 @@ constexpr int kUnsignedInt = 5125;
 
 std::vector<std::uint8_t> read_file(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw Error(file.string(), "file_open", "cannot open the file");
+  if (!in) throw Error(file.string(), Rule::file_open, "cannot open the file");
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
@@ -84,7 +84,7 @@ void embed_buffers(json& doc, Bin& bin, const detail::GlbChunks* glb, const std:
     } else if (glb != nullptr && i == 0) {
       offsets.push_back(bin.append(glb->bin));
     } else {
-      throw Error(fmt::format("buffers[{}]", i), "lod_export_buffer", "a buffer without data cannot be exported");
+      throw Error(fmt::format("buffers[{}]", i), Rule::lod_export_buffer, "a buffer without data cannot be exported");
     }
   }
   if (doc.contains("bufferViews"))
@@ -176,7 +176,7 @@ void add_levels(json& doc, Bin& bin, const Asset& asset, const LodModel& model) 
     json& target = doc["nodes"][source.node];
     target["extensions"]["MSFT_lod"] = {{"ids", ids}};
     if (target.contains("extras") && !target["extras"].is_object())
-      throw Error(fmt::format("nodes[{}].extras", source.node), "lod_export_extras",
+      throw Error(fmt::format("nodes[{}].extras", source.node), Rule::lod_export_extras,
                   "extras must be an object to carry MSFT_screencoverage");
     target["extras"]["MSFT_screencoverage"] = model.thresholds;
   }
@@ -189,11 +189,12 @@ void add_levels(json& doc, Bin& bin, const Asset& asset, const LodModel& model) 
 
 std::vector<std::uint8_t> export_lod_glb(const Asset& asset, const LodModel& model) {
   if (model.source != LodSource::generated)
-    throw Error("lod", "lod_export_source",
+    throw Error("lod", Rule::lod_export_source,
                 fmt::format("the levels are {}, not generated: nothing to export", to_string(model.source)));
-  if (asset.source.empty()) throw Error("asset.source", "lod_export_source", "an asset loaded from memory has no file");
+  if (asset.source.empty())
+    throw Error("asset.source", Rule::lod_export_source, "an asset loaded from memory has no file");
   if (std::any_of(model.thresholds.begin(), model.thresholds.end(), [](float t) { return !(t > 0.0f); }))
-    throw Error("lod.min_coverage", "lod_export_coverage",
+    throw Error("lod.min_coverage", Rule::lod_export_coverage,
                 "MSFT_screencoverage hints must be > 0: export levels built without min_coverage 0");
   const std::filesystem::path& source = asset.source;
   const std::vector<std::uint8_t> bytes = read_file(source);
@@ -205,7 +206,7 @@ std::vector<std::uint8_t> export_lod_glb(const Asset& asset, const LodModel& mod
   for (const char* compressed : {"EXT_meshopt_compression", "KHR_draco_mesh_compression"})
     for (const json& name : doc.value("extensionsUsed", json::array()))
       if (name == compressed)
-        throw Error("extensionsUsed", "lod_export_compressed",
+        throw Error("extensionsUsed", Rule::lod_export_compressed,
                     fmt::format("{} data cannot be exported yet", compressed));
   const std::filesystem::path base_dir = source.parent_path().empty() ? "." : source.parent_path();
   Bin bin;

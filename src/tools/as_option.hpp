@@ -42,7 +42,7 @@ void as_option(std::string_view option, Step&& step) {
   try {
     step();
   } catch (const Error& e) {
-    throw Error(std::string(option), e.rule(), message_without_path(e));
+    throw Error(std::string(option), e.code(), message_without_path(e));
   }
 }
 

@@ -52,9 +52,11 @@ Asset load_named_asset(const std::string& path, const LoadOptions& options) {
   try {
     return load_asset(path, options);
   } catch (const Error& e) {
+    // A file named on the command line that cannot be read is a usage error (exit status 2).
+    if (e.path() == path && e.rule() == rule_id(Rule::file_open)) throw UsageError(e);
     if (e.path() == path) throw;             // the file's own errors (file_open, not_gltf) name it already
     const std::string_view what = e.what();  // "<object>: <message>"
-    throw Error(path + ": " + e.path(), e.rule(), std::string(what.substr(std::min(what.size(), e.path().size() + 2))));
+    throw Error(path + ": " + e.path(), e.code(), std::string(what.substr(std::min(what.size(), e.path().size() + 2))));
   }
 }
 

@@ -49,7 +49,7 @@ void check_lod_options(const LodCommandOptions& options, const LodOptions& lod) 
       validate_lod_options(lod);
     } catch (const Error& e) {
       for (const auto& [field, option] : kOptionOfField)
-        if (e.path().starts_with(field)) throw Error(std::string(option), e.rule(), message_without_path(e));
+        if (e.path().starts_with(field)) throw Error(std::string(option), e.code(), message_without_path(e));
       throw;
     }
     const std::size_t levels = options.ratios.size() + 1;

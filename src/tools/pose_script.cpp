@@ -103,8 +103,8 @@ class Script {
 
   // "FILE:LINE", the path of every error this line raises.
   std::string path() const { return fmt::format("{}:{}", file_, line_.number); }
-  [[noreturn]] void fail(const std::string& message, std::string_view rule = rule_id(Rule::script_syntax)) const {
-    throw Error(path(), std::string(rule), fmt::format("{}: \"{}\"", message, line_.text));
+  [[noreturn]] void fail(const std::string& message, Rule rule = Rule::script_syntax) const {
+    throw Error(path(), rule, fmt::format("{}: \"{}\"", message, line_.text));
   }
   // Runs `call`, the library call this line makes. An Error it throws under one of `words`'
   // library paths (or below it) is thrown again under the line and the script's word that gave
@@ -115,7 +115,7 @@ class Script {
       library_call();
     } catch (const Error& e) {
       for (const auto& [library_path, word] : words)
-        if (e.path().starts_with(library_path)) fail(fmt::format("{}: {}", word, message_without_path(e)), e.rule());
+        if (e.path().starts_with(library_path)) fail(fmt::format("{}: {}", word, message_without_path(e)), e.code());
       throw;
     }
   }
@@ -545,7 +545,7 @@ void run_pose_script(const std::shared_ptr<const Asset>& asset, const std::strin
       apply(crowd, s, lines[step]);
     } catch (const Error& e) {
       if (e.path() == s.path()) throw;  // already named by the line
-      throw Error(s.path(), e.rule(), e.what());
+      throw Error(s.path(), e.code(), e.what());
     }
     print_actors(crowd, step, lines[step], gpu ? &*gpu : nullptr);
   }

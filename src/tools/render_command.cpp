@@ -151,9 +151,9 @@ std::unique_ptr<Framebuffer> make_picture_target(const RenderOptions& options) {
     return std::make_unique<Framebuffer>(
         FramebufferOptions{.width = options.width, .height = options.height, .samples = options.msaa});
   } catch (const Error& e) {
-    const bool samples = e.path() == "FramebufferOptions.samples" ||
-                         (e.rule() == rule_id(Rule::framebuffer_incomplete) && options.msaa > 1);
-    throw Error(samples ? "--msaa" : "--width/--height", e.rule(),
+    const bool samples =
+        e.path() == "FramebufferOptions.samples" || (e.code() == Rule::framebuffer_incomplete && options.msaa > 1);
+    throw Error(samples ? "--msaa" : "--width/--height", e.code(),
                 fmt::format("{} x {} pixels with {} samples: {}", options.width, options.height, options.msaa,
                             message_without_path(e)));
   }
