@@ -158,6 +158,8 @@ TEST(CliTool, GpuPoseRefusesAClipWithoutAUniqueName) {
   EXPECT_EQ(cpu.exit_code, 0) << cpu.out;
 }
 
+// A missing asset is a command line that cannot work as given (docs/spec.md §8): exit status 2
+// in every command, with the loader's file_open message naming the file.
 TEST(CliTool, MissingAssetGivesOneMessageAndExitCodeEverywhere) {
   const auto dir = test::scratch_dir("cli_missing");
   const std::string missing = (dir / "absent.glb").string();
@@ -168,7 +170,7 @@ TEST(CliTool, MissingAssetGivesOneMessageAndExitCodeEverywhere) {
         "lod " + quoted(missing) + " --out " + quoted((dir / "x.glb").string()),
         "bench " + quoted(missing) + " --actors 1 --frames 1"}) {
     const CommandOutput r = tool(arguments);
-    EXPECT_EQ(r.exit_code, 1) << arguments << ": " << r.out;
+    EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.out;
     EXPECT_TRUE(contains(r.out, expected)) << arguments << ": " << r.out;
   }
 }
@@ -281,13 +283,16 @@ TEST(CliTool, UsageErrorsExitWithTwoAndFailuresWithOne) {
        {std::string(""), std::string("render --actors"), std::string("info"), "render --bogus --out " + png,
         "pose --animation gpu " + quoted(character_file(dir)),
         std::string("bench --records-only --actors 1 --frames 1"),
-        "render --animation gpu --gl es3.0 --actors 1 --out " + png}) {
+        "render --animation gpu --gl es3.0 --actors 1 --out " + png, "info " + quoted((dir / "absent.glb").string())}) {
     const CommandOutput r = tool(arguments);
     EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.out;
     EXPECT_EQ(r.out.rfind("gltf-crowd: error: ", 0), 0u) << arguments << ": " << r.out;
   }
-  const CommandOutput missing = tool("info " + quoted((dir / "absent.glb").string()));
-  EXPECT_EQ(missing.exit_code, 1) << missing.out;
+  // A file that opens but does not load fails while working.
+  const auto empty = dir / "empty.glb";
+  std::ofstream{empty};
+  const CommandOutput broken = tool("info " + quoted(empty.string()));
+  EXPECT_EQ(broken.exit_code, 1) << broken.out;
   const CommandOutput help = tool("--help");
   EXPECT_EQ(help.exit_code, 0) << help.out;
   EXPECT_TRUE(contains(help.out, "2 for a command line that cannot work as given")) << help.out;

@@ -11,6 +11,7 @@
 
 #include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/error.hpp"
+#include "tools/as_option.hpp"
 #include "tools/lod_stats_json.hpp"
 
 namespace gltf_crowd::tools {

@@ -22,7 +22,8 @@ namespace gltf_crowd::tools {
 inline constexpr std::uint8_t background_rgb[3] = {40, 46, 56};
 
 // load_asset(path, options) for a command: an error names the file as well as the offending object
-// ("a.glb: glb.length: ..."), since the library's Error::path() is the object's JSON path alone.
+// ("a.glb: glb.length: ..."), since the library's Error::path() is the object's JSON path alone. A
+// `path` that cannot be opened (file_open) is a UsageError: the command line names no asset.
 Asset load_named_asset(const std::string& path, const LoadOptions& options = {});
 
 // The built-in character for an empty path, else the asset at `path` (load_named_asset).
