@@ -151,7 +151,7 @@ TEST(CliTool, GpuPoseRefusesAClipWithoutAUniqueName) {
   std::ofstream(file, std::ios::binary)
       .write(reinterpret_cast<const char*>(gltf.data()), static_cast<std::streamsize>(gltf.size()));
   const CommandOutput r = tool("pose " + quoted(file.string()) + " --clip 1 --time 1 --json --animation gpu");
-  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_EQ(r.exit_code, 2) << r.out;  // a usage error: the option names a clip that cannot be posed so
   EXPECT_TRUE(contains(r.out, "--clip: clip 1 has no name of its own")) << r.out;
   EXPECT_TRUE(contains(r.out, "[unknown_clip]")) << r.out;
   const CommandOutput cpu = tool("pose " + quoted(file.string()) + " --clip 1 --time 1 --json");
@@ -605,7 +605,8 @@ TEST(CliTool, OutputsNeverOverwriteTheAssetsExternalFiles) {
 }
 
 // What bench hands to the library for an option fails under that option's name, not under the
-// API field it fills (it said root_motion.node, add_mask.branches[0].node and bench.crossfade).
+// API field it fills (it said root_motion.node, add_mask.branches[0].node and bench.crossfade),
+// as a usage error (exit status 2): the option names what the asset lacks.
 TEST(CliTool, BenchErrorsNameTheOption) {
   const auto dir = test::scratch_dir("cli_bench_option_errors");
   const auto still = dir / "still.gltf";  // one node, no mesh, no clip
@@ -618,10 +619,28 @@ TEST(CliTool, BenchErrorsNameTheOption) {
   };
   for (const auto& [arguments, message] : cases) {
     const CommandOutput r = tool(arguments + " --actors 2 --frames 1 --warmup 0");
-    EXPECT_GT(r.exit_code, 0) << arguments << ": " << r.out;
-    EXPECT_NE(r.exit_code, 124) << arguments << " hung";
+    EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.out;
     EXPECT_TRUE(contains(r.out, message)) << arguments << ": " << r.out;
   }
+}
+
+// An option that names what the asset lacks (a clip, material variants) is a usage error (exit
+// status 2) named by the option, not a failure while working named by a library path.
+TEST(CliTool, NamesTheAssetLacksAreUsageErrors) {
+  const auto dir = test::scratch_dir("cli_asset_names");
+  const std::string asset = quoted(character_file(dir));
+  const std::string png = quoted((dir / "x.png").string());
+  const std::pair<std::string, std::string> cases[] = {
+      {"pose " + asset + " --clip Nope", "gltf-crowd: error: --clip: no clip named or numbered \"Nope\"; available: "},
+      {"render --variants spread --actors 1 --out " + png,
+       "gltf-crowd: error: --variants: the asset has no material variants"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const CommandOutput r = tool(arguments);
+    EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, message)) << arguments << ": " << r.out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.png"));
 }
 
 TEST(CliTool, HelpStatesTheTimeStep) {

@@ -84,15 +84,18 @@ struct GpuMeasurement {
   std::uint64_t upload_bytes = 0;
 };
 
-// The measured crowd: its actors, then what the options add to each.
+// The measured crowd: its actors, then what the options add to each. What an option names that
+// the asset lacks (a clip to crossfade or layer, a node) is a usage error named by the option.
 void populate(Crowd& crowd, const BenchOptions& options) {
-  populate_bench_crowd(crowd, options.actors, options.crossfade);
-  if (options.local_pose) drive_bench_skeletons(crowd);
-  if (!options.root_motion.empty())
-    as_option("--root-motion", [&] { crowd.set_root_motion({.node = options.root_motion, .yaw = true}); });
-  if (!options.layer.empty())
-    add_bench_layers(crowd, options.layer == "additive" ? LayerMode::additive : LayerMode::override,
-                     options.layer_mask);
+  usage_checks([&] {
+    populate_bench_crowd(crowd, options.actors, options.crossfade);
+    if (options.local_pose) drive_bench_skeletons(crowd);
+    if (!options.root_motion.empty())
+      as_option("--root-motion", [&] { crowd.set_root_motion({.node = options.root_motion, .yaw = true}); });
+    if (!options.layer.empty())
+      add_bench_layers(crowd, options.layer == "additive" ? LayerMode::additive : LayerMode::override,
+                       options.layer_mask);
+  });
 }
 
 void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {

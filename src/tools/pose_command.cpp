@@ -48,8 +48,9 @@ std::uint32_t resolve_clip(const Asset& asset, const std::string& name_or_index)
   const auto [ptr, ec] = std::from_chars(name_or_index.data(), end, index);
   if (ec == std::errc() && ptr == end && !name_or_index.empty() && index < asset.clips.size())
     return static_cast<std::uint32_t>(index);
-  throw Error("--clip", Rule::unknown_clip,
-              fmt::format("no clip named or numbered \"{}\"; available: {}", name_or_index, clip_name_list(asset)));
+  throw UsageError(
+      "--clip", Rule::unknown_clip,
+      fmt::format("no clip named or numbered \"{}\"; available: {}", name_or_index, clip_name_list(asset)));
 }
 
 void print_text(const Asset& asset, const PoseJson& doc) {
@@ -86,10 +87,11 @@ void run_single_gpu(const std::shared_ptr<const Asset>& asset, const PoseOptions
   // Actors select clips by name; an unnamed clip, or one sharing its name with an earlier clip,
   // would silently pose another clip.
   if (asset->find_clip(asset->clips[clip].name) != static_cast<int>(clip))
-    throw Error("--clip", Rule::unknown_clip,
-                fmt::format("clip {} has no name of its own (\"{}\" is clip {}'s), and actors select clips by name: "
-                            "use --animation cpu",
-                            clip, asset->clips[clip].name, asset->find_clip(asset->clips[clip].name)));
+    throw UsageError(
+        "--clip", Rule::unknown_clip,
+        fmt::format("clip {} has no name of its own (\"{}\" is clip {}'s), and actors select clips by name: "
+                    "use --animation cpu",
+                    clip, asset->clips[clip].name, asset->find_clip(asset->clips[clip].name)));
   Crowd crowd(asset, {.capacity = 1, .animation = Animation::gpu});
   ActorOptions actor;
   actor.clip = asset->clips[clip].name;

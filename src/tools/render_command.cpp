@@ -206,7 +206,7 @@ void run_render(const RenderOptions& options) {
   }
   const AppearanceAssignment appearance{
       .tints = options.tints == "random", .tint_seed = options.tint_seed, .variants = options.variants == "spread"};
-  check_appearance(*asset, appearance, "--variants");
+  usage_checks([&] { check_appearance(*asset, appearance, "--variants"); });
   // Opened before the context: an unwritable path fails before anything is drawn.
   std::optional<VideoWriter> writer;
   if (video)
