@@ -1,18 +1,16 @@
-// The GPU evaluator's uploads and dispatches (gpu_animation.hpp); the arithmetic is in
-// animation_shaders.cpp.
+// The GPU evaluator's per-frame uploads and dispatches (gpu_animation.hpp), its read-back and timing;
+// building it is in gpu_animation_build.cpp, the arithmetic in animation_shaders.cpp.
 #include "gl/gpu_animation.hpp"
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 
 #include <fmt/format.h>
 #include <glm/gtc/type_ptr.hpp>
 
+#include "gl/gpu_animation_steps.hpp"
 #include "gl/palette_store.hpp"
 #include "gl/primitive_upload.hpp"
-#include "gl/program.hpp"
-#include "gl/shaders.hpp"
 #include "gltf_crowd/error.hpp"
 
 namespace gltf_crowd::gl {
@@ -33,127 +31,6 @@ inline constexpr GLuint records = 0, tails = 1, placements = 2, nodes = 3, clip_
 // the animation layers where the others read placements and skin joints.
 inline constexpr GLuint override_ranges = 14, overrides = 15, layer_records = 2, layer_tables = 13;
 }  // namespace bind
-
-// A std430 node (animation_shaders.cpp, struct Node): 10 vec4.
-struct NodeRecord {
-  glm::ivec4 meta{0};
-  glm::vec4 t{0.0f}, r{0.0f}, s{0.0f};
-  glm::vec4 local[3];
-  glm::vec4 world[3];
-};
-static_assert(sizeof(NodeRecord) == 160);
-
-struct SkinJointRecord {
-  glm::uvec4 meta{0u};
-  glm::vec4 inverse_bind[3];
-};
-static_assert(sizeof(SkinJointRecord) == 64);
-
-template <class T>
-Object make_static(const std::vector<T>& data) {
-  Object buffer = make_buffer();
-  glBindBuffer(GL_COPY_WRITE_BUFFER, buffer.name());
-  const std::size_t bytes = data.size() * sizeof(T);
-  // An empty array still gets a 16-byte buffer: a binding must name a buffer with storage.
-  std::vector<unsigned char> zeros(16, 0);
-  glBufferData(GL_COPY_WRITE_BUFFER, static_cast<GLsizeiptr>(bytes < 16 ? 16 : bytes),
-               bytes < 16 ? static_cast<const void*>(zeros.data()) : static_cast<const void*>(data.data()),
-               GL_STATIC_DRAW);
-  if (bytes > 0 && bytes < 16) glBufferSubData(GL_COPY_WRITE_BUFFER, 0, static_cast<GLsizeiptr>(bytes), data.data());
-  check_gl("glBufferData(GL_STATIC_DRAW)");
-  return buffer;
-}
-
-// A std430 node override (animation_shaders.cpp, struct NodeOverride): 4 vec4.
-struct NodeOverrideRecord {
-  glm::vec4 meta{0.0f};  // x: rig node (uint bits), y: weight
-  glm::vec4 t{0.0f}, r{0.0f}, s{0.0f};
-};
-static_assert(sizeof(NodeOverrideRecord) == 64);
-
-float uint_bits(std::uint32_t value) {
-  float f;
-  std::memcpy(&f, &value, sizeof f);
-  return f;
-}
-
-// Flattens every slot's overrides (dropping nodes the rig leaves out) and uploads them whole.
-// Returns the bytes uploaded.
-std::uint64_t upload_overrides(GpuAnimation& gpu, const Crowd& crowd) {
-  const Rig& rig = gpu.rig;
-  const std::size_t live = crowd.actor_count();
-  std::vector<glm::uvec4> ranges(std::max<std::size_t>(live, 1), glm::uvec4(0u));
-  std::vector<NodeOverrideRecord> nodes;
-  std::vector<glm::vec4> morphs;
-  for (std::size_t slot = 0; slot < live; ++slot) {
-    glm::uvec4& range = ranges[slot];
-    range.x = static_cast<std::uint32_t>(nodes.size());
-    for (const NodeOverride& o : crowd.node_overrides(slot)) {
-      const std::uint32_t a = rig.rig_node[o.node];
-      if (a == kNotInRig) continue;
-      const glm::quat& q = o.local.rotation;
-      nodes.push_back({glm::vec4(uint_bits(a), o.weight, 0.0f, 0.0f), glm::vec4(o.local.translation, 0.0f),
-                       glm::vec4(q.x, q.y, q.z, q.w), glm::vec4(o.local.scale, 0.0f)});
-    }
-    range.y = static_cast<std::uint32_t>(nodes.size()) - range.x;
-    range.z = static_cast<std::uint32_t>(morphs.size());
-    const std::span<const float> values = crowd.morph_override_values(slot);
-    for (const MorphOverride& m : crowd.morph_overrides(slot))
-      for (std::uint32_t i = 0; i < m.count; ++i)
-        morphs.emplace_back(uint_bits(m.offset + i), values[m.values + i], m.weight, 0.0f);
-    range.w = static_cast<std::uint32_t>(morphs.size()) - range.z;
-  }
-  gpu.has_overrides = !nodes.empty() || !morphs.empty();
-  gpu.uploaded_overrides = crowd.overrides_generation();
-  if (!gpu.has_overrides) {  // the passes skip the lookups; the bindings still need buffers
-    if (!gpu.override_ranges) {
-      gpu.override_ranges = make_static(std::vector<glm::uvec4>(1));
-      gpu.node_overrides = make_static(std::vector<NodeOverrideRecord>(1));
-      gpu.morph_overrides = make_static(std::vector<glm::vec4>(1));
-    }
-    return 0;
-  }
-  if (morphs.empty()) morphs.emplace_back(0.0f);  // a binding needs a buffer with storage
-  if (nodes.empty()) nodes.emplace_back();
-  gpu.override_ranges = make_static(ranges);
-  gpu.node_overrides = make_static(nodes);
-  gpu.morph_overrides = make_static(morphs);
-  return ranges.size() * sizeof(glm::uvec4) + nodes.size() * sizeof(NodeOverrideRecord) +
-         morphs.size() * sizeof(glm::vec4);
-}
-
-// The tables layer records index (animation_shaders.cpp, kLayers), rig-ordered, uploaded whole.
-// Returns the bytes uploaded.
-std::uint64_t upload_layer_tables(GpuAnimation& gpu, const Crowd& crowd) {
-  const Rig& rig = gpu.rig;
-  const Asset& asset = crowd.asset();
-  const std::size_t n = rig.node_count();
-  std::vector<std::uint32_t> weight_node(gpu.weight_count);  // the asset node whose mesh owns it
-  for (std::uint32_t a = 0; a < asset.weight_counts.size(); ++a)
-    for (std::uint32_t i = 0; i < asset.weight_counts[a]; ++i) weight_node[asset.weight_offsets[a] + i] = a;
-  std::vector<float> tables(2);
-  for (std::size_t m = 0; m < crowd.mask_count(); ++m) {
-    const std::span<const float> mask = crowd.mask_weights_at(m);
-    for (std::size_t i = 0; i < n; ++i) tables.push_back(mask[rig.asset_node[i]]);
-    for (std::uint32_t a : weight_node) tables.push_back(mask[a]);
-  }
-  tables[0] = uint_bits(static_cast<std::uint32_t>(tables.size()));
-  for (const AdditiveReference& ref : crowd.additive_references()) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::uint32_t a = rig.asset_node[i];
-      const glm::vec3& t = ref.translations[a];
-      const glm::quat& q = ref.inverse_rotations[a];
-      const glm::vec3& sc = ref.scales[a];
-      tables.insert(tables.end(), {t.x, t.y, t.z, q.x, q.y, q.z, q.w, sc.x, sc.y, sc.z});
-    }
-    tables.insert(tables.end(), ref.weights.begin(), ref.weights.end());
-  }
-  tables[1] = uint_bits(static_cast<std::uint32_t>(tables.size()));
-  for (std::uint32_t ref : crowd.first_key_references()) tables.push_back(uint_bits(ref));
-  gpu.layer_tables = make_static(tables);
-  gpu.uploaded_layer_tables = crowd.layer_tables_generation();
-  return tables.size() * sizeof(float);
-}
 
 void set_rows(GLuint program, const char* name, const Affine& a) {
   glUniform4fv(glGetUniformLocation(program, name), 3, glm::value_ptr(a.rows[0]));
@@ -178,6 +55,8 @@ void dispatch(std::uint64_t invocations) {
   glDispatchCompute(static_cast<GLuint>(x), static_cast<GLuint>((groups + x - 1) / x), 1);
   glMemoryBarrier(GL_SHADER_STORAGE_BARRIER_BIT);
 }
+
+}  // namespace
 
 void reserve_slots(GpuAnimation& gpu, std::size_t capacity) {
   if (gpu.records && gpu.capacity >= capacity) return;
@@ -208,115 +87,6 @@ void reserve_slots(GpuAnimation& gpu, std::size_t capacity) {
   }
   gpu.capacity = slots;
   gpu.upload_everything = true;
-}
-
-}  // namespace
-
-void require_compute(const char* who) {
-  const bool desktop = epoxy_is_desktop_gl();
-  const int version = epoxy_gl_version();
-  if (!desktop || version < 43) {
-    throw Error(
-        who, Rule::gl_version,
-        fmt::format("Animation::gpu needs compute shaders (desktop OpenGL 4.3); the current context is {} {}.{}",
-                    desktop ? "OpenGL" : "OpenGL ES", version / 10, version % 10));
-  }
-  GLint bindings = 0, compute_blocks = 0;
-  glGetIntegerv(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS, &bindings);
-  glGetIntegerv(GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS, &compute_blocks);
-  check_gl("glGetIntegerv(GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS)");
-  // Every pass declares 16 storage blocks (animation_shaders.cpp), and Mesa counts the declared
-  // ones against the limit, used or not.
-  if (bindings < static_cast<GLint>(binding::compute_count) || compute_blocks < 16) {
-    throw Error(who, Rule::gl_version,
-                fmt::format("Animation::gpu needs 16 storage buffer bindings and 16 compute storage blocks; "
-                            "GL_MAX_SHADER_STORAGE_BUFFER_BINDINGS = {}, GL_MAX_COMPUTE_SHADER_STORAGE_BLOCKS = {}",
-                            bindings, compute_blocks));
-  }
-}
-
-void build_gpu_animation(GpuAnimation& gpu, const Crowd& crowd, const RigOptions& options) {
-  const Asset& asset = crowd.asset();
-  std::vector<std::uint32_t> drawn;
-  for (const NodeStream& s : crowd.node_streams()) drawn.push_back(s.node);
-  gpu.rig = build_rig(asset, drawn, options);
-  const Rig& rig = gpu.rig;
-  const std::vector<ClipTracks> clips = build_clip_tracks(asset, rig);
-  const auto n = static_cast<std::uint32_t>(rig.node_count());
-  gpu.weight_count = static_cast<std::uint32_t>(rig.rest_weights.size());
-  const std::uint32_t w = gpu.weight_count;
-
-  std::vector<NodeRecord> nodes(n);
-  for (std::uint32_t i = 0; i < n; ++i) {
-    NodeRecord& r = nodes[i];
-    r.meta = glm::ivec4(rig.parent[i], 0, 0, 0);
-    r.t = glm::vec4(rig.rest_translation[i], 0.0f);
-    const glm::quat& q = rig.rest_rotation[i];
-    r.r = glm::vec4(q.x, q.y, q.z, q.w);
-    r.s = glm::vec4(rig.rest_scale[i], 0.0f);
-    for (int k = 0; k < 3; ++k) {
-      r.local[k] = rig.rest_local[i].rows[k];
-      r.world[k] = rig.rest_world[i].rows[k];
-    }
-  }
-  std::vector<glm::ivec4> clip_nodes(std::max<std::size_t>(clips.size(), 1) * n, glm::ivec4(-1));
-  std::vector<std::int32_t> clip_weights(std::max<std::size_t>(clips.size(), 1) * w, -1);
-  std::vector<glm::uvec4> channels;
-  std::vector<float> times, key_rows;
-  for (std::size_t c = 0; c < clips.size(); ++c) {
-    const ClipTracks& tracks = clips[c];
-    const auto times_base = static_cast<std::uint32_t>(times.size());
-    const auto rows_base = static_cast<std::uint32_t>(key_rows.size());
-    times.insert(times.end(), tracks.times.begin(), tracks.times.end());
-    key_rows.insert(key_rows.end(), tracks.key_rows.begin(), tracks.key_rows.end());
-    for (const BoundChannel& ch : tracks.channels) {
-      const auto index = static_cast<std::int32_t>(channels.size() / 2);
-      const Timeline& timeline = tracks.timelines[ch.timeline];
-      channels.emplace_back(times_base + timeline.times_offset, timeline.key_count, rows_base + ch.values_offset,
-                            ch.key_stride);
-      channels.emplace_back(ch.components, static_cast<std::uint32_t>(ch.interpolation), ch.component_stride, 0u);
-      switch (ch.path) {
-        case ChannelPath::translation: clip_nodes[c * n + ch.target].x = index; break;
-        case ChannelPath::rotation: clip_nodes[c * n + ch.target].y = index; break;
-        case ChannelPath::scale: clip_nodes[c * n + ch.target].z = index; break;
-        case ChannelPath::weights:  // one channel per morph weight (BoundChannel)
-          if (ch.target < w) clip_weights[c * w + ch.target] = index;
-          break;
-      }
-    }
-  }
-  std::vector<SkinJointRecord> skin_joints;
-  gpu.skin_first_joint.clear();
-  for (const RigSkin& skin : rig.skins) {
-    gpu.skin_first_joint.push_back(static_cast<std::uint32_t>(skin_joints.size()));
-    for (std::size_t j = 0; j < skin.joints.size(); ++j) {
-      SkinJointRecord r;
-      r.meta.x = skin.joints[j];
-      for (int k = 0; k < 3; ++k) r.inverse_bind[k] = skin.inverse_binds[j].rows[k];
-      skin_joints.push_back(r);
-    }
-  }
-
-  gpu.programs.clear();
-  for (std::size_t p = 0; p < kAnimationPasses; ++p) {
-    const std::string source = animation_compute_source(static_cast<AnimationPass>(p));
-    gpu.programs.push_back(link_compute_program(fmt::format("animation_pass[{}]", p), source.c_str()));
-  }
-  gpu.nodes = make_static(nodes);
-  gpu.clip_nodes = make_static(clip_nodes);
-  gpu.clip_weights = make_static(clip_weights);
-  gpu.channels = make_static(channels);
-  gpu.times = make_static(times);
-  gpu.key_rows = make_static(key_rows);
-  gpu.rest_weights = make_static(rig.rest_weights);
-  gpu.skin_joints = make_static(skin_joints);
-  gpu.dummy = make_dynamic_buffer(16);
-  gpu.records = {};
-  gpu.layer_records = {};
-  gpu.override_ranges = {};  // rig indices of the old rig: flatten again
-  gpu.layer_tables = {};
-  gpu.capacity = gpu.batch = 0;
-  reserve_slots(gpu, crowd.capacity());
 }
 
 std::uint64_t animate(GpuAnimation& gpu, StateCache& cache, const Crowd& crowd,
