@@ -643,6 +643,32 @@ TEST(CliTool, NamesTheAssetLacksAreUsageErrors) {
   EXPECT_FALSE(std::filesystem::exists(dir / "x.png"));
 }
 
+// The studio checks its settings against the model before it opens a window (issue 57): a --set
+// value naming what the model lacks, or a missing asset, is a usage error named by its key, the
+// same without a display (it failed on the display before, or once open with exit status 1).
+TEST(CliTool, StudioUsageErrorsComeBeforeTheDisplay) {
+  const auto dir = test::scratch_dir("cli_studio_usage");
+  const std::string studio = "studio --frames 1 --assets " + quoted(dir.string()) + " ";  // the built-in model
+  const std::pair<std::string, std::string> cases[] = {
+      {"--set clip=Nope", "--set clip: no clip named \"Nope\"; available: "},
+      {"--set select=actor-1 --set actor.clip=Nope", "--set actor.clip: no clip named \"Nope\""},
+      {"--set select=actor-1 --set actor.layer.clip=Nope", "--set actor.layer.clip: no clip named \"Nope\""},
+      {"--set root-motion=Nope", "--set root-motion: no node named \"Nope\"; closest: "},
+      {"--set select=actor-1 --set actor.layer.mask=Nope", "--set actor.layer.mask: no node named \"Nope\""},
+      {"--set actors=4 --set select=0", "--set select: no actor has the id '0' (4 actors: actor-0 to actor-3)"},
+      {"--set variants=spread", "--set variants: the asset has no material variants"},
+      {quoted((dir / "absent.glb").string()), (dir / "absent.glb").string() + ": is not a readable file [file_open]"},
+  };
+  for (const auto& [arguments, message] : cases) {
+    const CommandOutput r = test::run_command("env -u DISPLAY -u WAYLAND_DISPLAY timeout 120 " +
+                                              quoted(test::tool_path().string()) + " " + studio + arguments + " 2>&1");
+    EXPECT_EQ(r.exit_code, 2) << arguments << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, "gltf-crowd: error: ")) << arguments << ": " << r.out;
+    EXPECT_TRUE(contains(r.out, message)) << arguments << ": " << r.out;
+    EXPECT_FALSE(contains(r.out, "no_display")) << arguments << ": " << r.out;
+  }
+}
+
 TEST(CliTool, HelpStatesTheTimeStep) {
   for (const auto& [command, step] : std::vector<std::pair<std::string, std::string>>{
            {"render", "1/30 s"}, {"studio", "1/30 s"}, {"bench", "1/60 s"}}) {

@@ -374,7 +374,8 @@ TEST(StudioTool, BadSettingsFailWithMessage) {
 TEST(StudioTool, UnknownClipIsRejectedListingTheClips) {
   REQUIRE_XVFB();
   const StudioRun r = run_studio("unknown_clip", {"--set", "model=RobotExpressive", "--set", "clip=Nope"}, 1);
-  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.exit_code, 2) << r.output;  // a usage error, named by its key
+  EXPECT_NE(r.output.find("--set clip: no clip named"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("no clip named \"Nope\""), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("[unknown_clip]"), std::string::npos) << r.output;
   for (const char* clip : {"available: Dance, ", " Idle, ", " Wave, "})
@@ -385,18 +386,19 @@ TEST(StudioTool, UnknownClipIsRejectedListingTheClips) {
 TEST(StudioTool, SelectTakesAnActorId) {
   REQUIRE_XVFB();
   const StudioRun unknown = run_studio("select_unknown", {"--set", "actors=4", "--set", "select=actor-9"}, 1);
-  EXPECT_EQ(unknown.exit_code, 1) << unknown.output;
-  EXPECT_NE(unknown.output.find("no actor has the id 'actor-9' (4 actors: actor-0 to actor-3)"), std::string::npos)
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.output;
+  EXPECT_NE(unknown.output.find("--set select: no actor has the id 'actor-9' (4 actors: actor-0 to actor-3)"),
+            std::string::npos)
       << unknown.output;
   const StudioRun slot = run_studio("select_slot", {"--set", "actors=4", "--set", "select=2"}, 1);
-  EXPECT_EQ(slot.exit_code, 1) << "a slot number is not an id: " << slot.output;
+  EXPECT_EQ(slot.exit_code, 2) << "a slot number is not an id: " << slot.output;
 }
 
 TEST(StudioTool, MissingAssetAndNonFiniteSettingsAreErrors) {
   REQUIRE_XVFB();
   const auto missing = test::scratch_dir("studio_missing") / "absent.glb";
   const StudioRun absent = run_studio("missing", {missing.string()}, 1);
-  EXPECT_EQ(absent.exit_code, 1) << absent.output;
+  EXPECT_EQ(absent.exit_code, 2) << absent.output;
   EXPECT_NE(absent.output.find("gltf-crowd: error: " + missing.string() + ": is not a readable file [file_open]"),
             std::string::npos)
       << absent.output;

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -156,15 +157,18 @@ void run_studio(const StudioOptions& options) {
   usage_checks([&] {
     for (const std::string& set : options.sets) apply_setting(set, settings, edit, resolve);
   });
+  // What the settings name in the model, before the window: a usage error is one with or without
+  // a display. Headless runs keep this model (a window's later ones: --stats is checked again).
+  std::shared_ptr<const Asset> first = load_crowd_asset(settings.model, options.load);
+  usage_checks([&] { check_model_settings(*first, settings, edit); });
+  require_outputs_spare(first->external_files, {{"--screenshot", options.screenshot}, {"--stats", options.stats}});
 
   Window window(options.width, options.height);
   glfwSwapInterval(options.frames > 0 ? 0 : 1);
   Gui gui(window.handle);
-  StudioScene scene(options.load);  // after the GL context, so its renderer is destroyed while it is current
+  // After the GL context, so its renderer is destroyed while it is current.
+  StudioScene scene(options.load, std::move(first));
   scene.sync(settings);
-  // Before the first frame: headless runs keep this model (a window's later ones: below).
-  require_outputs_spare(scene.crowd().asset().external_files,
-                        {{"--screenshot", options.screenshot}, {"--stats", options.stats}});
   StudioSettings synced = settings;
   PanelState panel;
   if (edit) panel.selected_actor = static_cast<int>(scene.apply(*edit));

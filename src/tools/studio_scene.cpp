@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <string>
+#include <utility>
 
 #include <epoxy/gl.h>
 #include <fmt/format.h>
@@ -19,11 +21,11 @@ double elapsed_ms(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// A single clip chosen by name must be one of the asset's ("" = its first clip).
-void check_clip(const Asset& asset, const ClipAssignment& clips) {
-  if (clips.mode != ClipMode::single || clips.clip.empty() || asset.find_clip(clips.clip) >= 0) return;
-  throw Error("clip", Rule::unknown_clip,
-              fmt::format("no clip named \"{}\"; available: {}", clips.clip, clip_name_list(asset)));
+// Throws unknown_clip at `path` unless the asset has a clip named `name`.
+void check_clip_name(const Asset& asset, const std::string& name, const std::string& path) {
+  if (asset.find_clip(name) < 0)
+    throw Error(path, Rule::unknown_clip,
+                fmt::format("no clip named \"{}\"; available: {}", name, clip_name_list(asset)));
 }
 
 bool same_actors(const StudioSettings& a, const StudioSettings& b) {
@@ -33,6 +35,33 @@ bool same_actors(const StudioSettings& a, const StudioSettings& b) {
 }
 
 }  // namespace
+
+void check_clip(const Asset& asset, const ClipAssignment& clips, const std::string& path) {
+  if (clips.mode == ClipMode::single && !clips.clip.empty()) check_clip_name(asset, clips.clip, path);
+}
+
+std::string actor_ids_note(std::size_t count) {
+  if (count == 0) return "no actors";
+  if (count == 1) return "1 actor: actor-0";
+  return fmt::format("{} actors: actor-0 to actor-{}", count, count - 1);
+}
+
+void check_model_settings(const Asset& asset, const StudioSettings& settings, const std::optional<ActorEdit>& edit) {
+  check_clip(asset, settings.clips, "--set clip");
+  check_appearance(asset, settings.appearance, "--set variants");
+  if (!settings.root_motion.empty()) (void)asset.resolve_node(settings.root_motion, "--set root-motion");
+  if (!edit) return;
+  bool listed = edit->actor.empty();  // "" selects the first actor
+  for (std::uint32_t i = 0; i < settings.actors && !listed; ++i) listed = edit->actor == fmt::format("actor-{}", i);
+  if (!listed)
+    throw Error("--set select", Rule::unknown_actor,
+                fmt::format("no actor has the id '{}' ({})", edit->actor, actor_ids_note(settings.actors)));
+  if (edit->clip) check_clip_name(asset, *edit->clip, "--set actor.clip");
+  if (edit->layer_clip && !edit->layer_clip->empty())
+    check_clip_name(asset, *edit->layer_clip, "--set actor.layer.clip");
+  if (edit->layer_mask && !edit->layer_mask->empty())
+    (void)asset.resolve_node(*edit->layer_mask, "--set actor.layer.mask");
+}
 
 std::vector<ModelEntry> scan_models(const std::filesystem::path& folder, const LoadOptions& load) {
   std::vector<ModelEntry> models{{"built-in", ""}};
@@ -63,10 +92,11 @@ std::vector<ModelEntry> scan_models(const std::filesystem::path& folder, const L
 void StudioScene::sync(const StudioSettings& settings) {
   const bool new_model = !built_ || built_->model != settings.model;
   // Everything that can throw comes before anything changes.
-  std::shared_ptr<const Asset> asset = new_model ? load_crowd_asset(settings.model, load_) : nullptr;
+  std::shared_ptr<const Asset> asset;
+  if (new_model) asset = first_ ? std::exchange(first_, nullptr) : load_crowd_asset(settings.model, load_);
   if (asset) print_load_warnings(*asset, settings.model.empty() ? "built-in character" : settings.model);
   const bool new_clip = !built_ || built_->clips.clip != settings.clips.clip;
-  if (new_clip) check_clip(new_model ? *asset : crowd_->asset(), settings.clips);
+  if (new_clip) check_clip(new_model ? *asset : crowd_->asset(), settings.clips, "clip");
   // Variants asked of a model without them are an error (at start, or when turned on); a model
   // switch keeps the setting and spreads whatever variants the new model has (none: defaults).
   if (settings.appearance.variants && (!built_ || (!new_model && !built_->appearance.variants)))
@@ -171,9 +201,7 @@ std::uint32_t StudioScene::apply(const ActorEdit& edit) {
                                   [&](const Actor& a) { return edit.actor.empty() || a.id() == edit.actor; });
   if (found == actors.end()) {
     throw Error("select", Rule::unknown_actor,
-                fmt::format("no actor has the id '{}' ({} actors{})", edit.actor, actors.size(),
-                            actors.empty() ? std::string()
-                                           : fmt::format(": {} to {}", actors.front().id(), actors.back().id())));
+                fmt::format("no actor has the id '{}' ({})", edit.actor, actor_ids_note(actors.size())));
   }
   Actor actor = *found;
   if (edit.clip) {

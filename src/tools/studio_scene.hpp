@@ -30,6 +30,20 @@ struct ModelEntry {
 // path); assets without clips and files that fail to load (with `load`) are left out.
 std::vector<ModelEntry> scan_models(const std::filesystem::path& folder, const LoadOptions& load = {});
 
+// Throws Error (path `path`, rule unknown_clip, listing the clips) when `clips` picks one clip by a
+// name the asset has not ("" is its first clip).
+void check_clip(const Asset& asset, const ClipAssignment& clips, const std::string& path);
+
+// "4 actors: actor-0 to actor-3", the ids the studio gives `count` actors (actor_options), for
+// messages.
+std::string actor_ids_note(std::size_t count);
+
+// Checks what `--set` names in the model `asset` before the studio opens (docs/spec.md §8.2): the
+// clip (--set clip), variants, the root-motion node, and the edit's actor id (select: one of the
+// settings' actors), clip, layer clip and layer mask node. Throws Error at "--set <key>" (rules
+// unknown_clip, unknown_variant, unknown_node, ambiguous_node, unknown_actor).
+void check_model_settings(const Asset& asset, const StudioSettings& settings, const std::optional<ActorEdit>& edit);
+
 // Timings of the last frame, in milliseconds.
 struct FrameTimes {
   double frame = 0.0;   // wall time since the previous frame
@@ -40,8 +54,10 @@ struct FrameTimes {
 // Owns the crowd and its renderer; needs the window's GL context current for every call.
 class StudioScene {
  public:
-  // `load` applies to every model sync loads.
-  explicit StudioScene(const LoadOptions& load = {}) : load_(load) {}
+  // `load` applies to every model sync loads; `first`, when given, is the model of the first
+  // sync's settings, already loaded (the studio checks its settings against it first).
+  explicit StudioScene(const LoadOptions& load = {}, std::shared_ptr<const Asset> first = nullptr)
+      : load_(load), first_(std::move(first)) {}
   // Brings the crowd in line with `settings`: a new model rebuilds crowd and renderer, a new
   // actor count or clip assignment re-adds the actors (ids actor-0, actor-1, ... in slot order),
   // a new palette storage or skinned-vertex cache setting rebuilds the renderer, LOD controls are
@@ -82,6 +98,7 @@ class StudioScene {
   void add_actors(const StudioSettings& settings);
 
   LoadOptions load_;
+  std::shared_ptr<const Asset> first_;  // the first sync's model, loaded; null once used
   std::unique_ptr<Crowd> crowd_;
   std::unique_ptr<CrowdRenderer> renderer_;
   std::optional<ShadowStage> shadows_;  // with StudioSettings::shadows, fitted to layout_
