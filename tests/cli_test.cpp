@@ -624,6 +624,37 @@ TEST(CliTool, BenchErrorsNameTheOption) {
   }
 }
 
+// Node options take an index as well as a name or path (docs/spec.md §2.3), as pose scripts do:
+// bench --root-motion 10 said 'no node named "10"'. An index past the nodes names both.
+TEST(CliTool, NodeOptionsTakeAnIndex) {
+  const std::vector<std::uint8_t> glb = default_character_glb();
+  const Asset asset = load_asset_from_memory(glb);
+  const std::string hips = std::to_string(asset.find_node("Hips"));
+  const std::string spine = std::to_string(asset.find_node("Spine"));
+  ASSERT_NE(hips, "-1");
+  ASSERT_NE(spine, "-1");
+  for (const std::string& arguments : {"bench --root-motion " + hips, "bench --layer additive --layer-mask " + spine,
+                                       "bench --root-motion " + hips + " --layer override --layer-mask " + spine +
+                                           " --animation gpu --records-only"}) {
+    const CommandOutput r = tool(arguments + " --actors 2 --frames 1 --warmup 0 --json");
+    EXPECT_EQ(r.exit_code, 0) << arguments << ": " << r.out;
+  }
+  const std::string past = std::to_string(asset.nodes.size());
+  const CommandOutput r = tool("bench --root-motion " + past + " --actors 2 --frames 1");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_TRUE(contains(r.out, "--root-motion: no node named \"" + past + "\", and no node " + past +
+                                  " (the asset has " + past + " nodes, 0 to " + std::to_string(asset.nodes.size() - 1) +
+                                  "); closest: "))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "[unknown_node]")) << r.out;
+  const CommandOutput studio = test::run_command(
+      "env -u DISPLAY -u WAYLAND_DISPLAY timeout 120 " + quoted(test::tool_path().string()) + " studio --assets " +
+      quoted(test::scratch_dir("cli_node_index").string()) + " --frames 1 --set root-motion=" + past + " 2>&1");
+  EXPECT_EQ(studio.exit_code, 2) << studio.out;
+  EXPECT_TRUE(contains(studio.out, "--set root-motion: no node named \"" + past + "\", and no node " + past))
+      << studio.out;
+}
+
 // An option that names what the asset lacks (a clip, material variants) is a usage error (exit
 // status 2) named by the option, not a failure while working named by a library path.
 TEST(CliTool, NamesTheAssetLacksAreUsageErrors) {

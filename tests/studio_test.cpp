@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "gltf_crowd/asset.hpp"
 #include "test_support.hpp"
 
 namespace gltf_crowd {
@@ -347,6 +348,13 @@ TEST(StudioTool, LayerVisibilityAndRootMotionControls) {
       run_studio("root_motion", {"--set", "actors=2", "--set", "clip=Walking", "--set", "root_motion=Hips"});
   ASSERT_EQ(walking.exit_code, 0) << walking.output;
   EXPECT_EQ(walking.stats["root_motion"], "Hips");
+  // A node by index (docs/spec.md §2.3) is that node, named by its name: RobotExpressive's Hips.
+  const int hips = load_asset(test::asset_path("threejs/RobotExpressive.glb")).find_node("Hips");
+  ASSERT_GE(hips, 0);
+  const StudioRun by_index = run_studio("root_motion_index", {"--set", "actors=2", "--set", "clip=Walking", "--set",
+                                                              "root-motion=" + std::to_string(hips)});
+  ASSERT_EQ(by_index.exit_code, 0) << by_index.output;
+  EXPECT_EQ(by_index.stats["root_motion"], "Hips");
   const StudioRun unknown = run_studio("root_motion_unknown", {"--set", "root_motion=NoSuchNode"});
   EXPECT_NE(unknown.exit_code, 0);
   EXPECT_NE(unknown.output.find("NoSuchNode"), std::string::npos) << unknown.output;

@@ -45,9 +45,9 @@ struct BenchOptions {
   std::uint32_t warmup = 10;
   bool crossfade = false;
   bool local_pose = false;
-  std::string root_motion;  // root node name; empty = no root motion
+  std::string root_motion;  // root node: name, path or index; empty = no root motion
   std::string layer;        // "", override or additive: one animation layer per actor
-  std::string layer_mask;   // the layer's mask: this node and its descendants; empty = none
+  std::string layer_mask;   // the layer's mask: this node (name, path or index) and its descendants; empty = none
   bool json = false;
   std::string animation = "cpu";  // cpu or gpu
   bool records_only = false;      // gpu: no renderer, only Crowd::update's records
@@ -91,10 +91,12 @@ void populate(Crowd& crowd, const BenchOptions& options) {
     populate_bench_crowd(crowd, options.actors, options.crossfade);
     if (options.local_pose) drive_bench_skeletons(crowd);
     if (!options.root_motion.empty())
-      as_option("--root-motion", [&] { crowd.set_root_motion({.node = options.root_motion, .yaw = true}); });
+      crowd.set_root_motion(
+          {.node = node_name_option(crowd.asset(), options.root_motion, "--root-motion"), .yaw = true});
+    std::optional<std::uint32_t> mask;
+    if (!options.layer_mask.empty()) mask = resolve_node_option(crowd.asset(), options.layer_mask, "--layer-mask");
     if (!options.layer.empty())
-      add_bench_layers(crowd, options.layer == "additive" ? LayerMode::additive : LayerMode::override,
-                       options.layer_mask);
+      add_bench_layers(crowd, options.layer == "additive" ? LayerMode::additive : LayerMode::override, mask);
   });
 }
 
@@ -329,8 +331,8 @@ void register_bench(CLI::App& app) {
                   "evaluation blends it over the clips)");
   bench
       ->add_option("--root-motion", options->root_motion,
-                   "extract root motion (translation x, z and yaw; docs/spec.md §3.10) from this node, e.g. "
-                   "Hips for the built-in character; the cost with none is today's")
+                   "extract root motion (translation x, z and yaw; docs/spec.md §3.10) from this node (a name, path "
+                   "or index, docs/spec.md §2.3), e.g. Hips for the built-in character; the cost with none is today's")
       ->check(non_empty());
   CLI::Option* layer =
       bench
@@ -340,7 +342,8 @@ void register_bench(CLI::App& app) {
           ->check(CLI::IsMember({"override", "additive"}));
   bench
       ->add_option("--layer-mask", options->layer_mask,
-                   "mask the layer to this node and its descendants, e.g. Spine (an upper body)")
+                   "mask the layer to this node (a name, path or index, docs/spec.md §2.3) and its descendants, e.g. "
+                   "Spine (an upper body)")
       ->check(non_empty())
       ->needs(layer);
   bench

@@ -8,7 +8,6 @@
 #include <glm/gtc/quaternion.hpp>
 
 #include "gltf_crowd/error.hpp"
-#include "tools/as_option.hpp"
 
 namespace gltf_crowd::tools {
 namespace {
@@ -61,16 +60,15 @@ void drive_bench_skeletons(Crowd& crowd) {
   for (Actor& actor : crowd.actors()) actor.set_local_pose(nodes, locals, 0.5f);
 }
 
-void add_bench_layers(Crowd& crowd, LayerMode mode, const std::string& mask_node) {
+void add_bench_layers(Crowd& crowd, LayerMode mode, std::optional<std::uint32_t> mask_node) {
   const Asset& asset = crowd.asset();
   if (asset.clips.empty()) throw Error("--layer", Rule::no_clips, "a layer needs a clip; the asset has none");
-  if (!mask_node.empty())
-    as_option("--layer-mask", [&] { crowd.add_mask("bench", std::vector<MaskBranch>{{mask_node}}); });
+  if (mask_node) crowd.add_mask("bench", std::vector<MaskBranch>{{.index = *mask_node}});
   const std::vector<Actor> actors = crowd.actors();
   for (std::size_t i = 0; i < actors.size(); ++i) {
     ActorLayer layer = actors[i].layer(1);
     layer.set_mode(mode);
-    if (!mask_node.empty()) layer.set_mask("bench");
+    if (mask_node) layer.set_mask("bench");
     SelectClipOptions start;
     start.phase = golden_phase(i, 0.25);
     layer.select_clip(asset.clips[(i + 2) % asset.clips.size()].name, start);

@@ -4,7 +4,8 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
+#include <cstdint>
+#include <optional>
 
 #include "gltf_crowd/crowd.hpp"
 
@@ -20,7 +21,7 @@ inline constexpr float bench_frame_seconds = 1.0f / 60.0f;
 // (i + 1) mod C (the same clip when C = 1: two samples of it) at the opposite phase, and the
 // crowd is advanced once by half that fade: every actor's incoming weight is then 0.4–0.6 and
 // moves by only 10⁻⁶ per 1/60 s frame, so it stays mid-fade (two clips sampled and blended)
-// for any realistic number of measured frames. Throws Error (path "bench.crossfade", rule
+// for any realistic number of measured frames. Throws Error (path "--crossfade", rule
 // "no_clips") for a crossfade on an asset without clips, and whatever add_actors throws.
 void populate_bench_crowd(Crowd& crowd, std::size_t actors, bool crossfade);
 
@@ -30,10 +31,9 @@ void populate_bench_crowd(Crowd& crowd, std::size_t actors, bool crossfade);
 void drive_bench_skeletons(Crowd& crowd);
 
 // Gives every actor an animation layer 1 (docs/spec.md §3.11) in `mode` ("override" or
-// "additive") playing clip (i + 2) mod C from phase (0.382·i) mod 1 at weight 1, masked by
-// `mask_node` and its descendants when not empty (e.g. an upper body: "Spine"). Throws Error
-// as Crowd::add_mask for an unknown node, and (path "bench.layer", rule "no_clips") on an
-// asset without clips.
-void add_bench_layers(Crowd& crowd, LayerMode mode, const std::string& mask_node);
+// "additive") playing clip (i + 2) mod C from phase (0.382·i) mod 1 at weight 1, masked by the
+// node `mask_node` and its descendants when given (e.g. an upper body: "Spine"'s index). Throws
+// Error (path "--layer", rule "no_clips") on an asset without clips.
+void add_bench_layers(Crowd& crowd, LayerMode mode, std::optional<std::uint32_t> mask_node);
 
 }  // namespace gltf_crowd::tools

@@ -66,6 +66,10 @@ std::vector<std::string> split_items(const std::string& text) {
 
 }  // namespace
 
+std::string count_of(std::uint64_t n, std::string_view noun) {
+  return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
+}
+
 CLI::Validator integer_in(std::uint64_t min, std::uint64_t max) {
   const std::string requirement = fmt::format("an integer in [{}, {}]", min, max);
   return CLI::Validator(

@@ -19,6 +19,9 @@ struct ExternalFile;
 
 namespace gltf_crowd::tools {
 
+// "1 actor", "2 actors": `n` and `noun` (plural with an s unless n is 1), for messages.
+std::string count_of(std::uint64_t n, std::string_view noun);
+
 // An integer in [min, max], in decimal: "'abc' is not an integer; it must be an integer in
 // [1, 1000000]", "'0' is out of range; it must be an integer in [1, 1000000]".
 CLI::Validator integer_in(std::uint64_t min, std::uint64_t max);

@@ -1,6 +1,7 @@
 #include "tools/crowd_scene.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "gltf_crowd/default_character.hpp"
 #include "gltf_crowd/error.hpp"
 #include "tools/as_option.hpp"
+#include "tools/cli_numbers.hpp"
 #include "tools/lod_stats_json.hpp"
 
 namespace gltf_crowd::tools {
@@ -40,6 +42,12 @@ std::size_t clip_of(const Asset& asset, const ClipAssignment& assignment, std::s
   return 0;
 }
 
+// "74 nodes, 0 to 73": how many nodes the asset has and their indices, for messages.
+std::string nodes_note(const Asset& asset) {
+  const std::size_t n = asset.nodes.size();
+  return n < 2 ? count_of(n, "node") + (n == 1 ? ", 0" : "") : fmt::format("{}, 0 to {}", count_of(n, "node"), n - 1);
+}
+
 // The clip actor_options gives the actor: clip_of's, or the first clip when that one has no
 // unique name.
 std::size_t played_clip(const Asset& asset, const ClipAssignment& assignment, std::size_t actor) {
@@ -59,6 +67,32 @@ Asset load_named_asset(const std::string& path, const LoadOptions& options) {
     const std::string_view what = e.what();  // "<object>: <message>"
     throw Error(path + ": " + e.path(), e.code(), std::string(what.substr(std::min(what.size(), e.path().size() + 2))));
   }
+}
+
+std::uint32_t resolve_node_option(const Asset& asset, std::string_view text, const std::string& path) {
+  const std::vector<std::uint32_t> named = asset.find_nodes(text);
+  if (named.size() > 1) return asset.resolve_node(text, path);  // throws ambiguous_node, listing them
+  if (named.size() == 1) return named.front();
+  std::uint32_t index = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), index);
+  const bool number = error == std::errc() && end == text.data() + text.size() && !text.empty();
+  if (number && index < asset.nodes.size()) return index;
+  throw Error(
+      path, Rule::unknown_node,
+      fmt::format("no node {} \"{}\"{}; {}", text.find('/') == std::string_view::npos ? "named" : "at the path", text,
+                  number ? fmt::format(", and no node {} (the asset has {})", index, nodes_note(asset)) : "",
+                  closest_node_names(asset, text)));
+}
+
+std::string node_name_option(const Asset& asset, std::string_view text, const std::string& path) {
+  const std::uint32_t node = resolve_node_option(asset, text, path);
+  if (asset.find_node(text) == static_cast<int>(node)) return std::string(text);
+  std::string named = asset.node_path(node);
+  if (named.empty())
+    throw Error(path, Rule::ambiguous_node,
+                fmt::format("node {} (\"{}\") has no name or path of its own, and this takes the node by name", node,
+                            asset.nodes[node].name));
+  return named;
 }
 
 std::shared_ptr<const Asset> load_crowd_asset(const std::string& path, const LoadOptions& options) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <glm/glm.hpp>
@@ -28,6 +29,17 @@ Asset load_named_asset(const std::string& path, const LoadOptions& options = {})
 
 // The built-in character for an empty path, else the asset at `path` (load_named_asset).
 std::shared_ptr<const Asset> load_crowd_asset(const std::string& path, const LoadOptions& options = {});
+
+// The node `text` names on the command line or in a pose script (docs/spec.md §2.3): the one node
+// whose name or path it is (Asset::find_nodes), else, for a decimal number below the node count,
+// the node of that index. Throws Error at `path`: ambiguous_node (each match) or unknown_node (the
+// closest names first).
+std::uint32_t resolve_node_option(const Asset& asset, std::string_view text, const std::string& path);
+
+// As resolve_node_option, for the options the library takes by name alone (root motion): `text`
+// itself when it is a name or path, else the path of the node it indexes (Asset::node_path); an
+// index whose node no name or path names alone is an Error at `path` (ambiguous_node).
+std::string node_name_option(const Asset& asset, std::string_view text, const std::string& path);
 
 // Prints to stderr how many loading warnings `asset` has and the first `shown` of them
 // ("warning: <path> [<rule>] <message>"); nothing for a clean asset. `info` lists them all.

@@ -307,10 +307,9 @@ void register_studio(CLI::App& app) {
           "as it (animation=cpu|gpu as render --animation; '_' reads as '-'): model, actors, capacity, clips, "
           "clip, seed, phase-spread, speed-spread, tints, tint-seed, variants, playing (on|off), orbit, lod, "
           "lod-bias, vertex-budget, update-rate, palette, animation (cpu|gpu), skinned-vertex-cache, root-motion "
-          "(a node or none), shadows, azimuth, elevation, zoom, select, actor.clip, actor.crossfade, actor.speed, "
-          "actor.pause, actor.seek, "
-          "actor.visible, actor.layer.clip, actor.layer.weight, actor.layer.mode, actor.layer.mask (a "
-          "node or none)")
+          "(a node: its name, path or index; or none), shadows, azimuth, elevation, zoom, select, actor.clip, "
+          "actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible, actor.layer.clip, "
+          "actor.layer.weight, actor.layer.mode, actor.layer.mask (a node, or none)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   studio->add_option("--width", options->width, "window width")->capture_default_str()->check(integer_in(320, 8192));

@@ -46,10 +46,11 @@ std::string actor_ids_note(std::size_t count) {
   return fmt::format("{} actors: actor-0 to actor-{}", count, count - 1);
 }
 
-void check_model_settings(const Asset& asset, const StudioSettings& settings, const std::optional<ActorEdit>& edit) {
+void check_model_settings(const Asset& asset, StudioSettings& settings, std::optional<ActorEdit>& edit) {
   check_clip(asset, settings.clips, "--set clip");
   check_appearance(asset, settings.appearance, "--set variants");
-  if (!settings.root_motion.empty()) (void)asset.resolve_node(settings.root_motion, "--set root-motion");
+  if (!settings.root_motion.empty())
+    settings.root_motion = node_name_option(asset, settings.root_motion, "--set root-motion");
   if (!edit) return;
   bool listed = edit->actor.empty();  // "" selects the first actor
   for (std::uint32_t i = 0; i < settings.actors && !listed; ++i) listed = edit->actor == fmt::format("actor-{}", i);
@@ -60,7 +61,7 @@ void check_model_settings(const Asset& asset, const StudioSettings& settings, co
   if (edit->layer_clip && !edit->layer_clip->empty())
     check_clip_name(asset, *edit->layer_clip, "--set actor.layer.clip");
   if (edit->layer_mask && !edit->layer_mask->empty())
-    (void)asset.resolve_node(*edit->layer_mask, "--set actor.layer.mask");
+    edit->layer_mask = node_name_option(asset, *edit->layer_mask, "--set actor.layer.mask");
 }
 
 std::vector<ModelEntry> scan_models(const std::filesystem::path& folder, const LoadOptions& load) {

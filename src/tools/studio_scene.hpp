@@ -40,9 +40,10 @@ std::string actor_ids_note(std::size_t count);
 
 // Checks what `--set` names in the model `asset` before the studio opens (docs/spec.md §8.2): the
 // clip (--set clip), variants, the root-motion node, and the edit's actor id (select: one of the
-// settings' actors), clip, layer clip and layer mask node. Throws Error at "--set <key>" (rules
-// unknown_clip, unknown_variant, unknown_node, ambiguous_node, unknown_actor).
-void check_model_settings(const Asset& asset, const StudioSettings& settings, const std::optional<ActorEdit>& edit);
+// settings' actors), clip, layer clip and layer mask node. A node given by index is replaced by
+// its name or path (node_name_option), as the panel shows nodes. Throws Error at "--set <key>"
+// (rules unknown_clip, unknown_variant, unknown_node, ambiguous_node, unknown_actor).
+void check_model_settings(const Asset& asset, StudioSettings& settings, std::optional<ActorEdit>& edit);
 
 // Timings of the last frame, in milliseconds.
 struct FrameTimes {

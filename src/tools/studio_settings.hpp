@@ -65,14 +65,14 @@ struct ActorEdit {
 // clips (cycle|single|random), clip, seed, phase-spread, speed-spread, playing (on|off), orbit,
 // lod (on|off), lod-bias, vertex-budget, update-rate (on|off), palette (storage|texture|auto),
 // animation (cpu|gpu: where poses are evaluated), skinned-vertex-cache (on|off), root-motion (a
-// node name, or none), shadows (on|off), tints (none|random), tint-seed, variants (none|spread),
+// node: name, path or index; or none), shadows (on|off), tints (none|random), tint-seed, variants (none|spread),
 // azimuth, elevation, zoom; the 0.2.0 keys evaluation, bias, budget and animation=on|off work
 // with a deprecation warning on stderr (docs/spec.md §8.2); and the actor table's select (an
 // actor id), actor.clip, actor.crossfade, actor.speed, actor.pause, actor.seek, actor.visible
 // (on|off), actor.layer.clip, actor.layer.weight, actor.layer.mode (override|additive),
 // actor.layer.mask, which fill `edit`. Throws Error (path "--set <key>", rules "set_syntax",
-// "set_key", "set_value") and then changes nothing. Names that need the asset (clip, the actor
-// id) are checked when the scene applies them.
+// "set_key", "set_value") and then changes nothing. Names that need the asset (a clip, a node, the
+// actor id) are checked against it by check_model_settings (studio_scene.hpp).
 void apply_setting(std::string_view assignment, StudioSettings& settings, std::optional<ActorEdit>& edit,
                    const std::function<std::string(std::string_view)>& resolve_model);
 
