@@ -264,6 +264,21 @@ TEST(CliTool, AMistypedCommandIsNamed) {
   EXPECT_FALSE(contains(help.out, "is not a command")) << help.out;
 }
 
+// An unknown option before any command is named as such (it said "A subcommand is required"),
+// with where a command's options go; no command at all still asks for one.
+TEST(CliTool, AnUnknownOptionBeforeTheCommandIsNamed) {
+  for (const std::string option : {"--bogus", "-x"}) {
+    const CommandOutput r = tool(option);
+    EXPECT_EQ(r.exit_code, 2) << r.out;
+    EXPECT_TRUE(contains(r.out, "gltf-crowd: error: unknown option '" + option + "'")) << r.out;
+    EXPECT_TRUE(contains(r.out, "the commands are render, ")) << r.out;
+    EXPECT_FALSE(contains(r.out, "A subcommand is required")) << r.out;
+  }
+  const CommandOutput none = tool("");
+  EXPECT_EQ(none.exit_code, 2) << none.out;
+  EXPECT_TRUE(contains(none.out, "A subcommand is required")) << none.out;
+}
+
 TEST(CliTool, VersionPrintsTheProjectVersion) {
   const CommandOutput r = tool("--version");
   EXPECT_EQ(r.exit_code, 0) << r.out;

@@ -20,6 +20,13 @@ namespace {
 // working exits with 1.
 constexpr int kUsageStatus = 2;
 
+// The names of `app`'s commands, in the order they were registered.
+std::vector<std::string> command_names(CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* c : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(c->get_name());
+  return names;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,12 +63,21 @@ int main(int argc, char** argv) {
       const std::vector<CLI::App*> commands = app.get_subcommands([](CLI::App*) { return true; });
       const auto named = [&](const CLI::App* c) { return c->check_name(argv[1]); };
       if (std::none_of(commands.begin(), commands.end(), named)) {
-        std::vector<std::string> names;
-        for (const CLI::App* c : commands) names.push_back(c->get_name());
         fmt::print(stderr, "gltf-crowd: error: '{}' is not a command; the commands are {}\n", argv[1],
-                   fmt::join(names, ", "));
+                   fmt::join(command_names(app), ", "));
         return kUsageStatus;
       }
+    }
+    // An unknown option before any command reaches CLI11 as a stray argument too, and it only
+    // says that a subcommand is required: name the option, and where a command's options go.
+    const std::vector<std::string> stray = app.remaining();
+    if (e.get_exit_code() != 0 && app.get_subcommands().empty() && !stray.empty() && stray.front().starts_with('-')) {
+      fmt::print(stderr,
+                 "gltf-crowd: error: unknown option '{}': gltf-crowd itself takes only --help and --version; a "
+                 "command's options follow the command (gltf-crowd COMMAND --help lists them), and the commands "
+                 "are {}\n",
+                 stray.front(), fmt::join(command_names(app), ", "));
+      return kUsageStatus;
     }
     const int status = app.exit(e);  // prints help, the version or the error
     return status == 0 ? 0 : kUsageStatus;
