@@ -52,10 +52,10 @@ function(gltf_crowd_pkg_config module description libs deps)
   install(FILES ${PROJECT_BINARY_DIR}/${module}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
     COMPONENT dev)
 endfunction()
-gltf_crowd_pkg_config(gltf_crowd_core "${PROJECT_DESCRIPTION}: asset, animation, LOD and crowd, GPU-free"
-  "-lgltf_crowd_core" "tbb fmt tinygltf draco")
+gltf_crowd_pkg_config(gltf_crowd_core "${PROJECT_DESCRIPTION}: asset, animation, LOD, crowd and replay, GPU-free"
+  "-lgltf_crowd_core" "tbb fmt tinygltf draco sqlite3")
 gltf_crowd_pkg_config(gltf_crowd "${PROJECT_DESCRIPTION}: the core and its OpenGL backend"
-  "-lgltf_crowd_gl -lgltf_crowd_core" "epoxy egl tbb fmt tinygltf draco")
+  "-lgltf_crowd_gl -lgltf_crowd_core" "epoxy egl tbb fmt tinygltf draco sqlite3")
 
 if(TARGET gltf-crowd)
   install(TARGETS gltf-crowd RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT tool)
@@ -76,13 +76,13 @@ set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_COMPONENT_DEV_DESCRIPTION
   "gltf-crowd C++20 library: headers, libraries, CMake package and pkg-config file\n\
 Crowds of independently animated glTF 2.0 characters drawn with one instanced draw per\n\
-source mesh primitive: gltf_crowd::core (asset, animation, LOD, crowd; GPU-free) and\n\
+source mesh primitive: gltf_crowd::core (asset, animation, LOD, crowd, replay; GPU-free) and\n\
 gltf_crowd::gl (the OpenGL backend).")
 # What find_package(gltf_crowd) and pkg-config need to link the libraries.
 set(GLTF_CROWD_DEV_DEPENDS "libglm-dev, pkg-config")
 if(GLTF_CROWD_STATIC)
   string(APPEND GLTF_CROWD_DEV_DEPENDS ", libtbb-dev, libtinygltf-dev, libmeshoptimizer-dev, libdraco-dev, \
-libfmt-dev, nlohmann-json3-dev, libstb-dev, libepoxy-dev, libegl-dev, libgl-dev")
+libfmt-dev, nlohmann-json3-dev, libstb-dev, libsqlite3-dev, libepoxy-dev, libegl-dev, libgl-dev")
 endif()
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS ${GLTF_CROWD_DEV_DEPENDS})
 set(CPACK_DEBIAN_TOOL_PACKAGE_NAME gltf-crowd)

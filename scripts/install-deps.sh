@@ -20,11 +20,11 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libegl-dev libegl-mesa0 libgl1-mesa-dri libgl-dev libgles-dev libepoxy-dev libglfw3-dev libimgui-dev
   libtinygltf-dev libmeshoptimizer-dev libdraco-dev libglm-dev libtbb-dev
-  libcli11-dev nlohmann-json3-dev libfmt-dev libstb-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libstb-dev libsqlite3-dev
 )
 if [ "$tool_only" -eq 0 ]; then
   packages+=(
-    git xvfb xauth libgtest-dev libgmock-dev libbenchmark-dev libpng-dev gltfpack
+    git xvfb xauth libgtest-dev libgmock-dev libbenchmark-dev libpng-dev gltfpack python3
     libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
     clang libclang-rt-14-dev clang-format
   )

@@ -8,11 +8,13 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <tbb/global_control.h>
 #include <tbb/info.h>
 
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
+#include "gltf_crowd/trajectories.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -197,6 +199,52 @@ TEST(AllocationTest, UpdateWithRootMotionAllocatesNothingAfterWarmUp) {
   counting = false;
   EXPECT_EQ(allocations.load(), 0);
   EXPECT_GE(moved, 0.0f);
+}
+
+// Reading trajectories frame by frame (docs/spec.md §15.4): once the caller's arrays have held a
+// frame, reading the next allocates nothing, from CSV (rows out of id order, so they are sorted)
+// and from SQLite (whose own allocations are SQLite's malloc, not counted here).
+TEST(AllocationTest, TrajectoryFramesAllocateNothingAfterWarmUp) {
+  std::string csv = "frame,id,x,y,heading\n";
+  for (int f = 0; f < 60; ++f) {
+    for (int id = 100; id >= 1; --id) {
+      csv += std::to_string(f) + "," + std::to_string(id) + "," + std::to_string(0.05 * f) + ",1.5,0.5\n";
+    }
+  }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
+  std::string sql =
+      "CREATE TABLE trajectory_data (frame INTEGER NOT NULL, id INTEGER NOT NULL, pos_x REAL NOT NULL, pos_y REAL "
+      "NOT NULL, ori_x REAL NOT NULL, ori_y REAL NOT NULL);"
+      "CREATE TABLE metadata(key TEXT NOT NULL UNIQUE PRIMARY KEY, value TEXT NOT NULL);"
+      "INSERT INTO metadata VALUES('version', '2'), ('fps', '25.0');"
+      "CREATE TABLE geometry(hash INTEGER NOT NULL, wkt TEXT NOT NULL);"
+      "INSERT INTO geometry VALUES(1, 'POLYGON ((0 0, 10 0, 10 10, 0 0))');"
+      "CREATE TABLE frame_data(frame INTEGER NOT NULL, geometry_hash INTEGER NOT NULL);"
+      "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 5999) "
+      "INSERT INTO trajectory_data SELECT i / 100, i % 100, 0.05 * (i / 100), 1.5, 1, 0 FROM n;"
+      "INSERT INTO frame_data SELECT DISTINCT frame, 1 FROM trajectory_data;";
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_int64 size = 0;
+  unsigned char* bytes = sqlite3_serialize(db, "main", &size, 0);
+  const std::string database(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(size));
+  sqlite3_free(bytes);
+  sqlite3_close(db);
+
+  for (const std::string& input : {csv, database}) {
+    TrajectoryReader reader = open_trajectories_from_memory(input, {.fps = 25});
+    TrajectoryFrame frame;
+    for (int f = 0; f < 5; ++f) ASSERT_TRUE(reader.next_frame(frame));
+    allocations = 0;
+    counting = true;
+    int frames = 0;
+    while (reader.next_frame(frame)) ++frames;
+    counting = false;
+    EXPECT_EQ(allocations.load(), 0);
+    EXPECT_EQ(frames, 55);
+    EXPECT_EQ(frame.ids.size(), 100u);
+    EXPECT_EQ(reader.warnings().teleports + reader.warnings().time_gaps, 0u);
+  }
 }
 
 // The same with mesh LOD classifying against a moving camera and update-rate LOD deferring

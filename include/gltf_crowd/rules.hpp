@@ -223,6 +223,22 @@
   X(lod_export_buffer, "exporting levels of a document with a buffer without data")                        \
   X(lod_export_extras, "exporting onto a node whose extras is not an object")                              \
   X(lod_export_coverage, "exporting levels with a screen coverage hint of 0")                              \
+  /* Trajectories (replay) */                                                                              \
+  X(trajectory_empty, "a trajectory file without bytes, header or rows")                                   \
+  X(trajectory_sqlite, "SQLite cannot read the trajectory database (not a database, corrupt)")             \
+  X(trajectory_missing_table, "a JuPedSim database without a table its version has")                       \
+  X(trajectory_missing_column, "a trajectory table or CSV header without a column the reader needs")       \
+  X(trajectory_version, "a JuPedSim metadata version that is missing or not 1, 2 or 3")                    \
+  X(trajectory_fps, "a frame rate that is missing (where needed), not a number or not > 0")                \
+  X(trajectory_option, "a trajectory reader option out of its range")                                      \
+  X(trajectory_syntax, "a CSV line whose fields do not match the header, or an unterminated quote")        \
+  X(trajectory_value, "a trajectory cell of the wrong kind (text for a number, a fraction for an id)")     \
+  X(trajectory_duplicate, "two rows for one (frame, agent id), one frame or one geometry hash")            \
+  X(trajectory_order, "a CSV row whose frame or time is below the previous row's")                         \
+  X(trajectory_wkt, "a geometry WKT that is malformed or not made of polygons")                            \
+  X(trajectory_geometry, "a frame_data row naming a geometry hash the geometry table lacks")               \
+  X(trajectory_gap, "warning: a step between frames longer than the nominal one (counted)")                \
+  X(trajectory_teleport, "warning: an agent moving faster than the teleport speed (counted)")              \
   /* OpenGL backend (gl) */                                                                                \
   X(egl_call_failed, "an EGL call failed")                                                                 \
   X(egl_extension_missing, "the EGL client lacks a needed extension")                                      \
