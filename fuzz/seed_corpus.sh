@@ -8,7 +8,8 @@
 #              LoadingPolicy.SeedFilesMatchTheDocuments), fuzz/seeds/fuzz_load (files no sample
 #              asset provides, e.g. a Draco-compressed mesh, written by the test
 #              Draco.DISABLED_WriteFuzzSeed) and fuzz/regressions/fuzz_load.
-#  others:     fuzz/regressions/TARGET only; their inputs are operation scripts, not files.
+#  others:     fuzz/seeds/TARGET (the trajectory targets' CSV files and SQLite databases) and
+#              fuzz/regressions/TARGET; the other targets' inputs are operation scripts, not files.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 target=$1

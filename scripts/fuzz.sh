@@ -47,6 +47,8 @@ run_target() {
     fuzz_load) options+=(-max_len=65536 -dict=fuzz/gltf.dict) ;;
     # Operation scripts and meshes: long inputs from the start (no slow length ramp).
     fuzz_crowd) options+=(-max_len=1024 -len_control=0) ;;
+    # CSV text, and SQLite databases of 4-5 KiB (512-byte pages).
+    fuzz_trajectories_*) options+=(-max_len=8192 -len_control=0 -dict=fuzz/trajectories.dict) ;;
     *) options+=(-max_len=4096 -len_control=0) ;;
   esac
   if "$binary" "${options[@]}" "$corpus" >"$log" 2>&1; then
