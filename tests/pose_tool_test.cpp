@@ -389,7 +389,7 @@ TEST(PoseToolTest, ScriptMaskTakesMixamoNamesAndIndices) {
   const CommandOutput bad =
       run_tool("pose " + quoted(dir / "mixamo.gltf") + " --script " + quoted(dir / "bad.txt") + " 2>&1 >/dev/null");
   EXPECT_NE(bad.exit_code, 0);
-  EXPECT_NE(bad.out.find("no node \"mixamorig:Spne\""), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("no node named \"mixamorig:Spne\""), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("closest: mixamorig:Spine, "), std::string::npos) << bad.out;
 }
 
@@ -399,11 +399,11 @@ TEST(PoseToolTest, ScriptErrorsNameTheLine) {
   const auto dir = test::scratch_dir("pose_script_errors");
   const std::pair<const char*, const char*> cases[] = {
       {"add id=a\nselect a Moonwalk\n", "unknown_clip"},
-      {"add id=a\nseek b 0.5\n", "script_syntax"},
+      {"add id=a\nseek b 0.5\n", "no actor has the id \"b\": \"seek b 0.5\" [unknown_actor]"},
       {"add id=a\nupdate fast\n", "script_syntax"},
       {"add id=a\njump a\n", "script_syntax"},
       // A name that no node has, said as such (it was "is not a count", for the index fallback).
-      {"add id=a\nlocal a NoSuchBone t=0,0,0\n", "no node \"NoSuchBone\": neither a node's name nor an index below"},
+      {"add id=a\nlocal a NoSuchBone t=0,0,0\n", "bad.txt:2: no node named \"NoSuchBone\"; closest: "},
   };
   for (const auto& [text, rule] : cases) {
     std::ofstream(dir / "bad.txt") << text;
@@ -422,11 +422,11 @@ TEST(PoseToolTest, ScriptErrorsNameTheKeyAndRange) {
   const auto path = quoted(test::asset_path("threejs/RobotExpressive.glb"));
   const auto dir = test::scratch_dir("pose_script_keys");
   const std::pair<const char*, const char*> cases[] = {
-      {"add id=a\nseek a 1e39\n", "bad.txt:2: \"1e39\" is out of float range"},
-      {"add id=a\nlocal a 0 t=1e-50,0,0\n", "bad.txt:2: \"1e-50\" is out of float range"},
+      {"add id=a\nseek a 1e39\n", "bad.txt:2: seconds 1e39: \"1e39\" is out of float range"},
+      {"add id=a\nlocal a 0 t=1e-50,0,0\n", "bad.txt:2: t=1e-50,0,0: \"1e-50\" is out of float range"},
       {"add id=a\nlocal a 0 r=0,0,0,0\n", "bad.txt:2: r=0,0,0,0: the rotation quaternion has length 0"},
       {"add id=a\nlocal a 0 weight=2\n", "bad.txt:2: weight=2: weight 2 is not in [0, 1]"},
-      {"add id=a\nmorph a 0 1,2 weight=0.5\n", "bad.txt:2: 1,2: 2 weights for node 0"},
+      {"add id=a\nmorph a 0 1,2 weight=0.5\n", "bad.txt:2: weights 1,2: 2 weights for node 0"},
       {"add id=a\nmorph a 13 0,0,0 weight=-1\n", "bad.txt:2: weight=-1: weight -1 is not in [0, 1]"},
       {"add id=a\nlocal a 0 t=1,2,3 t=4,5,6\n", "bad.txt:2: key \"t=\" given twice"},
       {"add id=a clip=Idle clip=Walking\n", "bad.txt:1: key \"clip=\" given twice"},
@@ -438,6 +438,47 @@ TEST(PoseToolTest, ScriptErrorsNameTheKeyAndRange) {
     EXPECT_NE(r.out.find(message), std::string::npos) << text << r.out;
     EXPECT_EQ(r.out.find("not a finite number"), std::string::npos) << text << r.out;
     EXPECT_EQ(r.out.find("set_"), std::string::npos) << text << r.out;
+  }
+}
+
+// Every script error says FILE:LINE, the script's word (a key=value, a positional word with its
+// role, a mask entry) and the cause, with the library's rule; never a library path
+// (set_weight.weight, add_mask.branches[0].weight, layer.index, add_actors[0].id, NODE) or a
+// script_syntax tag for what has a rule of its own (issue 57).
+TEST(PoseToolTest, ScriptErrorsNameTheScriptsWordNotTheLibrary) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto path = quoted(test::asset_path("threejs/RobotExpressive.glb"));
+  const auto dir = test::scratch_dir("pose_script_words");
+  struct Case {
+    const char* text;
+    const char* message;
+    const char* rule;
+  };
+  const Case cases[] = {
+      {"add id=a clip=Idle\nlayer a 1 clip=Wave weight=2\n", "bad.txt:2: weight=2: weight 2 is not in [0, 1]",
+       "blend_weight"},
+      {"add id=a clip=Idle\nlayer a 1 clip=Wave weight=1 fade=-1\n", "bad.txt:2: fade=-1: fade of -1 s", "negative"},
+      {"add id=a\nmask upper Abdomen:2\n", "bad.txt:2: Abdomen:2: weight 2 is not in [0, 1]", "blend_weight"},
+      {"add id=a clip=Idle\nselect a Wave crossfade=-1\n", "bad.txt:2: crossfade=-1: crossfade of -1 s", "negative"},
+      {"add id=a\nlayer a 5\n", "bad.txt:2: layer 5 does not exist: layers are 1..4", "layer_index"},
+      {"add id=a\nadd id=a\n", "bad.txt:2: id=a: id \"a\" is already used", "duplicate_id"},
+      {"add id=a time=1e39\n", "bad.txt:1: time=1e39: \"1e39\" is out of float range", "script_syntax"},
+      {"add id=a at=1e39,0,0\n", "bad.txt:1: at=1e39,0,0: \"1e39\" is out of float range", "script_syntax"},
+      {"add id=a clip=Idle\nselect a Wave crossfade=1e39\n", "bad.txt:2: crossfade=1e39: \"1e39\" is out of float",
+       "script_syntax"},
+      {"add id=a speed=1e39\n", "bad.txt:1: speed=1e39: \"1e39\" is out of float range", "script_syntax"},
+      {"add id=a\nlocal a Nope r=0,0,0,1\n", "bad.txt:2: no node named \"Nope\"; closest: ", "unknown_node"},
+      {"add id=a\nlocal a Torso r=0,0,0,1\n", "bad.txt:2: \"Torso\" matches 2 nodes: 7 ", "ambiguous_node"},
+      {"add id=a\nmarker Wave hit 1e39\n", "bad.txt:2: seconds 1e39: \"1e39\" is out of float range", "script_syntax"},
+  };
+  for (const Case& c : cases) {
+    std::ofstream(dir / "bad.txt") << c.text;
+    const CommandOutput r = run_tool("pose " + path + " --script " + quoted(dir / "bad.txt") + " 2>&1 >/dev/null");
+    EXPECT_EQ(r.exit_code, 1) << c.text << r.out;
+    EXPECT_NE(r.out.find(c.message), std::string::npos) << c.text << r.out;
+    EXPECT_NE(r.out.find(std::string("[") + c.rule + "]"), std::string::npos) << c.text << r.out;
+    for (const char* library : {"set_", "add_", "select_clip", "layer.index", "NODE"})
+      EXPECT_EQ(r.out.find(library), std::string::npos) << c.text << r.out;
   }
 }
 

@@ -9,12 +9,15 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
-#include <initializer_list>
 #include <limits>
+#include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <glm/gtc/matrix_transform.hpp>
+#include <glm/gtc/type_ptr.hpp>
 #include <glm/gtx/matrix_decompose.hpp>
 
 #include "gltf_crowd/crowd.hpp"
@@ -103,19 +106,38 @@ class Script {
 
   // "FILE:LINE", the path of every error this line raises.
   std::string path() const { return fmt::format("{}:{}", file_, line_.number); }
+  // Throws Error at path(): the word being read (Naming), the message and the line's text.
   [[noreturn]] void fail(const std::string& message, Rule rule = Rule::script_syntax) const {
-    throw Error(path(), rule, fmt::format("{}: \"{}\"", message, line_.text));
+    const std::string named = word_.empty() ? message : fmt::format("{}: {}", word_, message);
+    throw Error(path(), rule, fmt::format("{}: \"{}\"", named, line_.text));
   }
+  // While it lives, errors of this line name `word` first: the key=value word being read
+  // ("time=1e39: ..."), or a positional word with its role ("seconds 1e39: ...").
+  class Naming {
+   public:
+    Naming(const Script& s, std::string word) : s_(s), outer_(std::exchange(s.word_, std::move(word))) {}
+    ~Naming() { s_.word_ = std::move(outer_); }
+    Naming(const Naming&) = delete;
+    Naming& operator=(const Naming&) = delete;
+
+   private:
+    const Script& s_;
+    std::string outer_;
+  };
   // Runs `call`, the library call this line makes. An Error it throws under one of `words`'
-  // library paths (or below it) is thrown again under the line and the script's word that gave
-  // the value: "r=0,0,0,0: ...", not "set_local_transform.local.rotation: ...".
+  // library paths (or below it) is thrown again under the line with its rule, named by the
+  // script's word that gave the value ("r=0,0,0,0: ...", not "set_local_transform.local.rotation:
+  // ..."); a word "" drops the library's path alone, for messages that name the value themselves.
   template <typename Call>
-  void call(std::initializer_list<std::pair<std::string_view, std::string>> words, Call&& library_call) const {
+  void call(const std::vector<std::pair<std::string, std::string>>& words, Call&& library_call) const {
     try {
       library_call();
     } catch (const Error& e) {
-      for (const auto& [library_path, word] : words)
-        if (e.path().starts_with(library_path)) fail(fmt::format("{}: {}", word, message_without_path(e)), e.code());
+      for (const auto& [library_path, word] : words) {
+        if (!e.path().starts_with(library_path)) continue;
+        const Naming naming(*this, word);
+        fail(message_without_path(e), e.code());
+      }
       throw;
     }
   }
@@ -125,6 +147,8 @@ class Script {
       if (w.size() > key.size() && w.starts_with(key) && w[key.size()] == '=') return w;
     return fmt::format("{}=", key);
   }
+  // Word i with its role, as errors name it: "seconds 1e39".
+  std::string role(std::size_t i, std::string_view what) const { return fmt::format("{} {}", what, line_.words[i]); }
   const std::string& word(std::size_t i, const char* what) const {
     if (i >= line_.words.size()) fail(fmt::format("missing {}", what));
     return line_.words[i];
@@ -145,6 +169,11 @@ class Script {
     if (ec != std::errc() || ptr != text.data() + text.size() || !std::isfinite(value))
       fail(fmt::format("\"{}\" is not a finite number", text));
     return value;
+  }
+  // Word i as a number, its errors named by `what` ("seconds").
+  float number_at(std::size_t i, std::string_view what) const {
+    const Naming naming(*this, role(i, what));
+    return number(line_.words[i]);
   }
   std::uint32_t count(const std::string& text) const {
     std::uint32_t value = 0;
@@ -176,7 +205,7 @@ class Script {
     if (text == "false") return false;
     fail(fmt::format("\"{}\" is not true or false", text));
   }
-  // key=value words from index `first` on.
+  // key=value words from index `first` on, each applied while its word is Naming the errors.
   // A key given twice is an error: neither value would be right to drop silently.
   template <typename Apply>
   void keys(std::size_t first, Apply apply) const {
@@ -188,13 +217,19 @@ class Script {
       for (std::size_t j = first; j < i; ++j)
         if (line_.words[j].starts_with(key + "="))
           fail(fmt::format("key \"{}=\" given twice (\"{}\" and \"{}\")", key, line_.words[j], w));
-      if (!apply(key, w.substr(eq + 1))) fail(fmt::format("unknown key \"{}\"", key));
+      bool known = false;
+      {
+        const Naming naming(*this, w);
+        known = apply(key, w.substr(eq + 1));
+      }
+      if (!known) fail(fmt::format("unknown key \"{}\"", key));
     }
   }
 
  private:
   std::string file_;
   const ScriptLine& line_;
+  mutable std::string word_;  // what Naming names; "" between words
 };
 
 std::vector<ScriptLine> read_script(const std::string& file) {
@@ -221,28 +256,30 @@ std::vector<ScriptLine> read_script(const std::string& file) {
 
 Actor find(Crowd& crowd, const Script& s, const std::string& id) {
   const std::optional<Actor> actor = crowd.find_actor(id);
-  if (!actor) s.fail(fmt::format("no actor \"{}\"", id));
+  if (!actor) s.fail(fmt::format("no actor has the id \"{}\"", id), Rule::unknown_actor);
   return *actor;
 }
 
-// A node by name or path (docs/spec.md §2.3), else by index. Error ambiguous_node (listing them)
-// for a name several nodes match.
+// A node by name or path (docs/spec.md §2.3), else by index (resolve_node_option): errors
+// unknown_node (the closest names first) and ambiguous_node (each match), named by the line.
 std::uint32_t node_of(const Asset& asset, const Script& s, const std::string& word) {
-  const std::vector<std::uint32_t> named = asset.find_nodes(word);
-  if (named.size() > 1) return asset.resolve_node(word, "NODE");
-  if (named.size() == 1) return named.front();
-  std::uint32_t index = 0;
-  const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), index);
-  if (ec != std::errc() || ptr != word.data() + word.size() || index >= asset.nodes.size())
-    s.fail(fmt::format("no node \"{}\": neither a node's name nor an index below {}; {}", word, asset.nodes.size(),
-                       closest_node_names(asset, word)));
-  return index;
+  std::uint32_t node = 0;
+  s.call({{"NODE", ""}}, [&] { node = resolve_node_option(asset, word, "NODE"); });
+  return node;
 }
 
 // `layer ID N key=value...`: the keys are gathered, then applied in the help's order.
 void apply_layer(Crowd& crowd, const Script& s) {
-  ActorLayer layer = find(crowd, s, s.word(1, "actor id")).layer(s.count(s.word(2, "layer index")));
+  Actor actor = find(crowd, s, s.word(1, "actor id"));
+  std::uint32_t index = 0;
+  {
+    const Script::Naming naming(s, s.role(2, "layer"));
+    index = s.count(s.word(2, "layer index"));
+  }
+  std::optional<ActorLayer> layer;
+  s.call({{"layer.index", ""}}, [&] { layer.emplace(actor.layer(index)); });
   std::optional<std::string> mode, mask, reference, clip;
+  float reference_seconds = 0.0f;
   std::optional<float> seek, speed, weight;
   std::optional<LoopMode> loop;
   std::optional<bool> playing;
@@ -255,8 +292,10 @@ void apply_layer(Crowd& crowd, const Script& s) {
       mode = value;
     } else if (key == "mask") {
       mask = value == "none" ? "" : value;
-    } else if (key == "reference") {
-      reference = value;
+    } else if (key == "reference") {  // CLIP@SECONDS, CLIP (time 0) or "first" (each clip's first key)
+      const std::size_t at = value.find('@');
+      reference = value == "first" ? "" : value.substr(0, at);
+      if (at != std::string::npos) reference_seconds = s.number(value.substr(at + 1));
     } else if (key == "clip") {
       clip = value;
     } else if (key == "crossfade") {
@@ -284,24 +323,57 @@ void apply_layer(Crowd& crowd, const Script& s) {
     }
     return true;
   });
-  if (mode) layer.set_mode(*mode == "additive" ? LayerMode::additive : LayerMode::override);
-  if (mask) layer.set_mask(*mask);
-  if (reference) {  // CLIP@SECONDS, CLIP (time 0) or "first" (each clip's first key)
-    const std::size_t at = reference->find('@');
-    if (*reference == "first")
-      layer.set_additive_reference("");
-    else
-      layer.set_additive_reference(reference->substr(0, at),
-                                   at == std::string::npos ? 0.0f : s.number(reference->substr(at + 1)));
+  s.call({{"set_mask.name", s.key_word("mask")},
+          {"set_additive_reference.", s.key_word("reference")},
+          {"select_clip.name", s.key_word("clip")},
+          {"select_clip.crossfade_seconds", s.key_word("crossfade")},
+          {"select_clip.time", s.key_word("time")},
+          {"select_clip.phase", s.key_word("phase")},
+          {"seek.seconds", s.key_word("seek")},
+          {"set_speed.speed", s.key_word("speed")},
+          {"set_weight.weight", s.key_word("weight")},
+          {"set_weight.fade_seconds", s.key_word("fade")}},
+         [&] {
+           if (mode) layer->set_mode(*mode == "additive" ? LayerMode::additive : LayerMode::override);
+           if (mask) layer->set_mask(*mask);
+           if (reference) layer->set_additive_reference(*reference, reference_seconds);
+           if (clip) layer->select_clip(*clip, select);
+           if (seek) layer->seek(*seek);
+           if (speed) layer->set_speed(*speed);
+           if (loop) layer->set_loop(*loop);
+           if (weight) layer->set_weight(*weight, fade);
+           if (playing && *playing) layer->play();
+           if (playing && !*playing) layer->pause();
+           if (clear) layer->clear();
+         });
+}
+
+// `mask NAME NODE[:W][,NODE[:W]...]`: each entry's errors are named by the entry.
+void apply_mask(Crowd& crowd, const Script& s, const ScriptLine& line) {
+  s.expect_words(3, 3);
+  std::vector<MaskBranch> branches;
+  std::vector<std::pair<std::string, std::string>> entries;  // "add_mask.branches[i].", the entry
+  std::size_t start = 0;
+  const std::string& list = line.words[2];
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string branch = list.substr(start, comma - start);
+    const Script::Naming naming(s, branch);
+    // The weight follows the last ':' when a number does, so "mixamorig:Spine" is a whole name.
+    const std::size_t colon = branch.rfind(':');
+    float weight = 1.0f;
+    const char* const end = branch.data() + branch.size();
+    const bool weighted = colon != std::string::npos &&
+                          std::from_chars(branch.data() + colon + 1, end, weight).ptr == end &&
+                          colon + 1 < branch.size();
+    const std::string node = weighted ? branch.substr(0, colon) : branch;
+    branches.push_back(
+        {.weight = weighted ? s.number(branch.substr(colon + 1)) : 1.0f, .index = node_of(crowd.asset(), s, node)});
+    entries.emplace_back(fmt::format("add_mask.branches[{}].", entries.size()), branch);
+    start = comma + 1;
   }
-  if (clip) layer.select_clip(*clip, select);
-  if (seek) layer.seek(*seek);
-  if (speed) layer.set_speed(*speed);
-  if (loop) layer.set_loop(*loop);
-  if (weight) layer.set_weight(*weight, fade);
-  if (playing && *playing) layer.play();
-  if (playing && !*playing) layer.pause();
-  if (clear) layer.clear();
+  entries.emplace_back("add_mask.name", "");
+  s.call(entries, [&] { crowd.add_mask(line.words[1], branches); });
 }
 
 void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
@@ -325,17 +397,19 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
         o.repetitions = s.count(value);
       else if (key == "playing")
         o.playing = s.flag(value);
-      else if (key == "at") {
-        const std::size_t a = value.find(','), b = value.find(',', a == std::string::npos ? a : a + 1);
-        if (a == std::string::npos || b == std::string::npos) s.fail("at= needs X,Y,Z");
-        o.transform = glm::translate(glm::mat4(1.0f),
-                                     glm::vec3(s.number(value.substr(0, a)), s.number(value.substr(a + 1, b - a - 1)),
-                                               s.number(value.substr(b + 1))));
-      } else
+      else if (key == "at")
+        o.transform = glm::translate(glm::mat4(1.0f), glm::make_vec3(s.numbers(value, 3).data()));
+      else
         return false;
       return true;
     });
-    crowd.add_actor(o);
+    s.call({{"add_actors[0].id", s.key_word("id")},
+            {"add_actors[0].clip", ""},
+            {"add_actors[0].time", s.key_word("time")},
+            {"add_actors[0].phase", s.key_word("phase")},
+            {"add_actors[0].speed", s.key_word("speed")},
+            {"add_actors[0].transform", s.key_word("at")}},
+           [&] { crowd.add_actor(o); });
   } else if (op == "select") {
     Actor a = find(crowd, s, s.word(1, "actor id"));
     const std::string& clip = s.word(2, "clip");
@@ -351,17 +425,26 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
         return false;
       return true;
     });
-    a.select_clip(clip, o);
+    s.call({{"select_clip.name", ""},
+            {"select_clip.crossfade_seconds", s.key_word("crossfade")},
+            {"select_clip.time", s.key_word("time")},
+            {"select_clip.phase", s.key_word("phase")}},
+           [&] { a.select_clip(clip, o); });
   } else if (op == "seek" || op == "phase" || op == "speed") {
     s.expect_words(3, 3);
     Actor a = find(crowd, s, line.words[1]);
-    const float x = s.number(line.words[2]);
-    if (op == "seek")
-      a.seek(x);
-    else if (op == "phase")
-      a.set_phase(x);
-    else
-      a.set_speed(x);
+    const std::string what = op == "seek" ? "seconds" : op;
+    const float x = s.number_at(2, what);
+    s.call(
+        {{"seek.seconds", s.role(2, what)}, {"set_phase.phase", s.role(2, what)}, {"set_speed.speed", s.role(2, what)}},
+        [&] {
+          if (op == "seek")
+            a.seek(x);
+          else if (op == "phase")
+            a.set_phase(x);
+          else
+            a.set_speed(x);
+        });
   } else if (op == "loop") {
     s.expect_words(3, 4);
     find(crowd, s, line.words[1]).set_loop(s.loop(line.words[2]), line.words.size() == 4 ? s.count(line.words[3]) : 0);
@@ -384,8 +467,7 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
     float weight = 1.0f;
     s.keys(3, [&](const std::string& key, const std::string& value) {
       if (key == "t") {
-        const std::vector<float> v = s.numbers(value, 3);
-        local.translation = {v[0], v[1], v[2]};
+        local.translation = glm::make_vec3(s.numbers(value, 3).data());
       } else if (key == "r") {
         const std::vector<float> v = s.numbers(value, 4);
         local.rotation = glm::quat(v[3], v[0], v[1], v[2]);  // glTF order x, y, z, w
@@ -414,14 +496,18 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
   } else if (op == "morph") {
     Actor a = find(crowd, s, s.word(1, "actor id"));
     const std::uint32_t node = node_of(crowd.asset(), s, s.word(2, "node"));
-    const std::vector<float> values = s.numbers(s.word(3, "weights"), 0);
+    std::vector<float> values;
+    {
+      const Script::Naming naming(s, fmt::format("weights {}", s.word(3, "weights")));
+      values = s.numbers(line.words[3], 0);
+    }
     float weight = 1.0f;
     s.keys(4, [&](const std::string& key, const std::string& value) {
       if (key != "weight") return false;
       weight = s.number(value);
       return true;
     });
-    s.call({{"set_morph_weights.weights", line.words[3]}, {"set_morph_weights.weight", s.key_word("weight")}},
+    s.call({{"set_morph_weights.weights", s.role(3, "weights")}, {"set_morph_weights.weight", s.key_word("weight")}},
            [&] { a.set_morph_weights(node, values, weight); });
   } else if (op == "unmorph") {
     s.expect_words(3, 3);
@@ -429,37 +515,20 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
   } else if (op == "layer") {  // animation layer (docs/spec.md §3.11)
     apply_layer(crowd, s);
   } else if (op == "mask") {
-    s.expect_words(3, 3);
-    std::vector<MaskBranch> branches;
-    std::size_t start = 0;
-    const std::string& list = line.words[2];
-    while (start <= list.size()) {
-      const std::size_t comma = std::min(list.find(',', start), list.size());
-      const std::string branch = list.substr(start, comma - start);
-      // The weight follows the last ':' when a number does, so "mixamorig:Spine" is a whole name.
-      const std::size_t colon = branch.rfind(':');
-      float weight = 1.0f;
-      const char* const end = branch.data() + branch.size();
-      const bool weighted = colon != std::string::npos &&
-                            std::from_chars(branch.data() + colon + 1, end, weight).ptr == end &&
-                            colon + 1 < branch.size();
-      const std::string node = weighted ? branch.substr(0, colon) : branch;
-      branches.push_back(
-          {.weight = weighted ? s.number(branch.substr(colon + 1)) : 1.0f, .index = node_of(crowd.asset(), s, node)});
-      start = comma + 1;
-    }
-    crowd.add_mask(line.words[1], branches);
+    apply_mask(crowd, s, line);
   } else if (op == "marker") {
     s.expect_words(4, 4);
-    crowd.add_marker(line.words[1], line.words[2], s.number(line.words[3]));
+    const float seconds = s.number_at(3, "seconds");
+    s.call({{"add_marker.clip", ""}, {"add_marker.name", ""}, {"add_marker.seconds", s.role(3, "seconds")}},
+           [&] { crowd.add_marker(line.words[1], line.words[2], seconds); });
   } else if (op == "move") {
     s.expect_words(5, 5);
-    find(crowd, s, line.words[1])
-        .set_transform(glm::translate(
-            glm::mat4(1.0f), glm::vec3(s.number(line.words[2]), s.number(line.words[3]), s.number(line.words[4]))));
+    Actor a = find(crowd, s, line.words[1]);
+    const float x = s.number_at(2, "x"), y = s.number_at(3, "y"), z = s.number_at(4, "z");
+    a.set_transform(glm::translate(glm::mat4(1.0f), glm::vec3(x, y, z)));
   } else if (op == "update") {
     s.expect_words(2, 2);
-    crowd.update(s.number(line.words[1]));
+    crowd.update(s.number_at(1, "seconds"));
   } else {
     s.fail(fmt::format("unknown operation \"{}\"", op));
   }
