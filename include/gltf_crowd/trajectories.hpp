@@ -122,7 +122,7 @@ class TrajectoryReader {
 
   // Fills `frame` with the next frame and returns true, or returns false after the last one.
   // The arrays keep their capacity: once they have held the largest frame, reading allocates
-  // only when an area or the warning list grows. Throws Error for bad input (docs/spec.md §15.3)
+  // only to list a warning (docs/spec.md §15.4). Throws Error for bad input (docs/spec.md §15.3)
   // naming the file, the table or line, the frame and the agent; `frame` is then unchanged and
   // every later call throws the same Error.
   bool next_frame(TrajectoryFrame& frame);
