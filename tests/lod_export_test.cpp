@@ -106,19 +106,48 @@ TEST(LodExport, ExternalBuffersAndImagesAreEmbedded) {
   check_round_trip("khronos/MorphStressTest/MorphStressTest.gltf", "0.5", 2);
 }
 
+// `lod` with `arguments` on the 4 × 4 grid of test::grid_document, written as dir/grid.gltf;
+// it writes dir/levels.glb.
+CommandOutput lod_on_grid(const std::filesystem::path& dir, const std::string& arguments) {
+  const std::vector<std::uint8_t> grid = test::grid_document(4).gltf();
+  std::ofstream(dir / "grid.gltf", std::ios::binary)
+      .write(reinterpret_cast<const char*>(grid.data()), static_cast<std::streamsize>(grid.size()));
+  return run_tool("lod " + quoted(dir / "grid.gltf") + " " + arguments + " --out " + quoted(dir / "levels.glb") +
+                  " 2>&1");
+}
+
 // A ratio whose level would repeat the one before it (0.3 and 0.29 of a 4 × 4 grid's 96 indices
 // both aim at 27) is dropped, and `lod` says so; the file has the other levels.
 TEST(LodExport, ADroppedRatioIsNamed) {
   const std::filesystem::path dir = test::scratch_dir("lod_export_dropped");
-  const std::vector<std::uint8_t> grid = test::grid_document(4).gltf();
-  std::ofstream(dir / "grid.gltf", std::ios::binary)
-      .write(reinterpret_cast<const char*>(grid.data()), static_cast<std::streamsize>(grid.size()));
-  const CommandOutput r = run_tool("lod " + quoted(dir / "grid.gltf") + " --ratios 0.5,0.3,0.29 --out " +
-                                   quoted(dir / "levels.glb") + " 2>&1");
+  // Thresholds apart: the flat grid's levels have no error, so error-driven ones coincide (§7.4).
+  const CommandOutput r = lod_on_grid(dir, "--ratios 0.5,0.3,0.29 --screen-coverage 0.8,0.4,0.2,0.1");
   ASSERT_EQ(r.exit_code, 0) << r.out;
   EXPECT_NE(r.out.find("wrote 3 levels"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("ratio 0.29: dropped"), std::string::npos) << r.out;
   EXPECT_EQ(load_asset((dir / "levels.glb").string()).nodes[0].lod_ids.size(), 2u);
+}
+
+// A level whose threshold equals the one before it is never drawn (§7.4): `lod` drops it and says
+// so by its ratio, and so do `info`'s text and JSON (the flat grid's levels have no error, so
+// their error-driven thresholds coincide at 10⁶).
+TEST(LodExport, ALevelWithARepeatedThresholdIsNamed) {
+  const std::filesystem::path dir = test::scratch_dir("lod_export_repeated_threshold");
+  const CommandOutput r = lod_on_grid(dir, "--ratios 0.5,0.3 --screen-coverage 0.5,0.5,0.1");
+  ASSERT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_NE(r.out.find("wrote 2 levels"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("screen coverage [0.5, 0.1]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ratio 0.5: dropped, its screen coverage threshold 0.5 equals the one before it"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(load_asset((dir / "levels.glb").string()).nodes[0].lod_ids.size(), 1u);
+  const CommandOutput info = run_tool("info " + quoted(dir / "grid.gltf") + " 2>&1");
+  EXPECT_NE(info.out.find("ratio 0.5: dropped, its screen coverage threshold 1000000 equals the one before it"),
+            std::string::npos)
+      << info.out;
+  const CommandOutput json = run_tool("info --json " + quoted(dir / "grid.gltf"));
+  const nlohmann::json dropped = nlohmann::json::parse(json.out, nullptr, false)["levels_of_detail"]["dropped_levels"];
+  EXPECT_EQ(dropped, nlohmann::json::parse(R"([{"level": 1, "threshold": 1e6, "ratio": 0.5}])")) << json.out;
 }
 
 TEST(LodExport, NothingToExportIsAnError) {

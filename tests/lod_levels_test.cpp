@@ -9,6 +9,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -495,7 +496,9 @@ TEST(LodGenerate, ALevelNoSmallerThanTheOneBeforeIsDropped) {
   const auto simplified = simplify_levels(grid(4), ratios, 0.03f, false);  // the 3 % of §7.2
   ASSERT_EQ(simplified[2].indices.size(), simplified[1].indices.size()) << "the test's premise";
   ASSERT_LT(simplified[1].indices.size(), simplified[0].indices.size());
-  const LodModel model = build_lod_model(asset, {.auto_generate = true, .ratios = ratios});
+  // Thresholds apart: the flat grid's levels have no error, so error-driven ones coincide (§7.4).
+  const LodModel model =
+      build_lod_model(asset, {.auto_generate = true, .ratios = ratios, .screen_coverage = {0.8f, 0.4f, 0.2f, 0.1f}});
   ASSERT_EQ(model.source, LodSource::generated);
   EXPECT_EQ(model.level_count, 3u);
   EXPECT_EQ(model.dropped_ratios, (std::vector<float>{0.29f}));
@@ -518,6 +521,108 @@ TEST(LodGenerate, ALevelNoSmallerThanTheOneBeforeIsDropped) {
   Crowd crowd(std::make_shared<const Asset>(asset),
               {.lod = {.enabled = true, .auto_generate = true, .ratios = ratios}});
   EXPECT_EQ(crowd.lod_stats().dropped_ratios, (std::vector<float>{0.29f}));
+}
+
+// The grid of grid_document(4) with authored levels: node 0 draws its 96 indices and has
+// MSFT_lod ids [1, 2] and the hints `coverage`; detached nodes 1 and 2 draw its first 48 and 24.
+Asset authored_grid(const std::vector<float>& coverage) {
+  test::Document d = test::grid_document(4);
+  for (const int count : {48, 24}) {
+    d.add_accessor(1, 5125, static_cast<std::size_t>(count), "SCALAR");
+    d.json["meshes"].push_back(
+        {{"primitives", {{{"attributes", {{"POSITION", 0}}}, {"indices", count == 48 ? 2 : 3}}}}});
+    d.json["nodes"].push_back({{"mesh", d.json["meshes"].size() - 1}});
+  }
+  d.json["nodes"][0]["extensions"]["MSFT_lod"] = {{"ids", {1, 2}}};
+  d.json["nodes"][0]["extras"]["MSFT_screencoverage"] = coverage;
+  d.json["extensionsUsed"] = {"MSFT_lod"};
+  return load_asset_from_memory(d.gltf());
+}
+
+// The plain band of §7.4: the first i with coverage ≥ tᵢ; thresholds.size() is culled.
+std::size_t plain_band(float coverage, const std::vector<float>& thresholds) {
+  std::size_t i = 0;
+  while (i < thresholds.size() && !(coverage >= thresholds[i])) ++i;
+  return i;
+}
+
+// A level whose threshold equals the one before it is never selected: coverage ≥ tᵢ already chose
+// band i − 1. It is dropped with its threshold and named (§7.4); every coverage draws what it drew.
+TEST(LodLevels, ALevelWhoseThresholdEqualsTheOneBeforeIsDropped) {
+  struct Case {
+    std::vector<float> hints, thresholds;
+    std::vector<std::uint32_t> nodes;  // of the levels kept
+    std::vector<std::uint64_t> indices;
+    std::vector<LodDroppedLevel> dropped;
+  };
+  const Case cases[] = {
+      {{0.5f, 0.5f, 0.1f}, {0.5f, 0.1f}, {0, 2}, {96, 24}, {{1, 0.5f}}},
+      {{0.5f, 0.2f, 0.2f}, {0.5f, 0.2f}, {0, 1}, {96, 48}, {{2, 0.2f}}},
+      {{0.5f, 0.5f, 0.5f}, {0.5f}, {0}, {96}, {{1, 0.5f}, {2, 0.5f}}},
+      // Band 2 is empty, but band 3 still draws level 2: only the threshold goes.
+      {{0.5f, 0.2f, 0.2f, 0.1f}, {0.5f, 0.2f, 0.1f}, {0, 1, 2}, {96, 48, 24}, {}},
+  };
+  const std::uint32_t level_node[] = {0, 1, 2};
+  for (const Case& c : cases) {
+    const std::string where = fmt::format("hints [{}]", fmt::join(c.hints, ", "));
+    const Asset asset = authored_grid(c.hints);
+    const LodModel model = build_lod_model(asset, {.enabled = true});
+    ASSERT_EQ(model.source, LodSource::authored) << where;
+    EXPECT_EQ(model.thresholds, c.thresholds) << where;
+    EXPECT_EQ(model.level_count, c.nodes.size()) << where;
+    EXPECT_EQ(model.level_indices, c.indices) << where;
+    ASSERT_EQ(model.sources.size(), 1u);
+    std::vector<std::uint32_t> nodes;
+    for (const LodNodeLevel& level : model.sources[0].levels) nodes.push_back(level.node);
+    EXPECT_EQ(nodes, c.nodes) << where;
+    ASSERT_EQ(model.dropped_levels.size(), c.dropped.size()) << where;
+    for (std::size_t k = 0; k < c.dropped.size(); ++k) {
+      EXPECT_EQ(model.dropped_levels[k].level, c.dropped[k].level) << where;
+      EXPECT_EQ(model.dropped_levels[k].threshold, c.dropped[k].threshold) << where;
+    }
+    for (const float coverage : {2.0f, 0.5f, 0.3f, 0.2f, 0.15f, 0.1f, 0.05f}) {
+      const std::size_t before = plain_band(coverage, c.hints), after = plain_band(coverage, model.thresholds);
+      ASSERT_EQ(before == c.hints.size(), after == model.thresholds.size()) << where << " culled at " << coverage;
+      if (before == c.hints.size()) continue;
+      EXPECT_EQ(model.sources[0].levels[std::min<std::size_t>(after, model.level_count - 1)].node,
+                level_node[std::min<std::size_t>(before, 2)])
+          << where << " at " << coverage;
+    }
+  }
+}
+
+// Generated levels with given thresholds, two of them equal: the same drop, and the crowd says so.
+TEST(LodGenerate, ALevelWhoseThresholdEqualsTheOneBeforeIsDropped) {
+  const Asset asset = load_asset_from_memory(test::grid_document(4).gltf());
+  const std::vector<float> ratios = {0.5f, 0.3f};
+  const LodModel all =
+      build_lod_model(asset, {.auto_generate = true, .ratios = ratios, .screen_coverage = {0.5f, 0.2f, 0.1f}});
+  ASSERT_EQ(all.level_count, 3u);
+  ASSERT_TRUE(all.dropped_levels.empty());
+  const LodOptions options{
+      .enabled = true, .auto_generate = true, .ratios = ratios, .screen_coverage = {0.5f, 0.5f, 0.1f}};
+  const LodModel model = build_lod_model(asset, options);
+  EXPECT_EQ(model.level_count, 2u);
+  EXPECT_EQ(model.thresholds, (std::vector<float>{0.5f, 0.1f}));
+  EXPECT_EQ(model.level_indices, (std::vector<std::uint64_t>{96, all.level_indices[2]}));
+  ASSERT_EQ(model.sources.at(0).levels.size(), 2u);
+  EXPECT_EQ(model.sources[0].levels[1].primitives.at(0).indices, all.sources[0].levels[2].primitives.at(0).indices);
+  ASSERT_EQ(model.dropped_levels.size(), 1u);
+  EXPECT_EQ(model.dropped_levels[0].level, 1u);
+  EXPECT_EQ(model.dropped_levels[0].threshold, 0.5f);
+  EXPECT_EQ(model.dropped_levels[0].ratio, 0.5f);
+  Crowd crowd(std::make_shared<const Asset>(asset), {.lod = options});
+  ASSERT_EQ(crowd.lod_stats().dropped_levels.size(), 1u);
+  EXPECT_EQ(crowd.lod_stats().dropped_levels[0].level, 1u);
+  // Error-driven thresholds coincide too: both levels of the flat grid have no error, so each
+  // takes over at 10⁶ (§7.4) and the second always wins.
+  const LodModel driven = build_lod_model(asset, {.auto_generate = true, .ratios = ratios});
+  ASSERT_EQ(all.level_errors, (std::vector<float>{0, 0, 0}));
+  EXPECT_EQ(driven.thresholds, (std::vector<float>{1e6f, 0.01f}));
+  EXPECT_EQ(driven.level_indices, model.level_indices);
+  ASSERT_EQ(driven.dropped_levels.size(), 1u);
+  EXPECT_EQ(driven.dropped_levels[0].level, 1u);
+  EXPECT_EQ(driven.dropped_levels[0].threshold, 1e6f);
 }
 
 TEST(LodSimplify, UnreducibleInputsKeepTheirIndices) {

@@ -112,6 +112,14 @@ struct LodNodeLevel {
   std::vector<LodPrimitive> primitives;
 };
 
+// A level dropped because no coverage selects it (docs/spec.md §7.4): each of its bands has a
+// threshold equal to the one before it.
+struct LodDroppedLevel {
+  std::uint32_t level = 0;  // its index among the levels made, before the drop
+  float threshold = 0.0f;   // its threshold, equal to the one before it
+  float ratio = 0.0f;       // generated: the LodOptions::ratios entry it was made for; else 0
+};
+
 // A reachable, visible mesh node (highest detail) with its levels; levels[0] is the node itself.
 // A node may have fewer levels than the model: its last level then stands for the lower ones.
 struct LodSourceNode {
@@ -128,7 +136,8 @@ struct LodModel {
   // error-driven ones (threshold l − 1, where level l takes over: pixel_error /
   // (level_errors[l] × viewport_pixels), at most 1e6 and the previous one, at least the last;
   // the last, 0.01, culls), else [0.5, 0.2, 0.01] then halving to level_count entries;
-  // with options.min_coverage, those at or below it dropped and it appended (it may be 0).
+  // with options.min_coverage, those at or below it dropped and it appended (it may be 0); then
+  // each one equal to the one before it dropped (dropped_levels). Strictly decreasing.
   // Level of band i is min(i, level_count - 1); coverage below the last one culls.
   std::vector<float> thresholds;
   std::vector<LodSourceNode> sources;          // depth-first scene order, as the crowd draws them
@@ -142,6 +151,9 @@ struct LodModel {
   // the level before it (no primitive could be reduced further) and was therefore not made a
   // level; the levels are those of the other ratios. Empty otherwise.
   std::vector<float> dropped_ratios;
+  // Levels dropped, in order, with their thresholds, because their threshold equals the one before
+  // it, whatever gave the thresholds; the levels after one move up by one. Empty otherwise.
+  std::vector<LodDroppedLevel> dropped_levels;
   // Rest pose, level 0, actor space (before placement): AABB centre of every drawn vertex,
   // radius = largest distance of a vertex from it.
   Sphere rest_sphere;
@@ -157,6 +169,7 @@ struct LodModel {
 // otherwise (with options.auto_generate) one generated level per ratio, less those that keep as
 // many indices as the level before them (LodModel::dropped_ratios), otherwise none. A given
 // screen_coverage then has one threshold per ratio and level 0; a dropped ratio's is removed.
+// A level whose thresholds all equal the one before them is dropped (LodModel::dropped_levels).
 // Throws Error for invalid options (validate_lod_options), for a non-empty screen_coverage whose
 // count differs from the level count when there are levels (path "lod.screen_coverage", rule
 // "lod_screen_coverage_count": fewer would cull every actor below the last one given, more
@@ -282,8 +295,9 @@ struct LodStats {
   std::optional<std::uint64_t> vertex_budget;  // absent when unlimited or LOD is off
   std::uint32_t demoted_actors = 0;            // actors below their coverage level for the budget
   bool budget_satisfied = true;
-  std::vector<LodLevelStats> levels;  // one per level of the model
-  std::vector<float> dropped_ratios;  // LodModel::dropped_ratios: generated levels not made
+  std::vector<LodLevelStats> levels;            // one per level of the model
+  std::vector<float> dropped_ratios;            // LodModel::dropped_ratios: generated levels not made
+  std::vector<LodDroppedLevel> dropped_levels;  // LodModel::dropped_levels: levels never selected
 };
 
 }  // namespace gltf_crowd

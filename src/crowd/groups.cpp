@@ -69,6 +69,7 @@ void prepare_lod_levels(Crowd::State& st) {
   lod.model = build_lod_model(st.asset, lod.options);
   lod.configured = true;
   st.lod_stats.dropped_ratios = lod.model.dropped_ratios;
+  st.lod_stats.dropped_levels = lod.model.dropped_levels;
   st.groups.clear();
   lod.group_primitive.clear();
   for (const LodSourceNode& source : lod.model.sources) {

@@ -256,6 +256,52 @@ std::vector<float> resolve_thresholds(const Asset& asset, const LodOptions& opti
   return thresholds;
 }
 
+// Drops each level whose every band is empty: band i is empty when tᵢ equals tᵢ₋₁, since coverage
+// ≥ tᵢ already chose band i − 1 (docs/spec.md §7.4). Those bands' thresholds go too, so band i
+// still draws level min(i, level_count − 1); levels that no band reaches are left as they were.
+void drop_unselectable_levels(LodModel& model, const LodOptions& options) {
+  const std::vector<float>& t = model.thresholds;
+  std::vector<bool> banded(model.level_count, false), selectable(model.level_count, false);
+  std::vector<float> thresholds;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const std::size_t level = std::min<std::size_t>(i, model.level_count - 1);
+    if (!banded[level]) model.dropped_levels.push_back({static_cast<std::uint32_t>(level), t[i]});
+    banded[level] = true;
+    if (i > 0 && t[i] == t[i - 1]) continue;
+    selectable[level] = true;
+    thresholds.push_back(t[i]);
+  }
+  std::erase_if(model.dropped_levels, [&](const LodDroppedLevel& d) { return selectable[d.level]; });
+  model.thresholds = std::move(thresholds);
+  if (model.dropped_levels.empty()) return;
+  std::vector<std::uint32_t> kept;
+  for (std::uint32_t l = 0; l < model.level_count; ++l)
+    if (selectable[l] || !banded[l]) kept.push_back(l);
+  // A source with fewer levels draws its last one for the lower levels, so it keeps that one.
+  for (LodSourceNode& source : model.sources) {
+    std::vector<LodNodeLevel> levels;
+    for (std::size_t k = 0, last = source.levels.size(); k < kept.size(); ++k) {
+      const std::size_t own = std::min<std::size_t>(kept[k], source.levels.size() - 1);
+      if (own != last) levels.push_back(source.levels[own]);
+      last = own;
+    }
+    source.levels = std::move(levels);
+  }
+  const auto keep = [&](auto& per_level) {
+    for (std::size_t k = 0; k < kept.size(); ++k) per_level[k] = per_level[kept[k]];
+    per_level.resize(kept.size());
+  };
+  keep(model.level_indices);
+  keep(model.level_triangles);
+  keep(model.level_errors);
+  model.level_count = static_cast<std::uint32_t>(kept.size());
+  if (model.source != LodSource::generated) return;
+  std::vector<float> ratios = options.ratios;  // of levels 1, 2, ... as made
+  std::erase_if(ratios,
+                [&](float r) { return std::ranges::find(model.dropped_ratios, r) != model.dropped_ratios.end(); });
+  for (LodDroppedLevel& d : model.dropped_levels) d.ratio = ratios[d.level - 1];
+}
+
 }  // namespace
 
 std::string_view to_string(LodSource source) noexcept {
@@ -337,6 +383,7 @@ LodModel build_lod_model(const Asset& asset, const LodOptions& options) {
     std::erase_if(model.thresholds, [&](float t) { return t <= *options.min_coverage; });
     model.thresholds.push_back(*options.min_coverage);
   }
+  drop_unselectable_levels(model, options);
   detail::compute_lod_bounds(asset, model);
   return model;
 }

@@ -170,7 +170,8 @@ nlohmann::json summarize(const Asset& asset, const std::string& file) {
     levels_of_detail = {{"source", to_string(model.source)},
                         {"screen_coverage", model.thresholds},
                         {"levels", lod_levels_json(model)},
-                        {"dropped_ratios", model.dropped_ratios}};
+                        {"dropped_ratios", model.dropped_ratios},
+                        {"dropped_levels", dropped_levels_json(model.dropped_levels)}};
   } catch (const Error& e) {
     levels_of_detail = {{"error", e.what()}};
   }
@@ -265,6 +266,7 @@ void print_text(const nlohmann::json& s) {
                fmt::join(lod_levels["screen_coverage"].get<std::vector<float>>(), ", "));
     print_lod_levels(lod_levels["levels"], 4);
     print_dropped_ratios(lod_levels["dropped_ratios"].get<std::vector<float>>(), 4);
+    print_dropped_levels(lod_levels["dropped_levels"], 4);
   }
   fmt::print("  materials {}, textures {}, images {}\n", s["materials"].get<std::size_t>(),
              s["textures"].get<std::size_t>(), s["images"].get<std::size_t>());

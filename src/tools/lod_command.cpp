@@ -88,6 +88,7 @@ void run_lod(const LodCommandOptions& options) {
              fmt::join(model.thresholds, ", "));
   print_lod_levels(lod_levels_json(model), 2);
   print_dropped_ratios(model.dropped_ratios, 2);
+  print_dropped_levels(dropped_levels_json(model.dropped_levels), 2);
 }
 
 }  // namespace

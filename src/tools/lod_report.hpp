@@ -49,4 +49,25 @@ inline void print_dropped_ratios(const std::vector<float>& ratios, int indent) {
     fmt::print("{:{}}ratio {}: dropped, no fewer indices than the level before it\n", "", indent, ratio);
 }
 
+// [{level, threshold, ratio}] of LodModel::dropped_levels; ratio only for generated levels.
+inline nlohmann::json dropped_levels_json(const std::vector<LodDroppedLevel>& dropped) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const LodDroppedLevel& d : dropped) {
+    out.push_back({{"level", d.level}, {"threshold", d.threshold}});
+    if (d.ratio > 0.0f) out.back()["ratio"] = d.ratio;
+  }
+  return out;
+}
+
+// One line per entry of dropped_levels_json, indented by `indent`: no coverage would select it.
+// A generated level is named by its ratio, as print_dropped_ratios does.
+inline void print_dropped_levels(const nlohmann::json& dropped, int indent) {
+  for (const auto& d : dropped)
+    fmt::print("{:{}}{}: dropped, its screen coverage threshold {} equals the one before it\n", "", indent,
+               d.contains("ratio")
+                   ? fmt::format("ratio {}", d["ratio"].get<float>())
+                   : fmt::format("level {} (numbered before the drop)", d["level"].get<std::uint32_t>()),
+               d["threshold"].get<float>());
+}
+
 }  // namespace gltf_crowd::tools
