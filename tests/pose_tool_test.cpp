@@ -441,6 +441,14 @@ TEST(PoseToolTest, ScriptErrorsNameTheKeyAndRange) {
   }
 }
 
+// `pose ASSET --script DIR/bad.txt` with `text` as the script; `streams` picks what is read (the
+// errors alone by default).
+CommandOutput run_script(const std::string& asset, const std::filesystem::path& dir, const std::string& text,
+                         const std::string& streams = " 2>&1 >/dev/null") {
+  std::ofstream(dir / "bad.txt") << text;
+  return run_tool("pose " + asset + " --script " + quoted(dir / "bad.txt") + streams);
+}
+
 // Every script error says FILE:LINE, the script's word (a key=value, a positional word with its
 // role, a mask entry) and the cause, with the library's rule; never a library path
 // (set_weight.weight, add_mask.branches[0].weight, layer.index, add_actors[0].id, NODE) or a
@@ -472,14 +480,37 @@ TEST(PoseToolTest, ScriptErrorsNameTheScriptsWordNotTheLibrary) {
       {"add id=a\nmarker Wave hit 1e39\n", "bad.txt:2: seconds 1e39: \"1e39\" is out of float range", "script_syntax"},
   };
   for (const Case& c : cases) {
-    std::ofstream(dir / "bad.txt") << c.text;
-    const CommandOutput r = run_tool("pose " + path + " --script " + quoted(dir / "bad.txt") + " 2>&1 >/dev/null");
+    const CommandOutput r = run_script(path, dir, c.text);
     EXPECT_EQ(r.exit_code, 1) << c.text << r.out;
     EXPECT_NE(r.out.find(c.message), std::string::npos) << c.text << r.out;
     EXPECT_NE(r.out.find(std::string("[") + c.rule + "]"), std::string::npos) << c.text << r.out;
     for (const char* library : {"set_", "add_", "select_clip", "layer.index", "NODE"})
       EXPECT_EQ(r.out.find(library), std::string::npos) << c.text << r.out;
   }
+}
+
+// A rotation whose length overflows a float was "length 0", and a finite scale whose world
+// matrices overflow printed null numbers: both are refused, naming the key (issue 57).
+TEST(PoseToolTest, ScriptPosesPastTheFloatRangeAreRefused) {
+  GLTF_CROWD_REQUIRE_ASSETS();
+  const auto path = quoted(test::asset_path("threejs/RobotExpressive.glb"));
+  const auto dir = test::scratch_dir("pose_script_range");
+  const std::pair<const char*, const char*> cases[] = {
+      {"add id=a\nlocal a Hips r=1e30,0,0,1\n",
+       "bad.txt:2: r=1e30,0,0,1: the rotation quaternion's length is out of float range"},
+      {"add id=a\nlocal a Hips s=3e38,3e38,3e38\n",
+       "bad.txt:2: s=3e38,3e38,3e38: actor \"a\"'s pose is out of float range: node "},
+  };
+  for (const auto& [text, message] : cases) {
+    const CommandOutput r = run_script(path, dir, text, " 2>&1");  // the JSON lines too: no null in them
+    EXPECT_EQ(r.exit_code, 1) << text << r.out;
+    EXPECT_NE(r.out.find(message), std::string::npos) << text << r.out;
+    EXPECT_NE(r.out.find("[not_finite]"), std::string::npos) << text << r.out;
+    EXPECT_EQ(r.out.find("length 0"), std::string::npos) << text << r.out;
+    EXPECT_EQ(r.out.find("null"), std::string::npos) << text << r.out;
+  }
+  // A large scale that stays in range is a pose like any other.
+  EXPECT_EQ(run_script(path, dir, "add id=a\nlocal a Hips s=1e3,1e3,1e3\n", " >/dev/null 2>&1").exit_code, 0);
 }
 
 }  // namespace

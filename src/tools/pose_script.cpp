@@ -471,9 +471,14 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
       } else if (key == "r") {
         const std::vector<float> v = s.numbers(value, 4);
         local.rotation = glm::quat(v[3], v[0], v[1], v[2]);  // glTF order x, y, z, w
+        // The crowd normalises it in float, where a length past the float range reads as 0.
+        if (!std::isfinite(glm::length(local.rotation)))
+          s.fail(fmt::format("the rotation quaternion's length is out of float range (beyond ±{}), so it cannot "
+                             "be normalised",
+                             std::numeric_limits<float>::max()),
+                 Rule::not_finite);
       } else if (key == "s") {
-        const std::vector<float> v = s.numbers(value, 3);
-        local.scale = {v[0], v[1], v[2]};
+        local.scale = glm::make_vec3(s.numbers(value, 3).data());
       } else if (key == "weight") {
         weight = s.number(value);
       } else {
@@ -534,12 +539,47 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
   }
 }
 
-void print_actors(const Crowd& crowd, std::size_t step, const ScriptLine& line, GpuPoses* gpu) {
+// Whether every number of `j` is finite (nlohmann prints the others as null).
+bool all_finite(const PoseJson& j) {
+  if (j.is_number_float()) return std::isfinite(j.get<float>());
+  return !j.is_structured() || std::ranges::all_of(j, all_finite);
+}
+
+// What of a pose document (append_pose) is not finite, for a message ("node 3 \"Hips\"'s world
+// matrix"); "" when every number is.
+std::string not_finite_part(const PoseJson& doc) {
+  for (const PoseJson& node : doc["nodes"])
+    for (const char* part : {"translation", "rotation", "scale", "world"})
+      if (!all_finite(node[part]))
+        return fmt::format("node {} \"{}\"'s {}{}", node["index"].get<std::size_t>(), node["name"].get<std::string>(),
+                           part, part == std::string_view("world") ? " matrix" : "");
+  for (const PoseJson& skin : doc["skins"])
+    if (!all_finite(skin["joint_matrices"]))
+      return fmt::format("skin {}'s joint matrices", skin["index"].get<std::size_t>());
+  for (const PoseJson& morph : doc["morph_weights"])
+    if (!all_finite(morph["weights"])) return fmt::format("node {}'s morph weights", morph["node"].get<std::size_t>());
+  return {};
+}
+
+// The words of a line that can take a pose past the float range, to name in the error: a local
+// transform's t= and s= (r= is normalised).
+std::string pose_words(const ScriptLine& line) {
+  std::string words;
+  if (line.words[0] == "local")
+    for (const std::string& w : line.words)
+      if (w.starts_with("t=") || w.starts_with("s=")) words += (words.empty() ? "" : " ") + w;
+  return words;
+}
+
+// One JSON line per actor. A pose with a number past the float range (a finite scale of 3e38
+// whose world matrices overflow) is an error naming the line, printed for no actor.
+void print_actors(const Crowd& crowd, std::size_t step, const Script& s, const ScriptLine& line, GpuPoses* gpu) {
   const bool updated = line.words[0] == "update";
   const Asset& asset = crowd.asset();
   std::vector<GpuPose> read;
   if (gpu != nullptr) read = gpu->renderer->read_poses(crowd);
   std::size_t slot = 0;
+  std::vector<PoseJson> docs;
   for (const Actor& a : crowd.actors()) {
     PoseJson doc = {{"step", step},
                     {"line", line.number},
@@ -594,8 +634,14 @@ void print_actors(const Crowd& crowd, std::size_t step, const ScriptLine& line, 
       append_pose(asset, pose, a.transform(), doc);
     }
     ++slot;
-    fmt::print("{}\n", json_text(doc));
+    if (const std::string part = not_finite_part(doc); !part.empty()) {
+      const Script::Naming naming(s, pose_words(line));
+      s.fail(fmt::format("actor \"{}\"'s pose is out of float range: {} is not finite", a.id(), part),
+             Rule::not_finite);
+    }
+    docs.push_back(std::move(doc));
   }
+  for (const PoseJson& doc : docs) fmt::print("{}\n", json_text(doc));
 }
 
 }  // namespace
@@ -616,7 +662,7 @@ void run_pose_script(const std::shared_ptr<const Asset>& asset, const std::strin
       if (e.path() == s.path()) throw;  // already named by the line
       throw Error(s.path(), e.code(), e.what());
     }
-    print_actors(crowd, step, lines[step], gpu ? &*gpu : nullptr);
+    print_actors(crowd, step, s, lines[step], gpu ? &*gpu : nullptr);
   }
 }
 
