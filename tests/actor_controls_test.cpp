@@ -1,10 +1,14 @@
-// Actor controls of docs/spec.md §3: each takes effect at once and re-evaluates the packed pose, even for
-// paused and finished actors; seek moves only the incoming clip of a crossfade; finished actors
-// hold their last pose and restart on play(). "The pose shown" is compared byte for byte with a
+// Actor controls of docs/spec.md §3: each takes effect at once, and the packed pose shows it at the
+// next read or update, even for paused and finished actors; the batch forms equal them; seek moves
+// only the incoming clip of a crossfade; finished actors hold their last pose and restart on
+// play(). "The pose shown" is compared byte for byte with a
 // fresh actor created at the expected clip and time, so no expected pose comes from the code
 // path under test. Most tests run on the built-in character (Walking 1.2 s, Wave 2 s, Idle 3 s).
+#include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -324,6 +328,196 @@ TEST(ActorControlsTest, BadArgumentsNameTheArgumentAndChangeNothing) {
   EXPECT_FLOAT_EQ(a.time(), 0.4f);
   EXPECT_EQ(a.contributors().size(), 1u);
   EXPECT_TRUE(same_pose(packed(crowd, 0), before));
+}
+
+// docs/spec.md §3.4: a control marks its actor, and the next update evaluates it with the others
+// in its loop. Generations count evaluations: 16 set_speed calls and an update raise
+// packed_generation() once, the update's (evaluating at each control raised it 17 times), and the
+// rows are a fresh actor's at the time speed 2 gives.
+TEST(ActorControlsTest, ControlsMarkTheActorAndTheNextUpdateEvaluatesIt) {
+  constexpr std::size_t kActors = 16;
+  Crowd crowd(character(), {.capacity = kActors});
+  std::vector<ActorOptions> options(kActors, ActorOptions{.clip = "Idle"});
+  for (std::size_t i = 0; i < kActors; ++i) options[i].time = 0.1f * static_cast<float>(i);
+  std::vector<Actor> actors = crowd.add_actors(options);
+  crowd.update(0.0f);
+  const std::uint64_t before = crowd.packed_generation();
+  for (Actor& a : actors) a.set_speed(2.0f);
+  crowd.update(0.25f);
+  EXPECT_EQ(crowd.packed_generation(), before + 1) << "the controls evaluated nothing";
+  EXPECT_EQ(crowd.frame_stats().actors_evaluated, kActors);
+  for (std::size_t i = 0; i < kActors; ++i) {
+    EXPECT_EQ(crowd.slot_generations()[i], before + 1) << i;
+    EXPECT_TRUE(same_pose(packed(crowd, i), fresh_pose("Idle", 0.1f * static_cast<float>(i) + 0.5f))) << i;
+  }
+}
+
+// Before any update, the first read of packed rows or records shows a control (docs/spec.md §3.4),
+// for a playing actor too, on both evaluators.
+TEST(ActorControlsTest, TheFirstReadAfterAControlShowsIt) {
+  for (const Animation animation : {Animation::cpu, Animation::gpu}) {
+    Crowd crowd(character(), {.capacity = 2, .animation = animation});
+    Actor a = crowd.add_actor({.clip = "Walking", .time = 0.3f});
+    crowd.update(0.1f);
+    const std::uint64_t before = crowd.packed_generation();
+    a.seek(0.9f);
+    if (animation == Animation::cpu) {
+      EXPECT_TRUE(same_pose(packed(crowd, 0), fresh_pose("Walking", 0.9f)));
+    } else {
+      EXPECT_FLOAT_EQ(crowd.playback_records()[0].seconds[0], 0.9f);
+    }
+    EXPECT_GT(crowd.slot_generations()[0], before);
+    const glm::mat4 moved = glm::translate(glm::mat4(1.0f), glm::vec3(4.0f, 0.0f, 0.0f));
+    a.set_transform(moved);
+    EXPECT_EQ(crowd.placement_generations()[0], crowd.packed_generation()) << "the placement counts as written";
+    if (animation == Animation::cpu) {
+      EXPECT_FLOAT_EQ(crowd.node_streams()[0].transforms[0].w - 4.0f, fresh_pose("Walking", 0.9f)[3]);
+    }
+  }
+}
+
+// The controls of a mixed crowd (playing, paused, hidden, crossfading), given three ways: one
+// actor at a time, in batches, and one at a time with a read of the rows after each (what
+// evaluating at each control gave). After each of a few updates the three crowds hold the same
+// bytes, records, times, tints and instance lists.
+TEST(ActorControlsTest, BatchControlsEqualPerActorControlsByteForByte) {
+  constexpr std::size_t kActors = 40;
+  const Asset& asset = *character();
+  std::vector<ActorOptions> options(kActors);
+  for (std::size_t i = 0; i < kActors; ++i) {
+    options[i].clip = asset.clips[i % asset.clips.size()].name;
+    options[i].phase = static_cast<float>(i % 9) / 9.0f;
+    options[i].speed = i % 8 == 0 ? -0.75f : 1.0f;
+    options[i].playing = i % 7 != 3;
+    options[i].transform = glm::translate(glm::mat4(1.0f), glm::vec3(static_cast<float>(i), 0.0f, 0.0f));
+  }
+  // Every n-th actor from `first`.
+  const auto every = [](const std::vector<Actor>& all, std::size_t first, std::size_t n) {
+    std::vector<Actor> out;
+    for (std::size_t i = first; i < all.size(); i += n) out.push_back(all[i]);
+    return out;
+  };
+  enum class Way { one_by_one, batch, read_after_each };
+  const auto run = [&](Way way, Animation animation) {
+    Crowd crowd(character(), {.capacity = kActors, .animation = animation});
+    std::vector<Actor> all = crowd.add_actors(options);
+    for (std::size_t i = 4; i < kActors; i += 9) all[i].set_visible(false);
+    for (std::size_t i = 0; i < kActors; i += 5) all[i].select_clip("Dance", {.crossfade_seconds = 0.5f});
+    crowd.update(0.1f);
+    const glm::vec4 tint(0.5f, 1.0f, 0.25f, 1.0f);
+    struct Control {
+      std::vector<Actor> actors;
+      std::function<void(Actor&)> one;
+      std::function<void(std::span<const Actor>)> batch;
+    };
+    const std::vector<Control> controls{
+        {all, [](Actor& a) { a.set_speed(1.5f); }, [&](std::span<const Actor> s) { crowd.set_speed(s, 1.5f); }},
+        {every(all, 1, 3), [](Actor& a) { a.select_clip("Wave", {.crossfade_seconds = 0.3f}); },
+         [&](std::span<const Actor> s) { crowd.select_clip(s, "Wave", {.crossfade_seconds = 0.3f}); }},
+        {every(all, 2, 4), [](Actor& a) { a.seek(0.4f); }, [&](std::span<const Actor> s) { crowd.seek(s, 0.4f); }},
+        {every(all, 0, 6), [](Actor& a) { a.pause(); }, [&](std::span<const Actor> s) { crowd.pause(s); }},
+        {every(all, 3, 7), [](Actor& a) { a.play(); }, [&](std::span<const Actor> s) { crowd.play(s); }},
+        {every(all, 1, 2), [&](Actor& a) { a.set_tint(tint); },
+         [&](std::span<const Actor> s) { crowd.set_tint(s, tint); }},
+        {every(all, 2, 9), [](Actor& a) { a.set_visible(true); },
+         [&](std::span<const Actor> s) { crowd.set_visible(s, true); }},
+        {every(all, 6, 11), [](Actor& a) { a.set_visible(false); },
+         [&](std::span<const Actor> s) { crowd.set_visible(s, false); }},
+    };
+    std::vector<std::uint8_t> bytes;
+    const auto append = [&bytes](const void* p, std::size_t n) {
+      bytes.insert(bytes.end(), static_cast<const std::uint8_t*>(p), static_cast<const std::uint8_t*>(p) + n);
+    };
+    for (int frame = 0; frame < 3; ++frame) {
+      for (const Control& c : controls) {
+        if (way == Way::batch) {
+          c.batch(c.actors);
+          continue;
+        }
+        for (Actor a : c.actors) {
+          c.one(a);
+          if (way == Way::read_after_each) crowd.slot_generations();
+        }
+      }
+      crowd.update(1.0f / 30.0f);
+      for (const NodeStream& s : crowd.node_streams()) {
+        append(s.transforms.data(), s.transforms.size() * sizeof(glm::vec4));
+        append(s.palette.data(), s.palette.size() * sizeof(glm::vec4));
+        append(s.weights.data(), s.weights.size() * sizeof(float));
+      }
+      append(crowd.playback_records().data(), crowd.playback_records().size_bytes());
+      append(crowd.tints().data(), crowd.tints().size_bytes());
+      for (const Actor& a : all) {
+        const float t = a.time();
+        append(&t, sizeof t);
+      }
+      for (const PrimitiveGroup& g : crowd.primitive_groups()) append(g.instances.data(), g.instances.size() * 4);
+    }
+    return bytes;
+  };
+  for (const Animation animation : {Animation::cpu, Animation::gpu}) {
+    SCOPED_TRACE(animation == Animation::cpu ? "cpu" : "gpu");
+    const std::vector<std::uint8_t> one = run(Way::one_by_one, animation);
+    EXPECT_EQ(run(Way::batch, animation), one);
+    EXPECT_EQ(run(Way::read_after_each, animation), one);
+  }
+}
+
+// A batch control validates every handle and its values before it changes any actor
+// (docs/spec.md §3.4): a bad one names its index, and nothing changes, not even the generations.
+TEST(ActorControlsTest, BatchControlsWithOneBadArgumentChangeNothing) {
+  Crowd crowd(character(), {.capacity = 4});
+  Crowd other(character(), {.capacity = 1});
+  std::vector<Actor> actors = crowd.add_actors(std::vector<ActorOptions>(4, ActorOptions{.clip = "Walking"}));
+  const Actor stranger = other.add_actor();
+  crowd.update(0.2f);
+  Actor removed = actors[3];
+  crowd.remove_actor(removed.id());
+  Actor moved_from = actors[2];
+  const Actor moved_to = std::move(moved_from);
+  const std::uint64_t generation = crowd.packed_generation();
+  const std::vector<std::uint64_t> slot_generations(crowd.slot_generations().begin(), crowd.slot_generations().end());
+  const auto expect_error = [](const std::function<void()>& call, const char* path, const char* rule) {
+    try {
+      call();
+      ADD_FAILURE() << "no error for " << path;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.path(), path);
+      EXPECT_EQ(e.rule(), rule);
+    }
+  };
+  const std::vector<Actor> with_removed{actors[0], removed, actors[1]};
+  const std::vector<Actor> with_stranger{actors[0], actors[1], stranger};
+  const std::vector<Actor> with_moved_from{actors[1], moved_from};
+  const std::vector<Actor> good{actors[0], actors[1]};
+  expect_error([&] { crowd.set_speed(with_removed, 2.0f); }, "set_speed.actors[1]", "stale_actor");
+  expect_error([&] { crowd.pause(with_stranger); }, "pause.actors[2]", "foreign_actor");
+  expect_error([&] { crowd.play(with_moved_from); }, "play.actors[1]", "stale_actor");
+  expect_error([&] { crowd.seek(with_stranger, 0.5f); }, "seek.actors[2]", "foreign_actor");
+  expect_error([&] { crowd.set_visible(with_removed, false); }, "set_visible.actors[1]", "stale_actor");
+  expect_error([&] { crowd.set_tint(with_removed, glm::vec4(0.5f)); }, "set_tint.actors[1]", "stale_actor");
+  expect_error([&] { crowd.select_clip(with_removed, "Wave"); }, "select_clip.actors[1]", "stale_actor");
+  expect_error([&] { crowd.set_speed(good, std::nanf("")); }, "set_speed.speed", "not_finite");
+  expect_error([&] { crowd.seek(good, INFINITY); }, "seek.seconds", "not_finite");
+  expect_error([&] { crowd.select_clip(good, "Moonwalk"); }, "select_clip.name", "unknown_clip");
+  expect_error([&] { crowd.select_clip(good, "Wave", {.crossfade_seconds = -1.0f}); }, "select_clip.crossfade_seconds",
+               "negative");
+  expect_error([&] { crowd.set_tint(good, glm::vec4(1.0f, -1.0f, 1.0f, 1.0f)); }, "set_tint.rgba", "negative");
+  for (std::size_t i = 0; i < 3; ++i) {
+    const Actor& a = i == 2 ? moved_to : actors[i];
+    EXPECT_EQ(a.speed(), 1.0f);
+    EXPECT_TRUE(a.playing());
+    EXPECT_TRUE(a.visible());
+    EXPECT_EQ(a.active_clip(), "Walking");
+    EXPECT_FLOAT_EQ(a.time(), 0.2f);
+    EXPECT_EQ(a.tint(), glm::vec4(1.0f));
+  }
+  EXPECT_EQ(crowd.packed_generation(), generation) << "nothing was marked";
+  EXPECT_EQ(std::vector<std::uint64_t>(crowd.slot_generations().begin(), crowd.slot_generations().end()),
+            slot_generations);
+  crowd.set_speed(good, 2.0f);  // the same call with good handles works
+  EXPECT_EQ(actors[1].speed(), 2.0f);
+  EXPECT_EQ(moved_to.speed(), 1.0f);
 }
 
 // FNV-1a over every array of the asset that animation could touch.

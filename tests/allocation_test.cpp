@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <memory>
 #include <new>
+#include <span>
+#include <vector>
 
 #include <glm/gtc/matrix_transform.hpp>
 #include <gtest/gtest.h>
@@ -282,6 +284,33 @@ TEST(AllocationTest, UpdateWithLodAndUpdateRateAllocatesNothingAfterWarmUp) {
   counting = false;
   EXPECT_EQ(allocations.load(), 0);
   EXPECT_GT(deferred, 0u);  // the policy was active
+}
+
+// Controls every frame, one actor at a time and in batches, then update: nothing allocates after
+// warm-up (the pending list is sized for the capacity; a batch's slots reuse their storage).
+TEST(AllocationTest, ControlsEveryFrameThenUpdateAllocateNothing) {
+  auto asset = std::make_shared<const Asset>(load_asset_from_memory(default_character_glb()));
+  Crowd crowd(asset, {.capacity = 300});
+  std::vector<ActorOptions> options(300);
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    options[i].clip = asset->clips[i % asset->clips.size()].name;
+    options[i].phase = static_cast<float>(i) / 300.0f;
+  }
+  std::vector<Actor> actors = crowd.add_actors(options);
+  const auto frame = [&](std::size_t f) {
+    crowd.set_speed(actors, f % 2 == 0 ? 1.0f : 1.25f);
+    for (std::size_t i = f % 7; i < actors.size(); i += 7) actors[i].seek(0.1f);
+    crowd.select_clip(std::span(actors).first(50), asset->clips[f % asset->clips.size()].name,
+                      {.crossfade_seconds = 0.2f});
+    crowd.update(1.0f / 60.0f);
+  };
+  for (std::size_t f = 0; f < 10; ++f) frame(f);
+  allocations = 0;
+  counting = true;
+  for (std::size_t f = 10; f < 40; ++f) frame(f);
+  counting = false;
+  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_EQ(crowd.frame_stats().actors_evaluated, 300u);
 }
 
 }  // namespace

@@ -49,15 +49,16 @@ TEST(FloatMode, UpdateAndControlsLeaveTheCallersModeAsTheyFoundIt) {
     add_actors(crowd, 1.0f);
     crowd.update(1.0f / 30.0f);
     EXPECT_EQ(control_bits(_mm_getcsr()), control_bits(mode)) << "after update";
-    crowd.actors()[3].seek(0.25f);  // evaluated at once, on this thread
-    EXPECT_EQ(control_bits(_mm_getcsr()), control_bits(mode)) << "after seek";
+    crowd.actors()[3].seek(0.25f);
+    crowd.node_streams();  // evaluates the sought actor on this thread (docs/spec.md §3.4)
+    EXPECT_EQ(control_bits(_mm_getcsr()), control_bits(mode)) << "after seek and read";
   }
   _mm_setcsr(entry);
 }
 
 // A caller in another mode gets its MXCSR back as it was, exception flags included (docs/spec.md
-// §5.4): the underflow that flushing the tiny placement's products raises does not reach it. A
-// seek evaluates the actor at once on the caller's thread, writing its instance transforms
+// §5.4): the underflow that flushing the tiny placement's products raises does not reach it. The
+// read after a seek evaluates the actor on the caller's thread, writing its instance transforms
 // (placement × the mesh's world).
 TEST(FloatMode, ASwitchedCallerGetsItsFlagsBackAsTheyWere) {
   const unsigned entry = _mm_getcsr();
@@ -67,6 +68,7 @@ TEST(FloatMode, ASwitchedCallerGetsItsFlagsBackAsTheyWere) {
   for (const float seconds : {0.25f, 0.5f, 0.75f}) {
     _mm_setcsr(mode);
     tiny.actors()[3].seek(seconds);
+    tiny.node_streams();
     const unsigned after = _mm_getcsr();
     _mm_setcsr(entry);
     EXPECT_EQ(control_bits(after), control_bits(mode)) << "after seek(" << seconds << ")";
@@ -76,6 +78,7 @@ TEST(FloatMode, ASwitchedCallerGetsItsFlagsBackAsTheyWere) {
   // crowd leaves alone, keeps the flag.
   _mm_setcsr((mode | _MM_FLUSH_ZERO_ON | _MM_MASK_MASK) & ~unsigned{_MM_ROUND_MASK});
   tiny.actors()[3].seek(0.6f);
+  tiny.node_streams();
   const unsigned kept = _mm_getcsr();
   _mm_setcsr(entry);
   EXPECT_NE(kept & unsigned{_MM_EXCEPT_UNDERFLOW}, 0u);
@@ -115,8 +118,9 @@ TEST(FloatMode, ResultsBelowTheSmallestNormalFloatAreZero) {
   EXPECT_GT(flushed, 40u);  // every actor has entries this small
 }
 
-// The same slot evaluates alike whatever the caller's mode: the controls below evaluate on the
-// caller's thread, once in round-up mode with denormals are zero, once in the default mode.
+// The same slot evaluates alike whatever the caller's mode: the reads after the controls below
+// evaluate on the caller's thread, once in round-up mode with denormals are zero, once in the
+// default mode.
 TEST(FloatMode, ControlsEvaluateAlikeWhateverTheCallersMode) {
   const unsigned entry = _mm_getcsr();
   Crowd a(character(), {.capacity = 40}), b(character(), {.capacity = 40});
@@ -124,9 +128,9 @@ TEST(FloatMode, ControlsEvaluateAlikeWhateverTheCallersMode) {
   add_actors(b, 1.0f);
   _mm_setcsr((entry & ~unsigned{_MM_ROUND_MASK}) | _MM_ROUND_UP | 0x40u);
   for (Actor actor : a.actors()) actor.seek(0.37f);
+  const auto x = a.node_streams();
   _mm_setcsr(entry);
   for (Actor actor : b.actors()) actor.seek(0.37f);
-  const auto x = a.node_streams();
   const auto y = b.node_streams();
   ASSERT_EQ(x.size(), y.size());
   for (std::size_t d = 0; d < x.size(); ++d) {

@@ -145,6 +145,43 @@ TEST(UpdateRateTest, OneBandIsStaggeredEvenlyAndNoActorWaitsAWholePeriod) {
   }
 }
 
+// A control's actor is due at the next update even where the schedule would defer it
+// (docs/spec.md §3.4, §11): after set_speed on a whole band of period 4, that update evaluates
+// every actor, packing the rows an every-frame crowd packs, and the schedule then resumes.
+TEST(UpdateRateTest, AControlledActorIsEvaluatedByTheNextUpdate) {
+  constexpr std::uint32_t kActors = 16;
+  CrowdOptions o = options(kActors, true);
+  o.update_rate.coverage = {1e9f};  // every actor is in the band
+  o.update_rate.periods = {4};
+  Crowd crowd(character(), o);
+  Crowd every(character(), options(kActors, false));
+  std::vector<ActorOptions> actors = row(kActors);
+  for (ActorOptions& actor : actors) {
+    actor.playing = true;
+    actor.transform = glm::translate(glm::mat4(1.0f), glm::vec3(0.0f, 0.0f, -10.0f));
+  }
+  crowd.add_actors(actors);
+  every.add_actors(actors);
+  const LodView view = camera();
+  for (int frame = 0; frame < 6; ++frame) {
+    crowd.update(1.0f / 60.0f, view);
+    every.update(1.0f / 60.0f, view);
+  }
+  ASSERT_EQ(crowd.frame_stats().actors_evaluated, kActors / 4);
+  for (Crowd* c : {&crowd, &every})
+    for (Actor a : c->actors()) a.set_speed(1.25f);
+  crowd.update(1.0f / 60.0f, view);
+  every.update(1.0f / 60.0f, view);
+  EXPECT_EQ(crowd.frame_stats().actors_evaluated, kActors);
+  EXPECT_EQ(crowd.frame_stats().actors_deferred, 0u);
+  for (std::uint32_t slot = 0; slot < kActors; ++slot) {
+    EXPECT_EQ(crowd.slot_generations()[slot], crowd.packed_generation()) << slot;
+    EXPECT_EQ(packed(crowd, slot), packed(every, slot)) << slot;
+  }
+  crowd.update(1.0f / 60.0f, view);
+  EXPECT_EQ(crowd.frame_stats().actors_evaluated, kActors / 4);
+}
+
 TEST(UpdateRateTest, AnActorCulledForLongIsCurrentAsSoonAsALodControlShowsIt) {
   // One actor behind the camera (culled) for a second, then the camera turns to it.
   std::vector<ActorOptions> one = row(1);

@@ -197,9 +197,12 @@ class Actor {
   // actor, add_actors, remove_actors, reserve() or destroy() of the crowd, or its destruction.
   const glm::mat4& transform() const;
 
-  // Each control takes effect at once and re-evaluates the pose, even when paused (docs/spec.md §3
-  // "Controls"). Errors: Error with the argument's path ("seek.seconds") and rule
-  // ("not_finite", "negative", "unknown_clip"); then nothing changes.
+  // Each control takes effect at once: it changes the actor's state and marks its pose pending, which
+  // the next update() evaluates in its parallel loop, or sooner the first read of packed rows or
+  // records (node_streams(), slot_generations(), playback_records(), …), so every read sees it,
+  // even for a paused actor (docs/spec.md §3 "Controls"). Crowd has batch forms over many actors.
+  // Errors: Error with the argument's path ("seek.seconds") and rule ("not_finite", "negative",
+  // "unknown_clip"); then nothing changes.
 
   // Hard switch (crossfade 0): `name` becomes the only contributor at the requested time;
   // nodes it does not animate return to rest. Selecting the active clip again restarts it.
@@ -223,8 +226,8 @@ class Actor {
   void set_transform(const glm::mat4& placement);
   // Visibility (docs/spec.md §5.10). A hidden actor keeps its slot, clocks (update still advances
   // them), crossfades and controls, and is in no PrimitiveGroup::instances, so it draws nothing;
-  // its pose is not evaluated while hidden. Showing it again evaluates it at once at its current
-  // clocks. Idempotent; actors start visible.
+  // update does not evaluate its pose while hidden. Showing it again marks it as a control does, so
+  // its rows show its current clocks. Idempotent; actors start visible.
   void set_visible(bool visible);
   bool visible() const;
 
@@ -254,9 +257,10 @@ class Actor {
   // translation and scale linearly, rotation by the sign-aligned normalized lerp of a crossfade.
   // It applies after the clips and before the hierarchy, on every evaluation, until cleared; a
   // node no clip animates blends from its rest TRS. Setting a node again replaces its override.
-  // Unlike the playback controls, the override controls do not re-evaluate at once: the next
-  // update() packs the actor (even paused), so driving a skeleton every frame costs one
-  // evaluation per frame; local_pose() and node_world() include overrides at once.
+  // Unlike the playback controls, the override controls leave the packed rows to the next
+  // update() (even paused; deferred as any stale actor by update-rate LOD and while hidden), so
+  // driving a skeleton every frame costs one evaluation per frame; local_pose() and node_world()
+  // include overrides at once.
   // `node` is an asset node index, or a name or path (docs/spec.md §2.3). Errors (nothing
   // changes): "node_index" / "unknown_node" / "ambiguous_node" (path "set_local_transform.node"),
   // "not_finite", "zero_rotation", "blend_weight".
@@ -318,8 +322,8 @@ class Actor {
 // A light handle to one animation layer of one actor (Actor::layer; docs/spec.md §3.11),
 // valid as long as the actor's handle. A layer starts empty (no clip: it changes nothing), at
 // weight 1, in override mode, without mask. Its playback controls are the actor's (§3.4) and,
-// like them, take effect at once and re-evaluate the actor; errors name the control's path
-// ("select_clip.name", …) and change nothing.
+// like them, take effect at once and mark the actor's pose pending; errors name the control's
+// path ("select_clip.name", …) and change nothing.
 class ActorLayer {
  public:
   std::uint32_t index() const noexcept { return index_; }
@@ -594,6 +598,24 @@ class Crowd {
   // Actors in slot order.
   std::vector<Actor> actors() const;
 
+  // Batch controls (docs/spec.md §3.4): the Actor control of the same name applied to each of
+  // `actors` in order, as one call. Every handle and value is validated before any actor changes,
+  // so on error nothing does: a handle raises Error with path "<control>.actors[i]" (rule
+  // "stale_actor" for a removed or moved-from actor, "foreign_actor" for one of another crowd), a
+  // value the Actor control's error ("set_speed.speed", "select_clip.name", …). Like the Actor
+  // controls they mark poses for the next update() instead of evaluating them, so
+  // set_speed(crowd.actors(), s) then update() costs about what update() does. A repeated actor
+  // takes the control twice; `actors` is read during the call only.
+  void select_clip(std::span<const Actor> actors, std::string_view name, const SelectClipOptions& options = {});
+  void seek(std::span<const Actor> actors, float seconds);
+  void set_speed(std::span<const Actor> actors, float speed);
+  void play(std::span<const Actor> actors);
+  void pause(std::span<const Actor> actors);
+  // Actor::set_tint for each (path "set_tint.rgba" for a bad color).
+  void set_tint(std::span<const Actor> actors, const glm::vec4& rgba);
+  // Actor::set_visible for each, with the instance lists refreshed once, not once per actor.
+  void set_visible(std::span<const Actor> actors, bool visible);
+
   // Advances playing actors by delta_seconds (finite, any sign), classifies LOD and repacks
   // every stream.
   void update(float delta_seconds);
@@ -678,7 +700,10 @@ class Crowd {
   // The span is valid until set_lod_enabled(true) first prepares levels (a level's source node
   // may add a stream), destroy(), or the crowd's destruction; empty when destroyed. The arrays
   // inside each stream are reallocated by reserve(); their rows change with every update,
-  // control and add/remove.
+  // control and add/remove. The rows of actors that controls marked since the last update are
+  // written by this call (as by slot_generations(), packed_generation(), playback_records(),
+  // playback_record_tails(), layer_records() and placement_generations(): docs/spec.md §3.4),
+  // all of them at once: call one of them again after a control, not an older span.
   std::span<const NodeStream> node_streams() const noexcept;
   // Change tracking for uploads: every change of packed rows (an update, a control, a slot
   // moved by removal) raises packed_generation(), and slot_generations()[slot] is the
@@ -693,8 +718,8 @@ class Crowd {
 
   // Root motion (docs/spec.md §3.10), on both evaluators (Animation::gpu's sample pass removes it
   // from the pose as the CPU does). Replaces the crowd's options: every actor's accumulated
-  // motion is reset to zero and every pose re-evaluated. Errors (nothing changes): Error with path
-  // "root_motion.node" and rule "unknown_node" or "ambiguous_node" (§2.3).
+  // motion is reset to zero and every pose marked pending, as a control does. Errors (nothing
+  // changes): Error with path "root_motion.node" and rule "unknown_node" or "ambiguous_node" (§2.3).
   void set_root_motion(const RootMotionOptions& options);
   // The options in force; node "" when off. Valid until the next set_root_motion, destroy() or
   // the crowd's destruction.
@@ -785,6 +810,9 @@ class Crowd {
   friend struct LayerAccess;
   // The state, or Error "destroyed".
   State& live() const;
+  // The slots of `actors` (State::batch_slots, valid until the next call), each a live handle of
+  // this crowd; else Error with path "<control>.actors[i]" ("stale_actor", "foreign_actor").
+  std::span<const std::uint32_t> slots_of(std::span<const Actor> actors, std::string_view control) const;
 
   std::shared_ptr<const Asset> asset_;
   std::unique_ptr<State> state_;

@@ -192,6 +192,7 @@
   X(marker_name, "an empty marker name")                                                                   \
   X(marker_time, "a marker time outside [0, the clip's duration]")                                         \
   X(stale_actor, "an actor handle whose actor was removed or moved from")                                  \
+  X(foreign_actor, "an actor handle of another crowd, given to a batch control")                           \
   X(destroyed, "a call on a crowd (or its handles) after destroy()")                                       \
   X(foreign_group, "a primitive group of another crowd")                                                   \
   X(blend_weight, "a blend weight that is not finite and in [0, 1]")                                       \

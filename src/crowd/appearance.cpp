@@ -66,6 +66,15 @@ void Actor::set_tint(const glm::vec4& rgba) {
   touch(st, s);
 }
 
+void Crowd::set_tint(std::span<const Actor> actors, const glm::vec4& rgba) {
+  const std::span<const std::uint32_t> slots = slots_of(actors, "set_tint");
+  check_tint(rgba, "set_tint.rgba", fmt::format("{} actors", actors.size()));
+  for (std::uint32_t s : slots) {
+    state_->tints[s] = rgba;
+    touch(*state_, s);
+  }
+}
+
 glm::vec4 Actor::tint() const {
   const std::uint32_t s = slot();
   return crowd().state_->tints[s];

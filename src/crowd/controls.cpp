@@ -1,7 +1,9 @@
 // Actor controls and read-back (docs/spec.md §3 "Controls"): each control validates every argument
-// first, then changes the playback state through actor_playback.cpp, then re-evaluates the
-// actor's packed rows at once, so paused and finished actors show the change too. Read-back
-// (local_pose, node_world) runs the same jobs over the whole asset's rig (readback.cpp).
+// first, then changes the playback state through actor_playback.cpp, then marks the actor pending:
+// the next update, or the first read of packed rows, evaluates it (mark_pending), so paused and
+// finished actors show the change too. The batch forms on Crowd validate every actor and value
+// before changing any. Read-back (local_pose, node_world) runs the same jobs over the whole
+// asset's rig from the current clocks (readback.cpp).
 #include <cmath>
 
 #include <fmt/format.h>
@@ -104,7 +106,7 @@ const glm::mat4& Actor::transform() const {
   return crowd().state_->placements[s];
 }
 
-void control_select_clip(const Asset& asset, Playback& p, std::string_view name, const SelectClipOptions& options) {
+ClipChoice check_select_clip(const Asset& asset, std::string_view name, const SelectClipOptions& options) {
   const int clip = asset.find_clip(name);
   if (clip < 0)
     throw Error("select_clip.name", Rule::unknown_clip,
@@ -121,10 +123,18 @@ void control_select_clip(const Asset& asset, Playback& p, std::string_view name,
   }
   const float from_phase = time_of_phase(options.phase, asset.clips[index].duration_seconds, "select_clip.phase");
   if (!options.time) seconds = from_phase;
-  if (options.crossfade_seconds > 0.0f && p.count > 0)
-    start_crossfade(asset, p, index, seconds, options.crossfade_seconds);
+  return {index, seconds, options.crossfade_seconds};
+}
+
+void apply_select_clip(const Asset& asset, Playback& p, const ClipChoice& choice) noexcept {
+  if (choice.crossfade_seconds > 0.0f && p.count > 0)
+    start_crossfade(asset, p, choice.clip, choice.seconds, choice.crossfade_seconds);
   else
-    switch_clip(asset, p, index, seconds);
+    switch_clip(asset, p, choice.clip, choice.seconds);
+}
+
+void control_select_clip(const Asset& asset, Playback& p, std::string_view name, const SelectClipOptions& options) {
+  apply_select_clip(asset, p, check_select_clip(asset, name, options));
 }
 
 void control_seek(const Asset& asset, Playback& p, float seconds) {
@@ -180,51 +190,50 @@ float active_time(const Asset& asset, const Playback& p) noexcept {
 void Actor::select_clip(std::string_view name, const SelectClipOptions& options) {
   const std::uint32_t s = slot();
   control_select_clip(*crowd().asset_, crowd().state_->playback[s], name, options);
-  evaluate_now(*crowd().state_, s);
+  mark_pending(*crowd().state_, s);
 }
 
 void Actor::seek(float seconds) {
   const std::uint32_t s = slot();
   control_seek(*crowd().asset_, crowd().state_->playback[s], seconds);
-  evaluate_now(*crowd().state_, s);
+  mark_pending(*crowd().state_, s);
 }
 
 void Actor::set_phase(float phase) {
   const std::uint32_t s = slot();
   control_set_phase(*crowd().asset_, crowd().state_->playback[s], phase);
-  evaluate_now(*crowd().state_, s);
+  mark_pending(*crowd().state_, s);
 }
 
 void Actor::set_speed(float speed) {
   const std::uint32_t s = slot();
   control_set_speed(*crowd().asset_, crowd().state_->playback[s], speed);
-  evaluate_now(*crowd().state_, s);
+  mark_pending(*crowd().state_, s);
 }
 
 void Actor::set_loop(LoopMode mode, std::uint32_t repetitions) {
   const std::uint32_t s = slot();
   control_set_loop(*crowd().asset_, crowd().state_->playback[s], mode, repetitions);
-  evaluate_now(*crowd().state_, s);
+  mark_pending(*crowd().state_, s);
 }
 
 void Actor::play() {
   const std::uint32_t s = slot();
   control_play(*crowd().asset_, crowd().state_->playback[s]);
-  evaluate_now(*crowd().state_, s);
+  mark_pending(*crowd().state_, s);
 }
 
 void Actor::pause() {
   const std::uint32_t s = slot();
   crowd().state_->playback[s].paused = true;
-  evaluate_now(*crowd().state_, s);
+  mark_pending(*crowd().state_, s);
 }
 
 void Actor::set_transform(const glm::mat4& placement) {
   const std::uint32_t s = slot();
   detail::check_finite(placement, "set_transform.placement");
   crowd().state_->placements[s] = placement;
-  crowd().state_->placement_generation[s] = crowd().state_->generation + 1;  // evaluate_now's
-  evaluate_now(*crowd().state_, s);
+  mark_pending(*crowd().state_, s, kPendingRows);
 }
 
 Pose Actor::local_pose() const {
@@ -243,6 +252,62 @@ glm::mat4 Actor::node_world(std::uint32_t node) const {
 
 glm::mat4 Actor::node_world(std::string_view node_name) const {
   return node_world(crowd().asset_->resolve_node(node_name, "node_world.node"));
+}
+
+std::span<const std::uint32_t> Crowd::slots_of(std::span<const Actor> actors, std::string_view control) const {
+  State& st = live();
+  st.batch_slots.resize(actors.size());
+  for (std::size_t i = 0; i < actors.size(); ++i) {
+    const Actor& a = actors[i];
+    const auto path = [&] { return fmt::format("{}.actors[{}]", control, i); };
+    if (!a.link_) throw Error(path(), Rule::stale_actor, "the handle was moved from");
+    if (a.link_ != link_) throw Error(path(), Rule::foreign_actor, "the actor belongs to another crowd");
+    if (a.key_ >= st.key_slot.size() || st.key_generation[a.key_] != a.generation_ || st.key_slot[a.key_] == kNoSlot)
+      throw Error(path(), Rule::stale_actor, "the actor was removed");
+    st.batch_slots[i] = st.key_slot[a.key_];
+  }
+  return st.batch_slots;
+}
+
+namespace {
+
+// A batch control's change of each validated slot's playback, each slot then marked pending.
+template <typename Change>
+void change_each(Crowd::State& st, std::span<const std::uint32_t> slots, Change change) {
+  for (std::uint32_t s : slots) {
+    change(st.playback[s]);
+    mark_pending(st, s);
+  }
+}
+
+}  // namespace
+
+void Crowd::select_clip(std::span<const Actor> actors, std::string_view name, const SelectClipOptions& options) {
+  const std::span<const std::uint32_t> slots = slots_of(actors, "select_clip");
+  const ClipChoice choice = check_select_clip(*asset_, name, options);
+  change_each(*state_, slots, [&](Playback& p) { apply_select_clip(*asset_, p, choice); });
+}
+
+void Crowd::seek(std::span<const Actor> actors, float seconds) {
+  const std::span<const std::uint32_t> slots = slots_of(actors, "seek");
+  detail::check_finite(seconds, "seek.seconds");
+  change_each(*state_, slots, [&](Playback& p) { control_seek(*asset_, p, seconds); });
+}
+
+void Crowd::set_speed(std::span<const Actor> actors, float speed) {
+  const std::span<const std::uint32_t> slots = slots_of(actors, "set_speed");
+  detail::check_finite(speed, "set_speed.speed");
+  change_each(*state_, slots, [&](Playback& p) { control_set_speed(*asset_, p, speed); });
+}
+
+void Crowd::play(std::span<const Actor> actors) {
+  const std::span<const std::uint32_t> slots = slots_of(actors, "play");
+  change_each(*state_, slots, [&](Playback& p) { control_play(*asset_, p); });
+}
+
+void Crowd::pause(std::span<const Actor> actors) {
+  const std::span<const std::uint32_t> slots = slots_of(actors, "pause");
+  change_each(*state_, slots, [](Playback& p) { p.paused = true; });
 }
 
 }  // namespace gltf_crowd

@@ -100,14 +100,22 @@ std::span<const PrimitiveGroup> Crowd::primitive_groups() const noexcept {
   return state_ ? std::span<const PrimitiveGroup>(state_->groups) : std::span<const PrimitiveGroup>();
 }
 
+// The accessors of packed rows first evaluate what controls marked (docs/spec.md §3.4).
 std::span<const NodeStream> Crowd::node_streams() const noexcept {
-  return state_ ? std::span<const NodeStream>(state_->streams) : std::span<const NodeStream>();
+  if (!state_) return {};
+  flush_pending(*state_);
+  return state_->streams;
 }
 
-std::uint64_t Crowd::packed_generation() const noexcept { return state_ ? state_->generation : 0; }
+std::uint64_t Crowd::packed_generation() const noexcept {
+  if (!state_) return 0;
+  flush_pending(*state_);
+  return state_->generation;
+}
 
 std::span<const std::uint64_t> Crowd::slot_generations() const noexcept {
   if (!state_) return {};
+  flush_pending(*state_);
   return std::span(state_->packed_generation).first(state_->size());
 }
 

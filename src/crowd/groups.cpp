@@ -207,6 +207,8 @@ void resize_streams(Crowd::State& st) {
   st.order.resize(capacity);
   st.order_starts.resize(order_keys(st.asset) + 1);
   st.stale.resize(capacity);
+  st.pending.resize(capacity);
+  st.pending_slots.reserve(capacity);  // one entry per slot at most: marking never allocates
   st.hidden.resize(capacity);
   st.tints.resize(capacity, glm::vec4(1.0f));
   st.variants.resize(capacity, kNoVariant);

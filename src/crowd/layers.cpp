@@ -1,7 +1,7 @@
 // Animation layers (docs/spec.md §3.11): the ActorLayer controls, the crowd's bone masks and the
 // reference poses of additive layers. Every control works on a copy of the layer, validated and
 // changed there, and stores it only when nothing threw, so an error leaves the actor as it was;
-// then it re-evaluates the actor at once, as the base layer's controls do. layer_blend.cpp
+// then it marks the actor's pose pending, as the base layer's controls do. layer_blend.cpp
 // evaluates the layers, events.cpp advances their clocks and weights.
 #include <algorithm>
 #include <cmath>
@@ -121,7 +121,7 @@ void change_layer(const ActorLayer& handle, Change change) {
     size_layer_records(st);
   }
   layers[index - 1] = layer;
-  evaluate_now(st, slot);
+  mark_pending(st, slot);
 }
 
 // Reads the layer's state for a getter.
@@ -354,7 +354,9 @@ void write_layer_records(Crowd::State& st, std::uint32_t slot) noexcept {
 }
 
 std::span<const LayerRecord> Crowd::layer_records() const noexcept {
-  if (!state_ || state_->layer_records.empty()) return {};
+  if (!state_) return {};
+  flush_pending(*state_);
+  if (state_->layer_records.empty()) return {};
   return std::span(state_->layer_records).first(state_->size() * kMaxLayers);
 }
 

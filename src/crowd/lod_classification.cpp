@@ -122,9 +122,10 @@ void Crowd::set_lod_enabled(bool enabled) {
     index_lod_groups(st);
     if (st.streams.size() != streams_before) {  // a level source the plain groups did not pack
       compile_streams(st);
-      std::vector<std::uint32_t> all(st.size());
-      for (std::uint32_t slot = 0; slot < all.size(); ++slot) all[slot] = slot;
-      evaluate_now(st, all);
+      // Every row of the new stream at once: an update writes the rows of static meshes only
+      // where the placement moved.
+      for (std::uint32_t slot = 0; slot < st.size(); ++slot) mark_pending(st, slot);
+      flush_pending(st);
     }
   }
   reclassify(st);

@@ -481,10 +481,10 @@ void pose_clip_lanes(Crowd::State& st, std::span<const std::uint32_t> slots, con
 }  // namespace
 
 void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std::span<Scratch> lanes,
-                    LanesScratch& lanes_scratch, bool timed) noexcept {
+                    LanesScratch& lanes_scratch, bool timed, bool every_row) noexcept {
+  const auto static_rows = [&](std::uint32_t slot) { return every_row || placement_moved(st, slot); };
   if (slots.size() < kFewestLanes) {  // with the same results
-    for (std::size_t l = 0; l < slots.size(); ++l)
-      evaluate_slot(st, slots[l], lanes[l], timed, placement_moved(st, slots[l]));
+    for (std::size_t l = 0; l < slots.size(); ++l) evaluate_slot(st, slots[l], lanes[l], timed, static_rows(slots[l]));
     return;
   }
   const Rig& rig = st.draw.rig;
@@ -545,8 +545,7 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
   }
   clock.lap(ticks[2]);
   if (!st.draw.instance_lanes) {
-    for (std::size_t l = 0; l < slots.size(); ++l)
-      pack_instances(st, slots[l], lanes[l], placement_moved(st, slots[l]));
+    for (std::size_t l = 0; l < slots.size(); ++l) pack_instances(st, slots[l], lanes[l], static_rows(slots[l]));
     clock.lap(ticks[3]);
     return;
   }
@@ -556,7 +555,7 @@ void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std:
   glm::vec4** rows = lanes_scratch.instance_rows.data();
   instances.static_rows = false;
   for (std::size_t l = 0; l < slots.size(); ++l) {
-    instances.static_rows |= placement_moved(st, slots[l]);  // the same values for the others
+    instances.static_rows |= static_rows(slots[l]);  // the same values for the others
     placements[l] = placement_rows(st.placements[slots[l]]);
     instances.placement[l] = &placements[l];
     for (std::size_t d = 0; d < st.streams.size(); ++d)

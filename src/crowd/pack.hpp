@@ -84,9 +84,9 @@ void apply_layers(const Crowd::State& st, const CompiledRig& compiled, std::span
 void evaluate_actor_pose(const Crowd::State& st, const CompiledRig& compiled, Playback& p, std::span<LayerState> layers,
                          std::uint32_t slot, Scratch& s) noexcept;
 
-// Whether this update's evaluation of `slot` writes its static meshes' instance rows: only where root
-// motion moved the placement. Other placement or row-storage changes evaluate the slot at once
-// (evaluate_now, writing every row); removing an actor copies its rows.
+// Whether this update's evaluation of `slot` writes its static meshes' instance rows: only where the
+// placement moved (root motion, or a pending set_transform or new actor: run_update raises its
+// placement generation). flush_pending writes every row; removing an actor copies its rows.
 inline bool placement_moved(const Crowd::State& st, std::uint32_t slot) noexcept {
   return st.placement_generation[slot] == st.generation;
 }
@@ -109,9 +109,10 @@ inline constexpr std::size_t kFewestLanes = 4;
 // sampled (and blended) across lanes too. Slot l's pose is in lanes[l], but its `world` only
 // where CompiledRig::keep_world says (none with static skins: the passes read the hierarchy's
 // lanes). Fewer than kFewestLanes slots go one by one, each evaluated in lanes[l]. `lanes_scratch`
-// is sized for the draw rig. `timed` adds the whole batch's stage ticks to lanes[0].ticks.
+// is sized for the draw rig. `timed` adds the whole batch's stage ticks to lanes[0].ticks;
+// `every_row` writes every slot's static mesh rows too (flush_pending).
 void evaluate_slots(Crowd::State& st, std::span<const std::uint32_t> slots, std::span<Scratch> lanes,
-                    LanesScratch& lanes_scratch, bool timed) noexcept;
+                    LanesScratch& lanes_scratch, bool timed, bool every_row = false) noexcept;
 
 // Prefetches a slot's instance rows and playback ahead of its evaluation (inline: it runs for
 // every slot of the parallel loop).

@@ -42,18 +42,21 @@ void Crowd::set_animation(Animation animation) {
   if (animation == st.animation) return;
   st.animation = animation;
   resize_streams(st);  // allocates the streams' arrays for cpu, the records for gpu, frees the other
-  std::vector<std::uint32_t> slots(st.size());
-  for (std::uint32_t i = 0; i < slots.size(); ++i) slots[i] = i;
-  evaluate_now(st, slots);
+  // Every row or record at once: an update writes the rows of static meshes only where the
+  // placement moved.
+  for (std::uint32_t slot = 0; slot < st.size(); ++slot) mark_pending(st, slot);
+  flush_pending(st);
 }
 
 std::span<const PlaybackRecord> Crowd::playback_records() const noexcept {
   if (!state_ || state_->animation != Animation::gpu) return {};
+  flush_pending(*state_);
   return std::span(state_->records).first(state_->size());
 }
 
 std::span<const PlaybackRecordTail> Crowd::playback_record_tails() const noexcept {
   if (!state_ || state_->animation != Animation::gpu) return {};
+  flush_pending(*state_);
   return std::span(state_->tails).first(state_->size());
 }
 
@@ -64,6 +67,7 @@ std::span<const glm::mat4> Crowd::placements() const noexcept {
 
 std::span<const std::uint64_t> Crowd::placement_generations() const noexcept {
   if (!state_) return {};
+  flush_pending(*state_);  // a pending set_transform raises its slot's
   return std::span(state_->placement_generation).first(state_->size());
 }
 

@@ -80,9 +80,8 @@ void set_root_motion_options(Crowd::State& st, const RootMotionOptions& options)
 void Crowd::set_root_motion(const RootMotionOptions& options) {
   State& st = live();
   set_root_motion_options(st, options);
-  std::vector<std::uint32_t> slots(st.size());
-  for (std::uint32_t i = 0; i < slots.size(); ++i) slots[i] = i;
-  evaluate_now(st, slots);  // the pose keeps or frees the root's motion from now on
+  // The pose keeps or frees the root's motion from now on.
+  for (std::uint32_t slot = 0; slot < st.size(); ++slot) mark_pending(st, slot);
 }
 
 const RootMotionOptions& Crowd::root_motion() const { return live().root.options; }

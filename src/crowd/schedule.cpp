@@ -24,8 +24,9 @@ struct DueSlots {
 };
 
 // update() runs in the crowd's own arena, so a worker's slot index (current_thread_index) picks
-// its scratch; all of them are built with the rig, none lazily inside a frame. Calls outside
-// update (controls, add_actors) run on the caller's thread and use scratch[0].
+// its scratch; all of them are built with the rig, none lazily inside a frame. Evaluations outside
+// the parallel loop (flush_pending, settle_pending) run on the caller's thread in the first
+// worker's scratch.
 struct WorkerPool {
   tbb::task_arena arena;
   // kHierarchyLanes per worker: worker w evaluates up to that many slots at once in
@@ -105,16 +106,60 @@ void make_workers(Crowd::State& st) {
   }
 }
 
-void evaluate_now(Crowd::State& st, std::uint32_t slot) { evaluate_now(st, std::span(&slot, 1)); }
+namespace {
 
-void evaluate_now(Crowd::State& st, std::span<const std::uint32_t> slots) {
-  ++st.generation;
+// Evaluates pending `slots` on the caller's thread under the current generation, every row
+// written, in batches of the first worker's lanes, and clears their marks.
+void evaluate_pending(Crowd::State& st, std::span<const std::uint32_t> slots) noexcept {
+  for (std::uint32_t slot : slots)
+    if (st.pending[slot] & kPendingRows) st.placement_generation[slot] = st.generation;
   if (st.animation == Animation::gpu) {
     for (std::uint32_t slot : slots) write_record(st, slot);
-    return;
+  } else {
+    const FlushToZero mode;
+    WorkerPool& pool = *st.workers;
+    const std::span<Scratch> lanes = std::span(pool.scratch).first(kHierarchyLanes);
+    for (std::size_t i = 0; i < slots.size(); i += kHierarchyLanes)
+      evaluate_slots(st, slots.subspan(i, std::min(slots.size() - i, kHierarchyLanes)), lanes, pool.lanes[0], false,
+                     true);
   }
-  const FlushToZero mode;
-  for (std::uint32_t slot : slots) evaluate_slot(st, slot, st.workers->scratch[0]);
+  for (std::uint32_t slot : slots) st.pending[slot] = 0;
+}
+
+// Before an update moves the clocks: evaluates the pending slots that it would not evaluate after
+// them (paused, finished, without clips, hidden), as the control left them. Those it advances and
+// shows stay pending, due in its loop even where update-rate LOD would defer them, and their
+// placement generations rise with the update's generation (`generation`, raised next).
+void settle_pending(Crowd::State& st) noexcept {
+  std::vector<std::uint32_t>& slots = st.pending_slots;
+  if (slots.empty()) return;
+  const auto now = [&st](std::uint32_t slot) {
+    const Playback& p = st.playback[slot];
+    return p.paused || p.finished || p.count == 0 || st.hidden[slot];
+  };
+  const auto later = std::partition(slots.begin(), slots.end(), now);  // in place: no allocation
+  if (later != slots.begin()) {
+    ++st.generation;
+    evaluate_pending(st, std::span(slots.begin(), later));
+    slots.erase(slots.begin(), later);
+  }
+  for (std::uint32_t slot : slots)
+    if (st.pending[slot] & kPendingRows) st.placement_generation[slot] = st.generation + 1;
+}
+
+// After the update's due pass found the pending slots settle_pending left: they are marked no more.
+void clear_pending(Crowd::State& st) noexcept {
+  for (std::uint32_t slot : st.pending_slots) st.pending[slot] = 0;
+  st.pending_slots.clear();
+}
+
+}  // namespace
+
+void flush_pending(Crowd::State& st) noexcept {
+  if (st.pending_slots.empty()) return;
+  ++st.generation;
+  evaluate_pending(st, st.pending_slots);
+  st.pending_slots.clear();
 }
 
 namespace {
@@ -334,6 +379,7 @@ DueSlots find_due_slots(Crowd::State& st, std::size_t workers, bool advance, flo
 }  // namespace
 
 void run_update(Crowd::State& st, float delta_seconds) {
+  settle_pending(st);  // before the clocks move, and outside what ParallelChoice weighs
   // ParallelChoice weighs the whole update: after an update on the workers, the next one's serial
   // passes read lines another core wrote, which timing the evaluation alone missed (docs/benchmarks.md,
   // "Tried and dropped").
@@ -352,7 +398,10 @@ void run_update(Crowd::State& st, float delta_seconds) {
     advance_clocks(st, delta_seconds);  // and the events of the markers they cross
   // Levels follow the camera, placements and clips of this frame (docs/spec.md §7).
   refresh_instances(st);
-  if (st.animation == Animation::gpu) return record_update(st, timer);
+  if (st.animation == Animation::gpu) {
+    record_update(st, timer);  // writes every stale shown slot, the pending ones included
+    return clear_pending(st);
+  }
   WorkerPool& pool = *st.workers;
   // The arena's concurrency, or less under a tbb::global_control (gltf-crowd bench --threads). Up to
   // kChunk slots the update is serial anyway, so oneTBB is not asked (two library calls per update).
@@ -363,6 +412,7 @@ void run_update(Crowd::State& st, float delta_seconds) {
   // Plain variables, not a structured binding: Debian 12's clang (the fuzzers' build) cannot
   // capture a binding in the lambdas below.
   const DueSlots due = find_due_slots(st, threads, clocks_in_due_pass, delta_seconds);
+  clear_pending(st);
   const std::uint32_t evaluated = due.evaluated, deferred = due.deferred;
   const std::size_t concurrency = evaluated <= kChunk ? 1 : threads;
   // A serial update runs on the caller's thread alone, as one worker.

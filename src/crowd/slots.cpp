@@ -1,5 +1,6 @@
 // Actors and slots (docs/spec.md §5): adding validates a whole batch before anything changes,
-// then assigns stable keys and dense slots; removal moves the last slot into the hole.
+// then assigns stable keys and dense slots, and marks the new actors pending (mark_pending);
+// removal moves the last slot into the hole.
 #include <algorithm>
 #include <cmath>
 
@@ -98,15 +99,13 @@ std::vector<Actor> Crowd::add_actors(std::span<const ActorOptions> options) {
     st.hidden[slot] = 0;
     set_appearance(st, slot, o.tint, variants[i]);
     st.root.pending[slot] = {};
-    st.placement_generation[slot] = st.generation + 1;  // evaluate_now's, below
+    // Evaluated by the next update, or the first read of packed rows, with every row written.
+    mark_pending(st, slot, kPendingRows);
     handles.push_back(Actor(link_, key, st.key_generation[key]));
   }
   st.events.clear();  // they point into ids, which may have moved
   if (!options.empty()) ++st.membership_generation;
   refresh_instances(st);
-  std::vector<std::uint32_t> slots(options.size());
-  for (std::size_t i = 0; i < slots.size(); ++i) slots[i] = static_cast<std::uint32_t>(st.size() - options.size() + i);
-  evaluate_now(st, slots);
   return handles;
 }
 
@@ -114,6 +113,7 @@ Actor Crowd::add_actor(const ActorOptions& options) { return add_actors(std::spa
 
 std::size_t Crowd::remove_actors(std::span<const std::string> ids) {
   State& st = live();
+  flush_pending(st);  // a moved slot's rows are copied as they are
   std::size_t removed = 0;
   for (const std::string& id : ids) {
     const auto it = st.key_of_id.find(id);

@@ -225,6 +225,13 @@ struct Crowd::State {
   std::vector<std::uint8_t> stale;
   std::vector<std::uint64_t> packed_frame;
   std::vector<std::uint64_t> packed_generation;
+  // Controls mark instead of evaluating (docs/spec.md §3.4): per slot, sized for capacity, the
+  // kPending flags of a slot a control changed since it was last evaluated; pending_slots lists
+  // each such slot once (reserved for capacity, so marking never allocates). The next update or
+  // the first read of packed rows (flush_pending) evaluates them.
+  std::vector<std::uint8_t> pending;
+  std::vector<std::uint32_t> pending_slots;
+  std::vector<std::uint32_t> batch_slots;  // the slots of a batch control's actors (Crowd::set_speed, …)
   // Animation::gpu: per slot, sized for capacity (empty with cpu).
   Animation animation = Animation::cpu;
   std::vector<PlaybackRecord> records;
@@ -301,7 +308,7 @@ void resize_streams(Crowd::State& st);
 // Assigns every slot its level (or culls it) and refills every group's instance list.
 void refresh_instances(Crowd::State& st);
 // refresh_instances for a LOD control: actors that update-rate LOD left unevaluated while
-// culled, and that the control makes visible, are evaluated at once.
+// culled, and that the control makes visible, are marked pending.
 void reclassify(Crowd::State& st);
 
 // --- appearance.cpp ---
@@ -359,24 +366,43 @@ void remove_root_motion(const Crowd::State& st, const CompiledRig& compiled, con
 // --- update_rate.cpp ---
 // Throws Error for an invalid policy (Crowd::set_update_rate).
 void validate_update_rate(const UpdateRateOptions& options);
-// Whether a slot advanced (stale) this update is evaluated now (update-rate LOD).
+// Whether a slot advanced (stale) this update is evaluated now (update-rate LOD); a pending one is.
 bool scheduled(const Crowd::State& st, std::uint32_t slot) noexcept;
-// Evaluates every stale actor that is drawn (update-rate LOD turned off).
-void evaluate_stale_drawn(Crowd::State& st);
+// Marks every stale actor that is drawn pending (update-rate LOD turned off).
+void mark_stale_drawn(Crowd::State& st);
 
 // --- schedule.cpp ---
 // Builds the worker pool (thread arena and one Scratch per worker) for st.draw.
 void make_workers(Crowd::State& st);
-// Raises the generation and evaluates one slot on the caller's thread (controls, add_actors).
-void evaluate_now(Crowd::State& st, std::uint32_t slot);
-// Evaluates these slots on the caller's thread under one new generation.
-void evaluate_now(Crowd::State& st, std::span<const std::uint32_t> slots);
+// Flags of State::pending: evaluate the slot's pose; and write all of its rows with its
+// placement generation raised (its placement was set, or the slot is new).
+inline constexpr std::uint8_t kPendingPose = 1;
+inline constexpr std::uint8_t kPendingRows = 2;
+// Marks `slot` stale and pending (docs/spec.md §3.4): the next update evaluates it even where
+// update-rate LOD would defer it, or flush_pending sooner. Allocation-free.
+inline void mark_pending(Crowd::State& st, std::uint32_t slot, std::uint8_t flags = kPendingPose) noexcept {
+  if (st.pending[slot] == 0) st.pending_slots.push_back(slot);
+  st.pending[slot] |= flags;
+  st.stale[slot] = 1;
+}
+// Evaluates every pending slot now, on the caller's thread in batches, writing all of their rows
+// (Animation::gpu: their records) under one new generation. Nothing when none is pending. Every
+// accessor of packed rows and records calls it first, so a read sees every control before it.
+void flush_pending(Crowd::State& st) noexcept;
 // One update: clocks, classification, schedule, parallel evaluation, stats.
 void run_update(Crowd::State& st, float delta_seconds);
 
 // --- controls.cpp --- The playback controls of the base layer and of animation layers
 // (docs/spec.md §3.4): each validates its arguments (Error with the control's path) before it
-// changes `p`, and does not evaluate.
+// changes `p`, and does not evaluate. The check_* halves validate alone (batch controls).
+// A validated select_clip: the clip, the elapsed clock it starts at, and the crossfade (0: a hard switch).
+struct ClipChoice {
+  std::uint32_t clip = 0;
+  double seconds = 0.0;
+  float crossfade_seconds = 0.0f;
+};
+ClipChoice check_select_clip(const Asset& asset, std::string_view name, const SelectClipOptions& options);
+void apply_select_clip(const Asset& asset, Playback& p, const ClipChoice& choice) noexcept;
 void control_select_clip(const Asset& asset, Playback& p, std::string_view name, const SelectClipOptions& options);
 void control_seek(const Asset& asset, Playback& p, float seconds);
 void control_set_phase(const Asset& asset, Playback& p, float phase);

@@ -32,7 +32,7 @@ void Crowd::set_update_rate(const UpdateRateOptions& options) {
   State& st = live();
   validate_update_rate(options);
   st.update_rate = options;
-  if (!options.enabled) evaluate_stale_drawn(st);
+  if (!options.enabled) mark_stale_drawn(st);
 }
 
 const UpdateRateOptions& Crowd::update_rate() const noexcept {
@@ -40,11 +40,9 @@ const UpdateRateOptions& Crowd::update_rate() const noexcept {
   return state_ ? state_->update_rate : none;
 }
 
-void evaluate_stale_drawn(Crowd::State& st) {
-  std::vector<std::uint32_t> slots;
+void mark_stale_drawn(Crowd::State& st) {
   for (std::uint32_t slot = 0; slot < st.size(); ++slot)
-    if (st.stale[slot] && st.lod.level[slot] != kCulledLevel) slots.push_back(slot);
-  evaluate_now(st, slots);
+    if (st.stale[slot] && st.lod.level[slot] != kCulledLevel) mark_pending(st, slot);
 }
 
 void reclassify(Crowd::State& st) {
@@ -52,15 +50,15 @@ void reclassify(Crowd::State& st) {
   for (std::uint32_t slot = 0; slot < st.size(); ++slot)
     if (st.stale[slot] && st.lod.level[slot] == kCulledLevel) hidden.push_back(slot);
   refresh_instances(st);
-  if (hidden.empty()) return;
-  std::erase_if(hidden, [&](std::uint32_t slot) { return st.lod.level[slot] == kCulledLevel; });
-  evaluate_now(st, hidden);
+  for (std::uint32_t slot : hidden)
+    if (st.lod.level[slot] != kCulledLevel) mark_pending(st, slot);
 }
 
 bool scheduled(const Crowd::State& st, std::uint32_t slot) noexcept {
   const LodState& lod = st.lod;
   const UpdateRateOptions& rate = st.update_rate;
   if (!rate.enabled || !lod.active()) return true;
+  if (st.pending[slot]) return true;                  // a control's actor is due now
   if (lod.level[slot] == kCulledLevel) return false;  // not drawn: evaluated when visible again
   const float coverage = lod.coverage[slot];
   std::uint32_t period = 1;
