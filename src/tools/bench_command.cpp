@@ -156,11 +156,11 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
     out["us_per_actor"] = m.update_seconds * per_actor_us;
     out["animate_us_per_actor"] = m.animate_seconds * per_actor_us;
     out["upload_bytes_per_frame"] = bytes_per_frame;
-    // A software renderer's (or no renderer's) GPU time is absent, not a number to compare.
-    const auto gpu_time = [&](double ms) { return software ? nlohmann::ordered_json() : nlohmann::ordered_json(ms); };
-    out["gpu_ms_per_frame"] = gpu_time(m.gpu_ms / frames);
+    // A software renderer's (or no renderer's) GPU times are absent, not numbers to compare.
+    out["gpu_ms_per_frame"] = software ? nlohmann::ordered_json() : nlohmann::ordered_json(m.gpu_ms / frames);
     nlohmann::ordered_json& by_pass = out["gpu_ms_per_frame_by_pass"];
-    for (const auto& [name, field] : kPassFields) by_pass[name] = gpu_time(m.pass_ms.*field / frames);
+    if (!software)
+      for (const auto& [name, field] : kPassFields) by_pass[name] = m.pass_ms.*field / frames;
     out["gpu_time_meaningful"] = !software;
     out["gl_renderer"] = device;
     out["draws"] = crowd.frame_stats().draws;
@@ -370,8 +370,9 @@ void register_bench(CLI::App& app) {
       "instead of stages, packed_bytes_per_frame and packing: "
       "animation, animate_us_per_actor (the renderer's compute passes, wall time), "
       "upload_bytes_per_frame, gpu_ms_per_frame, gpu_ms_per_frame_by_pass {sample, weights, hierarchy, palette, "
-      "instances} (null, absent, on a software renderer or with --records-only), gpu_time_meaningful (false "
-      "there) and gl_renderer");
+      "instances} (both null, absent, on a software renderer or with --records-only), gpu_time_meaningful (false "
+      "there) and gl_renderer; no actors_batched_by_clip or affine_kernels, as the update samples nothing on the "
+      "CPU there (no clip batches, no affine kernels)");
   bench->footer(
       "Time step: every update advances 1/60 s, a 60 Hz frame (render and studio step "
       "1/30 s).");
