@@ -1,11 +1,13 @@
 // Hostile and broken input (docs/spec.md §2): every case is a small valid document (test_documents.hpp)
 // with one thing broken, and must raise gltf_crowd::Error with the rule broken and the JSON path
 // of the offending object; never a crash, a hang or an out-of-bounds read (run under ASan/UBSan).
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <thread>
 
 #include <gtest/gtest.h>
 
@@ -587,6 +589,45 @@ TEST(MalformedInput, ExternalFilesOutsideTheAssetsFolderAreRefused) {
   EXPECT_EQ(image.rule(), "uri_outside_root") << image.what();
   EXPECT_EQ(image.path(), "images[0].uri");
   EXPECT_EQ(load_error(dir / "asset" / "triangle.gltf", {.resource_root = dir / "none"}).rule(), "file_open");
+}
+
+// What is checked is what is read (docs/spec.md §2.1): a buffer's link inside the asset's folder,
+// switched back and forth between a file beside it and one outside while loads run, never gives
+// a load the outside file's bytes. Each load reads the inside file or fails uri_outside_root.
+TEST(MalformedInput, ALinkSwitchedWhileLoadingNeverReadsOutside) {
+  const auto dir = test::scratch_dir("switched_link");
+  std::filesystem::create_directories(dir / "asset");
+  std::filesystem::create_directories(dir / "elsewhere");
+  Document d = test::skinned_triangle();
+  write_file(dir / "asset" / "triangle.bin", d.bin);
+  set_float(d, 0, 0, 0.25f);  // the outside copy's first vertex is at x = 0.25, not 0
+  write_file(dir / "elsewhere" / "triangle.bin", d.bin);
+  d.json["buffers"][0]["uri"] = "link.bin";
+  write_file(dir / "asset" / "triangle.gltf", d.gltf());
+  std::filesystem::create_symlink(dir / "asset" / "triangle.bin", dir / "asset" / "link.bin");
+  std::atomic<bool> stop{false};
+  std::thread switcher([&] {
+    std::error_code ec;
+    for (bool outside = true; !stop; outside = !outside) {  // rename replaces the link atomically
+      std::filesystem::create_symlink(dir / (outside ? "elsewhere" : "asset") / "triangle.bin", dir / "next.bin", ec);
+      std::filesystem::rename(dir / "next.bin", dir / "asset" / "link.bin", ec);
+    }
+  });
+  int inside = 0, outside = 0, refused = 0;
+  for (int i = 0; i < 2000; ++i) {
+    try {
+      const Asset a = load_asset(dir / "asset" / "triangle.gltf");
+      ++(a.meshes[0].primitives[0].positions[0].x == 0.0f ? inside : outside);
+    } catch (const Error& e) {
+      EXPECT_EQ(e.rule(), "uri_outside_root") << e.what();
+      ++refused;
+    }
+  }
+  stop = true;
+  switcher.join();
+  EXPECT_EQ(outside, 0) << inside << " loads read the file inside, " << refused << " were refused";
+  EXPECT_GT(inside, 0);
+  EXPECT_GT(refused, 0);
 }
 
 }  // namespace

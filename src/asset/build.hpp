@@ -17,6 +17,8 @@
 #include <array>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,6 +39,42 @@ namespace gltf_crowd::detail {
 inline constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
 
 // glb.cpp: asset/glb.hpp; uri.cpp: asset/uri.hpp; parse_json (preflight.cpp): asset/json.hpp.
+
+// --- resource_files.cpp ---
+
+// A document's external buffer and image files (docs/spec.md §2.1), each read once, when
+// preflight checks it. tinygltf reads them from here (serve), never from the file system, so
+// what was checked is what is read.
+class ResourceFiles {
+ public:
+  ResourceFiles() = default;
+  // Files are named relative to base_dir (empty: none allowed) and must lie in the canonical
+  // resource_root (empty: anywhere).
+  ResourceFiles(std::filesystem::path base_dir, std::filesystem::path resource_root);
+
+  // The file `uri` names (resolve_external_uri, whose errors it throws), read whole unless an
+  // earlier buffer or image read it. check_size(file, bytes) runs before the bytes are read and
+  // throws to refuse them. Error(path, external_file_missing) when it cannot be read;
+  // Error(path, uri_outside_root) when the file opened lies outside the root (a link changed).
+  std::filesystem::path read(std::string_view uri, const std::string& path,
+                             const std::function<void(const std::filesystem::path&, std::uint64_t)>& check_size);
+  // Makes `loader` read external files from here only: a file never read is not found. Each
+  // file's bytes move out at the last of its reads.
+  void serve(tinygltf::TinyGLTF& loader);
+
+ private:
+  struct File {
+    std::vector<unsigned char> bytes;
+    std::size_t reads_left = 0;  // buffers and images that read it, less tinygltf's reads
+  };
+  // tinygltf's FileExists and ReadWholeFile; `self` is the ResourceFiles.
+  static bool holds(const std::string& file, void* self);
+  static bool take(std::vector<unsigned char>* out, std::string* err, const std::string& file, void* self);
+
+  std::filesystem::path base_dir_;
+  std::filesystem::path resource_root_;
+  std::map<std::string, File> files_;  // by resolve_external_uri's path, the one tinygltf asks for
+};
 
 // --- preflight.cpp ---
 
@@ -61,6 +99,7 @@ struct PreflightResult {
   // (rewrite_for_tinygltf gives them kPlaceholderBufferUri, which AccessorReader recognizes).
   std::vector<std::size_t> placeholder_buffers;
   std::vector<ExternalFile> external_files;  // as resolve_external_uri found them (Asset::external_files)
+  ResourceFiles resources;                   // their bytes, for tinygltf
 };
 
 // Checks what tinygltf trusts, on the raw JSON: container shapes, required properties, every

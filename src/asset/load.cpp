@@ -143,6 +143,7 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
   tinygltf::TinyGLTF loader;
   detail::ImageDecoding images;
   detail::install_image_loader(loader, images);
+  checked.resources.serve(loader);
   tinygltf::Model model;
   std::string err, warn;
   const std::string base = base_dir.string();

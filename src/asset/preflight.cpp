@@ -9,7 +9,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <system_error>
 
 #include <fmt/format.h>
 
@@ -157,7 +156,9 @@ struct ViewInfo {
 
 class Preflight {
  public:
-  Preflight(const json& doc, const PreflightInput& input) : doc_(doc), input_(input) {}
+  Preflight(const json& doc, const PreflightInput& input) : doc_(doc), input_(input) {
+    result_.resources = ResourceFiles(input.base_dir, input.resource_root);
+  }
 
   PreflightResult run() {
     if (!doc_.is_object()) throw Error("document", Rule::not_object, "the root must be a JSON object");
@@ -277,13 +278,12 @@ class Preflight {
           throw Error(at(path, "byteLength"), Rule::buffer_length,
                       fmt::format("byteLength {} but the data URI holds {} bytes", length, data.decoded_bytes));
       } else if (uri) {
-        const auto file = resolve_external_uri(*uri, input_.base_dir, at(path, "uri"), input_.resource_root);
+        const auto file = result_.resources.read(*uri, at(path, "uri"), [&](const auto& name, std::uint64_t size) {
+          if (size != length)
+            throw Error(at(path, "byteLength"), Rule::buffer_length,
+                        fmt::format("byteLength {} but \"{}\" holds {} bytes", length, name.string(), size));
+        });
         result_.external_files.push_back({path, file});
-        std::error_code ec;
-        const std::uintmax_t size = std::filesystem::file_size(file, ec);
-        if (ec || size != length)
-          throw Error(at(path, "byteLength"), Rule::buffer_length,
-                      fmt::format("byteLength {} but \"{}\" holds {} bytes", length, file.string(), ec ? 0 : size));
       } else if (fallback) {
         continue;  // EXT_meshopt_compression: no data; every view into it is decoded instead
       } else if (input_.glb && i == 0) {
@@ -471,13 +471,12 @@ class Preflight {
       } else if (is_data_uri(*uri)) {
         parse_data_uri(*uri, at(path, "uri"));
       } else {
-        const auto file = resolve_external_uri(*uri, input_.base_dir, at(path, "uri"), input_.resource_root);
+        const auto file = result_.resources.read(*uri, at(path, "uri"), [&](const auto& name, std::uint64_t size) {
+          if (size > kMaxBufferBytes)
+            throw Error(at(path, "uri"), Rule::external_file_size, fmt::format("\"{}\" is too large", name.string()));
+          charge(size, at(path, "uri"));
+        });
         result_.external_files.push_back({path, file});
-        std::error_code ec;
-        const std::uintmax_t size = std::filesystem::file_size(file, ec);
-        if (ec || size > kMaxBufferBytes)
-          throw Error(at(path, "uri"), Rule::external_file_size, fmt::format("\"{}\" is too large", file.string()));
-        charge(size, at(path, "uri"));
       }
     }
   }
