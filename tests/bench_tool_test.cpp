@@ -3,6 +3,7 @@
 // (computed here from the Asset alone, not from the crowd), and bad arguments exit non-zero.
 // Nothing here asserts a time: speed is the benchmarks' business.
 #include <cmath>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -192,6 +193,22 @@ TEST(BenchTool, GpuReportSaysWhyItHasNoCpuSamplingKeys) {
   EXPECT_NE(help.out.find("no actors_batched_by_clip or affine_kernels, as the update samples nothing on the CPU"),
             std::string::npos)
       << help.out;
+}
+
+// An asset with nothing to draw is an error, as in render (docs/spec.md §8.1): timings of a
+// crowd that draws nothing would measure nothing, and bench printed them with status 0.
+TEST(BenchTool, AnAssetWithNothingToDrawIsAnError) {
+  const auto still = test::scratch_dir("bench_nothing_asset") / "still.gltf";  // one node, no mesh
+  std::ofstream(still) << R"({"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[{"name":"n"}]})";
+  for (const char* extra : {"", " --json", " --animation gpu --records-only"}) {
+    const test::CommandOutput r =
+        test::run_tool("bench " + quoted(still.string()) + " --actors 2 --frames 1" + extra + " 2>&1");
+    EXPECT_EQ(r.exit_code, 1) << extra << ": " << r.out;
+    EXPECT_NE(r.out.find("gltf-crowd: error: " + still.string() + ": nothing to draw: the asset has no meshes"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("[nothing_to_draw]"), std::string::npos) << r.out;
+  }
 }
 
 TEST(BenchTool, BadArgumentsExitNonZero) {

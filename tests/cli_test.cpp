@@ -624,8 +624,13 @@ TEST(CliTool, OutputsNeverOverwriteTheAssetsExternalFiles) {
 // as a usage error (exit status 2): the option names what the asset lacks.
 TEST(CliTool, BenchErrorsNameTheOption) {
   const auto dir = test::scratch_dir("cli_bench_option_errors");
-  const auto still = dir / "still.gltf";  // one node, no mesh, no clip
-  std::ofstream(still) << R"({"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[{"name":"n"}]})";
+  const auto still = dir / "still.gltf";  // one triangle, no clip
+  std::ofstream(still)
+      << R"({"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],"nodes":[{"name":"n","mesh":0}],)"
+         R"("meshes":[{"primitives":[{"attributes":{"POSITION":0}}]}],"accessors":[{"bufferView":0,)"
+         R"("componentType":5126,"count":3,"type":"VEC3","min":[0,0,0],"max":[1,1,0]}],)"
+         R"("bufferViews":[{"buffer":0,"byteLength":36}],"buffers":[{"byteLength":36,"uri":)"
+         R"("data:application/octet-stream;base64,AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAA"}]})";
   const std::pair<std::string, std::string> cases[] = {
       {"bench --root-motion Nope", "--root-motion: no node named \"Nope\"; closest: "},
       {"bench --layer additive --layer-mask Nope", "--layer-mask: no node named \"Nope\"; closest: "},

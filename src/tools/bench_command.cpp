@@ -102,6 +102,7 @@ void populate(Crowd& crowd, const BenchOptions& options) {
 
 void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset, options.load);
+  require_something_to_draw(*asset, options.asset);  // as render: its timings would measure nothing
   std::optional<HeadlessContext> context;
   if (!options.records_only) {
     context.emplace();
@@ -253,6 +254,7 @@ void run_bench(const BenchOptions& options) {
     throw UsageError("--records-only", Rule::animation_mode, "measures the GPU path's update: add --animation gpu");
 
   const std::shared_ptr<const Asset> asset = load_crowd_asset(options.asset, options.load);
+  require_something_to_draw(*asset, options.asset);  // as render: its timings would measure nothing
   Crowd crowd(asset, {.capacity = options.actors});
   populate(crowd, options);
   for (std::uint32_t f = 0; f < options.warmup; ++f) crowd.update(bench_frame_seconds);

@@ -103,6 +103,17 @@ std::shared_ptr<const Asset> load_crowd_asset(const std::string& path, const Loa
   return std::make_shared<const Asset>(load_named_asset(path, options));
 }
 
+void require_something_to_draw(const Asset& asset, const std::string& file) {
+  if (!asset.drawn_nodes.empty()) return;
+  throw Error(
+      file, Rule::nothing_to_draw,
+      fmt::format("nothing to draw: {} (gltf-crowd info lists what it holds)",
+                  asset.meshes.empty() ? "the asset has no meshes"
+                  : asset.meshes.size() == 1
+                      ? "its one mesh is not on a visible node of the scene"
+                      : fmt::format("none of its {} meshes is on a visible node of the scene", asset.meshes.size())));
+}
+
 void print_load_warnings(const Asset& asset, const std::string& label, std::size_t shown) {
   if (asset.warnings.empty()) return;
   fmt::print(stderr, "{}: {} loading warning{}{}\n", label, asset.warnings.size(),

@@ -41,6 +41,11 @@ std::uint32_t resolve_node_option(const Asset& asset, std::string_view text, con
 // index whose node no name or path names alone is an Error at `path` (ambiguous_node).
 std::string node_name_option(const Asset& asset, std::string_view text, const std::string& path);
 
+// Throws Error (path `file`, rule nothing_to_draw) when the asset draws nothing (Asset::drawn_nodes
+// is empty), saying whether it has no meshes or only meshes off the scene: a crowd of it would
+// show nothing whatever the options (render, bench; docs/spec.md §8.1).
+void require_something_to_draw(const Asset& asset, const std::string& file);
+
 // Prints to stderr how many loading warnings `asset` has and the first `shown` of them
 // ("warning: <path> [<rule>] <message>"); nothing for a clean asset. `info` lists them all.
 void print_load_warnings(const Asset& asset, const std::string& label, std::size_t shown = 5);

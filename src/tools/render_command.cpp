@@ -196,14 +196,7 @@ void run_render(const RenderOptions& options) {
                         {{"--out", picture_out(options)}, {"--video", options.video}, {"--stats", options.stats}});
   print_load_warnings(*asset, options.asset.empty() ? "built-in character" : options.asset);
   // An error, not a warning: a picture of the empty ground is never what was asked for.
-  if (asset->drawn_nodes.empty()) {
-    throw Error(options.asset, Rule::nothing_to_draw,
-                asset->meshes.empty()
-                    ? "nothing to draw: the asset has no meshes (gltf-crowd info lists what it holds)"
-                    : fmt::format("nothing to draw: none of its {} meshes is on a visible node of the scene "
-                                  "(gltf-crowd info lists what it holds)",
-                                  asset->meshes.size()));
-  }
+  require_something_to_draw(*asset, options.asset);
   const AppearanceAssignment appearance{
       .tints = options.tints == "random", .tint_seed = options.tint_seed, .variants = options.variants == "spread"};
   usage_checks([&] { check_appearance(*asset, appearance, "--variants"); });
