@@ -143,6 +143,29 @@ TEST(NodeNames, ANameWithASlashIsTakenWhole) {
   EXPECT_EQ(a.warnings[0].message.rfind("1 name is shared by several nodes: \"b\"", 0), 0u) << a.warnings[0].message;
 }
 
+// An empty name matches no node, and neither does a path with an empty part (§2.3): "Hips/" is
+// not Hips's unnamed child, "/Hips" not Hips under an unnamed root, "Hips//Spine" nothing. The
+// unnamed nodes have no path of their own.
+TEST(NodeNames, APathWithAnEmptyPartMatchesNoNode) {
+  const std::string text = R"({"asset":{"version":"2.0"},"scenes":[{"nodes":[0]}],)"
+                           R"("nodes":[{"children":[1]},{"name":"Hips","children":[2,3]},{},{"name":"Spine"}]})";
+  const Asset a = load_asset_from_memory(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()));
+  for (const char* name : {"Hips/", "/Hips", "Hips//Spine", "/", "//", "Hips/Spine/"}) {
+    EXPECT_EQ(a.find_nodes(name), std::vector<std::uint32_t>{}) << name;
+    EXPECT_EQ(a.find_node(name), -1) << name;
+    try {
+      (void)a.resolve_node(name, "here");
+      ADD_FAILURE() << name << " resolved";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.rule(), "unknown_node") << name;
+    }
+  }
+  EXPECT_EQ(a.find_node("Hips/Spine"), 3);
+  EXPECT_EQ(a.node_path(2), "");
+  EXPECT_EQ(a.node_path(0), "");
+  EXPECT_EQ(a.node_path(1), "Hips");
+}
+
 // A hostile file: 1,000 nodes in one chain, all named "x". Every path of up to 999 parts matches
 // several of them, so searching each node's path to the root costs N^4; loading and the errors
 // list the first few nodes and stop paths at 16 parts, so it loads at once.

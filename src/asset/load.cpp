@@ -187,13 +187,14 @@ int Asset::find_clip(std::string_view name) const noexcept {
 
 namespace {
 
-// Whether `path`'s last part is the node's name, the part before it its parent's, and so on.
+// Whether `path`'s last part is the node's name, the part before it its parent's, and so on. An
+// empty part ("Hips/", "/Hips", "A//B") matches no node, as an empty name does (§2.3).
 bool at_end_of_path(const Asset& asset, std::uint32_t node, std::string_view path) noexcept {
   auto n = static_cast<std::int32_t>(node);
   while (true) {
     const std::size_t slash = path.rfind('/');
     const std::string_view part = slash == std::string_view::npos ? path : path.substr(slash + 1);
-    if (n < 0 || asset.nodes[static_cast<std::size_t>(n)].name != part) return false;
+    if (part.empty() || n < 0 || asset.nodes[static_cast<std::size_t>(n)].name != part) return false;
     if (slash == std::string_view::npos) return true;
     path = path.substr(0, slash);
     n = asset.nodes[static_cast<std::size_t>(n)].parent;
