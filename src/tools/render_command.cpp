@@ -145,7 +145,8 @@ void report_progress(std::uint64_t done, std::uint64_t total, bool terminal) {
 
 // The picture's framebuffer. What the GL refuses (GL_MAX_SAMPLES, GL_MAX_RENDERBUFFER_SIZE, or
 // storage it cannot allocate: an incomplete framebuffer) is named by the options that asked for
-// it, not by FramebufferOptions' fields.
+// it, not by FramebufferOptions' fields; a multisampled one suggests --msaa 0, which needs
+// 1 / samples of the memory (16384² with the default 4 samples is incomplete on llvmpipe).
 std::unique_ptr<Framebuffer> make_picture_target(const RenderOptions& options) {
   try {
     return std::make_unique<Framebuffer>(
@@ -153,9 +154,10 @@ std::unique_ptr<Framebuffer> make_picture_target(const RenderOptions& options) {
   } catch (const Error& e) {
     const bool samples =
         e.path() == "FramebufferOptions.samples" || (e.code() == Rule::framebuffer_incomplete && options.msaa > 1);
-    throw Error(samples ? "--msaa" : "--width/--height", e.code(),
-                fmt::format("{} x {} pixels with {} samples: {}", options.width, options.height, options.msaa,
-                            message_without_path(e)));
+    throw Error(
+        samples ? "--msaa" : "--width/--height", e.code(),
+        fmt::format("{} x {} pixels with {} samples: {}{}", options.width, options.height, options.msaa,
+                    message_without_path(e), samples ? "; try --msaa 0 (no multisampling) or fewer samples" : ""));
   }
 }
 
