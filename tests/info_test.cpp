@@ -332,8 +332,12 @@ TEST(InfoTool, ResourcesOutsideTheAssetsFolderNeedTheOption) {
   const std::string asset = quoted(dir / "asset" / "triangle.gltf");
   const CommandOutput refused = run_tool("info " + asset + " 2>&1");
   EXPECT_NE(refused.exit_code, 0);
-  for (const char* part : {"buffers[0].uri", "\"../shared/triangle.bin\"", "--allow-outside-resources"})
+  for (const char* part : {"buffers[0].uri", "\"../shared/triangle.bin\"", "outside the asset's folder ",
+                           "; --allow-outside-resources allows it [uri_outside_root]"})
     EXPECT_NE(refused.out.find(part), std::string::npos) << part << " in " << refused.out;
+  // The option is the command line's way out; the library's LoadOptions fields are not (issue 57).
+  EXPECT_EQ(refused.out.find("LoadOptions"), std::string::npos) << refused.out;
+  EXPECT_EQ(refused.out.find("resource root"), std::string::npos) << refused.out;
   const CommandOutput allowed = run_tool("info --allow-outside-resources " + asset + " 2>&1");
   EXPECT_EQ(allowed.exit_code, 0) << allowed.out;
   for (const char* command : {"render", "info", "pose", "lod", "studio", "bench"}) {

@@ -63,9 +63,18 @@ Asset load_named_asset(const std::string& path, const LoadOptions& options) {
   } catch (const Error& e) {
     // A file named on the command line that cannot be read is a usage error (exit status 2).
     if (e.path() == path && e.rule() == rule_id(Rule::file_open)) throw UsageError(e);
-    if (e.path() == path) throw;             // the file's own errors (file_open, not_gltf) name it already
-    const std::string_view what = e.what();  // "<object>: <message>"
-    throw Error(path + ": " + e.path(), e.code(), std::string(what.substr(std::min(what.size(), e.path().size() + 2))));
+    if (e.path() == path) throw;  // the file's own errors (file_open, not_gltf) name it already
+    std::string message = message_without_path(e);
+    // On the command line the resource root is the asset's folder and the option is the way out,
+    // not LoadOptions' fields.
+    const std::size_t way_out = message.find("; --allow-outside-resources");
+    if (e.rule() == rule_id(Rule::uri_outside_root) && way_out != std::string::npos) {
+      message = message.substr(0, way_out) + "; --allow-outside-resources allows it";
+      constexpr std::string_view kRoot = "outside the resource root ";
+      const std::size_t root = message.find(kRoot);
+      if (root != std::string::npos) message.replace(root, kRoot.size(), "outside the asset's folder ");
+    }
+    throw Error(path + ": " + e.path(), e.code(), message);
   }
 }
 
