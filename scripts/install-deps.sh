@@ -26,6 +26,7 @@ if [ "$tool_only" -eq 0 ]; then
   packages+=(
     git xvfb xauth libgtest-dev libgmock-dev libbenchmark-dev libpng-dev gltfpack python3
     libavcodec-dev libavformat-dev libavutil-dev libswscale-dev
+    pybind11-dev python3-dev python3-numpy python3-pytest
     clang libclang-rt-14-dev clang-format
   )
 fi

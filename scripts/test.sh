@@ -19,6 +19,9 @@ phase_done() {
 }
 scripts/install-deps.sh
 jobs=$(nproc)
+# Debian's python3, for which install-deps.sh installed pybind11, numpy and pytest (a pyenv or
+# virtualenv python3 earlier on PATH may lack them): the Python module is built and tested with it.
+python=/usr/bin/python3
 # Formatting first: it takes a second, and a difference fails the run (.clang-format).
 scripts/format.sh --check
 phase_done "packages and formatting"
@@ -27,11 +30,16 @@ phase_done "packages and formatting"
 # and an empty test run must fail rather than pass. Line tables only (-g1): backtraces and perf
 # keep file and line, and the build is shorter than with -g (docs/benchmarks.md, "The test command").
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
-  -DGLTF_CROWD_TESTS=ON -DGLTF_CROWD_BENCH=ON -DGLTF_CROWD_SANITIZE=OFF -DGLTF_CROWD_WERROR=ON
+  -DGLTF_CROWD_TESTS=ON -DGLTF_CROWD_BENCH=ON -DGLTF_CROWD_SANITIZE=OFF -DGLTF_CROWD_WERROR=ON \
+  -DGLTF_CROWD_PYTHON=ON -DPython3_EXECUTABLE="$python"
 cmake --build build -j "$jobs"
 phase_done "build"
 ctest --test-dir build --output-on-failure --no-tests=error -j "$jobs"
 phase_done "tests"
+# The Python module's tests (tests/python), here only: a sanitizer build does not make the module.
+PYTHONPATH=build/python PYTHONDONTWRITEBYTECODE=1 GLTF_CROWD_TOOL=build/gltf-crowd \
+  "$python" -m pytest -q -p no:cacheprovider tests/python
+phase_done "python tests"
 
 # The library as users get it: install, find_package, add_subdirectory, Debian packages.
 BUILD_DIR=build JOBS=$jobs scripts/package_test.sh
