@@ -3,6 +3,10 @@
 //
 // BM_Update/asset/actors/threads/crossfade: the CPU cost of Crowd::update (clocks, sampling,
 // hierarchy, palettes, packing) on the crowd `gltf-crowd bench` builds (tools/bench_crowd.hpp).
+// BM_ControlsThenUpdate/actors/controls: a control on every actor, then Crowd::update, on the same
+// RobotExpressive crowd on all cores: controls 0 = update alone, 1 = Actor::set_speed on each actor
+// first, 2 = Crowd::set_speed over all of them (docs/spec.md §3.4). Controls mark instead of
+// evaluating, so 1 and 2 cost about what 0 does.
 // BM_Draw/asset/actors/reference: one frame's draw on a headless EGL context into a 64 × 64
 // framebuffer, finished with glFinish: the instanced CrowdRenderer (reference 0, one draw per
 // primitive group) against the separate-draws ReferenceRenderer (reference 1, one draw per actor
@@ -26,6 +30,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <benchmark/benchmark.h>
 #include <epoxy/gl.h>
@@ -105,6 +110,32 @@ void BM_Update(benchmark::State& state) {
   state.counters["bytes_per_frame"] = static_cast<double>(crowd.frame_stats().packed_bytes);
   state.counters["draws"] = crowd.frame_stats().draws;
   state.counters["threads"] = static_cast<double>(std::min(threads, available));
+}
+
+void BM_ControlsThenUpdate(benchmark::State& state) {
+  const auto actors = static_cast<std::size_t>(state.range(0));
+  const std::int64_t controls = state.range(1);
+  Crowd crowd(bench_asset(0), {.capacity = actors});
+  tools::populate_bench_crowd(crowd, actors, false);
+  std::vector<Actor> handles = crowd.actors();
+  for (int i = 0; i < 3; ++i) crowd.update(bench_frame_seconds);
+  double wall = 0;
+  std::size_t frame = 0;
+  for (auto _ : state) {
+    const float speed = frame++ % 2 == 0 ? 1.0f : 1.25f;
+    const auto start = Clock::now();
+    if (controls == 1)
+      for (Actor& a : handles) a.set_speed(speed);
+    else if (controls == 2)
+      crowd.set_speed(handles, speed);
+    crowd.update(bench_frame_seconds);
+    const double seconds = seconds_since(start);
+    state.SetIterationTime(seconds);
+    wall += seconds;
+  }
+  state.SetLabel(asset_names[0]);
+  state.counters["us_per_actor"] = wall * 1e6 / (static_cast<double>(state.iterations()) * static_cast<double>(actors));
+  state.counters["evaluated"] = crowd.frame_stats().actors_evaluated;
 }
 
 // One context for the whole process: creating an EGL display and context per benchmark run
@@ -336,6 +367,11 @@ void draw_arguments(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_Update)
     ->Apply(update_arguments)
     ->ArgNames({"asset", "actors", "threads", "crossfade"})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseManualTime();
+BENCHMARK(BM_ControlsThenUpdate)
+    ->ArgsProduct({{10000}, {0, 1, 2}})
+    ->ArgNames({"actors", "controls"})
     ->Unit(benchmark::kMicrosecond)
     ->UseManualTime();
 BENCHMARK(BM_Draw)
