@@ -240,6 +240,12 @@
   X(trajectory_geometry, "a frame_data row naming a geometry hash the geometry table lacks")               \
   X(trajectory_gap, "warning: a step between frames longer than the nominal one (counted)")                \
   X(trajectory_teleport, "warning: an agent moving faster than the teleport speed (counted)")              \
+  /* Gait and foot slip (replay) */                                                                        \
+  X(gait_feet, "feet that cannot be found or are repeated, or a skeleton without height at rest")          \
+  X(gait_option, "a locomotion or gait option out of its range")                                           \
+  X(gait_no_locomotion, "no clip moves over the ground, or the walk clip named does not")                  \
+  X(gait_speeds, "a run clip that is not faster than the walk clip")                                       \
+  X(foot_slip_input, "a foot trajectory whose planted flags do not match its positions, or a bad dt")      \
   /* OpenGL backend (gl) */                                                                                \
   X(egl_call_failed, "an EGL call failed")                                                                 \
   X(egl_extension_missing, "the EGL client lacks a needed extension")                                      \
