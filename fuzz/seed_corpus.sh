@@ -10,6 +10,8 @@
 #              Draco.DISABLED_WriteFuzzSeed) and fuzz/regressions/fuzz_load.
 #  others:     fuzz/seeds/TARGET (the trajectory targets' CSV files and SQLite databases) and
 #              fuzz/regressions/TARGET; the other targets' inputs are operation scripts, not files.
+# GLTF_CROWD_FUZZ_REGRESSIONS names another regressions folder (fuzz/run_targets.sh). Missing or
+# empty folders add nothing.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 target=$1
@@ -25,11 +27,8 @@ if [ "$target" = fuzz_load ]; then
       done
   done
 fi
-if [ -d "$root/fuzz/seeds/$target" ]; then
-  cp "$root/fuzz/seeds/$target"/* "$out"/
-fi
-if [ -d "$root/fuzz/regressions/$target" ]; then
-  cp "$root/fuzz/regressions/$target"/* "$out"/ 2>/dev/null || true
-fi
+for dir in "$root/fuzz/seeds/$target" "${GLTF_CROWD_FUZZ_REGRESSIONS:-$root/fuzz/regressions}/$target"; do
+  if [ -d "$dir" ]; then find "$dir" -maxdepth 1 -type f -exec cp {} "$out"/ \;; fi
+done
 chmod -R u+w "$out"
 echo "$target: $(find "$out" -type f | wc -l) seed files"
