@@ -720,6 +720,28 @@ TEST(CliTool, StudioUsageErrorsComeBeforeTheDisplay) {
   }
 }
 
+// What the tool prints reads as English (issue 57): one of a thing is singular ("1 actor", not
+// "1 actors"), --set ranges are short numbers ("[0.001, 1000]", not "[0.001000, 1000.000000]"),
+// and --help shows "--shadows,--no-shadows", not "--shadows,--no-shadows{false}".
+TEST(CliTool, WordingReadsNaturally) {
+  const auto dir = test::scratch_dir("cli_wording");
+  const CommandOutput render =
+      tool("render --actors 1 --seconds 0 --width 32 --height 32 --msaa 0 --no-shadows --out " +
+           quoted((dir / "x.png").string()));
+  EXPECT_EQ(render.exit_code, 0) << render.out;
+  EXPECT_TRUE(contains(render.out, "rendered 1 actor with ")) << render.out;
+  const CommandOutput bench = tool("bench --actors 1 --threads 1 --frames 1 --warmup 0");
+  EXPECT_EQ(bench.exit_code, 0) << bench.out;
+  EXPECT_TRUE(contains(bench.out, ": 1 actor, 1 thread, 1 frame: ")) << bench.out;
+  const CommandOutput bias = tool("studio --frames 1 --set lod-bias=0");
+  EXPECT_EQ(bias.exit_code, 2) << bias.out;
+  EXPECT_TRUE(contains(bias.out, "--set lod-bias: '0' is not a number in [0.001, 1000]")) << bias.out;
+  EXPECT_FALSE(contains(bias.out, "000000")) << bias.out;
+  const CommandOutput help = tool("render --help");
+  EXPECT_FALSE(contains(help.out, "{false}")) << help.out;
+  EXPECT_TRUE(std::regex_search(help.out, std::regex("\n  --shadows,--no-shadows +shadows from the"))) << help.out;
+}
+
 TEST(CliTool, HelpStatesTheTimeStep) {
   for (const auto& [command, step] : std::vector<std::pair<std::string, std::string>>{
            {"render", "1/30 s"}, {"studio", "1/30 s"}, {"bench", "1/60 s"}}) {

@@ -177,10 +177,11 @@ void run_gpu_bench(const BenchOptions& options, std::uint32_t threads) {
     gpu_time += ")";
   }
   fmt::print(
-      "{}: {} actors, {} frames{}, animation on the GPU: update {:.4f} us per actor, animate {:.4f} us per "
+      "{}: {}, {}{}, animation on the GPU: update {:.4f} us per actor, animate {:.4f} us per "
       "actor (CPU), {} bytes uploaded per frame, {} on {}\n",
-      label, options.actors, options.frames, options.crossfade ? ", mid-crossfade" : "",
-      m.update_seconds * per_actor_us, m.animate_seconds * per_actor_us, bytes_per_frame, gpu_time, device);
+      label, count_of(options.actors, "actor"), count_of(options.frames, "frame"),
+      options.crossfade ? ", mid-crossfade" : "", m.update_seconds * per_actor_us, m.animate_seconds * per_actor_us,
+      bytes_per_frame, gpu_time, device);
 }
 
 struct Measurement {
@@ -290,14 +291,14 @@ void run_bench(const BenchOptions& options) {
     return;
   }
   fmt::print(
-      "{}: {} actors, {} thread{}, {} frames{}: {:.3f} us per actor per update "
+      "{}: {}, {}, {}{}: {:.3f} us per actor per update "
       "(CPU per actor: sampling {:.3f}, hierarchy {:.3f}, palettes {:.3f}, packing {:.3f}), "
-      "{} bytes packed per frame, {} draws; packing stage {:.2f} GB/s per thread, memcpy of its {} bytes "
+      "{} bytes packed per frame, {}; packing stage {:.2f} GB/s per thread, memcpy of its {} bytes "
       "{:.2f} GB/s; {} affine kernels\n",
-      label, options.actors, threads, threads == 1 ? "" : "s", options.frames,
+      label, count_of(options.actors, "actor"), count_of(threads, "thread"), count_of(options.frames, "frame"),
       options.crossfade ? ", mid-crossfade" : "", us_per_actor, m.sampling_ms * stage_us, m.hierarchy_ms * stage_us,
-      m.palettes_ms * stage_us, m.packing_ms * stage_us, last.packed_bytes, last.draws, packing_rate * 1e-9,
-      packing_bytes, memcpy_rate * 1e-9, affine_kernel_name());
+      m.palettes_ms * stage_us, m.packing_ms * stage_us, last.packed_bytes, count_of(last.draws, "draw"),
+      packing_rate * 1e-9, packing_bytes, memcpy_rate * 1e-9, affine_kernel_name());
 }
 
 }  // namespace

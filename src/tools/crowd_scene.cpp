@@ -318,7 +318,7 @@ void check_actor_limit(const Crowd& crowd, std::uint32_t actors, PaletteStorage 
                                             limit.limit, limit.limit_value, limit.per_actor)
                               : fmt::format("{} = {} texel rows, one per actor", limit.limit, limit.limit_value);
   throw Error("--actors", Rule::too_many_actors,
-              fmt::format("{} actors exceed the {} this asset fits in {} palettes on this GPU ({})", actors,
+              fmt::format("{} exceed the {} this asset fits in {} palettes on this GPU ({})", count_of(actors, "actor"),
                           limit.actors, palette_storage_name(limit.storage), why));
 }
 

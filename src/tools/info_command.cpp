@@ -19,6 +19,7 @@
 #include "gltf_crowd/error.hpp"
 #include "gltf_crowd/lod.hpp"
 #include "gltf_crowd/rig.hpp"
+#include "tools/cli_numbers.hpp"
 #include "tools/commands.hpp"
 #include "tools/crowd_scene.hpp"
 #include "tools/lod_report.hpp"
@@ -87,7 +88,8 @@ nlohmann::json node_tree(const Asset& asset) {
 }
 
 void print_node_tree(const nlohmann::json& tree) {
-  fmt::print("  node tree ({} nodes; a name several nodes share needs the path shown, or the index):\n", tree.size());
+  fmt::print("  node tree ({}; a name several nodes share needs the path shown, or the index):\n",
+             count_of(tree.size(), "node"));
   for (const auto& n : tree) {
     std::vector<std::string> notes;
     const auto joint_of = n["joint_of"].get<std::vector<std::uint32_t>>();
@@ -228,8 +230,8 @@ void print_text(const nlohmann::json& s) {
       s["vertices"].get<std::size_t>());
   fmt::print("  skins {} (skinned nodes {})\n", s["skins"].size(), s["skinned_nodes"].get<std::size_t>());
   for (std::size_t i = 0; i < s["skins"].size(); ++i)
-    fmt::print("    skins[{}] \"{}\": {} joints\n", i, s["skins"][i]["name"].get<std::string>(),
-               s["skins"][i]["joints"].get<std::size_t>());
+    fmt::print("    skins[{}] \"{}\": {}\n", i, s["skins"][i]["name"].get<std::string>(),
+               count_of(s["skins"][i]["joints"].get<std::size_t>(), "joint"));
   fmt::print("  clips {}\n", s["clips"].size());
   for (const auto& clip : s["clips"]) {
     // A weights channel is sampled as one track per morph weight: the sampled count is named only
@@ -250,8 +252,8 @@ void print_text(const nlohmann::json& s) {
   }
   print_bounds("rest bounds", s["rest_bounds"]);
   print_bounds("animated bounds (all clips)", s["animated_bounds"]);
-  fmt::print("  morph targets {} (on {} primitives)\n", s["morph_targets"].get<std::size_t>(),
-             s["morph_primitives"].get<std::size_t>());
+  fmt::print("  morph targets {} (on {})\n", s["morph_targets"].get<std::size_t>(),
+             count_of(s["morph_primitives"].get<std::size_t>(), "primitive"));
   for (const auto& lod : s["lod"])
     fmt::print("  MSFT_lod: nodes[{}] levels [{}], screen coverage [{}]\n", lod["node"].get<std::uint32_t>(),
                fmt::join(lod["levels"].get<std::vector<std::uint32_t>>(), ", "),

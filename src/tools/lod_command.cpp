@@ -83,9 +83,9 @@ void run_lod(const LodCommandOptions& options) {
   std::ofstream file(options.out, std::ios::binary);
   file.write(reinterpret_cast<const char*>(glb.data()), static_cast<std::streamsize>(glb.size()));
   if (!file) throw Error(options.out, Rule::write_failed, "could not write the output file");
-  fmt::print("wrote {} levels of {} source nodes to {}: indices per actor [{}], screen coverage [{}]\n",
-             model.level_count, model.sources.size(), options.out, fmt::join(model.level_indices, ", "),
-             fmt::join(model.thresholds, ", "));
+  fmt::print("wrote {} of {} to {}: indices per actor [{}], screen coverage [{}]\n",
+             count_of(model.level_count, "level"), count_of(model.sources.size(), "source node"), options.out,
+             fmt::join(model.level_indices, ", "), fmt::join(model.thresholds, ", "));
   print_lod_levels(lod_levels_json(model), 2);
   print_dropped_ratios(model.dropped_ratios, 2);
   print_dropped_levels(dropped_levels_json(model.dropped_levels), 2);

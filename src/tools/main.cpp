@@ -20,6 +20,19 @@ namespace {
 // working exits with 1.
 constexpr int kUsageStatus = 2;
 
+// CLI11's help, less the value a negated flag sets: "--shadows,--no-shadows", not
+// "--shadows,--no-shadows{false}" (the description says what each does).
+class Formatter : public CLI::Formatter {
+ public:
+  std::string make_option_name(const CLI::Option* option, bool positional) const override {
+    std::string name = CLI::Formatter::make_option_name(option, positional);
+    if (!option->get_fnames().empty())  // a flag with set values: "{...}" is only ever one there
+      for (std::size_t open = name.find('{'); open != std::string::npos; open = name.find('{', open))
+        name.erase(open, name.find('}', open) - open + 1);
+    return name;
+  }
+};
+
 // The names of `app`'s commands, in the order they were registered.
 std::vector<std::string> command_names(CLI::App& app) {
   std::vector<std::string> names;
@@ -34,6 +47,7 @@ int main(int argc, char** argv) {
       "gltf-crowd: render crowds of independently animated glTF characters with one "
       "instanced draw per primitive group",
       "gltf-crowd"};
+  app.formatter(std::make_shared<Formatter>());  // before the commands, which take it over
   app.set_version_flag("--version", "gltf-crowd " GLTF_CROWD_VERSION_STRING);
   app.require_subcommand(1);
   gltf_crowd::tools::register_render(app);

@@ -71,7 +71,7 @@ void print_text(const Asset& asset, const PoseJson& doc) {
   }
   for (const auto& s : doc["skins"]) {
     const std::size_t k = s["index"].get<std::size_t>();
-    fmt::print("skin {}: {} joints, world(joint) · IBM (column-major)\n", k, s["joint_matrices"].size());
+    fmt::print("skin {}: {}, world(joint) · IBM (column-major)\n", k, count_of(s["joint_matrices"].size(), "joint"));
     for (std::size_t j = 0; j < s["joint_matrices"].size(); ++j)
       fmt::print("  joint {} (node {}) {}\n", j, asset.skins[k].joints[j], vec(s["joint_matrices"][j]));
   }

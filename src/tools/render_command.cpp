@@ -326,13 +326,13 @@ void run_render(const RenderOptions& options) {
     if (!file) throw Error(options.stats, Rule::write_failed, "could not write the statistics file");
   }
   if (video) {
-    fmt::print("rendered {} actors with {} draws ({} groups) at {}x{}: {} frames at {} fps into {} ({}){}\n",
-               crowd.actor_count(), draws, groups.size(), options.width, options.height, writer->frames(), options.fps,
-               options.video, writer->codec(),
-               options.write_out ? fmt::format(", the last frame into {}", options.out) : "");
+    fmt::print("rendered {} with {} ({}) at {}x{}: {} at {} fps into {} ({}){}\n",
+               count_of(crowd.actor_count(), "actor"), count_of(draws, "draw"), count_of(groups.size(), "group"),
+               options.width, options.height, count_of(writer->frames(), "frame"), options.fps, options.video,
+               writer->codec(), options.write_out ? fmt::format(", the last frame into {}", options.out) : "");
   } else {
-    fmt::print("rendered {} actors with {} draws ({} groups) at {}x{} into {}\n", crowd.actor_count(), draws,
-               groups.size(), options.width, options.height, options.out);
+    fmt::print("rendered {} with {} ({}) at {}x{} into {}\n", count_of(crowd.actor_count(), "actor"),
+               count_of(draws, "draw"), count_of(groups.size(), "group"), options.width, options.height, options.out);
   }
   if (options.lod) {
     const LodStats& lod_stats = crowd.lod_stats();
@@ -463,7 +463,7 @@ void register_render(CLI::App& app) {
                    "shadows from the directional light on the actors and a ground plane: on by default "
                    "(the default look); one depth pass into a 2048² shadow map (CrowdRenderer::draw_depth: "
                    "one more draw per drawn opaque group, shadow_draws in --stats), sampled with 3 × 3 "
-                   "PCF; --no-shadows draws the crowd alone on the clear color");
+                   "PCF; --no-shadows draws the crowd alone on the clear color (the last of the two given wins)");
   CLI::Option* tints = render
                            ->add_option("--tints", options->tints,
                                         "per-actor base color tints (docs/spec.md §3.12): none, or random (a pastel "

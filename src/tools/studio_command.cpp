@@ -260,9 +260,10 @@ void run_studio(const StudioOptions& options) {
     if (!file) throw Error(options.stats, Rule::write_failed, "could not write the statistics file");
   }
   const nlohmann::json& lod = stats["lod"];
-  fmt::print("studio: {} actors, {} draws, lod source {}, {} demoted, budget satisfied {}, {} frames\n",
-             stats["actors"].get<std::size_t>(), stats["draws"].get<std::uint32_t>(), lod["source"].get<std::string>(),
-             lod["demoted_actors"].get<std::uint32_t>(), lod["budget_satisfied"].get<bool>(), frame);
+  fmt::print("studio: {}, {}, lod source {}, {} demoted, budget satisfied {}, {}\n",
+             count_of(stats["actors"].get<std::size_t>(), "actor"),
+             count_of(stats["draws"].get<std::uint32_t>(), "draw"), lod["source"].get<std::string>(),
+             lod["demoted_actors"].get<std::uint32_t>(), lod["budget_satisfied"].get<bool>(), count_of(frame, "frame"));
 }
 
 }  // namespace

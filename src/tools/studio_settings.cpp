@@ -43,7 +43,7 @@ float parse_number(std::string_view key, std::string_view value, float min, floa
     used = 0;
   }
   if (used == 0 || used != value.size() || !std::isfinite(x) || x < min || x > max) {
-    bad_value(key, value, "a number in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+    bad_value(key, value, fmt::format("a number in [{}, {}]", min, max));  // shortest: 0.001, not 0.001000
   }
   return x;
 }
