@@ -591,6 +591,26 @@ TEST(MalformedInput, ExternalFilesOutsideTheAssetsFolderAreRefused) {
   EXPECT_EQ(load_error(dir / "asset" / "triangle.gltf", {.resource_root = dir / "none"}).rule(), "file_open");
 }
 
+// The resource root matters only to external files (docs/spec.md §2.1): a document whose data is
+// all embedded loads from memory with a base_dir or root that does not exist; one that names an
+// external file fails there, the root first.
+TEST(MalformedInput, EmbeddedDataNeedsNoResourceRoot) {
+  const std::filesystem::path none = test::scratch_dir("no_root") / "none";
+  Document d = test::skinned_triangle();
+  for (const std::vector<std::uint8_t>& bytes : {d.gltf(), d.glb()}) {
+    EXPECT_EQ(load_asset_from_memory(bytes, none).nodes.size(), 4u);
+    EXPECT_EQ(load_asset_from_memory(bytes, none, {.resource_root = none / "root"}).nodes.size(), 4u);
+  }
+  d.json["buffers"][0]["uri"] = "triangle.bin";
+  try {
+    load_asset_from_memory(d.gltf(), none);
+    ADD_FAILURE() << "loaded an external buffer from a folder that does not exist";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.rule(), "file_open") << e.what();
+    EXPECT_EQ(e.path(), "LoadOptions::resource_root") << e.what();
+  }
+}
+
 // What is checked is what is read (docs/spec.md §2.1): a buffer's link inside the asset's folder,
 // switched back and forth between a file beside it and one outside while loads run, never gives
 // a load the outside file's bytes. Each load reads the inside file or fails uri_outside_root.

@@ -48,12 +48,14 @@ inline constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
 class ResourceFiles {
  public:
   ResourceFiles() = default;
-  // Files are named relative to base_dir (empty: none allowed) and must lie in the canonical
-  // resource_root (empty: anywhere).
+  // Files are named relative to base_dir (empty: none allowed) and must lie in resource_root
+  // (empty: anywhere), which is resolved at the first file, so a document with embedded data
+  // only needs neither to exist.
   ResourceFiles(std::filesystem::path base_dir, std::filesystem::path resource_root);
 
   // The file `uri` names (resolve_external_uri, whose errors it throws), read whole unless an
-  // earlier buffer or image read it. check_size(file, bytes) runs before the bytes are read and
+  // earlier buffer or image read it. Error("LoadOptions::resource_root", file_open) when the
+  // root is not a folder. check_size(file, bytes) runs before the bytes are read and
   // throws to refuse them. Error(path, external_file_missing) when it cannot be read;
   // Error(path, uri_outside_root) when the file opened lies outside the root (a link changed).
   std::filesystem::path read(std::string_view uri, const std::string& path,
@@ -71,8 +73,12 @@ class ResourceFiles {
   static bool holds(const std::string& file, void* self);
   static bool take(std::vector<unsigned char>* out, std::string* err, const std::string& file, void* self);
 
+  // resource_root_ made canonical at the first read; empty when external files may lie anywhere.
+  const std::filesystem::path& canonical_root();
+
   std::filesystem::path base_dir_;
-  std::filesystem::path resource_root_;
+  std::filesystem::path resource_root_;  // as given
+  std::filesystem::path canonical_root_;
   std::map<std::string, File> files_;  // by resolve_external_uri's path, the one tinygltf asks for
 };
 
@@ -83,7 +89,7 @@ struct PreflightInput {
   bool glb = false;
   std::uint64_t bin_chunk_bytes = 0;    // GLB BIN chunk length; 0 when absent
   std::filesystem::path base_dir;       // empty: external files are not allowed
-  std::filesystem::path resource_root;  // canonical; external files must lie in it (empty: anywhere)
+  std::filesystem::path resource_root;  // external files must lie in it (empty: anywhere); see ResourceFiles
 };
 
 // What preflight learnt that later passes need.

@@ -103,13 +103,8 @@ Asset load_asset_from_memory(std::span<const std::uint8_t> bytes, const std::fil
   require_gltf_signature(bytes, "document");
   detail::PreflightInput input;
   input.base_dir = base_dir;
-  if (!options.allow_outside_resources && !base_dir.empty()) {
-    const std::filesystem::path& root = options.resource_root.empty() ? base_dir : options.resource_root;
-    std::error_code ec;
-    input.resource_root = std::filesystem::canonical(root, ec);
-    if (ec || !std::filesystem::is_directory(input.resource_root, ec))
-      throw Error("LoadOptions::resource_root", Rule::file_open, fmt::format("\"{}\" is not a folder", root.string()));
-  }
+  if (!options.allow_outside_resources && !base_dir.empty())
+    input.resource_root = options.resource_root.empty() ? base_dir : options.resource_root;
   detail::GlbChunks glb;
   std::span<const std::uint8_t> json_bytes = bytes;
   std::vector<Warning> warnings;

@@ -50,10 +50,21 @@ std::string same_path(const std::string& file, void*) { return file; }
 ResourceFiles::ResourceFiles(std::filesystem::path base_dir, std::filesystem::path resource_root)
     : base_dir_(std::move(base_dir)), resource_root_(std::move(resource_root)) {}
 
+const std::filesystem::path& ResourceFiles::canonical_root() {
+  if (resource_root_.empty() || !canonical_root_.empty()) return canonical_root_;
+  std::error_code ec;
+  canonical_root_ = std::filesystem::canonical(resource_root_, ec);
+  if (ec || !std::filesystem::is_directory(canonical_root_, ec))
+    throw Error("LoadOptions::resource_root", Rule::file_open,
+                fmt::format("\"{}\" is not a folder", resource_root_.string()));
+  return canonical_root_;
+}
+
 std::filesystem::path ResourceFiles::read(
     std::string_view uri, const std::string& path,
     const std::function<void(const std::filesystem::path&, std::uint64_t)>& check_size) {
-  std::filesystem::path file = resolve_external_uri(uri, base_dir_, path, resource_root_);
+  const std::filesystem::path& root = canonical_root();
+  std::filesystem::path file = resolve_external_uri(uri, base_dir_, path, root);
   File& entry = files_[file.string()];
   if (entry.reads_left > 0) {
     check_size(file, entry.bytes.size());
@@ -67,11 +78,11 @@ std::filesystem::path ResourceFiles::read(
                 fmt::format("\"{}\" cannot be read: {}", file.string(), std::strerror(errno)));
   if (!S_ISREG(opened.st_mode))
     throw Error(path, Rule::external_file_missing, fmt::format("\"{}\" is not a regular file", file.string()));
-  if (!resource_root_.empty() && !opened_in_root(opened, file, resource_root_))
+  if (!root.empty() && !opened_in_root(opened, file, root))
     throw Error(path, Rule::uri_outside_root,
                 fmt::format("\"{}\" led outside the resource root {} when it was opened (a link changed while "
                             "loading); --allow-outside-resources (LoadOptions::allow_outside_resources) allows it",
-                            uri, resource_root_.string()));
+                            uri, root.string()));
   check_size(file, static_cast<std::uint64_t>(opened.st_size));
   entry.bytes.resize(static_cast<std::size_t>(opened.st_size));
   std::size_t done = 0;
