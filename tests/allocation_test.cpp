@@ -16,6 +16,7 @@
 
 #include "gltf_crowd/crowd.hpp"
 #include "gltf_crowd/default_character.hpp"
+#include "gltf_crowd/gait.hpp"
 #include "gltf_crowd/trajectories.hpp"
 #include "test_support.hpp"
 
@@ -247,6 +248,31 @@ TEST(AllocationTest, TrajectoryFramesAllocateNothingAfterWarmUp) {
     EXPECT_EQ(frame.ids.size(), 100u);
     EXPECT_EQ(reader.warnings().teleports + reader.warnings().time_gaps, 0u);
   }
+}
+
+// Choosing a gait, its rate and measuring slip (docs/spec.md §15.5, §15.6), per agent per frame,
+// allocate nothing.
+TEST(AllocationTest, GaitAndSlipAllocateNothing) {
+  const Asset asset = load_asset_from_memory(default_character_glb());
+  const GaitSet gait(asset, analyze_locomotion(asset));
+  SlipMeter meter;
+  GaitState state;
+  float time = 0.0f, rates = 0.0f;
+  allocations = 0;
+  counting = true;
+  for (int f = 0; f < 1000; ++f) {
+    const float speed = 3.0f * std::fabs(std::sin(0.01f * static_cast<float>(f)));
+    gait.choose(state, speed);
+    const float rate = gait.rate(state.gait, speed, time, 1.0f / 30.0f);
+    rates += rate;
+    time = std::fmod(time + rate / 30.0f, asset.clips[gait.clip(state.gait)].duration_seconds);
+    meter.add_step({0.0f, 0.0f, 0.0f}, {0.001f * static_cast<float>(f % 7), 0.0f, 0.0f}, 1.0f / 30.0f);
+  }
+  const SlipStats stats = meter.stats();
+  counting = false;
+  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_GT(rates, 0.0f);
+  EXPECT_EQ(stats.steps, 1000u);
 }
 
 // The same with mesh LOD classifying against a moving camera and update-rate LOD deferring
