@@ -11,6 +11,7 @@
 // stands in for the application's window context: any current OpenGL 4.3 / 3.3 context works.
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -21,6 +22,7 @@
 #include <epoxy/gl.h>
 #include <glm/gtc/matrix_transform.hpp>
 #include <glm/gtc/type_ptr.hpp>
+#include <gltf_crowd/bounds.hpp>
 #include <gltf_crowd/crowd.hpp>
 #include <gltf_crowd/default_character.hpp>
 #include <gltf_crowd/gl.hpp>
@@ -99,14 +101,18 @@ int main(int argc, char** argv) try {
       std::make_shared<const Asset>(custom ? load_asset(argv[2]) : load_asset_from_memory(default_character_glb()));
   const std::string hand = custom ? argv[3] : "RightHand";
 
-  // Nine actors in a 3 × 3 block, 1.5 units apart.
+  // Nine actors in a 3 × 3 block, spaced by the character's height: 1.5 units apart for the
+  // built-in one (1.8 tall), 3.7 for three.js's RobotExpressive (4.5 tall).
+  const Bounds rest = rest_bounds(*asset);
+  const float height = rest.empty() ? 1.8f : std::max(rest.size().y, 1e-3f);
+  const float spacing = height * (1.5f / 1.8f);
   Crowd crowd(asset, {.capacity = 9});
   std::vector<ActorOptions> actors(9);
   for (std::size_t i = 0; i < actors.size(); ++i) {
     if (!asset->clips.empty()) actors[i].clip = asset->clips[(i + 1) % asset->clips.size()].name;
     actors[i].phase = 0.11f * static_cast<float>(i);
     actors[i].transform = glm::translate(
-        glm::mat4(1.0f), glm::vec3(static_cast<float>(i % 3) - 1.0f, 0.0f, static_cast<float>(i / 3) - 1.0f) * 1.5f);
+        glm::mat4(1.0f), glm::vec3(static_cast<float>(i % 3) - 1.0f, 0.0f, static_cast<float>(i / 3) - 1.0f) * spacing);
   }
   std::vector<Actor> handles = crowd.add_actors(actors);
   crowd.update(0.7f);
@@ -146,10 +152,28 @@ int main(int argc, char** argv) try {
   // The crowd renderer is created once the application's context exists.
   CrowdRenderer renderer(crowd);
 
-  // The application's camera.
-  const glm::mat4 view =
-      glm::lookAt(glm::vec3(2.5f, 2.6f, 5.0f), glm::vec3(0.0f, 0.8f, 0.0f), glm::vec3(0.0f, 1.0f, 0.0f));
-  const glm::mat4 projection = glm::perspective(glm::radians(45.0f), float(kWidth) / float(kHeight), 0.1f, 50.0f);
+  // The application's camera, framing the crowd whatever the asset's size: from the front, right
+  // and above, at the smallest distance at which the eight corners of the box around the actors
+  // (Crowd::world_bounds) fit the 45° vertical field of view and the wider horizontal one.
+  const Bounds box = crowd.world_bounds();
+  const glm::vec3 center = box.center();
+  const glm::vec3 forward = -glm::normalize(glm::vec3(2.5f, 1.8f, 5.0f));
+  const glm::vec3 right = glm::normalize(glm::cross(forward, glm::vec3(0.0f, 1.0f, 0.0f)));
+  const glm::vec3 up = glm::cross(right, forward);
+  const float tan_v = std::tan(glm::radians(22.5f)), tan_h = tan_v * float(kWidth) / float(kHeight);
+  float distance = 0.0f;
+  for (int corner = 0; corner < 8; ++corner) {
+    const glm::vec3 p((corner & 1) ? box.max.x : box.min.x, (corner & 2) ? box.max.y : box.min.y,
+                      (corner & 4) ? box.max.z : box.min.z);
+    const glm::vec3 rel = p - center;
+    const float toward = -glm::dot(rel, forward);  // > 0: nearer the camera than the center
+    distance = std::max(
+        {distance, toward + std::abs(glm::dot(rel, right)) / tan_h, toward + std::abs(glm::dot(rel, up)) / tan_v});
+  }
+  const float radius = 0.5f * glm::length(box.size());
+  const glm::mat4 view = glm::lookAt(center - forward * distance, center, glm::vec3(0.0f, 1.0f, 0.0f));
+  const glm::mat4 projection =
+      glm::perspective(glm::radians(45.0f), float(kWidth) / float(kHeight), 0.05f * distance, distance + 2.0f * radius);
   const glm::mat4 view_projection = projection * view;
 
   auto draw_box = [&](const glm::mat4& model, const glm::vec4& rgba) {
@@ -170,7 +194,9 @@ int main(int argc, char** argv) try {
   glCullFace(GL_BACK);
   glUseProgram(program);
   glBindVertexArray(vao);
-  draw_box(glm::scale(glm::translate(glm::mat4(1.0f), {0.0f, -0.05f, 0.0f}), {8.0f, 0.1f, 8.0f}),
+  const float ground = 2.5f * distance;  // reaches past the camera: no sky below the horizon
+  draw_box(glm::scale(glm::translate(glm::mat4(1.0f), {center.x, -0.05f * spacing, center.z}),
+                      {ground, 0.1f * spacing, ground}),
            {0.35f, 0.42f, 0.3f, 1.0f});
 
   // ...then the crowd, into the bound framebuffer, depth-tested against the ground...
@@ -182,9 +208,14 @@ int main(int argc, char** argv) try {
     return 1;
   }
 
-  // ...then the prop in actor 0's hand, with the application's state untouched.
+  // ...then the prop in actor 0's hand, with the application's state untouched. The joint's world
+  // matrix may carry its skeleton's scale: the prop is sized by the character instead.
   const glm::mat4 hand_world = handles[0].node_world(hand);
-  draw_box(hand_world * glm::scale(glm::translate(glm::mat4(1.0f), {0.0f, -0.25f, 0.0f}), {0.03f, 0.5f, 0.03f}),
+  glm::mat4 hand_frame = hand_world;
+  for (int axis = 0; axis < 3; ++axis) hand_frame[axis] = glm::vec4(glm::normalize(glm::vec3(hand_world[axis])), 0.0f);
+  const float prop_scale = height / 1.8f;  // 0.5 units long on the built-in character
+  draw_box(hand_frame * glm::scale(glm::translate(glm::mat4(1.0f), {0.0f, -0.25f * prop_scale, 0.0f}),
+                                   glm::vec3(0.03f, 0.5f, 0.03f) * prop_scale),
            {0.9f, 0.85f, 0.2f, 1.0f});
 
   std::vector<std::uint8_t> rgba(std::size_t{kWidth} * kHeight * 4);
