@@ -273,7 +273,7 @@ TEST_P(LodVisual, TakeoverCoverageLooksLikeLevel0) {
 }
 
 // The lowest level, forced with thresholds no coverage reaches (decreasing: an equal one would be
-// dropped, spec §7.2), against level 0 at 8 times of a walk cycle on a 256 × 256 viewport where
+// dropped, spec §7.4), against level 0 at 8 times of a walk cycle on a 256 × 256 viewport where
 // the actor's sphere spans 90 % of the height.
 TEST_P(LodVisual, LowestLevelHasNoCracksWhileWalking) {
   GLTF_CROWD_REQUIRE_ASSETS();
