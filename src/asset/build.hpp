@@ -38,7 +38,7 @@ namespace gltf_crowd::detail {
 // Largest buffer, external file or decompressed bufferView accepted (bytes).
 inline constexpr std::uint64_t kMaxBufferBytes = std::uint64_t{1} << 30;
 
-// glb.cpp: asset/glb.hpp; uri.cpp: asset/uri.hpp; parse_json (preflight.cpp): asset/json.hpp.
+// glb.cpp: asset/glb.hpp; uri.cpp: asset/uri.hpp; json.cpp: asset/json.hpp.
 
 // --- resource_files.cpp ---
 
@@ -82,7 +82,8 @@ class ResourceFiles {
   std::map<std::string, File> files_;  // by resolve_external_uri's path, the one tinygltf asks for
 };
 
-// --- preflight.cpp ---
+// --- preflight.cpp (the document's structure), preflight_data.cpp (its buffers, views,
+// accessors and images), json_properties.cpp (typed reads of properties) ---
 
 // What preflight needs to know about where the JSON came from.
 struct PreflightInput {
