@@ -148,6 +148,13 @@ TEST(LodExport, ALevelWithARepeatedThresholdIsNamed) {
   const CommandOutput json = run_tool("info --json " + quoted(dir / "grid.gltf"));
   const nlohmann::json dropped = nlohmann::json::parse(json.out, nullptr, false)["levels_of_detail"]["dropped_levels"];
   EXPECT_EQ(dropped, nlohmann::json::parse(R"([{"level": 1, "threshold": 1e6, "ratio": 0.5}])")) << json.out;
+  // Every generated level dropped: nothing to export, not a file whose MSFT_lod has no ids.
+  std::filesystem::remove(dir / "levels.glb");
+  const CommandOutput none = lod_on_grid(dir, "--ratios 0.5,0.3 --screen-coverage 0.5,0.5,0.5");
+  EXPECT_EQ(none.exit_code, 1) << none.out;
+  EXPECT_NE(none.out.find("all 2 generated levels were dropped"), std::string::npos) << none.out;
+  EXPECT_NE(none.out.find("[lod_export_source]"), std::string::npos) << none.out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "levels.glb"));
 }
 
 TEST(LodExport, NothingToExportIsAnError) {

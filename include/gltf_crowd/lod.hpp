@@ -184,10 +184,10 @@ LodModel build_lod_model(const Asset& asset, const LodOptions& options);
 // get new index accessors into the shared vertex data; the source node gets MSFT_lod.ids and
 // extras.MSFT_screencoverage = model.thresholds. Buffers and images move into the BIN chunk;
 // nothing else in the document changes, so the result loads back with source `authored`.
-// Throws Error: rule "lod_export_source" unless model.source is generated (or the asset has no
-// file), "lod_export_coverage" when a threshold is 0 (min_coverage 0: hints must be > 0), "lod_export_compressed" for
-// EXT_meshopt_compression / KHR_draco_mesh_compression input, "lod_export_extras" when a source node's extras is not an
-// object, and file errors.
+// Throws Error: rule "lod_export_source" unless model.source is generated with a level to export
+// (every one may have been dropped, LodModel::dropped_levels) and the asset has a file, "lod_export_coverage" when a
+// threshold is 0 (min_coverage 0: hints must be > 0), "lod_export_compressed" for EXT_meshopt_compression /
+// KHR_draco_mesh_compression input, "lod_export_extras" when a source node's extras is not an object, and file errors.
 std::vector<std::uint8_t> export_lod_glb(const Asset& asset, const LodModel& model);
 
 // One generated level of one primitive (simplify_levels).

@@ -191,6 +191,11 @@ std::vector<std::uint8_t> export_lod_glb(const Asset& asset, const LodModel& mod
   if (model.source != LodSource::generated)
     throw Error("lod", Rule::lod_export_source,
                 fmt::format("the levels are {}, not generated: nothing to export", to_string(model.source)));
+  if (model.level_count < 2)  // MSFT_lod.ids must not be empty
+    throw Error("lod", Rule::lod_export_source,
+                fmt::format("all {} generated levels were dropped, their thresholds equal to the one before them: "
+                            "nothing to export",
+                            model.dropped_levels.size()));
   if (asset.source.empty())
     throw Error("asset.source", Rule::lod_export_source, "an asset loaded from memory has no file");
   if (std::any_of(model.thresholds.begin(), model.thresholds.end(), [](float t) { return !(t > 0.0f); }))
