@@ -311,6 +311,8 @@ TEST(CliTool, UsageErrorsExitWithTwoAndFailuresWithOne) {
   const CommandOutput help = tool("--help");
   EXPECT_EQ(help.exit_code, 0) << help.out;
   EXPECT_TRUE(contains(help.out, "2 for a command line that cannot work as given")) << help.out;
+  EXPECT_TRUE(contains(help.out, "an asset file that cannot be opened, a clip, node or variant the asset lacks"))
+      << help.out;
   EXPECT_TRUE(contains(help.out, "1 for a failure while working")) << help.out;
 }
 
