@@ -235,7 +235,7 @@
   X(trajectory_syntax, "a CSV line whose fields do not match the header, or an unterminated quote")        \
   X(trajectory_value, "a trajectory cell of the wrong kind (text for a number, a fraction for an id)")     \
   X(trajectory_duplicate, "two rows for one (frame, agent id), one frame or one geometry hash")            \
-  X(trajectory_order, "a CSV row whose frame or time is below the previous row's")                         \
+  X(trajectory_order, "a frame or time below the previous one's (a CSV row, a damaged database)")          \
   X(trajectory_wkt, "a geometry WKT that is malformed or not made of polygons")                            \
   X(trajectory_geometry, "a frame_data row naming a geometry hash the geometry table lacks")               \
   X(trajectory_gap, "warning: a step between frames longer than the nominal one (counted)")                \

@@ -154,6 +154,11 @@ struct TrajectoryReader::State {
 
   bool next(TrajectoryFrame& frame) {
     if (!source->read_frame(building)) return false;
+    // Every source orders its frames, but a damaged SQLite index can return rows out of order.
+    if (has_previous && building.index <= previous_index) {
+      throw Error(frame_path(), Rule::trajectory_order,
+                  fmt::format("frame {} follows frame {}", building.index, previous_index));
+    }
     order_by_id();
     if (has_previous) {
       count_gap();
