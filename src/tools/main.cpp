@@ -61,8 +61,8 @@ int main(int argc, char** argv) {
       "Errors go to stderr as 'gltf-crowd: error: ...'. Exit status: 0 on success, 2 for a command line that "
       "cannot work as given (an unknown option, a bad value, conflicting options, an output that would "
       "overwrite an input, an asset file that cannot be opened, a clip, node or variant the asset lacks), "
-      "found before any work; 1 for a failure while working (loading an asset that opens, OpenGL, encoding, "
-      "writing).");
+      "found before any work; 1 for a failure while working (loading an asset that opens, a pose script's "
+      "line, OpenGL, encoding, writing).");
   // CLI11's own errors in the form of the tool's: one line that names the tool.
   app.failure_message([](const CLI::App* root, const CLI::Error& e) {
     const std::vector<CLI::App*> chosen = root->get_subcommands();
