@@ -470,6 +470,7 @@ TEST(PoseToolTest, ScriptErrorsNameTheScriptsWordNotTheLibrary) {
       {"add id=a clip=Idle\nselect a Wave crossfade=-1\n", "bad.txt:2: crossfade=-1: crossfade of -1 s", "negative"},
       {"add id=a\nlayer a 5\n", "bad.txt:2: layer 5 does not exist: layers are 1..4", "layer_index"},
       {"add id=a\nadd id=a\n", "bad.txt:2: id=a: id \"a\" is already used", "duplicate_id"},
+      {"add id= clip=Idle\n", "bad.txt:1: id=: the id is empty", "script_syntax"},
       {"add id=a time=1e39\n", "bad.txt:1: time=1e39: \"1e39\" is out of float range", "script_syntax"},
       {"add id=a at=1e39,0,0\n", "bad.txt:1: at=1e39,0,0: \"1e39\" is out of float range", "script_syntax"},
       {"add id=a clip=Idle\nselect a Wave crossfade=1e39\n", "bad.txt:2: crossfade=1e39: \"1e39\" is out of float",

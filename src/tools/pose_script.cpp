@@ -381,9 +381,10 @@ void apply(Crowd& crowd, const Script& s, const ScriptLine& line) {
   if (op == "add") {
     ActorOptions o;
     s.keys(1, [&](const std::string& key, const std::string& value) {
-      if (key == "id")
+      if (key == "id") {
+        if (value.empty()) s.fail("the id is empty: later lines name the actor by its id");
         o.id = value;
-      else if (key == "clip")
+      } else if (key == "clip")
         o.clip = value;
       else if (key == "time")
         o.time = s.number(value);
